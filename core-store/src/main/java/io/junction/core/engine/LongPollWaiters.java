@@ -1,0 +1,89 @@
+package io.junction.core.engine;
+
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Parked reads waiting for a queue to get new entries. A waiter runs exactly once: when its queue gets an entry, or
+ * when its wait times out, whichever comes first.
+ */
+final class LongPollWaiters {
+    /** Identifies a queue. */
+    record QueueKey(String topic, int queueId) {
+    }
+
+    private static final class Waiter {
+        final Runnable retry;
+        final AtomicBoolean done = new AtomicBoolean();
+
+        Waiter(final Runnable retry) {
+            this.retry = retry;
+        }
+
+        void fire() {
+            if (done.compareAndSet(false, true)) {
+                retry.run();
+            }
+        }
+    }
+
+    private final Map<QueueKey, Queue<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer;
+    private final int maxWaiters;
+    private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+
+    LongPollWaiters(final ScheduledExecutorService timer, final int maxWaiters) {
+        this.timer = timer;
+        this.maxWaiters = maxWaiters;
+    }
+
+    /**
+     * Parks {@code retry} until an entry arrives on the queue or {@code waitMillis} pass; false when too many reads
+     * are parked already (the caller answers at once instead).
+     */
+    boolean park(final String topic, final int queueId, final long waitMillis, final Runnable retry) {
+        if (count.incrementAndGet() > maxWaiters) {
+            count.decrementAndGet();
+            return false;
+        }
+        final Waiter w = new Waiter(() -> {
+            count.decrementAndGet();
+            retry.run();
+        });
+        waiters.computeIfAbsent(new QueueKey(topic, queueId), k -> new ConcurrentLinkedQueue<>()).add(w);
+        timer.schedule(w::fire, waitMillis, TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /** Wakes every read parked on the queue. */
+    void arrived(final String topic, final int queueId) {
+        if (waiters.isEmpty()) {
+            return;
+        }
+        final Queue<Waiter> q = waiters.get(new QueueKey(topic, queueId));
+        if (q == null) {
+            return;
+        }
+        for (Waiter w; (w = q.poll()) != null; ) {
+            w.fire();
+        }
+    }
+
+    /** Wakes everything (shutdown). */
+    void wakeAll() {
+        waiters.values().forEach(q -> {
+            for (Waiter w; (w = q.poll()) != null; ) {
+                w.fire();
+            }
+        });
+    }
+
+    int parked() {
+        return count.get();
+    }
+}

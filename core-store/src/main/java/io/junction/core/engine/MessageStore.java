@@ -1,0 +1,717 @@
+package io.junction.core.engine;
+
+import io.junction.core.Messaging;
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.PullStatus;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.index.MessageIndex;
+import io.junction.core.io.MappedSegmentFile;
+import io.junction.core.io.SegmentFileFactory;
+import io.junction.core.log.CommitLog;
+import io.junction.core.log.LogAppender;
+import io.junction.core.log.LogFlusher;
+import io.junction.core.log.RecordCodec;
+import io.junction.core.message.Message;
+import io.junction.core.message.MessageIds;
+import io.junction.core.message.MessageProperties;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.ConsumerOffsets;
+import io.junction.core.meta.DurableTable;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.MetadataCodecs;
+import io.junction.core.meta.MetadataFile;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.queue.ConsumeQueue;
+import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.queue.Dispatcher;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The local store and the {@link Messaging} facade over it.
+ *
+ * <p>Design: the parts are wired here and nowhere else. Senders render their record on their own thread and hand it
+ * to the {@link LogAppender} (one writer); the {@link LogFlusher} makes it durable and completes the send; the
+ * {@link Dispatcher} follows the log into consume queues and the id/key index and wakes parked reads; reads and
+ * queries run on a small reader pool so a caller's event loop never touches the disk; one maintenance thread writes
+ * checkpoints and offsets, watches the disk and applies retention. Opening the store recovers it: it re-verifies
+ * and re-indexes the log from the last checkpoint and cuts a torn tail.
+ */
+public final class MessageStore implements Messaging, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MessageStore.class);
+    private static final int METADATA_VERSION = 1;
+    private static final int MAX_PARKED_READS = 100_000;
+
+    private final StoreConfig config;
+    private final DataDirectory dataDir;
+    private final LongSupplier clock;
+    private final DurableTable<TopicConfig> topicTable;
+    private final DurableTable<GroupConfig> groupTable;
+    private final ConsumerOffsets offsets;
+    private final Checkpoint checkpoint;
+    private final CommitLog log;
+    private final ConsumeQueueStore queues;
+    private final MessageIndex index;
+    private final LogFlusher flusher;
+    private final LogAppender appender;
+    private final Dispatcher dispatcher;
+    private final QueueReader reader;
+    private final ExecutorService readPool;
+    private final ExecutorService adminPool;
+    private final ScheduledExecutorService maintenance;
+    private final ScheduledExecutorService timer;
+    private final LongPollWaiters waiters;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final Topics topics = new Topics();
+    private final Groups groups = new Groups();
+    private volatile boolean running;
+    private volatile boolean diskFull;
+    private volatile long lastCheckpoint;
+
+    private MessageStore(final StoreConfig config, final DataDirectory dataDir, final LongSupplier clock,
+                         final SegmentFileFactory segments) throws IOException {
+        this.config = config;
+        this.dataDir = dataDir;
+        this.clock = clock;
+        this.topicTable = DurableTable.load(new MetadataFile(dataDir.config("topics.dat"), METADATA_VERSION),
+                TopicConfig::name, MetadataCodecs.TOPIC);
+        this.groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"), METADATA_VERSION),
+                GroupConfig::name, MetadataCodecs.GROUP);
+        this.offsets = ConsumerOffsets.load(new MetadataFile(dataDir.config("offsets.dat"), METADATA_VERSION));
+        this.checkpoint = new Checkpoint(dataDir.config("checkpoint"));
+        final long recoverFrom = checkpoint.read();
+        this.log = CommitLog.open(dataDir.commitLog(), config.segmentSize(), segments);
+        this.queues = ConsumeQueueStore.open(dataDir.consumeQueues(), config.queueFileEntries());
+        this.index = MessageIndex.open(dataDir.index(), config.indexFileEntries());
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(named("junction-store-maintenance"));
+        this.timer = Executors.newSingleThreadScheduledExecutor(named("junction-store-timer"));
+        this.readPool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                named("junction-store-read"));
+        this.adminPool = Executors.newSingleThreadExecutor(named("junction-store-admin"));
+        this.waiters = new LongPollWaiters(timer, MAX_PARKED_READS);
+        this.reader = new QueueReader(log, queues);
+        final Dispatcher[] dispatcherRef = new Dispatcher[1];
+        this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
+                () -> dispatcherRef[0].wake());
+        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived, 0);
+        dispatcherRef[0] = dispatcher;
+
+        final long started = System.nanoTime();
+        final long end = log.recover(recoverFrom, (view, pos, size) -> {
+            try {
+                dispatcher.index(view, pos);
+            } catch (IOException e) {
+                throw new StoreException(StoreError.IO_ERROR, "re-indexing failed: " + e.getMessage(), e);
+            }
+        });
+        queues.truncate(end);
+        index.truncate(end);
+        queues.dropBelow(log.minOffset());
+        LOG.info("Store recovered in {} ms: log {}..{}{}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                log.minOffset(), end, dataDir.crashed() ? " (after a crash: re-verified from offset "
+                        + recoverFrom + ")" : "");
+        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
+        this.dispatcherStart(end);
+    }
+
+    private void dispatcherStart(final long end) throws IOException {
+        dispatcher.resetTo(end);
+        writeCheckpoint();
+        flusher.start();
+        appender.start();
+        dispatcher.start();
+        running = true;
+        maintenance.scheduleWithFixedDelay(this::checkpointQuietly, 1, 1, TimeUnit.SECONDS);
+        maintenance.scheduleWithFixedDelay(this::persistOffsetsQuietly, 5, 5, TimeUnit.SECONDS);
+        maintenance.scheduleWithFixedDelay(this::watchDisk, 0, 1, TimeUnit.SECONDS);
+        maintenance.scheduleWithFixedDelay(this::applyRetention, 10, 10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Opens (and recovers) the store.
+     *
+     * @throws StoreException with a message fit for one error line when the directory is unusable, locked by another
+     *                        process or holds corrupt metadata
+     */
+    public static MessageStore open(final StoreConfig config) {
+        return open(config, System::currentTimeMillis, MappedSegmentFile.FACTORY);
+    }
+
+    /** Opens the store with a clock and a segment medium of the caller's choosing (tests). */
+    public static MessageStore open(final StoreConfig config, final LongSupplier clock,
+                                    final SegmentFileFactory segments) {
+        final DataDirectory dir = DataDirectory.open(config.dataDir().toAbsolutePath());
+        try {
+            return new MessageStore(config, dir, clock, segments);
+        } catch (IOException e) {
+            closeQuietly(dir);
+            throw new StoreException(StoreError.IO_ERROR, "cannot open the store in " + config.dataDir() + ": "
+                    + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(dir);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(final DataDirectory dir) {
+        try {
+            dir.close();
+        } catch (IOException ignored) {
+            // Reporting the original failure matters more.
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- sending
+
+    @Override
+    public CompletableFuture<SendResult> send(final Message message) {
+        try {
+            final StoreException refusal = admissionFailure(message);
+            if (refusal != null) {
+                return CompletableFuture.failedFuture(refusal);
+            }
+            final Optional<TopicConfig> topic = topicTable.get(message.topic());
+            if (topic.isPresent()) {
+                return append(message, topic.get());
+            }
+            if (!config.autoCreateTopics()) {
+                return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
+                        "topic " + message.topic() + " does not exist"));
+            }
+            return topics.createIfAbsent(message.topic()).thenCompose(t -> append(message, t));
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private StoreException admissionFailure(final Message message) {
+        if (!running) {
+            return new StoreException(StoreError.UNAVAILABLE, "store is not running");
+        }
+        if (diskFull) {
+            return new StoreException(StoreError.DISK_FULL, "disk usage is above " + config.diskFullRatio() * 100
+                    + "%: sends are refused until space is freed");
+        }
+        if (!TopicNames.isValid(message.topic())) {
+            return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic name '" + message.topic()
+                    + "' is not valid");
+        }
+        if (message.body().length > config.maxMessageSize()) {
+            return new StoreException(StoreError.MESSAGE_TOO_LARGE, "body of " + message.body().length
+                    + " bytes exceeds the maximum of " + config.maxMessageSize());
+        }
+        for (var e : message.properties().entrySet()) {
+            if (!MessageProperties.isEncodable(e.getKey()) || !MessageProperties.isEncodable(e.getValue())) {
+                return new StoreException(StoreError.ILLEGAL_MESSAGE, "property '" + e.getKey()
+                        + "' contains a reserved separator character (\\u0001 or \\u0002)");
+            }
+        }
+        return null;
+    }
+
+    private CompletableFuture<SendResult> append(final Message original, final TopicConfig topic) {
+        if (!topic.writable()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
+                    "topic " + topic.name() + " is not writable"));
+        }
+        int queueId = original.queueId();
+        if (queueId == Message.ANY_QUEUE) {
+            final String group = original.messageGroup();
+            queueId = group != null ? Math.floorMod(group.hashCode(), topic.queueCount())
+                    : Math.floorMod(roundRobin.getAndIncrement(), topic.queueCount());
+        } else if (queueId < 0 || queueId >= topic.queueCount()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.QUEUE_NOT_FOUND, "queue " + queueId
+                    + " of topic " + topic.name() + " does not exist (it has " + topic.queueCount() + ")"));
+        }
+        Message message = original;
+        String uniqueId = original.uniqueId();
+        if (uniqueId == null || uniqueId.isEmpty()) {
+            uniqueId = MessageIds.newUniqueId();
+            message = Message.builder(original.topic()).body(original.body()).flag(original.flag())
+                    .properties(original.properties()).uniqueId(uniqueId).sysFlag(original.sysFlag())
+                    .bornTimestamp(original.bornTimestamp()).bornHost(original.bornHost())
+                    .reconsumeTimes(original.reconsumeTimes()).build();
+        }
+        final ByteBuffer record;
+        try {
+            record = RecordCodec.encode(message, config.storeHost());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
+        }
+        final long startNanos = System.nanoTime();
+        final String id = uniqueId;
+        final int finalQueueId = queueId;
+        final String topicName = topic.name();
+        return appender.append(record, topicName, finalQueueId).thenApply(r -> {
+            config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
+            return new SendResult(id, MessageIds.offsetMessageId(config.storeHost(), r.physicalOffset()),
+                    topicName, finalQueueId, r.queueOffset(), r.physicalOffset());
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------- reading
+
+    @Override
+    public CompletableFuture<PullResult> pull(final PullRequest request) {
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        }
+        final Optional<TopicConfig> topic = topicTable.get(request.topic());
+        if (topic.isEmpty() || request.queueId() < 0 || request.queueId() >= topic.get().queueCount()) {
+            return CompletableFuture.completedFuture(PullResult.empty(PullStatus.NO_SUCH_QUEUE, 0, 0, 0));
+        }
+        if (!topic.get().readable()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
+                    "topic " + request.topic() + " is not readable"));
+        }
+        final CompletableFuture<PullResult> result = new CompletableFuture<>();
+        readPool.execute(() -> readOrPark(request, result, true));
+        return result;
+    }
+
+    private void readOrPark(final PullRequest request, final CompletableFuture<PullResult> result,
+                            final boolean mayPark) {
+        try {
+            final PullResult r = reader.read(request);
+            if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0 && running) {
+                final boolean parked = waiters.park(request.topic(), request.queueId(), request.maxWaitMillis(),
+                        () -> readPool.execute(() -> readOrPark(request, result, false)));
+                // An entry may have landed between the read and the parking: look once more.
+                if (parked && queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
+                    waiters.arrived(request.topic(), request.queueId());
+                }
+                if (parked) {
+                    return;
+                }
+            }
+            if (r.status() == PullStatus.FOUND) {
+                long bytes = 0;
+                for (StoredMessage m : r.messages()) {
+                    bytes += m.size();
+                }
+                config.observer().messagesDelivered(request.topic(), r.messages().size(), bytes);
+            }
+            result.complete(r);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    @Override
+    public void commitOffset(final String group, final String topic, final int queueId, final long offset) {
+        offsets.commit(group, topic, queueId, offset);
+    }
+
+    @Override
+    public long queryOffset(final String group, final String topic, final int queueId) {
+        return offsets.query(group, topic, queueId);
+    }
+
+    @Override
+    public long minOffset(final String topic, final int queueId) {
+        return queues.minOffset(topic, queueId);
+    }
+
+    @Override
+    public long maxOffset(final String topic, final int queueId) {
+        return queues.maxOffset(topic, queueId);
+    }
+
+    @Override
+    public CompletableFuture<Long> searchOffset(final String topic, final int queueId, final long timestamp) {
+        return CompletableFuture.supplyAsync(() -> reader.searchOffset(topic, queueId, timestamp), readPool);
+    }
+
+    @Override
+    public CompletableFuture<Long> earliestStoreTime(final String topic, final int queueId) {
+        return CompletableFuture.supplyAsync(() -> {
+            final ConsumeQueue q = queues.find(topic, queueId);
+            return q == null || q.minOffset() >= q.maxOffset() ? -1L : reader.storeTimeAt(q, q.minOffset());
+        }, readPool);
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
+        return CompletableFuture.supplyAsync(() -> readAt(commitLogOffset), readPool);
+    }
+
+    private Optional<StoredMessage> readAt(final long offset) {
+        if (offset < 0) {
+            return Optional.empty();
+        }
+        final ByteBuffer record = log.readRecord(offset);
+        return record == null ? Optional.empty() : Optional.of(RecordCodec.decode(record));
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
+        return CompletableFuture.supplyAsync(() -> {
+            for (long offset : index.find(topic, messageId, 0, Long.MAX_VALUE, 32)) {
+                final Optional<StoredMessage> m = readAt(offset);
+                if (m.isPresent() && messageId.equals(m.get().uniqueId()) && topic.equals(m.get().topic())) {
+                    return m;
+                }
+            }
+            final Optional<StoredMessage> byOffset = readAt(MessageIds.commitLogOffsetOf(messageId));
+            return byOffset.filter(m -> m.offsetMessageId().equals(messageId));
+        }, readPool);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
+                                                             final long beginTimestamp, final long endTimestamp) {
+        return CompletableFuture.supplyAsync(() -> {
+            final List<StoredMessage> found = new ArrayList<>();
+            for (long offset : index.find(topic, key, beginTimestamp, endTimestamp, Math.max(max, 1) * 4)) {
+                readAt(offset).filter(m -> m.topic().equals(topic) && hasKey(m, key)
+                        && m.storeTimestamp() >= beginTimestamp && m.storeTimestamp() <= endTimestamp)
+                        .ifPresent(found::add);
+                if (found.size() >= max) {
+                    break;
+                }
+            }
+            return found;
+        }, readPool);
+    }
+
+    private static boolean hasKey(final StoredMessage m, final String key) {
+        if (key.equals(m.uniqueId())) {
+            return true;
+        }
+        final String keys = m.keys();
+        if (keys == null) {
+            return false;
+        }
+        for (String k : keys.split(" ")) {
+            if (k.equals(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
+                                                              final long endTimestamp, final int max) {
+        return CompletableFuture.supplyAsync(() -> {
+            final List<StoredMessage> found = new ArrayList<>();
+            final int queueCount = topicTable.get(topic).map(TopicConfig::queueCount).orElse(0);
+            for (int q = 0; q < queueCount; q++) {
+                final ConsumeQueue queue = queues.find(topic, q);
+                if (queue == null) {
+                    continue;
+                }
+                long offset = reader.searchOffset(topic, q, beginTimestamp);
+                int taken = 0;
+                while (offset < queue.maxOffset() && taken < max) {
+                    final PullResult r = reader.read(new PullRequest(null, topic, q, offset, 32, null, 0));
+                    if (r.messages().isEmpty()) {
+                        break;
+                    }
+                    boolean past = false;
+                    for (StoredMessage m : r.messages()) {
+                        if (m.storeTimestamp() > endTimestamp) {
+                            past = true;
+                            break;
+                        }
+                        found.add(m);
+                        taken++;
+                    }
+                    if (past) {
+                        break;
+                    }
+                    offset = r.nextOffset();
+                }
+            }
+            found.sort(Comparator.comparingLong(StoredMessage::storeTimestamp));
+            return found.size() > max ? List.copyOf(found.subList(0, max)) : found;
+        }, readPool);
+    }
+
+    // ------------------------------------------------------------------------------------------------- admin
+
+    @Override
+    public Optional<TopicConfig> route(final String topic) {
+        return topicTable.get(topic);
+    }
+
+    @Override
+    public TopicAdmin topics() {
+        return topics;
+    }
+
+    @Override
+    public GroupAdmin groups() {
+        return groups;
+    }
+
+    private final class Topics implements TopicAdmin {
+        CompletableFuture<TopicConfig> createIfAbsent(final String name) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return topicTable.putIfAbsent(TopicConfig.of(name, config.defaultQueueCount()));
+                } catch (IOException e) {
+                    throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + name + ": "
+                            + e.getMessage(), e);
+                }
+            }, adminPool);
+        }
+
+        @Override
+        public CompletableFuture<TopicConfig> createOrUpdate(final TopicConfig topic) {
+            return CompletableFuture.supplyAsync(() -> {
+                TopicNames.check("topic", topic.name());
+                try {
+                    topicTable.put(topic);
+                    return topic;
+                } catch (IOException e) {
+                    throw new StoreException(StoreError.IO_ERROR, "cannot save topic " + topic.name() + ": "
+                            + e.getMessage(), e);
+                }
+            }, adminPool);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> delete(final String topic) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    final boolean removed = topicTable.remove(topic);
+                    offsets.remove(null, topic);
+                    appender.forgetTopic(topic).join();
+                    queues.deleteTopic(topic);
+                    return removed;
+                } catch (IOException e) {
+                    throw new StoreException(StoreError.IO_ERROR, "cannot delete topic " + topic + ": "
+                            + e.getMessage(), e);
+                }
+            }, adminPool);
+        }
+
+        @Override
+        public Optional<TopicConfig> get(final String topic) {
+            return topicTable.get(topic);
+        }
+
+        @Override
+        public java.util.Collection<TopicConfig> list() {
+            return topicTable.all();
+        }
+    }
+
+    private final class Groups implements GroupAdmin {
+        @Override
+        public CompletableFuture<GroupConfig> createOrUpdate(final GroupConfig group) {
+            return CompletableFuture.supplyAsync(() -> {
+                TopicNames.check("group", group.name());
+                try {
+                    groupTable.put(group);
+                    return group;
+                } catch (IOException e) {
+                    throw new StoreException(StoreError.IO_ERROR, "cannot save group " + group.name() + ": "
+                            + e.getMessage(), e);
+                }
+            }, adminPool);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> delete(final String group) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    offsets.remove(group, null);
+                    return groupTable.remove(group);
+                } catch (IOException e) {
+                    throw new StoreException(StoreError.IO_ERROR, "cannot delete group " + group + ": "
+                            + e.getMessage(), e);
+                }
+            }, adminPool);
+        }
+
+        @Override
+        public Optional<GroupConfig> get(final String group) {
+            return groupTable.get(group);
+        }
+
+        @Override
+        public java.util.Collection<GroupConfig> list() {
+            return groupTable.all();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- upkeep
+
+    /** Size, positions and health of the store. */
+    public StoreStats stats() {
+        long queueBytes = 0;
+        for (ConsumeQueue q : queues.all()) {
+            queueBytes += (q.maxOffset() - q.minOffset()) * io.junction.core.queue.QueueEntryDescriptor.ENTRY_LENGTH;
+        }
+        long free = -1;
+        try {
+            free = java.nio.file.Files.getFileStore(dataDir.root()).getUsableSpace();
+        } catch (IOException ignored) {
+            // Reported as unknown.
+        }
+        return new StoreStats(log.writeOffset() - log.minOffset() + queueBytes, free, log.minOffset(),
+                log.writeOffset(), log.flushedOffset(), topicTable.size(), dataDir.crashed());
+    }
+
+    /** The offset below which everything is indexed (tests and diagnostics). */
+    public long dispatchedOffset() {
+        return dispatcher.dispatchedOffset();
+    }
+
+    private void writeCheckpoint() throws IOException {
+        final long indexed = dispatcher.dispatchedOffset();
+        queues.flush();
+        index.flush();
+        final long durable = Math.min(indexed, log.flushedOffset());
+        if (durable != lastCheckpoint) {
+            checkpoint.write(durable, clock.getAsLong());
+            lastCheckpoint = durable;
+        }
+    }
+
+    private void checkpointQuietly() {
+        try {
+            writeCheckpoint();
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Writing the checkpoint failed (recovery will re-verify more of the log)", e);
+        }
+    }
+
+    private void persistOffsetsQuietly() {
+        try {
+            offsets.persistIfChanged();
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Saving consumer offsets failed; will retry", e);
+        }
+    }
+
+    private void watchDisk() {
+        try {
+            final var store = java.nio.file.Files.getFileStore(dataDir.root());
+            final double used = 1.0 - (double) store.getUsableSpace() / store.getTotalSpace();
+            final boolean full = used >= config.diskFullRatio();
+            if (full != diskFull) {
+                LOG.warn(full ? "Disk {} is {}% used: refusing sends" : "Disk {} back to {}% used: accepting sends",
+                        dataDir.root(), Math.round(used * 100));
+                diskFull = full;
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Cannot read disk usage of {}", dataDir.root(), e);
+        }
+    }
+
+    private void applyRetention() {
+        try {
+            final long cutoff = clock.getAsLong() - config.retention().toMillis();
+            boolean deleted = false;
+            while (true) {
+                final var segments = log.segments();
+                if (segments.size() < 2) {
+                    break;
+                }
+                final double used = diskUsedRatio();
+                final long nextStart = segments.get(1).baseOffset();
+                final ByteBuffer first = log.readRecord(nextStart);
+                final long endTime = first == null ? Long.MAX_VALUE
+                        : RecordCodec.dispatchInfo(first, 0).storeTimestamp();
+                final boolean expired = endTime < cutoff;
+                if ((!expired && used < config.maxDiskUsedRatio()) || nextStart > dispatcher.dispatchedOffset()) {
+                    break;
+                }
+                if (!log.deleteOldest()) {
+                    break;
+                }
+                deleted = true;
+                LOG.info("Retention: deleted log segment {} ({})", segments.get(0),
+                        expired ? "expired" : "disk above " + Math.round(config.maxDiskUsedRatio() * 100) + "%");
+            }
+            if (deleted) {
+                queues.dropBelow(log.minOffset());
+                index.dropBelow(log.minOffset());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Retention failed; will retry", e);
+        }
+    }
+
+    private double diskUsedRatio() throws IOException {
+        final var store = java.nio.file.Files.getFileStore(dataDir.root());
+        return 1.0 - (double) store.getUsableSpace() / store.getTotalSpace();
+    }
+
+    /** Runs retention now (tests). */
+    void runRetention() {
+        applyRetention();
+    }
+
+    /**
+     * Stops gracefully: refuses new sends, writes and forces what was accepted, indexes it, writes the checkpoint
+     * and offsets, and marks the shutdown clean.
+     */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        try {
+            appender.close();
+            flusher.close();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (dispatcher.dispatchedOffset() < flusher.visibleOffset() && System.nanoTime() < deadline) {
+                dispatcher.wake();
+                Thread.onSpinWait();
+            }
+            dispatcher.close();
+            waiters.wakeAll();
+            maintenance.shutdown();
+            maintenance.awaitTermination(5, TimeUnit.SECONDS);
+            writeCheckpoint();
+            offsets.persistIfChanged();
+            readPool.shutdown();
+            adminPool.shutdown();
+            timer.shutdown();
+            readPool.awaitTermination(5, TimeUnit.SECONDS);
+            adminPool.awaitTermination(5, TimeUnit.SECONDS);
+            final boolean clean = flusher.failure() == null;
+            log.close();
+            if (clean) {
+                dataDir.markClean();
+            }
+            dataDir.close();
+            LOG.info("Store closed{}", clean ? " cleanly" : " after a flush failure (recovery will run at start)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.error("Interrupted while closing the store");
+        } catch (IOException e) {
+            LOG.error("Closing the store failed; recovery will run at the next start", e);
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory named(final String name) {
+        final AtomicInteger n = new AtomicInteger();
+        return r -> {
+            final Thread t = new Thread(r, n.getAndIncrement() == 0 ? name : name + "-" + n.get());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

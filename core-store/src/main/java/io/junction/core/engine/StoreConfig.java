@@ -1,0 +1,168 @@
+package io.junction.core.engine;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything the store is configured with, fixed at open time.
+ *
+ * @param dataDir                  root of all store files
+ * @param segmentSize              commit-log segment size in bytes
+ * @param queueFileEntries         entries per consume-queue file
+ * @param indexFileEntries         entries per index file (and as many hash slots / 4)
+ * @param flushMode                ASYNC or SYNC
+ * @param flushInterval            ASYNC: longest time a write stays unforced
+ * @param flushThresholdBytes      ASYNC: force early once this many bytes are unforced
+ * @param maxMessageSize           largest body accepted
+ * @param autoCreateTopics         create unknown topics on first send
+ * @param defaultQueueCount        queues of an auto-created topic
+ * @param retention                segments older than this are deleted
+ * @param maxDiskUsedRatio         above this share of the disk used, the oldest segments are deleted
+ * @param diskFullRatio            above this share of the disk used, sends are refused (DISK_FULL)
+ * @param storeHost                address written into records (and offset ids)
+ * @param observer                 metrics sink
+ */
+public record StoreConfig(
+        Path dataDir,
+        int segmentSize,
+        int queueFileEntries,
+        int indexFileEntries,
+        FlushMode flushMode,
+        Duration flushInterval,
+        int flushThresholdBytes,
+        int maxMessageSize,
+        boolean autoCreateTopics,
+        int defaultQueueCount,
+        Duration retention,
+        double maxDiskUsedRatio,
+        double diskFullRatio,
+        InetSocketAddress storeHost,
+        StoreObserver observer) {
+
+    public static final int DEFAULT_SEGMENT_SIZE = 1 << 30;
+
+    public StoreConfig {
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(flushMode, "flushMode");
+        if (segmentSize < 64 * 1024) {
+            throw new IllegalArgumentException("segment size " + segmentSize + " below 64 KiB");
+        }
+        if (maxMessageSize < 1 || maxMessageSize > segmentSize / 2) {
+            throw new IllegalArgumentException("max message size " + maxMessageSize
+                    + " must be between 1 and half the segment size");
+        }
+        if (queueFileEntries < 16 || indexFileEntries < 16) {
+            throw new IllegalArgumentException("queue and index files need at least 16 entries");
+        }
+        if (defaultQueueCount < 1) {
+            throw new IllegalArgumentException("default queue count must be positive");
+        }
+        observer = observer == null ? StoreObserver.NONE : observer;
+    }
+
+    /** The defaults for a store under {@code dataDir}. */
+    public static Builder builder(final Path dataDir) {
+        return new Builder(dataDir);
+    }
+
+    /** Builder with the production defaults. */
+    public static final class Builder {
+        private final Path dataDir;
+        private int segmentSize = DEFAULT_SEGMENT_SIZE;
+        private int queueFileEntries = 300_000;
+        private int indexFileEntries = 2_000_000;
+        private FlushMode flushMode = FlushMode.ASYNC;
+        private Duration flushInterval = Duration.ofMillis(500);
+        private int flushThresholdBytes = 16 * 4096;
+        private int maxMessageSize = 4 * 1024 * 1024;
+        private boolean autoCreateTopics = true;
+        private int defaultQueueCount = 8;
+        private Duration retention = Duration.ofHours(72);
+        private double maxDiskUsedRatio = 0.75;
+        private double diskFullRatio = 0.90;
+        private InetSocketAddress storeHost = new InetSocketAddress("127.0.0.1", 9876);
+        private StoreObserver observer = StoreObserver.NONE;
+
+        private Builder(final Path dataDir) {
+            this.dataDir = dataDir;
+        }
+
+        public Builder segmentSize(final int v) {
+            segmentSize = v;
+            return this;
+        }
+
+        public Builder queueFileEntries(final int v) {
+            queueFileEntries = v;
+            return this;
+        }
+
+        public Builder indexFileEntries(final int v) {
+            indexFileEntries = v;
+            return this;
+        }
+
+        public Builder flushMode(final FlushMode v) {
+            flushMode = v;
+            return this;
+        }
+
+        public Builder flushInterval(final Duration v) {
+            flushInterval = v;
+            return this;
+        }
+
+        public Builder flushThresholdBytes(final int v) {
+            flushThresholdBytes = v;
+            return this;
+        }
+
+        public Builder maxMessageSize(final int v) {
+            maxMessageSize = v;
+            return this;
+        }
+
+        public Builder autoCreateTopics(final boolean v) {
+            autoCreateTopics = v;
+            return this;
+        }
+
+        public Builder defaultQueueCount(final int v) {
+            defaultQueueCount = v;
+            return this;
+        }
+
+        public Builder retention(final Duration v) {
+            retention = v;
+            return this;
+        }
+
+        public Builder maxDiskUsedRatio(final double v) {
+            maxDiskUsedRatio = v;
+            return this;
+        }
+
+        public Builder diskFullRatio(final double v) {
+            diskFullRatio = v;
+            return this;
+        }
+
+        public Builder storeHost(final InetSocketAddress v) {
+            storeHost = v;
+            return this;
+        }
+
+        public Builder observer(final StoreObserver v) {
+            observer = v;
+            return this;
+        }
+
+        public StoreConfig build() {
+            return new StoreConfig(dataDir, segmentSize, queueFileEntries, indexFileEntries, flushMode,
+                    flushInterval, flushThresholdBytes, maxMessageSize, autoCreateTopics, defaultQueueCount,
+                    retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package io.junction.core.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * One fixed-size file below the commit log: positional writes, a durable force, and a read-only view of its bytes.
+ *
+ * <p>The log never touches {@code java.nio.channels} itself, so a test can put a medium underneath that fails writes
+ * or forces at chosen moments.
+ */
+public interface SegmentFile extends AutoCloseable {
+
+    /** Log offset of the segment's first byte. */
+    long baseOffset();
+
+    /** Size of the segment in bytes. */
+    int capacity();
+
+    /**
+     * Writes all remaining bytes of {@code source} at {@code position}.
+     *
+     * @throws IOException on any failure, including a full disk; nothing is known about the bytes then
+     */
+    void write(int position, ByteBuffer source) throws IOException;
+
+    /** Makes everything written so far durable. A failure is fatal for the log (fail-stop). */
+    void force() throws IOException;
+
+    /** A read-only view of the whole segment; bytes never written read as zero. */
+    ByteBuffer view();
+
+    @Override
+    void close() throws IOException;
+
+    /** Closes and removes the file. */
+    void delete() throws IOException;
+}

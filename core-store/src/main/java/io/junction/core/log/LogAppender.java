@@ -1,0 +1,280 @@
+package io.junction.core.log;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongBiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The log's one writer. Senders hand in rendered records from any thread; the appender thread drains them in batches,
+ * stamps each with its queue offset, log offset and store time, copies the batch into a staging buffer and writes it
+ * with one system call, then passes the batch to the {@link LogFlusher}, which completes the senders' futures once
+ * the bytes are durable under the flush mode.
+ *
+ * <p>Batching is what makes SYNC mode fast: while one fsync runs, the next batch gathers, and one fsync covers it.
+ */
+public final class LogAppender implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogAppender.class);
+    private static final int STAGING_SIZE = 1 << 20;
+    private static final int MAX_BATCH = 4096;
+
+    private final CommitLog log;
+    private final LogFlusher flusher;
+    private final QueueOffsetCounter queueOffsets;
+    private final LongSupplier clock;
+    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
+    private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_SIZE);
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    /** A record waiting to be appended, or a control action to run on the appender thread. */
+    private static final class Request {
+        final ByteBuffer record;
+        final String topic;
+        final int queueId;
+        final CompletableFuture<AppendResult> future;
+        final Runnable control;
+        long queueOffset;
+        long physicalOffset;
+        long storeTimestamp;
+        boolean assigned;
+
+        Request(final ByteBuffer record, final String topic, final int queueId,
+                final CompletableFuture<AppendResult> future, final Runnable control) {
+            this.record = record;
+            this.topic = topic;
+            this.queueId = queueId;
+            this.future = future;
+            this.control = control;
+        }
+    }
+
+    /**
+     * @param initialQueueOffset where a queue continues when first appended to after start
+     * @param clock              store time source (epoch ms)
+     */
+    public LogAppender(final CommitLog log, final LogFlusher flusher,
+                       final ToLongBiFunction<String, Integer> initialQueueOffset, final LongSupplier clock) {
+        this.log = log;
+        this.flusher = flusher;
+        this.queueOffsets = new QueueOffsetCounter(initialQueueOffset);
+        this.clock = clock;
+        this.thread = new Thread(this::run, "junction-log-appender");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /**
+     * Appends a record rendered by {@link RecordCodec#encode} (position 0 to limit). The future completes when the
+     * record is durable under the flush mode, or fails with a {@link StoreException}.
+     */
+    public CompletableFuture<AppendResult> append(final ByteBuffer record, final String topic, final int queueId) {
+        final CompletableFuture<AppendResult> future = new CompletableFuture<>();
+        if (!running) {
+            future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
+            return future;
+        }
+        queue.add(new Request(record, topic, queueId, future, null));
+        return future;
+    }
+
+    /** Runs {@code action} on the appender thread between batches (e.g. forgetting a deleted topic's counters). */
+    public CompletableFuture<Void> runOnAppender(final Runnable action) {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        queue.add(new Request(null, null, 0, null, () -> {
+            action.run();
+            done.complete(null);
+        }));
+        return done;
+    }
+
+    /** Forgets the queue offsets of a deleted topic. */
+    public CompletableFuture<Void> forgetTopic(final String topic) {
+        return runOnAppender(() -> queueOffsets.forget(topic));
+    }
+
+    private void run() {
+        final List<Request> batch = new ArrayList<>(MAX_BATCH);
+        while (running || !queue.isEmpty()) {
+            try {
+                final Request first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                appendBatch(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (RuntimeException | Error e) {
+                LOG.error("Appender failed on a batch of {}", batch.size(), e);
+                fail(batch, 0, new StoreException(StoreError.IO_ERROR, "append failed: " + e, e));
+            } finally {
+                batch.clear();
+            }
+        }
+        for (Request r; (r = queue.poll()) != null; ) {
+            if (r.future != null) {
+                r.future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store stopped"));
+            }
+        }
+    }
+
+    private void appendBatch(final List<Request> batch) {
+        if (flusher.failure() != null) {
+            fail(batch, 0, flusher.failure());
+            return;
+        }
+        int chunkStart = 0;
+        staging.clear();
+        long stagingOffset = log.writeOffset();
+        final long now = clock.getAsLong();
+        for (int i = 0; i < batch.size(); i++) {
+            final Request r = batch.get(i);
+            if (r.control != null) {
+                if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
+                    return;
+                }
+                chunkStart = i + 1;
+                stagingOffset = log.writeOffset();
+                r.control.run();
+                continue;
+            }
+            final int length = r.record.remaining();
+            final long offset = stagingOffset + staging.position();
+            if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
+                    && log.remainingInSegment(offset) < log.segmentSize()) {
+                if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
+                    return;
+                }
+                chunkStart = i;
+                try {
+                    log.roll();
+                    log.ensureSegment(log.writeOffset());
+                } catch (IOException e) {
+                    fail(batch, i, ioFailure(e));
+                    return;
+                }
+                stagingOffset = log.writeOffset();
+            } else if (staging.remaining() < length) {
+                if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
+                    return;
+                }
+                chunkStart = i;
+                stagingOffset = log.writeOffset();
+            }
+            if (offset == stagingOffset && staging.position() == 0) {
+                try {
+                    log.ensureSegment(stagingOffset - stagingOffset % log.segmentSize());
+                } catch (IOException e) {
+                    fail(batch, i, ioFailure(e));
+                    return;
+                }
+            }
+            r.physicalOffset = stagingOffset + staging.position();
+            r.queueOffset = queueOffsets.next(r.topic, r.queueId);
+            r.assigned = true;
+            r.storeTimestamp = now;
+            RecordCodec.seal(r.record, r.queueId, r.queueOffset, r.physicalOffset, now, 0);
+            if (length > staging.capacity()) {
+                // Larger than the staging buffer: write it on its own.
+                if (!writeDirect(batch, i, r.record)) {
+                    return;
+                }
+                chunkStart = i + 1;
+                stagingOffset = log.writeOffset();
+            } else {
+                staging.put(r.record.duplicate());
+            }
+        }
+        if (!writeStaging(batch, chunkStart, batch.size(), stagingOffset)) {
+            return;
+        }
+        flusher.appended(batch.stream().filter(r -> r.future != null)
+                .map(r -> new LogFlusher.Pending(r.future,
+                        new AppendResult(r.physicalOffset, r.record.remaining(), r.queueOffset, r.storeTimestamp)))
+                .toList(), log.writeOffset());
+    }
+
+    private boolean writeStaging(final List<Request> batch, final int from, final int to, final long offset) {
+        if (staging.position() == 0) {
+            return true;
+        }
+        staging.flip();
+        try {
+            log.write(staging);
+            return true;
+        } catch (IOException e) {
+            fail(batch, from, ioFailure(e));
+            return false;
+        } finally {
+            staging.clear();
+        }
+    }
+
+    private boolean writeDirect(final List<Request> batch, final int index, final ByteBuffer record) {
+        if (staging.position() > 0) {
+            throw new IllegalStateException("staging must be empty before a direct write");
+        }
+        try {
+            log.write(record.duplicate());
+            return true;
+        } catch (IOException e) {
+            fail(batch, index, ioFailure(e));
+            return false;
+        }
+    }
+
+    /** Fails requests {@code from..end} of the batch and gives back their queue offsets. */
+    private void fail(final List<Request> batch, final int from, final StoreException failure) {
+        for (int i = batch.size() - 1; i >= from; i--) {
+            final Request r = batch.get(i);
+            if (r.future == null) {
+                continue;
+            }
+            if (r.assigned) {
+                queueOffsets.rollback(r.topic, r.queueId, r.queueOffset);
+            }
+            r.future.completeExceptionally(failure);
+        }
+        // Requests before the failed chunk were written: hand them on as usual.
+        final List<LogFlusher.Pending> written = new ArrayList<>();
+        for (int i = 0; i < from; i++) {
+            final Request r = batch.get(i);
+            if (r.future != null) {
+                written.add(new LogFlusher.Pending(r.future,
+                        new AppendResult(r.physicalOffset, r.record.remaining(), r.queueOffset, r.storeTimestamp)));
+            }
+        }
+        if (!written.isEmpty()) {
+            flusher.appended(written, log.writeOffset());
+        }
+    }
+
+    static StoreException ioFailure(final IOException e) {
+        final String message = String.valueOf(e.getMessage());
+        if (message.contains("No space left") || message.contains("Disk quota")) {
+            return new StoreException(StoreError.DISK_FULL, "disk full: the message was not stored", e);
+        }
+        return new StoreException(StoreError.IO_ERROR, "write failed: " + message, e);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        thread.join(10_000);
+    }
+}

@@ -1,0 +1,167 @@
+package io.junction.core.log;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.FlushMode;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes written records durable and completes their senders' futures according to the flush mode.
+ *
+ * <ul>
+ *   <li>SYNC: written batches wait here; one fsync covers all batches that arrived while the previous one ran
+ *   (group commit), then all their futures complete.</li>
+ *   <li>ASYNC: futures complete as soon as the bytes are written; this thread forces the log every flush interval,
+ *   or earlier once the threshold of unforced bytes is reached.</li>
+ * </ul>
+ *
+ * <p>A failed fsync leaves the page cache in an unknown state, so it is fatal: every waiting and later send fails,
+ * and the store must be restarted (recovery then trusts only what verifies).
+ */
+public final class LogFlusher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogFlusher.class);
+
+    /** A written record's sender, waiting for durability. */
+    public record Pending(CompletableFuture<AppendResult> future, AppendResult result) {
+    }
+
+    private final CommitLog log;
+    private final FlushMode mode;
+    private final long intervalNanos;
+    private final int thresholdBytes;
+    private final Runnable onVisible;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition wake = lock.newCondition();
+    private List<Pending> waiting = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile StoreException failure;
+
+    /**
+     * @param onVisible called (on the appender or flusher thread) when new records may be indexed
+     */
+    public LogFlusher(final CommitLog log, final FlushMode mode, final Duration interval, final int thresholdBytes,
+                      final Runnable onVisible) {
+        this.log = log;
+        this.mode = mode;
+        this.intervalNanos = interval.toNanos();
+        this.thresholdBytes = thresholdBytes;
+        this.onVisible = onVisible;
+        this.thread = new Thread(this::run, "junction-log-flusher");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** The fatal flush failure, or null. */
+    public StoreException failure() {
+        return failure;
+    }
+
+    /** The log offset below which records may be shown to consumers: durable ones in SYNC mode, written in ASYNC. */
+    public long visibleOffset() {
+        return mode == FlushMode.SYNC ? log.flushedOffset() : log.writeOffset();
+    }
+
+    /** Called by the appender after writing a batch that ends at {@code endOffset}. */
+    void appended(final List<Pending> batch, final long endOffset) {
+        if (mode == FlushMode.ASYNC) {
+            onVisible.run();
+            for (Pending p : batch) {
+                p.future().complete(p.result());
+            }
+            if (endOffset - log.flushedOffset() >= thresholdBytes) {
+                signal();
+            }
+            return;
+        }
+        lock.lock();
+        try {
+            waiting.addAll(batch);
+            wake.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void signal() {
+        lock.lock();
+        try {
+            wake.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        while (running) {
+            final List<Pending> batch;
+            lock.lock();
+            try {
+                if (waiting.isEmpty()) {
+                    try {
+                        wake.awaitNanos(intervalNanos);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+                batch = waiting;
+                waiting = new ArrayList<>();
+            } finally {
+                lock.unlock();
+            }
+            flush(batch);
+        }
+        // Last flush at shutdown; whatever is still waiting is written.
+        lock.lock();
+        final List<Pending> rest;
+        try {
+            rest = waiting;
+            waiting = new ArrayList<>();
+        } finally {
+            lock.unlock();
+        }
+        flush(rest);
+    }
+
+    private void flush(final List<Pending> batch) {
+        if (failure != null) {
+            batch.forEach(p -> p.future().completeExceptionally(failure));
+            return;
+        }
+        try {
+            log.force();
+        } catch (IOException | RuntimeException e) {
+            failure = new StoreException(StoreError.IO_ERROR, "fsync failed; the store stopped taking writes and "
+                    + "needs a restart: " + e.getMessage(), e);
+            LOG.error("Flushing the commit log failed; refusing all further writes", e);
+            batch.forEach(p -> p.future().completeExceptionally(failure));
+            return;
+        }
+        if (mode == FlushMode.SYNC && !batch.isEmpty()) {
+            onVisible.run();
+            for (Pending p : batch) {
+                p.future().complete(p.result());
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        signal();
+        thread.join(TimeUnit.SECONDS.toMillis(10));
+    }
+}

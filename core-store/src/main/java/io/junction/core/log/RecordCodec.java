@@ -1,0 +1,255 @@
+package io.junction.core.log;
+
+import static io.junction.core.log.RecordDescriptor.*;
+
+import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
+import io.junction.core.message.StoredMessage;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
+
+/**
+ * Encodes messages into records and checks and decodes records (layout in {@link RecordDescriptor}).
+ *
+ * <p>Encoding happens in two steps so the expensive part runs on the sender's thread: {@link #encode} renders the
+ * record with the position-dependent fields left zero; {@link #seal} (on the appender thread, once the position is
+ * known) fills in queue offset, log offset and store time and computes the CRC over all of it.
+ */
+public final class RecordCodec {
+    /** {@link #check} result: the bytes at the position are not a valid record (torn, garbled, or never written). */
+    public static final int INVALID = -1;
+    /** {@link #check} result: a blank record closes the segment here. */
+    public static final int BLANK = -2;
+
+    private RecordCodec() {
+    }
+
+    /**
+     * Renders a record for {@code message} into a new heap buffer (position 0, limit = record length), with the
+     * store-time fields still zero.
+     *
+     * @throws IllegalArgumentException when the topic or the property string is too long for the layout
+     */
+    public static ByteBuffer encode(final Message message, final InetSocketAddress storeHost) {
+        final byte[] topic = message.topic().getBytes(StandardCharsets.UTF_8);
+        final byte[] properties = MessageProperties.encode(message.properties()).getBytes(StandardCharsets.UTF_8);
+        if (topic.length == 0 || topic.length > MAX_TOPIC_LENGTH) {
+            throw new IllegalArgumentException("topic length " + topic.length + " out of range");
+        }
+        if (properties.length > MAX_PROPERTIES_LENGTH) {
+            throw new IllegalArgumentException("properties too long: " + properties.length + " bytes (max "
+                    + MAX_PROPERTIES_LENGTH + ")");
+        }
+        final byte[] bornIp = addressBytes(message.bornHost());
+        final byte[] storeIp = addressBytes(storeHost);
+        int sysFlag = message.sysFlag() & ~(SYS_FLAG_BORN_HOST_V6 | SYS_FLAG_STORE_HOST_V6);
+        if (bornIp.length == 16) {
+            sysFlag |= SYS_FLAG_BORN_HOST_V6;
+        }
+        if (storeIp.length == 16) {
+            sysFlag |= SYS_FLAG_STORE_HOST_V6;
+        }
+        final byte[] body = message.body();
+        final int length = recordLength(sysFlag, body.length, topic.length, properties.length);
+        final ByteBuffer buf = ByteBuffer.allocate(length);
+        buf.putInt(length);
+        buf.putInt(topic.length > MAX_V1_TOPIC_LENGTH ? MAGIC_V2 : MAGIC_V1);
+        buf.putInt(0); // CRC, sealed later
+        buf.putInt(message.queueId());
+        buf.putInt(message.flag());
+        buf.putLong(0); // queue offset
+        buf.putLong(0); // physical offset
+        buf.putInt(sysFlag);
+        buf.putLong(message.bornTimestamp());
+        buf.put(bornIp).putInt(message.bornHost().getPort());
+        buf.putLong(0); // store timestamp
+        buf.put(storeIp).putInt(storeHost.getPort());
+        buf.putInt(message.reconsumeTimes());
+        buf.putLong(0); // prepared transaction offset
+        buf.putInt(body.length).put(body);
+        if (topic.length > MAX_V1_TOPIC_LENGTH) {
+            buf.putShort((short) topic.length);
+        } else {
+            buf.put((byte) topic.length);
+        }
+        buf.put(topic);
+        buf.putShort((short) properties.length).put(properties);
+        buf.flip();
+        return buf;
+    }
+
+    /**
+     * Fills in the store-time fields of a record rendered by {@link #encode} and computes its CRC.
+     *
+     * @param record the record, from its position to its limit
+     */
+    public static void seal(final ByteBuffer record, final int queueId, final long queueOffset,
+                            final long physicalOffset, final long storeTimestamp,
+                            final long preparedTransactionOffset) {
+        final int base = record.position();
+        final int sysFlag = record.getInt(base + SYS_FLAG_OFFSET);
+        record.putInt(base + QUEUE_ID_OFFSET, queueId);
+        record.putLong(base + QUEUE_OFFSET_OFFSET, queueOffset);
+        record.putLong(base + PHYSICAL_OFFSET_OFFSET, physicalOffset);
+        record.putLong(base + storeTimestampOffset(sysFlag), storeTimestamp);
+        record.putLong(base + preparedTransactionOffsetOffset(sysFlag), preparedTransactionOffset);
+        record.putInt(base + CRC_OFFSET, crc(record, base, record.getInt(base + TOTAL_SIZE_OFFSET)));
+    }
+
+    /**
+     * Checks the record at {@code position} of {@code buf}: plausible size, known magic, its own log offset equal to
+     * {@code expectedPhysicalOffset}, and a matching CRC.
+     *
+     * @return the record's size, {@link #BLANK} for a blank record, or {@link #INVALID}
+     */
+    public static int check(final ByteBuffer buf, final int position, final long expectedPhysicalOffset) {
+        final int available = buf.limit() - position;
+        if (available < BLANK_LENGTH) {
+            return INVALID;
+        }
+        final int size = buf.getInt(position + TOTAL_SIZE_OFFSET);
+        final int magic = buf.getInt(position + MAGIC_OFFSET);
+        if (magic == BLANK_MAGIC) {
+            return size == available ? BLANK : INVALID;
+        }
+        if (magic != MAGIC_V1 && magic != MAGIC_V2) {
+            return INVALID;
+        }
+        if (size < recordLength(0, 0, 1, 0) || size > available) {
+            return INVALID;
+        }
+        if (buf.getLong(position + PHYSICAL_OFFSET_OFFSET) != expectedPhysicalOffset) {
+            return INVALID;
+        }
+        if (buf.getInt(position + CRC_OFFSET) != crc(buf, position, size)) {
+            return INVALID;
+        }
+        return size;
+    }
+
+    /**
+     * Decodes a checked record. The body and record views share {@code record}'s memory.
+     *
+     * @param record a buffer holding exactly one record from its position to its limit
+     */
+    public static StoredMessage decode(final ByteBuffer record) {
+        final ByteBuffer r = record.slice().asReadOnlyBuffer();
+        final int size = r.getInt(TOTAL_SIZE_OFFSET);
+        final boolean v2 = r.getInt(MAGIC_OFFSET) == MAGIC_V2;
+        final int sysFlag = r.getInt(SYS_FLAG_OFFSET);
+        final InetSocketAddress bornHost = host(r, BORN_HOST_OFFSET, (sysFlag & SYS_FLAG_BORN_HOST_V6) != 0);
+        final InetSocketAddress storeHost = host(r, storeHostOffset(sysFlag),
+                (sysFlag & SYS_FLAG_STORE_HOST_V6) != 0);
+        int p = bodyLengthOffset(sysFlag);
+        final int bodyLength = r.getInt(p);
+        p += 4;
+        final ByteBuffer body = r.duplicate().position(p).limit(p + bodyLength).slice();
+        p += bodyLength;
+        final int topicLength;
+        if (v2) {
+            topicLength = r.getShort(p) & 0xFFFF;
+            p += 2;
+        } else {
+            topicLength = r.get(p);
+            p += 1;
+        }
+        final String topic = string(r, p, topicLength);
+        p += topicLength;
+        final int propertiesLength = r.getShort(p) & 0xFFFF;
+        p += 2;
+        final String properties = string(r, p, propertiesLength);
+        return new StoredMessage(
+                topic,
+                r.getInt(QUEUE_ID_OFFSET),
+                r.getLong(QUEUE_OFFSET_OFFSET),
+                r.getLong(PHYSICAL_OFFSET_OFFSET),
+                size,
+                r.getInt(FLAG_OFFSET),
+                sysFlag,
+                r.getLong(BORN_TIMESTAMP_OFFSET),
+                bornHost,
+                r.getLong(storeTimestampOffset(sysFlag)),
+                storeHost,
+                r.getInt(reconsumeTimesOffset(sysFlag)),
+                r.getLong(preparedTransactionOffsetOffset(sysFlag)),
+                MessageProperties.decode(properties),
+                body,
+                r.limit(size));
+    }
+
+    /** Reads only what the dispatcher needs for queue entries and indexes, without decoding the body. */
+    public static DispatchInfo dispatchInfo(final ByteBuffer buf, final int position) {
+        final int sysFlag = buf.getInt(position + SYS_FLAG_OFFSET);
+        final boolean v2 = buf.getInt(position + MAGIC_OFFSET) == MAGIC_V2;
+        int p = position + bodyLengthOffset(sysFlag);
+        p += 4 + buf.getInt(p);
+        final int topicLength;
+        if (v2) {
+            topicLength = buf.getShort(p) & 0xFFFF;
+            p += 2;
+        } else {
+            topicLength = buf.get(p);
+            p += 1;
+        }
+        final String topic = string(buf, p, topicLength);
+        p += topicLength;
+        final int propertiesLength = buf.getShort(p) & 0xFFFF;
+        final String properties = string(buf, p + 2, propertiesLength);
+        return new DispatchInfo(
+                topic,
+                buf.getInt(position + QUEUE_ID_OFFSET),
+                buf.getLong(position + QUEUE_OFFSET_OFFSET),
+                buf.getLong(position + PHYSICAL_OFFSET_OFFSET),
+                buf.getInt(position + TOTAL_SIZE_OFFSET),
+                buf.getLong(position + storeTimestampOffset(sysFlag)),
+                sysFlag,
+                MessageProperties.decode(properties));
+    }
+
+    /** Writes a blank record filling {@code length} bytes at the buffer's position. */
+    public static ByteBuffer blank(final int length) {
+        final ByteBuffer buf = ByteBuffer.allocate(BLANK_LENGTH);
+        buf.putInt(length).putInt(BLANK_MAGIC).flip();
+        return buf;
+    }
+
+    static int crc(final ByteBuffer buf, final int position, final int size) {
+        final CRC32C crc = new CRC32C();
+        crc.update(buf.duplicate().limit(position + size).position(position + CRC_START));
+        return (int) crc.getValue();
+    }
+
+    private static String string(final ByteBuffer buf, final int position, final int length) {
+        if (length == 0) {
+            return "";
+        }
+        if (buf.hasArray()) {
+            return new String(buf.array(), buf.arrayOffset() + position, length, StandardCharsets.UTF_8);
+        }
+        final byte[] bytes = new byte[length];
+        buf.get(position, bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static InetSocketAddress host(final ByteBuffer buf, final int position, final boolean v6) {
+        final byte[] ip = new byte[v6 ? 16 : 4];
+        buf.get(position, ip);
+        final int port = buf.getInt(position + ip.length);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("address of length " + ip.length, e);
+        }
+    }
+
+    private static byte[] addressBytes(final InetSocketAddress address) {
+        if (address.isUnresolved()) {
+            return new byte[4];
+        }
+        return address.getAddress().getAddress();
+    }
+}

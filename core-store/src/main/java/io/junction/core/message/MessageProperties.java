@@ -1,0 +1,82 @@
+package io.junction.core.message;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Property names the core understands, and the property-string codec shared with the RocketMQ wire format.
+ *
+ * <p>Properties travel and are stored as one string: {@code name \u0001 value \u0002} per entry. Storing them the
+ * way RocketMQ clients expect lets a pull answer hand out stored records unchanged.
+ */
+public final class MessageProperties {
+    /** Tag (a single string) used by tag filters; its hash is kept in the queue entry. */
+    public static final String TAGS = "TAGS";
+    /** Business keys, separated by a single space; each is indexed per topic. */
+    public static final String KEYS = "KEYS";
+    /** The producer-assigned unique message id. */
+    public static final String UNIQUE_ID = "UNIQ_KEY";
+    /** The message group of a FIFO message. */
+    public static final String MESSAGE_GROUP = "__SHARDINGKEY";
+    /** Absolute delivery time in epoch milliseconds. */
+    public static final String DELIVER_AT = "TIMER_DELIVER_MS";
+    /** RocketMQ delay level 1..18. */
+    public static final String DELAY_LEVEL = "DELAY";
+    /** MIME type of the body. */
+    public static final String CONTENT_TYPE = "CONTENT_TYPE";
+    /** "true" on a transaction half message. */
+    public static final String TRANSACTION_PREPARED = "TRAN_MSG";
+    /** Producer group (transaction check-back target). */
+    public static final String PRODUCER_GROUP = "PGROUP";
+    /** Transaction id. */
+    public static final String TRANSACTION_ID = "__transactionId__";
+
+    static final char NAME_VALUE_SEPARATOR = 1;
+    static final char PROPERTY_SEPARATOR = 2;
+
+    private MessageProperties() {
+    }
+
+    /** Encodes properties into the RocketMQ property string; null names or values are skipped. */
+    public static String encode(final Map<String, String> properties) {
+        if (properties.isEmpty()) {
+            return "";
+        }
+        final StringBuilder sb = new StringBuilder(properties.size() * 24);
+        for (Map.Entry<String, String> e : properties.entrySet()) {
+            if (e.getKey() == null || e.getValue() == null) {
+                continue;
+            }
+            sb.append(e.getKey()).append(NAME_VALUE_SEPARATOR).append(e.getValue()).append(PROPERTY_SEPARATOR);
+        }
+        return sb.toString();
+    }
+
+    /** Decodes a RocketMQ property string; fragments without a separator are ignored, as the clients do. */
+    public static Map<String, String> decode(final String encoded) {
+        if (encoded == null || encoded.isEmpty()) {
+            return Collections.emptyMap();
+        }
+        final Map<String, String> map = new LinkedHashMap<>();
+        int start = 0;
+        final int length = encoded.length();
+        while (start < length) {
+            int end = encoded.indexOf(PROPERTY_SEPARATOR, start);
+            if (end < 0) {
+                end = length;
+            }
+            final int sep = encoded.indexOf(NAME_VALUE_SEPARATOR, start);
+            if (sep > start && sep < end) {
+                map.put(encoded.substring(start, sep), encoded.substring(sep + 1, end));
+            }
+            start = end + 1;
+        }
+        return map;
+    }
+
+    /** True when a name or value would break the encoding (contains a separator character). */
+    public static boolean isEncodable(final String text) {
+        return text.indexOf(NAME_VALUE_SEPARATOR) < 0 && text.indexOf(PROPERTY_SEPARATOR) < 0;
+    }
+}

@@ -1,0 +1,111 @@
+package io.junction.core.meta;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Committed consumer offsets per (group, topic, queue). Commits change memory only; {@link #persistIfChanged()} runs
+ * periodically and at shutdown, so a crash can lose the last few seconds of commits and replay those messages
+ * (at-least-once), never skip any.
+ */
+public final class ConsumerOffsets {
+    /** Identifies one committed offset. */
+    public record Key(String group, String topic, int queueId) {
+    }
+
+    private final MetadataFile file;
+    private final Map<Key, Long> offsets = new ConcurrentHashMap<>();
+    private final AtomicBoolean changed = new AtomicBoolean();
+
+    private ConsumerOffsets(final MetadataFile file) {
+        this.file = file;
+    }
+
+    public static ConsumerOffsets load(final MetadataFile file) {
+        final ConsumerOffsets table = new ConsumerOffsets(file);
+        file.read().ifPresent(table::decode);
+        return table;
+    }
+
+    public void commit(final String group, final String topic, final int queueId, final long offset) {
+        offsets.put(new Key(group, topic, queueId), offset);
+        changed.set(true);
+    }
+
+    /** The committed offset, or -1 when none was committed. */
+    public long query(final String group, final String topic, final int queueId) {
+        final Long offset = offsets.get(new Key(group, topic, queueId));
+        return offset == null ? -1 : offset;
+    }
+
+    /** Every committed offset of {@code group} on {@code topic}, by queue id. */
+    public Map<Integer, Long> byGroupAndTopic(final String group, final String topic) {
+        final Map<Integer, Long> result = new HashMap<>();
+        offsets.forEach((k, v) -> {
+            if (k.group().equals(group) && k.topic().equals(topic)) {
+                result.put(k.queueId(), v);
+            }
+        });
+        return result;
+    }
+
+    /** A snapshot of every committed offset. */
+    public Map<Key, Long> snapshot() {
+        return Map.copyOf(offsets);
+    }
+
+    /** Forgets all offsets of a group, or of a topic when {@code group} is null. */
+    public void remove(final String group, final String topic) {
+        if (offsets.keySet().removeIf(k -> (group == null || k.group().equals(group))
+                && (topic == null || k.topic().equals(topic)))) {
+            changed.set(true);
+        }
+    }
+
+    /** Writes the table when it changed since the last write. */
+    public synchronized void persistIfChanged() throws IOException {
+        if (!changed.getAndSet(false)) {
+            return;
+        }
+        try {
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            final DataOutputStream out = new DataOutputStream(bytes);
+            final Map<Key, Long> snapshot = Map.copyOf(offsets);
+            out.writeInt(snapshot.size());
+            for (Map.Entry<Key, Long> e : snapshot.entrySet()) {
+                out.writeUTF(e.getKey().group());
+                out.writeUTF(e.getKey().topic());
+                out.writeInt(e.getKey().queueId());
+                out.writeLong(e.getValue());
+            }
+            out.flush();
+            file.write(bytes.toByteArray());
+        } catch (IOException | RuntimeException e) {
+            changed.set(true);
+            throw e;
+        }
+    }
+
+    private void decode(final ByteBuffer payload) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload.array(),
+                payload.arrayOffset() + payload.position(), payload.remaining()))) {
+            final int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                offsets.put(new Key(in.readUTF(), in.readUTF(), in.readInt()), in.readLong());
+            }
+        } catch (IOException e) {
+            throw new StoreException(StoreError.IO_ERROR, "corrupt metadata file " + file.path() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package io.junction.core.meta;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
+import java.io.DataInputStream;
+import java.io.DataOutput;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * A named-entry table (topics, groups) kept in memory and written through to a {@link MetadataFile} on every change.
+ * Changes are rare admin operations, so each one rewrites the whole file; reads never touch the disk.
+ *
+ * @param <V> the entry type
+ */
+public final class DurableTable<V> {
+
+    /** Writes and reads one entry. */
+    public interface Codec<V> {
+        void write(V value, DataOutput out) throws IOException;
+
+        V read(DataInput in) throws IOException;
+    }
+
+    private final MetadataFile file;
+    private final Function<V, String> nameOf;
+    private final Codec<V> codec;
+    private final Map<String, V> entries = new ConcurrentHashMap<>();
+
+    private DurableTable(final MetadataFile file, final Function<V, String> nameOf, final Codec<V> codec) {
+        this.file = file;
+        this.nameOf = nameOf;
+        this.codec = codec;
+    }
+
+    /** Loads the table from {@code file} (empty when the file does not exist). */
+    public static <V> DurableTable<V> load(final MetadataFile file, final Function<V, String> nameOf,
+                                           final Codec<V> codec) {
+        final DurableTable<V> table = new DurableTable<>(file, nameOf, codec);
+        file.read().ifPresent(table::decode);
+        return table;
+    }
+
+    public Optional<V> get(final String name) {
+        return Optional.ofNullable(entries.get(name));
+    }
+
+    public Collection<V> all() {
+        return List.copyOf(entries.values());
+    }
+
+    public int size() {
+        return entries.size();
+    }
+
+    /** Adds or replaces an entry and persists the table before returning. */
+    public synchronized void put(final V value) throws IOException {
+        final V previous = entries.put(nameOf.apply(value), value);
+        try {
+            persist();
+        } catch (IOException | RuntimeException e) {
+            restore(nameOf.apply(value), previous);
+            throw e;
+        }
+    }
+
+    /** Adds an entry unless one of that name exists; returns the entry in the table. */
+    public synchronized V putIfAbsent(final V value) throws IOException {
+        final V existing = entries.get(nameOf.apply(value));
+        if (existing != null) {
+            return existing;
+        }
+        put(value);
+        return value;
+    }
+
+    /** Removes an entry and persists the table; false when there was none. */
+    public synchronized boolean remove(final String name) throws IOException {
+        final V previous = entries.remove(name);
+        if (previous == null) {
+            return false;
+        }
+        try {
+            persist();
+        } catch (IOException | RuntimeException e) {
+            entries.put(name, previous);
+            throw e;
+        }
+        return true;
+    }
+
+    private void restore(final String name, final V previous) {
+        if (previous == null) {
+            entries.remove(name);
+        } else {
+            entries.put(name, previous);
+        }
+    }
+
+    private void persist() throws IOException {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final DataOutputStream out = new DataOutputStream(bytes);
+        final List<V> values = new ArrayList<>(entries.values());
+        out.writeInt(values.size());
+        for (V v : values) {
+            codec.write(v, out);
+        }
+        out.flush();
+        file.write(bytes.toByteArray());
+    }
+
+    private void decode(final ByteBuffer payload) {
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(payload.array(),
+                payload.arrayOffset() + payload.position(), payload.remaining()))) {
+            final int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                final V v = codec.read(in);
+                entries.put(nameOf.apply(v), v);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new StoreException(StoreError.IO_ERROR, "corrupt metadata file " + file.path() + ": "
+                    + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            throw new StoreException(StoreError.IO_ERROR, "corrupt metadata file " + file.path(), e);
+        }
+    }
+
+    /** Writes a string map (attributes). */
+    public static void writeMap(final Map<String, String> map, final DataOutput out) throws IOException {
+        out.writeInt(map.size());
+        for (Map.Entry<String, String> e : map.entrySet()) {
+            out.writeUTF(e.getKey());
+            out.writeUTF(e.getValue());
+        }
+    }
+
+    /** Reads a string map written by {@link #writeMap}. */
+    public static Map<String, String> readMap(final DataInput in) throws IOException {
+        final int size = in.readInt();
+        if (size < 0 || size > 65_536) {
+            throw new IOException("attribute count " + size);
+        }
+        final Map<String, String> map = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < size; i++) {
+            map.put(in.readUTF(), in.readUTF());
+        }
+        return map;
+    }
+}

@@ -1,0 +1,117 @@
+package io.junction.core.queue;
+
+import io.junction.core.index.MessageIndex;
+import io.junction.core.log.CommitLog;
+import io.junction.core.log.DispatchInfo;
+import io.junction.core.log.RecordCodec;
+import io.junction.core.message.MessageProperties;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the log and indexes every visible record: its consume-queue entry, its id and key index entries; then
+ * tells the {@link ArrivalListener} so parked long polls on that queue wake up.
+ *
+ * <p>Indexing the same record twice writes the same queue entry (the record carries its queue offset) and skips the
+ * id index, which is what lets recovery simply re-dispatch from the checkpoint.
+ */
+public final class Dispatcher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+    /** Told when a queue got new entries. */
+    @FunctionalInterface
+    public interface ArrivalListener {
+        void arrived(String topic, int queueId);
+    }
+
+    private final CommitLog log;
+    private final LongSupplier visibleOffset;
+    private final ConsumeQueueStore queues;
+    private final MessageIndex index;
+    private final ArrivalListener listener;
+    private final Thread thread;
+    private volatile long dispatchedOffset;
+    private volatile boolean running = true;
+    private IOException pendingFailure;
+
+    public Dispatcher(final CommitLog log, final LongSupplier visibleOffset, final ConsumeQueueStore queues,
+                      final MessageIndex index, final ArrivalListener listener, final long startOffset) {
+        this.log = log;
+        this.visibleOffset = visibleOffset;
+        this.queues = queues;
+        this.index = index;
+        this.listener = listener;
+        this.dispatchedOffset = startOffset;
+        this.thread = new Thread(this::run, "junction-dispatcher");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Everything below this log offset is indexed. */
+    public long dispatchedOffset() {
+        return dispatchedOffset;
+    }
+
+    /** Sets where dispatching continues; before {@link #start()} only (recovery found the log's end). */
+    public void resetTo(final long offset) {
+        dispatchedOffset = offset;
+    }
+
+    /** New records are visible: index them soon. */
+    public void wake() {
+        LockSupport.unpark(thread);
+    }
+
+    /** Indexes one record; used by recovery on the opening thread and by the dispatcher thread. */
+    public DispatchInfo index(final ByteBuffer segmentView, final int position) throws IOException {
+        final DispatchInfo info = RecordCodec.dispatchInfo(segmentView, position);
+        queues.put(info.topic(), info.queueId(), info.queueOffset(), info.physicalOffset(), info.size(),
+                QueueEntryDescriptor.tagHash(info.properties().get(MessageProperties.TAGS)));
+        index.add(info);
+        return info;
+    }
+
+    private void run() {
+        while (running) {
+            final long target = visibleOffset.getAsLong();
+            final long from = dispatchedOffset;
+            if (from >= target) {
+                LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(5));
+                continue;
+            }
+            final long reached = log.scan(from, target, (view, pos, size) -> {
+                if (pendingFailure != null) {
+                    return;
+                }
+                try {
+                    final DispatchInfo info = index(view, pos);
+                    listener.arrived(info.topic(), info.queueId());
+                } catch (IOException | RuntimeException e) {
+                    pendingFailure = e instanceof IOException io ? io : new IOException(e);
+                }
+            });
+            if (pendingFailure != null) {
+                LOG.error("Indexing failed at or after log offset {}; retrying in 1 s", from, pendingFailure);
+                pendingFailure = null;
+                LockSupport.parkNanos(this, TimeUnit.SECONDS.toNanos(1));
+                continue;
+            }
+            dispatchedOffset = reached;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        LockSupport.unpark(thread);
+        thread.join(10_000);
+    }
+}
