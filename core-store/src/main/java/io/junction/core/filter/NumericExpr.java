@@ -1,0 +1,30 @@
+package io.junction.core.filter;
+
+import java.util.Map;
+
+/**
+ * A compiled numeric node (literal, property read as a number, negation, arithmetic).
+ *
+ * <p>A numeric value is either a long or a double, decided per message (a property holds "7" or "7.5"). To return
+ * that without allocating, a node answers three questions: its {@link #kind}, then {@link #longValue} or
+ * {@link #doubleValue}. Callers ask for a value only after the kind said it exists. Arithmetic filters therefore
+ * evaluate their operands twice; the common "property compared with a constant" shape uses dedicated conditions that
+ * read the property once.
+ */
+interface NumericExpr {
+    /** No value: missing property, text that is not a number, integer division by zero. */
+    int UNKNOWN = 0;
+    /** An exact long. */
+    int LONG = 1;
+    /** A double. */
+    int DOUBLE = 2;
+
+    /** {@link #UNKNOWN}, {@link #LONG} or {@link #DOUBLE}. */
+    int kind(Map<String, String> properties);
+
+    /** The value; only valid when {@link #kind} is {@link #LONG}. */
+    long longValue(Map<String, String> properties);
+
+    /** The value widened to double; valid when {@link #kind} is not {@link #UNKNOWN}. */
+    double doubleValue(Map<String, String> properties);
+}

@@ -1,0 +1,2 @@
+/** The unique-id and key index: memory-mapped hash files mapping keys to log offsets. */
+package io.junction.core.index;

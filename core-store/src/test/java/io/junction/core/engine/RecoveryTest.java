@@ -1,0 +1,225 @@
+package io.junction.core.engine;
+
+import static io.junction.core.engine.TestStores.body;
+import static io.junction.core.engine.TestStores.readAll;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.junction.core.PullRequest;
+import io.junction.core.PullStatus;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.io.FaultySegmentFiles;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RecoveryTest {
+    @TempDir
+    Path dir;
+
+    private List<SendResult> sendNumbered(final MessageStore store, final int from, final int count) {
+        final List<SendResult> results = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            results.add(store.send(Message.builder("t").queueId(0).body(("message-" + i)
+                    .getBytes(StandardCharsets.UTF_8)).build()).join());
+        }
+        return results;
+    }
+
+    private Path segment(final long base) {
+        return dir.resolve("commitlog").resolve(String.format("%020d", base));
+    }
+
+    private void overwrite(final Path file, final long position, final byte[] bytes) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(bytes), position);
+        }
+    }
+
+    @Test
+    void shouldCutATornLastRecordAndKeepEverythingBefore() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        final List<SendResult> sent;
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sent = sendNumbered(store, 0, 10);
+        }
+        final SendResult last = sent.get(9);
+        // The last record's second half never reached the disk.
+        final ByteBuffer zeros = ByteBuffer.allocate(40);
+        overwrite(segment(0), last.commitLogOffset() + 30, zeros.array());
+        Files.writeString(dir.resolve("abort"), ""); // as a crash leaves it
+        // A crash can only tear what was written after the last checkpoint (which follows an fsync).
+        Files.delete(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(store.stats().recoveredFromCrash()).isTrue();
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body)
+                    .containsExactly("message-0", "message-1", "message-2", "message-3", "message-4", "message-5",
+                            "message-6", "message-7", "message-8");
+            assertThat(store.stats().logWriteOffset()).isEqualTo(last.commitLogOffset());
+            assertThat(store.send(Message.builder("t").queueId(0).body("after".getBytes(StandardCharsets.UTF_8))
+                    .build()).join().queueOffset()).isEqualTo(9);
+        }
+    }
+
+    @Test
+    void shouldNeverResurrectStaleRecordsAfterATear() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        final List<SendResult> sent;
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sent = sendNumbered(store, 0, 3);
+        }
+        // Garble the middle record: recovery must end the log there, and the intact third record after it must not
+        // come back when a later record of the same size ends exactly where it starts.
+        overwrite(segment(0), sent.get(1).commitLogOffset() + 20, new byte[] {1, 2, 3, 4});
+        Files.deleteIfExists(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body).containsExactly("message-0");
+            // "message-9" has the length of "message-1": it ends where the stale "message-2" began.
+            final SendResult replacement = store.send(Message.builder("t").queueId(0)
+                    .body("message-9".getBytes(StandardCharsets.UTF_8)).build()).join();
+            assertThat(replacement.commitLogOffset()).isEqualTo(sent.get(1).commitLogOffset());
+        }
+        Files.deleteIfExists(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body).containsExactly("message-0", "message-9");
+        }
+    }
+
+    @Test
+    void shouldRebuildConsumeQueuesAndIndexFromTheLog() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        final List<SendResult> sent;
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sent = sendNumbered(store, 0, 2000);
+        }
+        deleteTree(dir.resolve("consumequeue"));
+        deleteTree(dir.resolve("index"));
+        Files.delete(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            final List<StoredMessage> all = readAll(store, "t", 0);
+            assertThat(all).hasSize(2000);
+            assertThat(body(all.get(1999))).isEqualTo("message-1999");
+            assertThat(store.queryById("t", sent.get(1234).uniqueId()).join()).map(TestStores::body)
+                    .contains("message-1234");
+        }
+    }
+
+    @Test
+    void shouldReportACorruptMetadataFileByName() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+        }
+        final Path topics = dir.resolve("config").resolve("topics.dat");
+        final byte[] bytes = Files.readAllBytes(topics);
+        bytes[bytes.length / 2] ^= 0x40;
+        Files.write(topics, bytes);
+        assertThatThrownBy(() -> MessageStore.open(config)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("topics.dat").hasMessageContaining("checksum");
+        // The failed open released the directory: a repaired store opens.
+        Files.delete(topics);
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(store.route("t")).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldFailSendsWhileTheDiskIsFullAndRecoverWhenSpaceReturns() {
+        final FaultySegmentFiles medium = new FaultySegmentFiles();
+        final StoreConfig config = TestStores.small(dir).flushMode(FlushMode.SYNC).build();
+        try (MessageStore store = MessageStore.open(config, System::currentTimeMillis, medium)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, 0, 5);
+            medium.diskFull = true;
+            assertThatThrownBy(() -> store.send(Message.builder("t").queueId(0)
+                    .body("lost".getBytes(StandardCharsets.UTF_8)).build()).join())
+                    .isInstanceOf(CompletionException.class)
+                    .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.DISK_FULL))
+                    .hasMessageContaining("disk full");
+            medium.diskFull = false;
+            assertThat(sendNumbered(store, 5, 5).get(0).queueOffset()).isEqualTo(5);
+            TestStores.awaitIndexed(store);
+            assertThat(readAll(store, "t", 0)).hasSize(10);
+        }
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body).containsExactly("message-0", "message-1",
+                    "message-2", "message-3", "message-4", "message-5", "message-6", "message-7", "message-8",
+                    "message-9");
+        }
+    }
+
+    @Test
+    void shouldStopTakingWritesAfterAFailedFsync() {
+        final FaultySegmentFiles medium = new FaultySegmentFiles();
+        final StoreConfig config = TestStores.small(dir).flushMode(FlushMode.SYNC).build();
+        try (MessageStore store = MessageStore.open(config, System::currentTimeMillis, medium)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, 0, 3);
+            medium.forceFails = true;
+            assertThatThrownBy(() -> sendNumbered(store, 3, 1)).satisfies(
+                    e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.IO_ERROR));
+            medium.forceFails = false;
+            assertThatThrownBy(() -> sendNumbered(store, 4, 1)).satisfies(
+                    e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.IO_ERROR))
+                    .hasMessageContaining("restart");
+        }
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(store.stats().recoveredFromCrash()).isTrue();
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body)
+                    .startsWith("message-0", "message-1", "message-2");
+        }
+    }
+
+    @Test
+    void shouldDeleteExpiredSegmentsAndMoveQueueMinimums() {
+        final long[] now = {1_000_000_000L};
+        final StoreConfig config = TestStores.small(dir).retention(Duration.ofHours(1)).build();
+        try (MessageStore store = MessageStore.open(config, () -> now[0],
+                io.junction.core.io.MappedSegmentFile.FACTORY)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            final byte[] body = new byte[50_000];
+            for (int i = 0; i < 60; i++) {
+                store.send(Message.builder("t").queueId(0).body(body).build()).join();
+            }
+            now[0] += Duration.ofHours(2).toMillis();
+            store.send(Message.builder("t").queueId(0).body("fresh".getBytes(StandardCharsets.UTF_8)).build()).join();
+            TestStores.awaitIndexed(store);
+            final long segmentsBefore = store.stats().logMinOffset();
+            store.runRetention();
+            assertThat(store.stats().logMinOffset()).isGreaterThan(segmentsBefore);
+            final long min = store.minOffset("t", 0);
+            assertThat(min).isGreaterThan(0);
+            assertThat(store.pull(new PullRequest("g", "t", 0, 0, 1, null, 0)).join().status())
+                    .isEqualTo(PullStatus.OFFSET_TOO_SMALL);
+            assertThat(body(readAll(store, "t", 0).get(readAll(store, "t", 0).size() - 1))).isEqualTo("fresh");
+        }
+    }
+
+    private static void deleteTree(final Path root) throws IOException {
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
