@@ -55,8 +55,14 @@ final class LongPollWaiters {
             count.decrementAndGet();
             retry.run();
         });
-        waiters.computeIfAbsent(new QueueKey(topic, queueId), k -> new ConcurrentLinkedQueue<>()).add(w);
-        timer.schedule(w::fire, waitMillis, TimeUnit.MILLISECONDS);
+        final Queue<Waiter> queue = waiters.computeIfAbsent(new QueueKey(topic, queueId),
+                k -> new ConcurrentLinkedQueue<>());
+        queue.add(w);
+        timer.schedule(() -> {
+            // Timed out: leave the queue, or idle long polls would pile up in it.
+            queue.remove(w);
+            w.fire();
+        }, waitMillis, TimeUnit.MILLISECONDS);
         return true;
     }
 

@@ -688,7 +688,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
             offsets.persistIfChanged();
             readPool.shutdown();
             adminPool.shutdown();
-            timer.shutdown();
+            timer.shutdownNow();
             readPool.awaitTermination(5, TimeUnit.SECONDS);
             adminPool.awaitTermination(5, TimeUnit.SECONDS);
             final boolean clean = flusher.failure() == null;

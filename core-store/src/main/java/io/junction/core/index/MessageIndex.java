@@ -65,16 +65,22 @@ public final class MessageIndex {
         if (keys.isEmpty()) {
             return;
         }
-        List<IndexFile> all = files;
+        final List<IndexFile> all = files;
         IndexFile current = all.isEmpty() ? null : all.get(all.size() - 1);
         if (current == null || !current.hasRoomFor(keys.size())) {
-            current = IndexFile.create(dir.resolve(String.format("%020d", info.physicalOffset())),
-                    Math.max(entriesPerFile, keys.size()), info.physicalOffset(), info.storeTimestamp());
-            final List<IndexFile> next = new ArrayList<>(all);
-            next.add(current);
-            files = List.copyOf(next);
+            current = roll(info, keys.size());
         }
         current.add(keys, info.physicalOffset(), info.storeTimestamp());
+    }
+
+    /** Starts a new file; synchronized with retention replacing the list. */
+    private synchronized IndexFile roll(final DispatchInfo info, final int keys) throws IOException {
+        final IndexFile created = IndexFile.create(dir.resolve(String.format("%020d", info.physicalOffset())),
+                Math.max(entriesPerFile, keys), info.physicalOffset(), info.storeTimestamp());
+        final List<IndexFile> next = new ArrayList<>(files);
+        next.add(created);
+        files = List.copyOf(next);
+        return created;
     }
 
     private static List<String> keysOf(final DispatchInfo info) {
@@ -121,7 +127,7 @@ public final class MessageIndex {
     }
 
     /** Retention: deletes files holding only records below {@code logMinOffset} (never the newest). */
-    public void dropBelow(final long logMinOffset) throws IOException {
+    public synchronized void dropBelow(final long logMinOffset) throws IOException {
         List<IndexFile> all = files;
         while (all.size() > 1 && all.get(0).lastLogOffset() < logMinOffset) {
             final IndexFile dropped = all.get(0);
@@ -132,7 +138,7 @@ public final class MessageIndex {
     }
 
     /** Drops every file whose records start at or after {@code logEnd} (recovery after a truncated log). */
-    public void truncate(final long logEnd) throws IOException {
+    public synchronized void truncate(final long logEnd) throws IOException {
         final List<IndexFile> all = new ArrayList<>(files);
         boolean changed = false;
         while (!all.isEmpty() && fileFirstOffset(all.get(all.size() - 1)) >= logEnd) {

@@ -322,7 +322,7 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /** Creates the segment starting at {@code baseOffset} if it does not exist (appender thread). */
-    public void ensureSegment(final long baseOffset) throws IOException {
+    public synchronized void ensureSegment(final long baseOffset) throws IOException {
         final List<SegmentFile> all = segments;
         if (!all.isEmpty() && all.get(all.size() - 1).baseOffset() >= baseOffset) {
             return;
@@ -340,7 +340,7 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /** Deletes the oldest segment (retention); never the one being written. */
-    public boolean deleteOldest() throws IOException {
+    public synchronized boolean deleteOldest() throws IOException {
         final List<SegmentFile> all = segments;
         if (all.size() < 2 || all.get(0).baseOffset() + segmentSize > writeOffset) {
             return false;

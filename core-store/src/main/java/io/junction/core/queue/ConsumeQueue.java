@@ -219,7 +219,7 @@ public final class ConsumeQueue {
      * Retention: the log now starts at {@code logMinOffset}; moves the min offset to the first entry still in the log
      * and deletes files whose entries all point below it.
      */
-    void dropBelow(final long logMinOffset) throws IOException {
+    synchronized void dropBelow(final long logMinOffset) throws IOException {
         long min = minOffset;
         final long max = maxOffset;
         while (min < max) {
@@ -240,7 +240,7 @@ public final class ConsumeQueue {
     }
 
     /** Deletes every file of the queue. */
-    void destroy() throws IOException {
+    synchronized void destroy() throws IOException {
         final List<QueueFile> all = files;
         files = List.of();
         maxOffset = 0;
@@ -265,6 +265,12 @@ public final class ConsumeQueue {
         if (!create) {
             return null;
         }
+        return createFile(queueOffset);
+    }
+
+    /** Adds files up to the one holding {@code queueOffset}; synchronized with retention replacing the list. */
+    private synchronized QueueFile createFile(final long queueOffset) throws IOException {
+        final List<QueueFile> all = files;
         final long firstOffset = queueOffset - queueOffset % entriesPerFile;
         if (!all.isEmpty() && firstOffset != all.get(all.size() - 1).firstOffset() + entriesPerFile) {
             if (firstOffset < all.get(0).firstOffset()) {
