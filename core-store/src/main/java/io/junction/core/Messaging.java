@@ -28,6 +28,21 @@ public interface Messaging {
     /** Reads messages of one queue from an offset; waits for arrivals when asked to. */
     CompletableFuture<PullResult> pull(PullRequest request);
 
+    /**
+     * Takes messages of a topic for a consumer group across all its queues (server-side balancing); each stays
+     * invisible to the group until acked or until its invisible time passes, then it is redelivered.
+     */
+    CompletableFuture<PopResult> pop(PopRequest request);
+
+    /** Acknowledges a popped message; fails (ILLEGAL_ARGUMENT) for a forged, foreign or expired handle. */
+    CompletableFuture<Void> ack(String group, String receiptHandle);
+
+    /** Moves a popped message's redelivery to {@code invisibleMillis} from now; returns its new receipt handle. */
+    CompletableFuture<String> changeInvisibleTime(String group, String receiptHandle, long invisibleMillis);
+
+    /** Gives a popped message back: redelivered after the group's back-off; returns its new receipt handle. */
+    CompletableFuture<String> nack(String group, String receiptHandle);
+
     /** Records a consumer group's position in a queue. */
     void commitOffset(String group, String topic, int queueId, long offset);
 
@@ -68,6 +83,41 @@ public interface Messaging {
     /** Consumer group administration. */
     GroupAdmin groups();
 
+    /** Consumer clients at run time: membership, queue locks, lag and replay. */
+    Consumers consumers();
+
+    /** Consumer clients at run time. */
+    interface Consumers {
+        /** Records a client's heartbeat (its subscriptions by topic). */
+        void heartbeat(String group, String clientId,
+                       java.util.Map<String, io.junction.core.group.ConsumerClient.Subscription> subscriptions,
+                       boolean broadcast);
+
+        /** A client left. */
+        void unregister(String group, String clientId);
+
+        /** The group's live clients, sorted by id. */
+        List<io.junction.core.group.ConsumerClient> clients(String group);
+
+        /** Hears of membership changes (to tell clients to rebalance). */
+        void addListener(io.junction.core.group.ConsumerRegistry.Listener listener);
+
+        /** Locks (or renews) queues for a client; returns those it holds. */
+        java.util.Set<Integer> lockQueues(String group, String clientId, String topic, java.util.Set<Integer> queues);
+
+        /** Releases a client's queue locks. */
+        void unlockQueues(String group, String clientId, String topic, java.util.Set<Integer> queues);
+
+        /** The group's lag on every queue of the topic. */
+        List<io.junction.core.group.QueueLag> lag(String group, String topic);
+
+        /**
+         * Moves the group's offsets on every queue of the topic to the first message stored at or after
+         * {@code timestamp} (replay); POP consumption restarts there too. Returns the new offsets by queue.
+         */
+        CompletableFuture<java.util.Map<Integer, Long>> resetOffsets(String group, String topic, long timestamp);
+    }
+
     /** Creates, changes, deletes and lists topics. */
     interface TopicAdmin {
         /** Creates or updates a topic. Shrinking the queue count hides the removed queues; their data stays. */
@@ -86,6 +136,12 @@ public interface Messaging {
         CompletableFuture<GroupConfig> createOrUpdate(GroupConfig config);
 
         CompletableFuture<Boolean> delete(String group);
+
+        /**
+         * Sends up to {@code max} messages of the group's dead-letter topic back to their original topics, counting
+         * deliveries from zero again; returns how many were re-driven.
+         */
+        CompletableFuture<Integer> redriveDeadLetters(String group, int max);
 
         Optional<GroupConfig> get(String group);
 

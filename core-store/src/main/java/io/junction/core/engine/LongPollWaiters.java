@@ -66,6 +66,32 @@ final class LongPollWaiters {
         return true;
     }
 
+    /**
+     * Parks {@code retry} until an entry arrives on any of the queues or {@code waitMillis} pass; false when too many
+     * reads are parked already.
+     */
+    boolean parkAny(final java.util.List<QueueKey> keys, final long waitMillis, final Runnable retry) {
+        if (count.incrementAndGet() > maxWaiters) {
+            count.decrementAndGet();
+            return false;
+        }
+        final Waiter w = new Waiter(() -> {
+            count.decrementAndGet();
+            retry.run();
+        });
+        final java.util.List<Queue<Waiter>> joined = new java.util.ArrayList<>(keys.size());
+        for (QueueKey key : keys) {
+            final Queue<Waiter> queue = waiters.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>());
+            queue.add(w);
+            joined.add(queue);
+        }
+        timer.schedule(() -> {
+            joined.forEach(q -> q.remove(w));
+            w.fire();
+        }, waitMillis, TimeUnit.MILLISECONDS);
+        return true;
+    }
+
     /** Wakes every read parked on the queue. */
     void arrived(final String topic, final int queueId) {
         if (waiters.isEmpty()) {

@@ -1,6 +1,8 @@
 package io.junction.core.engine;
 
 import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.PullStatus;
@@ -26,9 +28,17 @@ import io.junction.core.meta.MetadataFile;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.queue.ConsumeQueue;
 import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.group.ConsumerRegistry;
+import io.junction.core.group.QueueLocks;
+import io.junction.core.pop.PopService;
 import io.junction.core.queue.Dispatcher;
+import io.junction.core.timer.DeliveryTime;
+import io.junction.core.timer.TimerLog;
+import io.junction.core.timer.TimerMessages;
+import io.junction.core.timer.TimerService;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -57,6 +67,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MessageStore.class);
     private static final int METADATA_VERSION = 1;
     private static final int MAX_PARKED_READS = 100_000;
+    /** A consumer client missing heartbeats this long is dropped (RocketMQ: 120 s). */
+    private static final Duration CONSUMER_EXPIRY = Duration.ofSeconds(120);
+    /** Queue locks not renewed this long expire (RocketMQ: 60 s). */
+    private static final Duration QUEUE_LOCK_LEASE = Duration.ofSeconds(60);
 
     private final StoreConfig config;
     private final DataDirectory dataDir;
@@ -77,6 +91,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final ScheduledExecutorService maintenance;
     private final ScheduledExecutorService timer;
     private final LongPollWaiters waiters;
+    private final TimerService timers;
+    private final PopService pops;
+    private final StoreConsumers consumers;
+    private final ConsumerRegistry registry;
+    private final ScheduledExecutorService reviver;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final Topics topics = new Topics();
     private final Groups groups = new Groups();
@@ -127,19 +146,32 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 log.minOffset(), end, dataDir.crashed() ? " (after a crash: re-verified from offset "
                         + recoverFrom + ")" : "");
         this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
+        this.timers = new TimerService(new TimerAccess(), clock,
+                new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
+        this.reviver = Executors.newSingleThreadScheduledExecutor(named("junction-pop-revive"));
+        this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
+                config.autoCreateGroups(), reader, queues, offsets, waiters, readPool, this::send), clock,
+                PopSecret.load(dataDir.config("pop-secret")));
+        this.registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);
+        this.consumers = new StoreConsumers(registry, new QueueLocks(clock, QUEUE_LOCK_LEASE), offsets, queues,
+                reader, pops, topicTable::get, readPool);
         this.dispatcherStart(end);
     }
 
     private void dispatcherStart(final long end) throws IOException {
         dispatcher.resetTo(end);
+        pops.recover(); // before the first checkpoint, which moves the revive replay positions
         writeCheckpoint();
         flusher.start();
         appender.start();
         dispatcher.start();
         running = true;
+        timers.start();
+        reviver.scheduleWithFixedDelay(this::reviveQuietly, 100, 100, TimeUnit.MILLISECONDS);
         maintenance.scheduleWithFixedDelay(this::checkpointQuietly, 1, 1, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::persistOffsetsQuietly, 5, 5, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::watchDisk, 0, 1, TimeUnit.SECONDS);
+        maintenance.scheduleWithFixedDelay(registry::expire, 10, 10, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::applyRetention, 10, 10, TimeUnit.SECONDS);
     }
 
@@ -186,18 +218,25 @@ public final class MessageStore implements Messaging, AutoCloseable {
             if (refusal != null) {
                 return CompletableFuture.failedFuture(refusal);
             }
-            final Optional<TopicConfig> topic = topicTable.get(message.topic());
-            if (topic.isPresent()) {
-                return append(message, topic.get());
-            }
-            if (!config.autoCreateTopics()) {
-                return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
-                        "topic " + message.topic() + " does not exist"));
-            }
-            return topics.createIfAbsent(message.topic()).thenCompose(t -> append(message, t));
+            final long now = clock.getAsLong();
+            final long deliverAt = DeliveryTime.resolve(message.properties(), now, config.maxDelay());
+            return routed(message, deliverAt > now ? deliverAt : DeliveryTime.NONE);
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** Looks up (or auto-creates) the topic and appends; {@code deliverAt} other than NONE parks it as a timer. */
+    private CompletableFuture<SendResult> routed(final Message message, final long deliverAt) {
+        final Optional<TopicConfig> topic = topicTable.get(message.topic());
+        if (topic.isPresent()) {
+            return append(message, topic.get(), deliverAt);
+        }
+        if (!config.autoCreateTopics()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
+                    "topic " + message.topic() + " does not exist"));
+        }
+        return topics.createIfAbsent(message.topic()).thenCompose(t -> append(message, t, deliverAt));
     }
 
     private StoreException admissionFailure(final Message message) {
@@ -212,6 +251,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic name '" + message.topic()
                     + "' is not valid");
         }
+        if (TimerService.TOPIC.equals(message.topic())) {
+            return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic " + message.topic()
+                    + " is reserved for the store");
+        }
         if (message.body().length > config.maxMessageSize()) {
             return new StoreException(StoreError.MESSAGE_TOO_LARGE, "body of " + message.body().length
                     + " bytes exceeds the maximum of " + config.maxMessageSize());
@@ -225,7 +268,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         return null;
     }
 
-    private CompletableFuture<SendResult> append(final Message original, final TopicConfig topic) {
+    private CompletableFuture<SendResult> append(final Message original, final TopicConfig topic,
+                                                 final long deliverAt) {
         if (!topic.writable()) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
                     "topic " + topic.name() + " is not writable"));
@@ -248,6 +292,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
                     .bornTimestamp(original.bornTimestamp()).bornHost(original.bornHost())
                     .reconsumeTimes(original.reconsumeTimes()).build();
         }
+        if (deliverAt != DeliveryTime.NONE) {
+            return appendTimer(message, topic.name(), queueId, deliverAt, uniqueId);
+        }
         final ByteBuffer record;
         try {
             record = RecordCodec.encode(message, config.storeHost());
@@ -263,6 +310,95 @@ public final class MessageStore implements Messaging, AutoCloseable {
             return new SendResult(id, MessageIds.offsetMessageId(config.storeHost(), r.physicalOffset()),
                     topicName, finalQueueId, r.queueOffset(), r.physicalOffset());
         });
+    }
+
+    /**
+     * Parks a delayed message in the timer topic; the send completes when that record is durable. The result names
+     * the real topic and queue; its offsets are the parked record's (the delivered copy gets its own later).
+     */
+    private CompletableFuture<SendResult> appendTimer(final Message message, final String topicName, final int queueId,
+                                                      final long deliverAt, final String uniqueId) {
+        final ByteBuffer record;
+        try {
+            record = RecordCodec.encode(TimerMessages.park(message, topicName, queueId, deliverAt),
+                    config.storeHost());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
+        }
+        final long startNanos = System.nanoTime();
+        return appender.append(record, TimerService.TOPIC, 0).thenApply(r -> {
+            config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
+            return new SendResult(uniqueId, MessageIds.offsetMessageId(config.storeHost(), r.physicalOffset()),
+                    topicName, queueId, r.queueOffset(), r.physicalOffset());
+        });
+    }
+
+    /** The store as the {@link TimerService} sees it. */
+    private final class TimerAccess implements TimerLog {
+        @Override
+        public long timerQueueMinOffset() {
+            return queues.minOffset(TimerService.TOPIC, 0);
+        }
+
+        @Override
+        public long timerQueueMaxOffset() {
+            return queues.maxOffset(TimerService.TOPIC, 0);
+        }
+
+        @Override
+        public PullResult readTimerQueue(final long offset, final int max) {
+            return reader.read(new PullRequest(null, TimerService.TOPIC, 0, offset, max, null, 0));
+        }
+
+        @Override
+        public StoredMessage readRecord(final long logOffset) {
+            return readAt(logOffset).orElse(null);
+        }
+
+        @Override
+        public long logWriteOffset() {
+            return log.writeOffset();
+        }
+
+        @Override
+        public long logFlushedOffset() {
+            return log.flushedOffset();
+        }
+
+        @Override
+        public CompletableFuture<?> deliver(final Message message) {
+            final Optional<TopicConfig> topic = topicTable.get(message.topic());
+            Message m = message;
+            if (topic.isPresent() && message.queueId() >= topic.get().queueCount()) {
+                // The topic shrank since: let the core pick a queue.
+                m = new Message(message.topic(), Message.ANY_QUEUE, message.body(), message.flag(),
+                        message.properties(), message.sysFlag(), message.bornTimestamp(), message.bornHost(),
+                        message.reconsumeTimes());
+            }
+            return routed(m, DeliveryTime.NONE);
+        }
+
+        @Override
+        public boolean deliveredAfter(final String topic, final String uniqueId, final long deliverAt,
+                                      final long afterLogOffset) {
+            final String at = Long.toString(deliverAt);
+            for (long offset : index.find(topic, uniqueId, 0, Long.MAX_VALUE, 32)) {
+                if (offset <= afterLogOffset) {
+                    continue;
+                }
+                final Optional<StoredMessage> m = readAt(offset);
+                if (m.isPresent() && uniqueId.equals(m.get().uniqueId()) && topic.equals(m.get().topic())
+                        && at.equals(m.get().property(MessageProperties.DELIVER_AT))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Timers parked and not yet due (diagnostics and tests). */
+    public int pendingTimers() {
+        return timers.pendingCount();
     }
 
     // ------------------------------------------------------------------------------------------------- reading
@@ -311,6 +447,30 @@ public final class MessageStore implements Messaging, AutoCloseable {
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
         }
+    }
+
+    @Override
+    public CompletableFuture<PopResult> pop(final PopRequest request) {
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        }
+        return pops.pop(request);
+    }
+
+    @Override
+    public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
+        return pops.ack(group, receiptHandle);
+    }
+
+    @Override
+    public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
+                                                         final long invisibleMillis) {
+        return pops.changeInvisibleTime(group, receiptHandle, invisibleMillis);
+    }
+
+    @Override
+    public CompletableFuture<String> nack(final String group, final String receiptHandle) {
+        return pops.nack(group, receiptHandle);
     }
 
     @Override
@@ -461,11 +621,20 @@ public final class MessageStore implements Messaging, AutoCloseable {
         return groups;
     }
 
+    @Override
+    public Consumers consumers() {
+        return consumers;
+    }
+
     private final class Topics implements TopicAdmin {
         CompletableFuture<TopicConfig> createIfAbsent(final String name) {
+            return createIfAbsent(name, config.defaultQueueCount());
+        }
+
+        CompletableFuture<TopicConfig> createIfAbsent(final String name, final int queueCount) {
             return CompletableFuture.supplyAsync(() -> {
                 try {
-                    return topicTable.putIfAbsent(TopicConfig.of(name, config.defaultQueueCount()));
+                    return topicTable.putIfAbsent(TopicConfig.of(name, queueCount));
                 } catch (IOException e) {
                     throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + name + ": "
                             + e.getMessage(), e);
@@ -543,6 +712,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
         }
 
         @Override
+        public CompletableFuture<Integer> redriveDeadLetters(final String group, final int max) {
+            return pops.redriveDeadLetters(group, max);
+        }
+
+        @Override
         public Optional<GroupConfig> get(final String group) {
             return groupTable.get(group);
         }
@@ -577,6 +751,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     }
 
     private void writeCheckpoint() throws IOException {
+        pops.commitRevivePositions(q -> queues.maxOffset(PopService.REVIVE_TOPIC, q));
         final long indexed = dispatcher.dispatchedOffset();
         queues.flush();
         index.flush();
@@ -585,6 +760,24 @@ public final class MessageStore implements Messaging, AutoCloseable {
             checkpoint.write(durable, clock.getAsLong());
             lastCheckpoint = durable;
         }
+    }
+
+    private void reviveQuietly() {
+        try {
+            pops.revive();
+        } catch (RuntimeException e) {
+            LOG.error("POP revive failed; will retry", e);
+        }
+    }
+
+    /** Redelivers overdue popped messages now (tests and diagnostics); returns how many. */
+    public int reviveNow() {
+        return pops.revive();
+    }
+
+    /** Popped messages neither acked nor redelivered yet. */
+    public int inFlight() {
+        return pops.inFlight();
     }
 
     private void checkpointQuietly() {
@@ -673,8 +866,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
         }
         running = false;
         try {
+            reviver.shutdown();
+            reviver.awaitTermination(5, TimeUnit.SECONDS);
+            timers.close();
             appender.close();
             flusher.close();
+            timers.saveProgress();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (dispatcher.dispatchedOffset() < flusher.visibleOffset() && System.nanoTime() < deadline) {
                 dispatcher.wake();

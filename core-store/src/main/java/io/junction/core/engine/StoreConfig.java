@@ -23,6 +23,9 @@ import java.util.Objects;
  * @param diskFullRatio            above this share of the disk used, sends are refused (DISK_FULL)
  * @param storeHost                address written into records (and offset ids)
  * @param observer                 metrics sink
+ * @param autoCreateGroups         create unknown consumer groups on first use (else GROUP_NOT_FOUND)
+ * @param maxDelay                 longest delivery delay a timer (delayed) message may ask for; keep it below
+ *                                 {@code retention}, or a pending timer's record can be deleted before it fires
  */
 public record StoreConfig(
         Path dataDir,
@@ -39,7 +42,9 @@ public record StoreConfig(
         double maxDiskUsedRatio,
         double diskFullRatio,
         InetSocketAddress storeHost,
-        StoreObserver observer) {
+        StoreObserver observer,
+        Duration maxDelay,
+        boolean autoCreateGroups) {
 
     public static final int DEFAULT_SEGMENT_SIZE = 1 << 30;
 
@@ -60,6 +65,10 @@ public record StoreConfig(
             throw new IllegalArgumentException("default queue count must be positive");
         }
         observer = observer == null ? StoreObserver.NONE : observer;
+        Objects.requireNonNull(maxDelay, "maxDelay");
+        if (maxDelay.isNegative() || maxDelay.isZero()) {
+            throw new IllegalArgumentException("max delay must be positive");
+        }
     }
 
     /** The defaults for a store under {@code dataDir}. */
@@ -84,6 +93,8 @@ public record StoreConfig(
         private double diskFullRatio = 0.90;
         private InetSocketAddress storeHost = new InetSocketAddress("127.0.0.1", 9876);
         private StoreObserver observer = StoreObserver.NONE;
+        private Duration maxDelay = Duration.ofHours(24);
+        private boolean autoCreateGroups = true;
 
         private Builder(final Path dataDir) {
             this.dataDir = dataDir;
@@ -159,10 +170,20 @@ public record StoreConfig(
             return this;
         }
 
+        public Builder autoCreateGroups(final boolean v) {
+            autoCreateGroups = v;
+            return this;
+        }
+
+        public Builder maxDelay(final Duration v) {
+            maxDelay = v;
+            return this;
+        }
+
         public StoreConfig build() {
             return new StoreConfig(dataDir, segmentSize, queueFileEntries, indexFileEntries, flushMode,
                     flushInterval, flushThresholdBytes, maxMessageSize, autoCreateTopics, defaultQueueCount,
-                    retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer);
+                    retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer, maxDelay, autoCreateGroups);
         }
     }
 }

@@ -23,6 +23,14 @@ public final class MessageProperties {
     public static final String DELIVER_AT = "TIMER_DELIVER_MS";
     /** RocketMQ delay level 1..18. */
     public static final String DELAY_LEVEL = "DELAY";
+    /** Relative delivery delay in seconds (RocketMQ 5 clients). */
+    public static final String DELAY_SEC = "TIMER_DELAY_SEC";
+    /** Relative delivery delay in milliseconds (RocketMQ 5 clients). */
+    public static final String DELAY_MS = "TIMER_DELAY_MS";
+    /** On a record parked in a system topic (timers): the topic it is really for. */
+    public static final String REAL_TOPIC = "REAL_TOPIC";
+    /** On a record parked in a system topic (timers): the queue it is really for. */
+    public static final String REAL_QUEUE_ID = "REAL_QID";
     /** MIME type of the body. */
     public static final String CONTENT_TYPE = "CONTENT_TYPE";
     /** "true" on a transaction half message. */

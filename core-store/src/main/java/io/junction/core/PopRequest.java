@@ -1,0 +1,22 @@
+package io.junction.core;
+
+import io.junction.core.filter.MessageFilter;
+import java.util.Objects;
+
+/**
+ * Take messages of a topic for a consumer group, across all its queues; the server balances the load (no client
+ * rebalance). Each message stays invisible to the group for {@code invisibleMillis} unless acked.
+ *
+ * @param maxWaitMillis when nothing is there, wait up to this long for a message to arrive (0 = answer at once)
+ */
+public record PopRequest(String group, String topic, MessageFilter filter, int maxMessages, long invisibleMillis,
+                         long maxWaitMillis) {
+    /** Most messages one pop returns. */
+    public static final int MAX_MESSAGES = 32;
+
+    public PopRequest {
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(topic, "topic");
+        filter = filter == null ? MessageFilter.ALL : filter;
+    }
+}

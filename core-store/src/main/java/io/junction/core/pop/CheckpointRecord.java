@@ -1,0 +1,87 @@
+package io.junction.core.pop;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Bodies of the records that make POP state durable. They are appended to the revive topic like any message, so
+ * they share the log's durability and order; replaying the revive queues after a restart rebuilds what is in flight.
+ *
+ * <pre>
+ * checkpoint: type 1 | id int64 | deadline int64 | queue id int32 | count int32 | count x (queue offset int64,
+ *             reconsume times int32) | group (int16 length + UTF-8) | topic (int16 length + UTF-8)
+ * ack:        type 2 | checkpoint id int64 | index int32
+ * </pre>
+ */
+final class CheckpointRecord {
+    static final byte CHECKPOINT = 1;
+    static final byte ACK = 2;
+
+    private CheckpointRecord() {
+    }
+
+    static byte[] checkpoint(final long id, final long deadline, final String group, final String topic,
+                             final int queueId, final long[] offsets, final int[] reconsumeTimes) {
+        final byte[] g = group.getBytes(StandardCharsets.UTF_8);
+        final byte[] t = topic.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer buf = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 + offsets.length * 12 + 2 + g.length + 2
+                + t.length);
+        buf.put(CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId).putInt(offsets.length);
+        for (int i = 0; i < offsets.length; i++) {
+            buf.putLong(offsets[i]).putInt(reconsumeTimes[i]);
+        }
+        buf.putShort((short) g.length).put(g).putShort((short) t.length).put(t);
+        return buf.array();
+    }
+
+    static byte[] ack(final long checkpointId, final int index) {
+        return ByteBuffer.allocate(13).put(ACK).putLong(checkpointId).putInt(index).array();
+    }
+
+    /** A decoded checkpoint record. */
+    record Checkpoint(long id, long deadline, String group, String topic, int queueId, long[] offsets,
+                      int[] reconsumeTimes) {
+    }
+
+    /** A decoded ack record. */
+    record Ack(long checkpointId, int index) {
+    }
+
+    /** Decodes a record body: a {@link Checkpoint}, an {@link Ack}, or null when it is neither. */
+    static Object decode(final ByteBuffer body) {
+        try {
+            final ByteBuffer b = body.duplicate();
+            final byte type = b.get();
+            if (type == ACK) {
+                return new Ack(b.getLong(), b.getInt());
+            }
+            if (type != CHECKPOINT) {
+                return null;
+            }
+            final long id = b.getLong();
+            final long deadline = b.getLong();
+            final int queueId = b.getInt();
+            final int count = b.getInt();
+            if (count < 0 || count > 1024) {
+                return null;
+            }
+            final long[] offsets = new long[count];
+            final int[] reconsume = new int[count];
+            for (int i = 0; i < count; i++) {
+                offsets[i] = b.getLong();
+                reconsume[i] = b.getInt();
+            }
+            final String group = string(b);
+            final String topic = string(b);
+            return new Checkpoint(id, deadline, group, topic, queueId, offsets, reconsume);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String string(final ByteBuffer b) {
+        final byte[] bytes = new byte[b.getShort() & 0xFFFF];
+        b.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

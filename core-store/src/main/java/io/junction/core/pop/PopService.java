@@ -1,0 +1,592 @@
+package io.junction.core.pop;
+
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PoppedMessage;
+import io.junction.core.PullResult;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * POP consumption: the server hands each group's messages out across all queues of a topic, keeps them invisible to
+ * the group while a consumer works on them, and brings back the ones not acked in time through the group's retry
+ * topic, until they have been delivered {@code maxReconsumeTimes + 1} times; then they go to the dead-letter topic.
+ *
+ * <p>Design: per (group, topic, queue) a pop offset says where the next pop reads, advanced under a per-queue lock so
+ * one message is never handed to two consumers. Each pop of a queue appends a checkpoint record (offsets, deadline)
+ * to the revive topic, and each ack an ack record; the pop answers only once its checkpoint is stored, so what is in
+ * flight survives a restart by replaying the revive queues. The group's committed offset follows the stored
+ * checkpoints, never ahead of them. A revive tick re-puts expired, un-acked messages into the retry topic (or the
+ * dead-letter topic) and records them as done.
+ */
+public final class PopService {
+    /** System topic holding checkpoint and ack records. */
+    public static final String REVIVE_TOPIC = "rmq_sys_REVIVE_LOG";
+    /** Queues of the revive topic; a group and topic always use the same one. */
+    public static final int REVIVE_QUEUES = 8;
+    /** Pseudo-group under which revive replay positions are committed. */
+    static final String REVIVE_GROUP = "CID_RMQ_SYS_REVIVE_GROUP";
+    /** Pseudo-group under which dead-letter re-drive positions are committed. */
+    static final String REDRIVE_GROUP = "CID_JUNCTION_REDRIVE_GROUP";
+    /** Chance that a pop looks at the retry topic before the topic's own queues. */
+    private static final int RETRY_FIRST_PERCENT = 20;
+    static final String PROPERTY_RETRY_TOPIC = "RETRY_TOPIC";
+    static final String PROPERTY_DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
+    static final String PROPERTY_DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
+    private static final Logger LOG = LoggerFactory.getLogger(PopService.class);
+    private static final List<String> TIMER_PROPERTIES =
+            List.of("DELAY", "TIMER_DELIVER_MS", "TIMER_DELAY_MS", "TIMER_DELAY_SEC");
+
+    private record QueueKey(String group, String topic, int queueId) {
+    }
+
+    /** Per-queue pop position and lock. */
+    private static final class QueueState {
+        final ReentrantLock lock = new ReentrantLock();
+        long popOffset = -1;
+        int pendingCheckpoints;
+    }
+
+    private final PopStore store;
+    private final LongSupplier clock;
+    private final ReceiptHandle.Codec handles;
+    private final Map<QueueKey, QueueState> queues = new ConcurrentHashMap<>();
+    private final Map<Long, OpenCheckpoint> open = new ConcurrentHashMap<>();
+    private final PriorityQueue<OpenCheckpoint> byDeadline =
+            new PriorityQueue<>((a, b) -> Long.compare(a.deadline, b.deadline));
+    private final Map<String, AtomicInteger> startQueue = new ConcurrentHashMap<>();
+    private final AtomicLong checkpointIds;
+    private final ReentrantLock reviveLock = new ReentrantLock();
+    /** Checkpoint appends not yet registered as open; revive positions must not move past them. */
+    private final AtomicInteger checkpointsInProgress = new AtomicInteger();
+
+    public PopService(final PopStore store, final LongSupplier clock, final byte[] secret) {
+        this.store = store;
+        this.clock = clock;
+        this.handles = new ReceiptHandle.Codec(secret);
+        this.checkpointIds = new AtomicLong(clock.getAsLong() * 1024);
+    }
+
+    // ---------------------------------------------------------------------------------------------------- pop
+
+    public CompletableFuture<PopResult> pop(final PopRequest request) {
+        final Optional<TopicConfig> topic = store.topic(request.topic());
+        if (topic.isEmpty()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
+                    "topic " + request.topic() + " does not exist"));
+        }
+        if (store.group(request.group()).isEmpty()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.GROUP_NOT_FOUND,
+                    "consumer group " + request.group() + " does not exist"));
+        }
+        if (request.maxMessages() < 1 || request.maxMessages() > PopRequest.MAX_MESSAGES
+                || request.invisibleMillis() < 0) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
+                    "pop takes 1.." + PopRequest.MAX_MESSAGES + " messages and a non-negative invisible time"));
+        }
+        final CompletableFuture<PopResult> result = new CompletableFuture<>();
+        store.readExecutor().execute(() -> popOrPark(request, topic.get(), result, true));
+        return result;
+    }
+
+    private void popOrPark(final PopRequest request, final TopicConfig topic, final CompletableFuture<PopResult> result,
+                           final boolean mayPark) {
+        try {
+            final List<PopStore.QueueRef> order = queueOrder(request.group(), topic);
+            final List<CompletableFuture<List<PoppedMessage>>> batches = new ArrayList<>();
+            int wanted = request.maxMessages();
+            for (PopStore.QueueRef q : order) {
+                if (wanted <= 0) {
+                    break;
+                }
+                final Batch batch = popQueue(request, q, wanted);
+                if (batch != null) {
+                    wanted -= batch.count;
+                    batches.add(batch.stored);
+                }
+            }
+            if (batches.isEmpty() && mayPark && request.maxWaitMillis() > 0
+                    && store.parkAny(order, request.maxWaitMillis(),
+                        () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, false)))) {
+                return;
+            }
+            CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+                final List<PoppedMessage> all = new ArrayList<>();
+                for (CompletableFuture<List<PoppedMessage>> b : batches) {
+                    if (!b.isCompletedExceptionally()) {
+                        all.addAll(b.join());
+                    }
+                }
+                if (all.isEmpty() && e != null) {
+                    result.completeExceptionally(e);
+                } else {
+                    result.complete(new PopResult(all));
+                }
+            });
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    /** The topic's queues from a rotating start, with the retry topic first now and then, else last. */
+    private List<PopStore.QueueRef> queueOrder(final String group, final TopicConfig topic) {
+        final List<PopStore.QueueRef> order = new ArrayList<>(topic.queueCount() + 1);
+        final int start = startQueue.computeIfAbsent(group + '@' + topic.name(), k -> new AtomicInteger())
+                .getAndIncrement();
+        for (int i = 0; i < topic.queueCount(); i++) {
+            order.add(new PopStore.QueueRef(topic.name(), Math.floorMod(start + i, topic.queueCount())));
+        }
+        final String retry = RetryPolicy.retryTopic(group, topic.name());
+        if (store.topic(retry).isPresent()) {
+            final PopStore.QueueRef retryQueue = new PopStore.QueueRef(retry, 0);
+            if (ThreadLocalRandom.current().nextInt(100) < RETRY_FIRST_PERCENT) {
+                order.add(0, retryQueue);
+            } else {
+                order.add(retryQueue);
+            }
+        }
+        return order;
+    }
+
+    private record Batch(int count, CompletableFuture<List<PoppedMessage>> stored) {
+    }
+
+    /** Pops up to {@code max} messages of one queue; null when it had none (or another consumer holds it). */
+    private Batch popQueue(final PopRequest request, final PopStore.QueueRef q, final int max) {
+        final QueueKey key = new QueueKey(request.group(), q.topic(), q.queueId());
+        final QueueState state = queues.computeIfAbsent(key, k -> new QueueState());
+        if (!state.lock.tryLock()) {
+            return null; // another pop is reading this queue right now; the others are as good
+        }
+        try {
+            if (state.popOffset < 0) {
+                final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
+                state.popOffset = Math.max(committed, store.minOffset(q.topic(), q.queueId()));
+            }
+            final PullResult read = store.read(q.topic(), q.queueId(), state.popOffset, max, request.filter());
+            final long next = Math.max(read.nextOffset(), state.popOffset);
+            if (read.messages().isEmpty()) {
+                if (next != state.popOffset) {
+                    state.popOffset = next;
+                    if (state.pendingCheckpoints == 0) {
+                        store.commitOffset(request.group(), q.topic(), q.queueId(), next);
+                    }
+                }
+                return null;
+            }
+            state.popOffset = next;
+            final List<StoredMessage> messages = read.messages();
+            final long now = clock.getAsLong();
+            final long deadline = now + request.invisibleMillis();
+            final long[] offsets = new long[messages.size()];
+            final int[] reconsume = new int[messages.size()];
+            for (int i = 0; i < offsets.length; i++) {
+                offsets[i] = messages.get(i).queueOffset();
+                reconsume[i] = messages.get(i).reconsumeTimes();
+            }
+            final long id = checkpointIds.incrementAndGet();
+            state.pendingCheckpoints++;
+            // Appended under the queue lock: checkpoints of one queue reach the log in pop order, so once one is
+            // stored, all earlier ones are too, and committing its end offset can never skip a message.
+            final CompletableFuture<OpenCheckpoint> stored = storeCheckpoint(id, deadline, request.group(), q.topic(),
+                    q.queueId(), offsets, reconsume);
+            final CompletableFuture<List<PoppedMessage>> popped = stored.handle((ck, e) -> {
+                state.lock.lock();
+                try {
+                    state.pendingCheckpoints--;
+                    if (e != null) {
+                        // Not stored: give the messages back to the group.
+                        state.popOffset = Math.min(state.popOffset, offsets[0]);
+                        throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: " + e.getMessage(),
+                                e);
+                    }
+                    final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
+                    if (next > committed) {
+                        store.commitOffset(request.group(), q.topic(), q.queueId(), next);
+                    }
+                } finally {
+                    state.lock.unlock();
+                }
+                final List<PoppedMessage> out = new ArrayList<>(messages.size());
+                for (int i = 0; i < messages.size(); i++) {
+                    final StoredMessage m = messages.get(i);
+                    final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, q.topic());
+                    out.add(new PoppedMessage(m, origin, handles.encode(new ReceiptHandle(id, i, request.group(),
+                            q.topic(), q.queueId(), m.queueOffset(), m.reconsumeTimes(), deadline)),
+                            m.reconsumeTimes()));
+                }
+                return out;
+            });
+            return new Batch(messages.size(), popped);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    private CompletableFuture<OpenCheckpoint> storeCheckpoint(final long id, final long deadline, final String group,
+                                                              final String topic, final int queueId,
+                                                              final long[] offsets, final int[] reconsume) {
+        final int reviveQueue = reviveQueue(group, topic);
+        final byte[] body = CheckpointRecord.checkpoint(id, deadline, group, topic, queueId, offsets, reconsume);
+        checkpointsInProgress.incrementAndGet();
+        return appendRevive(reviveQueue, body, "ck").thenApply(r -> {
+            final OpenCheckpoint ck = new OpenCheckpoint(id, deadline, group, topic, queueId, offsets, reconsume,
+                    reviveQueue, r.queueOffset());
+            register(ck);
+            return ck;
+        }).whenComplete((ck, e) -> checkpointsInProgress.decrementAndGet());
+    }
+
+    private void register(final OpenCheckpoint ck) {
+        open.put(ck.id, ck);
+        reviveLock.lock();
+        try {
+            byDeadline.add(ck);
+        } finally {
+            reviveLock.unlock();
+        }
+    }
+
+    private CompletableFuture<SendResult> appendRevive(final int reviveQueue, final byte[] body, final String tag) {
+        return store.ensureTopic(REVIVE_TOPIC, REVIVE_QUEUES).thenCompose(t -> store.append(
+                Message.builder(REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body).build()));
+    }
+
+    static int reviveQueue(final String group, final String topic) {
+        return Math.floorMod((group + '\u0000' + topic).hashCode(), REVIVE_QUEUES);
+    }
+
+    // ---------------------------------------------------------------------------------------------------- ack
+
+    /** Acknowledges a popped message: it will not come back. */
+    public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
+        final ReceiptHandle h;
+        final OpenCheckpoint ck;
+        try {
+            h = validHandle(group, receiptHandle);
+            ck = openCheckpoint(h);
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack").thenAccept(r -> {
+            if (ck.finish(h.index())) {
+                closeIfDone(ck);
+            }
+        });
+    }
+
+    /**
+     * Makes a popped message visible again after {@code invisibleMillis} from now instead of at its current deadline
+     * (0 = at once, as a negative acknowledgement); returns the new receipt handle, the old one no longer works.
+     */
+    public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
+                                                         final long invisibleMillis) {
+        final ReceiptHandle h;
+        final OpenCheckpoint ck;
+        try {
+            if (invisibleMillis < 0) {
+                throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "invisible time must not be negative");
+            }
+            h = validHandle(group, receiptHandle);
+            ck = openCheckpoint(h);
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        final long id = checkpointIds.incrementAndGet();
+        final long deadline = clock.getAsLong() + invisibleMillis;
+        // The new single-message checkpoint first: if the ack of the old one is lost, the message comes back twice,
+        // never zero times.
+        return storeCheckpoint(id, deadline, group, h.topic(), h.queueId(), new long[] {h.queueOffset()},
+                new int[] {h.reconsumeTimes()})
+                .thenCompose(newCk -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack")
+                        .thenApply(r -> {
+                            if (ck.finish(h.index())) {
+                                closeIfDone(ck);
+                            }
+                            return handles.encode(new ReceiptHandle(id, 0, group, h.topic(), h.queueId(),
+                                    h.queueOffset(), h.reconsumeTimes(), deadline));
+                        }));
+    }
+
+    /** A negative acknowledgement: redelivery after the group's back-off for this attempt. */
+    public CompletableFuture<String> nack(final String group, final String receiptHandle) {
+        final ReceiptHandle h = handles.decode(receiptHandle);
+        final int attempt = h == null ? 0 : h.reconsumeTimes();
+        return changeInvisibleTime(group, receiptHandle,
+                RetryPolicy.backoffMillis(store.group(group).orElse(null), attempt));
+    }
+
+    private ReceiptHandle validHandle(final String group, final String text) {
+        final ReceiptHandle h = handles.decode(text);
+        if (h == null) {
+            throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "invalid receipt handle");
+        }
+        if (!h.group().equals(group)) {
+            throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "receipt handle belongs to another group");
+        }
+        return h;
+    }
+
+    private OpenCheckpoint openCheckpoint(final ReceiptHandle h) {
+        final OpenCheckpoint ck = open.get(h.checkpointId());
+        if (ck == null || !ck.isOpen(h.index()) || ck.offsets[h.index()] != h.queueOffset()) {
+            throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "receipt handle expired: the message was "
+                    + "acknowledged, or its invisible time passed and it was redelivered");
+        }
+        return ck;
+    }
+
+    private void closeIfDone(final OpenCheckpoint ck) {
+        if (ck.allDone()) {
+            open.remove(ck.id);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------- revive
+
+    /**
+     * Brings back every message whose deadline passed un-acked: a copy goes to the group's retry topic with one
+     * more delivery counted, or to its dead-letter topic once the count exceeds the group's maximum.
+     *
+     * @return how many messages were revived
+     */
+    public int revive() {
+        final long now = clock.getAsLong();
+        final List<OpenCheckpoint> due = new ArrayList<>();
+        reviveLock.lock();
+        try {
+            while (!byDeadline.isEmpty() && byDeadline.peek().deadline <= now) {
+                due.add(byDeadline.poll());
+            }
+        } finally {
+            reviveLock.unlock();
+        }
+        int revived = 0;
+        for (OpenCheckpoint ck : due) {
+            if (!open.containsKey(ck.id)) {
+                continue;
+            }
+            for (int i = 0; i < ck.offsets.length; i++) {
+                if (!ck.isOpen(i)) {
+                    continue;
+                }
+                try {
+                    reviveOne(ck, i).join();
+                    revived++;
+                } catch (RuntimeException e) {
+                    LOG.warn("Reviving {}/{}@{} for group {} failed; will retry", ck.topic, ck.queueId,
+                            ck.offsets[i], ck.group, e);
+                    reviveLock.lock();
+                    try {
+                        byDeadline.add(ck);
+                    } finally {
+                        reviveLock.unlock();
+                    }
+                    break;
+                }
+            }
+        }
+        return revived;
+    }
+
+    private CompletableFuture<Void> reviveOne(final OpenCheckpoint ck, final int index) {
+        final PullResult read = store.read(ck.topic, ck.queueId, ck.offsets[index], 1, null);
+        final StoredMessage m = read.messages().isEmpty() || read.messages().get(0).queueOffset() != ck.offsets[index]
+                ? null : read.messages().get(0);
+        final CompletableFuture<?> put;
+        if (m == null) {
+            LOG.warn("Message {}/{}@{} of group {} is gone (retention); not redelivered", ck.topic, ck.queueId,
+                    ck.offsets[index], ck.group);
+            put = CompletableFuture.completedFuture(null);
+        } else {
+            put = redeliver(ck.group, ck.topic, m);
+        }
+        return put.thenCompose(v -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, index), "ack"))
+                .thenAccept(r -> {
+                    if (ck.finish(index)) {
+                        closeIfDone(ck);
+                    }
+                });
+    }
+
+    private CompletableFuture<SendResult> redeliver(final String group, final String queueTopic,
+                                                    final StoredMessage m) {
+        final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, queueTopic);
+        final int attempts = m.reconsumeTimes() + 1;
+        final GroupConfig config = store.group(group).orElse(GroupConfig.of(group));
+        final boolean dead = attempts > config.maxReconsumeTimes();
+        final String target = dead ? RetryPolicy.deadLetterTopic(group) : RetryPolicy.retryTopic(group, origin);
+        final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
+                .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
+                .bornHost(m.bornHost()).reconsumeTimes(attempts);
+        // Redelivery is due now: a delay the original asked for must not apply again.
+        for (String timerProperty : TIMER_PROPERTIES) {
+            copy.property(timerProperty, null);
+        }
+        if (dead) {
+            copy.property(PROPERTY_DLQ_ORIGIN_TOPIC, origin).property(PROPERTY_DLQ_ORIGIN_ID, m.uniqueId())
+                    .property(PROPERTY_RETRY_TOPIC, null);
+        } else {
+            copy.property(PROPERTY_RETRY_TOPIC, origin);
+        }
+        return store.ensureTopic(target, 1).thenCompose(t -> store.append(copy.build()));
+    }
+
+    // ---------------------------------------------------------------------------------------------------- restart
+
+    /**
+     * Rebuilds what is in flight by replaying the revive queues from their committed positions (at start, before
+     * any pop): checkpoints become open again, acks close their messages, and pop offsets move past every
+     * checkpointed message.
+     */
+    public void recover() {
+        long maxId = checkpointIds.get();
+        final Map<Long, OpenCheckpoint> replayed = new java.util.HashMap<>();
+        for (int q = 0; q < REVIVE_QUEUES; q++) {
+            long offset = Math.max(store.committedOffset(REVIVE_GROUP, REVIVE_TOPIC, q),
+                    store.minOffset(REVIVE_TOPIC, q));
+            while (true) {
+                final PullResult r = store.read(REVIVE_TOPIC, q, offset, 256, null);
+                for (StoredMessage m : r.messages()) {
+                    final Object rec = CheckpointRecord.decode(m.body());
+                    if (rec instanceof CheckpointRecord.Checkpoint c) {
+                        replayed.put(c.id(), new OpenCheckpoint(c.id(), c.deadline(), c.group(), c.topic(),
+                                c.queueId(), c.offsets(), c.reconsumeTimes(), q, m.queueOffset()));
+                        maxId = Math.max(maxId, c.id());
+                        final QueueState state = queues.computeIfAbsent(new QueueKey(c.group(), c.topic(),
+                                c.queueId()), k -> new QueueState());
+                        final long end = c.offsets()[c.offsets().length - 1] + 1;
+                        final long committed = store.committedOffset(c.group(), c.topic(), c.queueId());
+                        state.popOffset = Math.max(Math.max(state.popOffset, end), committed);
+                    } else if (rec instanceof CheckpointRecord.Ack a) {
+                        final OpenCheckpoint ck = replayed.get(a.checkpointId());
+                        if (ck != null) {
+                            ck.finish(a.index());
+                        }
+                    }
+                }
+                if (r.nextOffset() <= offset || r.messages().isEmpty() && r.nextOffset() >= r.maxOffset()) {
+                    break;
+                }
+                offset = r.nextOffset();
+            }
+        }
+        for (OpenCheckpoint ck : replayed.values()) {
+            if (!ck.allDone()) {
+                register(ck);
+            }
+            if (ck.offsets.length > 0) {
+                final long end = ck.offsets[ck.offsets.length - 1] + 1;
+                if (end > store.committedOffset(ck.group, ck.topic, ck.queueId)) {
+                    store.commitOffset(ck.group, ck.topic, ck.queueId, end);
+                }
+            }
+        }
+        checkpointIds.set(Math.max(maxId, checkpointIds.get()));
+        LOG.info("POP: {} checkpoints in flight after replay", open.size());
+    }
+
+    /**
+     * Moves each revive queue's committed replay position up to its oldest checkpoint still in flight (run
+     * periodically; the store persists committed offsets).
+     */
+    public void commitRevivePositions(final java.util.function.ToLongFunction<Integer> reviveQueueEnd) {
+        // Order matters: ends first, then no checkpoint half-registered, then the open ones. A checkpoint stored
+        // below an end was either registered before the open set is read, or still in progress (then skip).
+        final long[] ends = new long[REVIVE_QUEUES];
+        for (int q = 0; q < REVIVE_QUEUES; q++) {
+            ends[q] = reviveQueueEnd.applyAsLong(q);
+        }
+        if (checkpointsInProgress.get() > 0) {
+            return;
+        }
+        final long[] oldest = new long[REVIVE_QUEUES];
+        java.util.Arrays.fill(oldest, Long.MAX_VALUE);
+        for (OpenCheckpoint ck : open.values()) {
+            oldest[ck.reviveQueue] = Math.min(oldest[ck.reviveQueue], ck.reviveOffset);
+        }
+        for (int q = 0; q < REVIVE_QUEUES; q++) {
+            final long position = Math.min(oldest[q], ends[q]);
+            if (position > store.committedOffset(REVIVE_GROUP, REVIVE_TOPIC, q)) {
+                store.commitOffset(REVIVE_GROUP, REVIVE_TOPIC, q, position);
+            }
+        }
+    }
+
+    /**
+     * Sends up to {@code max} dead letters of the group back to their original topics with their delivery count
+     * reset, oldest first; the position is kept, so a message is re-driven once.
+     */
+    public CompletableFuture<Integer> redriveDeadLetters(final String group, final int max) {
+        final String dlq = RetryPolicy.deadLetterTopic(group);
+        if (store.topic(dlq).isEmpty()) {
+            return CompletableFuture.completedFuture(0);
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            long offset = Math.max(store.committedOffset(REDRIVE_GROUP, dlq, 0), store.minOffset(dlq, 0));
+            int moved = 0;
+            while (moved < max) {
+                final PullResult r = store.read(dlq, 0, offset, Math.min(32, max - moved), null);
+                if (r.messages().isEmpty()) {
+                    break;
+                }
+                for (StoredMessage m : r.messages()) {
+                    final String origin = m.property(PROPERTY_DLQ_ORIGIN_TOPIC);
+                    if (origin != null) {
+                        store.append(Message.builder(origin).body(m.bodyBytes()).flag(m.flag())
+                                .properties(m.properties()).property(PROPERTY_DLQ_ORIGIN_TOPIC, null)
+                                .property(PROPERTY_DLQ_ORIGIN_ID, null).sysFlag(m.sysFlag())
+                                .bornTimestamp(m.bornTimestamp()).bornHost(m.bornHost()).build()).join();
+                        moved++;
+                    }
+                    offset = m.queueOffset() + 1;
+                    store.commitOffset(REDRIVE_GROUP, dlq, 0, offset);
+                }
+            }
+            return moved;
+        }, store.readExecutor());
+    }
+
+    /** Makes the group's next pop of the queue start at {@code offset} (replay; offsets were reset). */
+    public void resetQueue(final String group, final String topic, final int queueId, final long offset) {
+        final QueueState state = queues.computeIfAbsent(new QueueKey(group, topic, queueId), k -> new QueueState());
+        state.lock.lock();
+        try {
+            state.popOffset = offset;
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /** Messages in flight (popped, neither acked nor revived yet). */
+    public int inFlight() {
+        int n = 0;
+        for (OpenCheckpoint ck : open.values()) {
+            for (int i = 0; i < ck.offsets.length; i++) {
+                if (ck.isOpen(i)) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+}

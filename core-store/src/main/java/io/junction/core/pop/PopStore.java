@@ -1,0 +1,45 @@
+package io.junction.core.pop;
+
+import io.junction.core.PullResult;
+import io.junction.core.SendResult;
+import io.junction.core.filter.MessageFilter;
+import io.junction.core.message.Message;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/** What POP needs from the store: narrow on purpose, so POP never reaches into storage classes. */
+public interface PopStore {
+    Optional<TopicConfig> topic(String name);
+
+    /** The topic, created with {@code queues} queues when missing. */
+    CompletableFuture<TopicConfig> ensureTopic(String name, int queues);
+
+    /** The group's configuration, or empty when unknown and groups are not created on first use. */
+    Optional<GroupConfig> group(String name);
+
+    /** Reads a queue from an offset (no waiting). */
+    PullResult read(String topic, int queueId, long offset, int max, MessageFilter filter);
+
+    long minOffset(String topic, int queueId);
+
+    /** Appends a message through the normal send path. */
+    CompletableFuture<SendResult> append(Message message);
+
+    long committedOffset(String group, String topic, int queueId);
+
+    void commitOffset(String group, String topic, int queueId, long offset);
+
+    /** Parks {@code retry} until one of the queues gets an entry or the wait ends; false when too many are parked. */
+    boolean parkAny(List<QueueRef> queues, long waitMillis, Runnable retry);
+
+    /** Where reads run (never a caller's event loop). */
+    Executor readExecutor();
+
+    /** A queue of a topic. */
+    record QueueRef(String topic, int queueId) {
+    }
+}

@@ -1,0 +1,264 @@
+package io.junction.core.pop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PoppedMessage;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.StoreConfig;
+import io.junction.core.engine.TestStores;
+import io.junction.core.io.MappedSegmentFile;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PopTest {
+    private static final long INVISIBLE = 30_000;
+
+    @TempDir
+    Path dir;
+    private final AtomicLong now = new AtomicLong(1_700_000_000_000L);
+
+    private MessageStore open() {
+        return open(TestStores.small(dir).build());
+    }
+
+    private MessageStore open(final StoreConfig config) {
+        return MessageStore.open(config, now::get, MappedSegmentFile.FACTORY);
+    }
+
+    private static void sendNumbered(final MessageStore store, final String topic, final int count) {
+        final List<CompletableFuture<?>> sends = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sends.add(store.send(Message.builder(topic).keys("n" + i).body(("m" + i).getBytes(StandardCharsets.UTF_8))
+                    .build()));
+        }
+        sends.forEach(CompletableFuture::join);
+        TestStores.awaitIndexed(store);
+    }
+
+    private static PopResult pop(final MessageStore store, final String group, final String topic, final int max) {
+        return store.pop(new PopRequest(group, topic, null, max, INVISIBLE, 0)).join();
+    }
+
+    private static List<PoppedMessage> popAll(final MessageStore store, final String group, final String topic) {
+        final List<PoppedMessage> all = new ArrayList<>();
+        for (int empty = 0; empty < 3; ) {
+            final PopResult r = pop(store, group, topic, 32);
+            all.addAll(r.messages());
+            empty = r.messages().isEmpty() ? empty + 1 : 0;
+        }
+        return all;
+    }
+
+    private static String body(final PoppedMessage m) {
+        return TestStores.body(m.message());
+    }
+
+    @Test
+    void shouldHandEachMessageOutOnceAndNeverAgainAfterItsAck() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
+            sendNumbered(store, "t", 100);
+            final List<PoppedMessage> popped = popAll(store, "g", "t");
+            assertThat(popped).hasSize(100);
+            assertThat(popped.stream().map(PopTest::body).distinct()).hasSize(100);
+            assertThat(store.inFlight()).isEqualTo(100);
+            for (PoppedMessage m : popped) {
+                store.ack("g", m.receiptHandle()).join();
+            }
+            assertThat(store.inFlight()).isZero();
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).isZero();
+            assertThat(popAll(store, "g", "t")).isEmpty();
+            // Another group sees everything on its own.
+            assertThat(popAll(store, "other", "t")).hasSize(100);
+        }
+    }
+
+    @Test
+    void shouldRedeliverAnUnackedMessageAfterItsInvisibleTimeWithItsCountRaised() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 2)).join();
+            sendNumbered(store, "t", 1);
+            final PoppedMessage first = pop(store, "g", "t", 1).messages().get(0);
+            assertThat(first.reconsumeTimes()).isZero();
+            now.addAndGet(INVISIBLE - 1);
+            assertThat(store.reviveNow()).isZero();
+            assertThat(pop(store, "g", "t", 1).messages()).isEmpty();
+            now.addAndGet(2);
+            assertThat(store.reviveNow()).isEqualTo(1);
+            TestStores.awaitIndexed(store);
+            final PoppedMessage again = pop(store, "g", "t", 1).messages().get(0);
+            assertThat(body(again)).isEqualTo("m0");
+            assertThat(again.topic()).isEqualTo("t");
+            assertThat(again.reconsumeTimes()).isEqualTo(1);
+            assertThat(again.message().uniqueId()).isEqualTo(first.message().uniqueId());
+            assertThatThrownBy(() -> store.ack("g", first.receiptHandle()).join())
+                    .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_ARGUMENT))
+                    .hasMessageContaining("expired");
+            store.ack("g", again.receiptHandle()).join();
+        }
+    }
+
+    @Test
+    void shouldDeadLetterAfterMaxReconsumeTimes() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            store.groups().createOrUpdate(new GroupConfig("g", 2, false, false, Map.of())).join();
+            sendNumbered(store, "t", 1);
+            int deliveries = 0;
+            while (true) {
+                final PopResult r = pop(store, "g", "t", 1);
+                if (r.messages().isEmpty()) {
+                    break;
+                }
+                deliveries++;
+                now.addAndGet(INVISIBLE + 1);
+                store.reviveNow();
+                TestStores.awaitIndexed(store);
+            }
+            assertThat(deliveries).isEqualTo(3);
+            final List<StoredMessage> dlq = TestStores.readAll(store, RetryPolicy.deadLetterTopic("g"), 0);
+            assertThat(dlq).hasSize(1);
+            assertThat(TestStores.body(dlq.get(0))).isEqualTo("m0");
+            assertThat(dlq.get(0).property("DLQ_ORIGIN_TOPIC")).isEqualTo("t");
+            assertThat(dlq.get(0).reconsumeTimes()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void shouldRefuseForgedForeignAndUsedHandlesWithoutChangingState() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, "t", 1);
+            final PoppedMessage m = pop(store, "g", "t", 1).messages().get(0);
+            final String h = m.receiptHandle();
+            final String forged = h.substring(0, 10) + (h.charAt(10) == 'A' ? 'B' : 'A') + h.substring(11);
+            assertThat(errorOf(store.ack("g", forged))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            assertThat(errorOf(store.ack("g", "not-a-handle"))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            assertThat(errorOf(store.ack("other", h))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            assertThat(store.inFlight()).isEqualTo(1);
+            store.ack("g", h).join();
+            assertThat(errorOf(store.ack("g", h))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            assertThat(store.inFlight()).isZero();
+        }
+    }
+
+    @Test
+    void shouldMoveTheDeadlineWithChangeInvisibleTimeAndNack() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            store.groups().createOrUpdate(new GroupConfig("g", 16, false, false,
+                    Map.of(RetryPolicy.BACKOFF_ATTRIBUTE, "5s 1m"))).join();
+            sendNumbered(store, "t", 1);
+            final PoppedMessage m = pop(store, "g", "t", 1).messages().get(0);
+            final String later = store.changeInvisibleTime("g", m.receiptHandle(), 100_000).join();
+            assertThat(errorOf(store.ack("g", m.receiptHandle()))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).isZero();
+            final String nacked = store.nack("g", later).join();
+            assertThat(nacked).isNotEqualTo(later);
+            now.addAndGet(4_999);
+            assertThat(store.reviveNow()).isZero();
+            now.addAndGet(2);
+            assertThat(store.reviveNow()).isEqualTo(1);
+            TestStores.awaitIndexed(store);
+            final PoppedMessage again = pop(store, "g", "t", 1).messages().get(0);
+            assertThat(again.reconsumeTimes()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldWakeALongPollingPopWhenAMessageArrives() throws Exception {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
+            final CompletableFuture<PopResult> parked = store.pop(new PopRequest("g", "t", null, 4, INVISIBLE, 20_000));
+            Thread.sleep(200); // let it park; the assertion is on the wake-up below
+            assertThat(parked).isNotDone();
+            final long sent = System.nanoTime();
+            store.send(Message.builder("t").queueId(3).body("x".getBytes(StandardCharsets.UTF_8)).build()).join();
+            final PopResult r = parked.get(5, TimeUnit.SECONDS);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent)).isLessThan(2000);
+            assertThat(r.messages()).extracting(PopTest::body).containsExactly("x");
+        }
+    }
+
+    @Test
+    void shouldKeepInFlightMessagesAcrossARestart() {
+        final StoreConfig config = TestStores.small(dir).build();
+        final Set<String> acked = new HashSet<>();
+        final Set<String> unacked = new HashSet<>();
+        try (MessageStore store = open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 2)).join();
+            sendNumbered(store, "t", 20);
+            final List<PoppedMessage> popped = popAll(store, "g", "t");
+            assertThat(popped).hasSize(20);
+            for (int i = 0; i < popped.size(); i++) {
+                if (i % 2 == 0) {
+                    store.ack("g", popped.get(i).receiptHandle()).join();
+                    acked.add(body(popped.get(i)));
+                } else {
+                    unacked.add(body(popped.get(i)));
+                }
+            }
+        }
+        try (MessageStore store = open(config)) {
+            assertThat(store.inFlight()).isEqualTo(10);
+            assertThat(popAll(store, "g", "t")).isEmpty();
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).isEqualTo(10);
+            TestStores.awaitIndexed(store);
+            final List<PoppedMessage> back = popAll(store, "g", "t");
+            assertThat(back).extracting(PopTest::body).containsExactlyInAnyOrderElementsOf(unacked);
+            back.forEach(m -> store.ack("g", m.receiptHandle()).join());
+        }
+        try (MessageStore store = open(config)) {
+            now.addAndGet(10 * INVISIBLE);
+            assertThat(store.reviveNow()).isZero();
+            assertThat(popAll(store, "g", "t")).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRefuseUnknownTopicsGroupsAndBadArguments() {
+        try (MessageStore store = open(TestStores.small(dir).autoCreateGroups(false).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            assertThat(errorOf(store.pop(new PopRequest("g", "none", null, 1, 1000, 0))))
+                    .isEqualTo(StoreError.TOPIC_NOT_FOUND);
+            assertThat(errorOf(store.pop(new PopRequest("g", "t", null, 1, 1000, 0))))
+                    .isEqualTo(StoreError.GROUP_NOT_FOUND);
+            store.groups().createOrUpdate(GroupConfig.of("g")).join();
+            assertThat(errorOf(store.pop(new PopRequest("g", "t", null, 0, 1000, 0))))
+                    .isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            assertThat(store.pop(new PopRequest("g", "t", null, 1, 1000, 0)).join().messages()).isEmpty();
+        }
+    }
+
+    private static StoreError errorOf(final CompletableFuture<?> f) {
+        try {
+            f.join();
+            return null;
+        } catch (RuntimeException e) {
+            return StoreException.errorOf(e);
+        }
+    }
+
+}
