@@ -107,6 +107,11 @@ final class PopStoreAccess implements PopStore {
     }
 
     @Override
+    public void wake(final String topic, final int queueId) {
+        waiters.arrived(topic, queueId);
+    }
+
+    @Override
     public Executor readExecutor() {
         return readPool;
     }

@@ -8,25 +8,30 @@ import java.nio.charset.StandardCharsets;
  * they share the log's durability and order; replaying the revive queues after a restart rebuilds what is in flight.
  *
  * <pre>
- * checkpoint: type 1 | id int64 | deadline int64 | queue id int32 | count int32 | count x (queue offset int64,
+ * checkpoint: type 1 (3 for a FIFO group) | id int64 | deadline int64 | queue id int32 | count int32 | count x (queue offset int64,
  *             reconsume times int32) | group (int16 length + UTF-8) | topic (int16 length + UTF-8)
  * ack:        type 2 | checkpoint id int64 | index int32
+ * release:    type 4 | checkpoint id int64 | index int32   (FIFO: delivery timed out, the message is available again
+ *                                                          in place with one more delivery counted)
  * </pre>
  */
 final class CheckpointRecord {
     static final byte CHECKPOINT = 1;
     static final byte ACK = 2;
+    static final byte FIFO_CHECKPOINT = 3;
+    static final byte RELEASE = 4;
 
     private CheckpointRecord() {
     }
 
-    static byte[] checkpoint(final long id, final long deadline, final String group, final String topic,
-                             final int queueId, final long[] offsets, final int[] reconsumeTimes) {
+    static byte[] checkpoint(final boolean fifo, final long id, final long deadline, final String group,
+                             final String topic, final int queueId, final long[] offsets,
+                             final int[] reconsumeTimes) {
         final byte[] g = group.getBytes(StandardCharsets.UTF_8);
         final byte[] t = topic.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer buf = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 + offsets.length * 12 + 2 + g.length + 2
                 + t.length);
-        buf.put(CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId).putInt(offsets.length);
+        buf.put(fifo ? FIFO_CHECKPOINT : CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId).putInt(offsets.length);
         for (int i = 0; i < offsets.length; i++) {
             buf.putLong(offsets[i]).putInt(reconsumeTimes[i]);
         }
@@ -38,13 +43,21 @@ final class CheckpointRecord {
         return ByteBuffer.allocate(13).put(ACK).putLong(checkpointId).putInt(index).array();
     }
 
+    static byte[] release(final long checkpointId, final int index) {
+        return ByteBuffer.allocate(13).put(RELEASE).putLong(checkpointId).putInt(index).array();
+    }
+
     /** A decoded checkpoint record. */
-    record Checkpoint(long id, long deadline, String group, String topic, int queueId, long[] offsets,
+    record Checkpoint(boolean fifo, long id, long deadline, String group, String topic, int queueId, long[] offsets,
                       int[] reconsumeTimes) {
     }
 
     /** A decoded ack record. */
     record Ack(long checkpointId, int index) {
+    }
+
+    /** A decoded release record. */
+    record Release(long checkpointId, int index) {
     }
 
     /** Decodes a record body: a {@link Checkpoint}, an {@link Ack}, or null when it is neither. */
@@ -55,7 +68,10 @@ final class CheckpointRecord {
             if (type == ACK) {
                 return new Ack(b.getLong(), b.getInt());
             }
-            if (type != CHECKPOINT) {
+            if (type == RELEASE) {
+                return new Release(b.getLong(), b.getInt());
+            }
+            if (type != CHECKPOINT && type != FIFO_CHECKPOINT) {
                 return null;
             }
             final long id = b.getLong();
@@ -73,7 +89,7 @@ final class CheckpointRecord {
             }
             final String group = string(b);
             final String topic = string(b);
-            return new Checkpoint(id, deadline, group, topic, queueId, offsets, reconsume);
+            return new Checkpoint(type == FIFO_CHECKPOINT, id, deadline, group, topic, queueId, offsets, reconsume);
         } catch (RuntimeException e) {
             return null;
         }

@@ -7,6 +7,7 @@ import java.util.BitSet;
  * change, or revived) and when the rest become visible again.
  */
 final class OpenCheckpoint {
+    final boolean fifo;
     final long id;
     final long deadline;
     final String group;
@@ -20,8 +21,9 @@ final class OpenCheckpoint {
     private final BitSet done;
     private int open;
 
-    OpenCheckpoint(final long id, final long deadline, final String group, final String topic, final int queueId,
+    OpenCheckpoint(final boolean fifo, final long id, final long deadline, final String group, final String topic, final int queueId,
                    final long[] offsets, final int[] reconsumeTimes, final int reviveQueue, final long reviveOffset) {
+        this.fifo = fifo;
         this.id = id;
         this.deadline = deadline;
         this.group = group;

@@ -53,6 +53,8 @@ public final class PopService {
     static final String PROPERTY_DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
     static final String PROPERTY_DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
     private static final Logger LOG = LoggerFactory.getLogger(PopService.class);
+    /** Most entries one FIFO pop looks at past the base. */
+    private static final int FIFO_SCAN_LIMIT = 2048;
     private static final List<String> TIMER_PROPERTIES =
             List.of("DELAY", "TIMER_DELIVER_MS", "TIMER_DELAY_MS", "TIMER_DELAY_SEC");
 
@@ -64,6 +66,8 @@ public final class PopService {
         final ReentrantLock lock = new ReentrantLock();
         long popOffset = -1;
         int pendingCheckpoints;
+        /** Set for FIFO groups, which track each message instead of a pop offset. */
+        FifoQueue fifo;
     }
 
     private final PopStore store;
@@ -172,6 +176,9 @@ public final class PopService {
 
     /** Pops up to {@code max} messages of one queue; null when it had none (or another consumer holds it). */
     private Batch popQueue(final PopRequest request, final PopStore.QueueRef q, final int max) {
+        if (store.group(request.group()).map(GroupConfig::fifo).orElse(false)) {
+            return popFifoQueue(request, q, max);
+        }
         final QueueKey key = new QueueKey(request.group(), q.topic(), q.queueId());
         final QueueState state = queues.computeIfAbsent(key, k -> new QueueState());
         if (!state.lock.tryLock()) {
@@ -207,8 +214,8 @@ public final class PopService {
             state.pendingCheckpoints++;
             // Appended under the queue lock: checkpoints of one queue reach the log in pop order, so once one is
             // stored, all earlier ones are too, and committing its end offset can never skip a message.
-            final CompletableFuture<OpenCheckpoint> stored = storeCheckpoint(id, deadline, request.group(), q.topic(),
-                    q.queueId(), offsets, reconsume);
+            final CompletableFuture<OpenCheckpoint> stored = storeCheckpoint(false, id, deadline, request.group(),
+                    q.topic(), q.queueId(), offsets, reconsume);
             final CompletableFuture<List<PoppedMessage>> popped = stored.handle((ck, e) -> {
                 state.lock.lock();
                 try {
@@ -242,15 +249,140 @@ public final class PopService {
         }
     }
 
-    private CompletableFuture<OpenCheckpoint> storeCheckpoint(final long id, final long deadline, final String group,
-                                                              final String topic, final int queueId,
-                                                              final long[] offsets, final int[] reconsume) {
+    /**
+     * Pops from one queue of a FIFO group: scanning from the base, takes at most one message per message group, and
+     * none of a group that has an earlier message not done yet.
+     */
+    private Batch popFifoQueue(final PopRequest request, final PopStore.QueueRef q, final int max) {
+        final QueueKey key = new QueueKey(request.group(), q.topic(), q.queueId());
+        final QueueState state = queues.computeIfAbsent(key, k -> new QueueState());
+        if (!state.lock.tryLock()) {
+            return null;
+        }
+        try {
+            if (state.fifo == null) {
+                final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
+                state.fifo = new FifoQueue(Math.max(committed, store.minOffset(q.topic(), q.queueId())));
+            }
+            final FifoQueue fifo = state.fifo;
+            final List<StoredMessage> taken = new ArrayList<>();
+            final List<Integer> deliveries = new ArrayList<>();
+            final java.util.Set<String> blocked = new java.util.HashSet<>();
+            long offset = fifo.base();
+            int scanned = 0;
+            boolean baseMoved = false;
+            scan:
+            while (taken.size() < max && scanned < FIFO_SCAN_LIMIT) {
+                final PullResult read = store.read(q.topic(), q.queueId(), offset, 32, null);
+                if (read.messages().isEmpty()) {
+                    if (read.nextOffset() > offset) {
+                        offset = read.nextOffset();
+                        continue;
+                    }
+                    break;
+                }
+                for (StoredMessage m : read.messages()) {
+                    scanned++;
+                    final long at = m.queueOffset();
+                    final String messageGroup = m.property(io.junction.core.message.MessageProperties.MESSAGE_GROUP);
+                    // A message without a group orders with nothing.
+                    final String orderKey = messageGroup == null ? "\u0000" + at : messageGroup;
+                    if (fifo.isDone(at)) {
+                        continue;
+                    }
+                    if (fifo.isInFlight(at) || blocked.contains(orderKey)) {
+                        blocked.add(orderKey);
+                        continue;
+                    }
+                    if (!request.filter().matchesTagHash(io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
+                            || !request.filter().matches(m.properties())) {
+                        baseMoved |= fifo.markDone(at); // not for this subscription: consumed by skipping it
+                        continue;
+                    }
+                    blocked.add(orderKey);
+                    taken.add(m);
+                    deliveries.add(fifo.deliveries(at));
+                    fifo.markInFlight(at, fifo.deliveries(at));
+                    if (taken.size() >= max) {
+                        break scan;
+                    }
+                }
+                offset = read.nextOffset();
+            }
+            if (baseMoved) {
+                store.commitOffset(request.group(), q.topic(), q.queueId(), fifo.base());
+            }
+            if (taken.isEmpty()) {
+                return null;
+            }
+            final long deadline = clock.getAsLong() + request.invisibleMillis();
+            final long[] offsets = new long[taken.size()];
+            final int[] counts = new int[taken.size()];
+            for (int i = 0; i < offsets.length; i++) {
+                offsets[i] = taken.get(i).queueOffset();
+                counts[i] = deliveries.get(i);
+            }
+            final long id = checkpointIds.incrementAndGet();
+            final CompletableFuture<List<PoppedMessage>> popped = storeCheckpoint(true, id, deadline,
+                    request.group(), q.topic(), q.queueId(), offsets, counts).handle((ck, e) -> {
+                        if (e != null) {
+                            withLock(state, () -> {
+                                for (long o : offsets) {
+                                    fifo.release(o);
+                                }
+                            });
+                            throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: "
+                                    + e.getMessage(), e);
+                        }
+                        final List<PoppedMessage> out = new ArrayList<>(taken.size());
+                        for (int i = 0; i < taken.size(); i++) {
+                            final StoredMessage m = taken.get(i);
+                            out.add(new PoppedMessage(m, q.topic(), handles.encode(new ReceiptHandle(id, i,
+                                    request.group(), q.topic(), q.queueId(), m.queueOffset(), counts[i], deadline)),
+                                    counts[i]));
+                        }
+                        return out;
+                    });
+            return new Batch(taken.size(), popped);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    private static void withLock(final QueueState state, final Runnable action) {
+        state.lock.lock();
+        try {
+            action.run();
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /** A FIFO message is done: its group may move on; parked pops of the queue should look again. */
+    private void fifoDone(final OpenCheckpoint ck, final int index) {
+        final QueueState state = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId));
+        if (state == null) {
+            return;
+        }
+        withLock(state, () -> {
+            if (state.fifo != null && state.fifo.markDone(ck.offsets[index])) {
+                store.commitOffset(ck.group, ck.topic, ck.queueId, state.fifo.base());
+            }
+        });
+        store.wake(ck.topic, ck.queueId);
+    }
+
+    private CompletableFuture<OpenCheckpoint> storeCheckpoint(final boolean fifo, final long id, final long deadline,
+                                                              final String group, final String topic,
+                                                              final int queueId, final long[] offsets,
+                                                              final int[] reconsume) {
         final int reviveQueue = reviveQueue(group, topic);
-        final byte[] body = CheckpointRecord.checkpoint(id, deadline, group, topic, queueId, offsets, reconsume);
+        final byte[] body = CheckpointRecord.checkpoint(fifo, id, deadline, group, topic, queueId, offsets,
+                reconsume);
         checkpointsInProgress.incrementAndGet();
         return appendRevive(reviveQueue, body, "ck").thenApply(r -> {
-            final OpenCheckpoint ck = new OpenCheckpoint(id, deadline, group, topic, queueId, offsets, reconsume,
-                    reviveQueue, r.queueOffset());
+            final OpenCheckpoint ck = new OpenCheckpoint(fifo, id, deadline, group, topic, queueId, offsets,
+                    reconsume, reviveQueue, r.queueOffset());
             register(ck);
             return ck;
         }).whenComplete((ck, e) -> checkpointsInProgress.decrementAndGet());
@@ -289,6 +421,9 @@ public final class PopService {
         }
         return appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack").thenAccept(r -> {
             if (ck.finish(h.index())) {
+                if (ck.fifo) {
+                    fifoDone(ck, h.index());
+                }
                 closeIfDone(ck);
             }
         });
@@ -315,7 +450,7 @@ public final class PopService {
         final long deadline = clock.getAsLong() + invisibleMillis;
         // The new single-message checkpoint first: if the ack of the old one is lost, the message comes back twice,
         // never zero times.
-        return storeCheckpoint(id, deadline, group, h.topic(), h.queueId(), new long[] {h.queueOffset()},
+        return storeCheckpoint(ck.fifo, id, deadline, group, h.topic(), h.queueId(), new long[] {h.queueOffset()},
                 new int[] {h.reconsumeTimes()})
                 .thenCompose(newCk -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack")
                         .thenApply(r -> {
@@ -409,6 +544,9 @@ public final class PopService {
     }
 
     private CompletableFuture<Void> reviveOne(final OpenCheckpoint ck, final int index) {
+        if (ck.fifo) {
+            return reviveFifo(ck, index);
+        }
         final PullResult read = store.read(ck.topic, ck.queueId, ck.offsets[index], 1, null);
         final StoredMessage m = read.messages().isEmpty() || read.messages().get(0).queueOffset() != ck.offsets[index]
                 ? null : read.messages().get(0);
@@ -426,6 +564,56 @@ public final class PopService {
                         closeIfDone(ck);
                     }
                 });
+    }
+
+    /**
+     * A FIFO message's delivery timed out: it stays in place (its group stays blocked behind it) and is delivered
+     * again, or goes to the dead-letter topic once the group's maximum is reached.
+     */
+    private CompletableFuture<Void> reviveFifo(final OpenCheckpoint ck, final int index) {
+        final int deliveries = ck.reconsumeTimes[index] + 1;
+        final GroupConfig config = store.group(ck.group).orElse(GroupConfig.of(ck.group));
+        if (deliveries <= config.maxReconsumeTimes()) {
+            return appendRevive(ck.reviveQueue, CheckpointRecord.release(ck.id, index), "release").thenAccept(r -> {
+                if (ck.finish(index)) {
+                    final QueueState state = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId));
+                    if (state != null) {
+                        withLock(state, () -> {
+                            if (state.fifo != null) {
+                                state.fifo.release(ck.offsets[index]);
+                            }
+                        });
+                    }
+                    store.wake(ck.topic, ck.queueId);
+                    closeIfDone(ck);
+                }
+            });
+        }
+        final PullResult read = store.read(ck.topic, ck.queueId, ck.offsets[index], 1, null);
+        final CompletableFuture<?> dead = read.messages().isEmpty()
+                || read.messages().get(0).queueOffset() != ck.offsets[index]
+                ? CompletableFuture.completedFuture(null)
+                : deadLetter(ck.group, ck.topic, read.messages().get(0), deliveries);
+        return dead.thenCompose(v -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, index), "ack"))
+                .thenAccept(r -> {
+                    if (ck.finish(index)) {
+                        fifoDone(ck, index);
+                        closeIfDone(ck);
+                    }
+                });
+    }
+
+    private CompletableFuture<SendResult> deadLetter(final String group, final String origin, final StoredMessage m,
+                                                     final int deliveries) {
+        final String target = RetryPolicy.deadLetterTopic(group);
+        final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
+                .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
+                .bornHost(m.bornHost()).reconsumeTimes(deliveries)
+                .property(PROPERTY_DLQ_ORIGIN_TOPIC, origin).property(PROPERTY_DLQ_ORIGIN_ID, m.uniqueId());
+        for (String timerProperty : TIMER_PROPERTIES) {
+            copy.property(timerProperty, null);
+        }
+        return store.ensureTopic(target, 1).thenCompose(t -> store.append(copy.build()));
     }
 
     private CompletableFuture<SendResult> redeliver(final String group, final String queueTopic,
@@ -469,18 +657,37 @@ public final class PopService {
                 for (StoredMessage m : r.messages()) {
                     final Object rec = CheckpointRecord.decode(m.body());
                     if (rec instanceof CheckpointRecord.Checkpoint c) {
-                        replayed.put(c.id(), new OpenCheckpoint(c.id(), c.deadline(), c.group(), c.topic(),
+                        replayed.put(c.id(), new OpenCheckpoint(c.fifo(), c.id(), c.deadline(), c.group(), c.topic(),
                                 c.queueId(), c.offsets(), c.reconsumeTimes(), q, m.queueOffset()));
                         maxId = Math.max(maxId, c.id());
                         final QueueState state = queues.computeIfAbsent(new QueueKey(c.group(), c.topic(),
                                 c.queueId()), k -> new QueueState());
-                        final long end = c.offsets()[c.offsets().length - 1] + 1;
                         final long committed = store.committedOffset(c.group(), c.topic(), c.queueId());
-                        state.popOffset = Math.max(Math.max(state.popOffset, end), committed);
+                        if (c.fifo()) {
+                            if (state.fifo == null) {
+                                state.fifo = new FifoQueue(Math.max(committed,
+                                        store.minOffset(c.topic(), c.queueId())));
+                            }
+                            for (int i = 0; i < c.offsets().length; i++) {
+                                state.fifo.markInFlight(c.offsets()[i], c.reconsumeTimes()[i]);
+                            }
+                        } else {
+                            final long end = c.offsets()[c.offsets().length - 1] + 1;
+                            state.popOffset = Math.max(Math.max(state.popOffset, end), committed);
+                        }
                     } else if (rec instanceof CheckpointRecord.Ack a) {
                         final OpenCheckpoint ck = replayed.get(a.checkpointId());
-                        if (ck != null) {
-                            ck.finish(a.index());
+                        if (ck != null && ck.finish(a.index()) && ck.fifo) {
+                            final FifoQueue fifo = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).fifo;
+                            if (fifo.markDone(ck.offsets[a.index()])) {
+                                store.commitOffset(ck.group, ck.topic, ck.queueId, fifo.base());
+                            }
+                        }
+                    } else if (rec instanceof CheckpointRecord.Release rel) {
+                        final OpenCheckpoint ck = replayed.get(rel.checkpointId());
+                        if (ck != null && ck.finish(rel.index()) && ck.fifo) {
+                            queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).fifo
+                                    .release(ck.offsets[rel.index()]);
                         }
                     }
                 }
@@ -494,7 +701,7 @@ public final class PopService {
             if (!ck.allDone()) {
                 register(ck);
             }
-            if (ck.offsets.length > 0) {
+            if (ck.offsets.length > 0 && !ck.fifo) {
                 final long end = ck.offsets[ck.offsets.length - 1] + 1;
                 if (end > store.committedOffset(ck.group, ck.topic, ck.queueId)) {
                     store.commitOffset(ck.group, ck.topic, ck.queueId, end);
@@ -569,12 +776,12 @@ public final class PopService {
     /** Makes the group's next pop of the queue start at {@code offset} (replay; offsets were reset). */
     public void resetQueue(final String group, final String topic, final int queueId, final long offset) {
         final QueueState state = queues.computeIfAbsent(new QueueKey(group, topic, queueId), k -> new QueueState());
-        state.lock.lock();
-        try {
+        withLock(state, () -> {
             state.popOffset = offset;
-        } finally {
-            state.lock.unlock();
-        }
+            if (state.fifo != null) {
+                state.fifo.reset(offset);
+            }
+        });
     }
 
     /** Messages in flight (popped, neither acked nor revived yet). */

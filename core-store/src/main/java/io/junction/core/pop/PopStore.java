@@ -36,6 +36,9 @@ public interface PopStore {
     /** Parks {@code retry} until one of the queues gets an entry or the wait ends; false when too many are parked. */
     boolean parkAny(List<QueueRef> queues, long waitMillis, Runnable retry);
 
+    /** Wakes pops parked on a queue (a FIFO group's blocked message became available or done). */
+    void wake(String topic, int queueId);
+
     /** Where reads run (never a caller's event loop). */
     Executor readExecutor();
 
