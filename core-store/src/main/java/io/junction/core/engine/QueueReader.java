@@ -93,7 +93,7 @@ final class QueueReader {
             return -1;
         }
         final ByteBuffer record = log.readRecord(QueueEntryDescriptor.logOffset(entry, 0));
-        return record == null ? -1 : RecordCodec.dispatchInfo(record, 0).storeTimestamp();
+        return record == null ? -1 : RecordCodec.storeTimestamp(record, 0);
     }
 
     /** First offset in [min, max) whose record was stored at or after {@code timestamp}, else max. */

@@ -1,7 +1,6 @@
 package io.junction.core.index;
 
 import io.junction.core.log.DispatchInfo;
-import io.junction.core.message.MessageProperties;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,11 +84,11 @@ public final class MessageIndex {
 
     private static List<String> keysOf(final DispatchInfo info) {
         final List<String> keys = new ArrayList<>(2);
-        final String id = info.properties().get(MessageProperties.UNIQUE_ID);
+        final String id = info.uniqueId();
         if (id != null && !id.isEmpty()) {
             keys.add(key(info.topic(), id));
         }
-        final String k = info.properties().get(MessageProperties.KEYS);
+        final String k = info.keys();
         if (k != null) {
             for (String one : k.split(" ")) {
                 if (!one.isEmpty()) {

@@ -1,9 +1,8 @@
 package io.junction.core.log;
 
-import java.util.Map;
-
 /**
- * What the dispatcher needs from a record to index it: where it belongs and the properties that are indexed.
+ * What the dispatcher needs from a record to index it: where it belongs and the properties that are indexed
+ * (read without decoding the rest of the property string).
  */
 public record DispatchInfo(
         String topic,
@@ -13,5 +12,7 @@ public record DispatchInfo(
         int size,
         long storeTimestamp,
         int sysFlag,
-        Map<String, String> properties) {
+        String tag,
+        String keys,
+        String uniqueId) {
 }

@@ -7,8 +7,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongBiFunction;
 import org.slf4j.Logger;
@@ -31,32 +32,13 @@ public final class LogAppender implements AutoCloseable {
     private final LogFlusher flusher;
     private final QueueOffsetCounter queueOffsets;
     private final LongSupplier clock;
-    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
+    /** Lock-free: senders on many threads must not contend on a lock to hand a record over. */
+    private final ConcurrentLinkedQueue<PendingAppend> queue = new ConcurrentLinkedQueue<>();
+    /** Set while the appender thread is about to park; senders unpark it only then. */
+    private volatile boolean idle;
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_SIZE);
     private final Thread thread;
     private volatile boolean running = true;
-
-    /** A record waiting to be appended, or a control action to run on the appender thread. */
-    private static final class Request {
-        final ByteBuffer record;
-        final String topic;
-        final int queueId;
-        final CompletableFuture<AppendResult> future;
-        final Runnable control;
-        long queueOffset;
-        long physicalOffset;
-        long storeTimestamp;
-        boolean assigned;
-
-        Request(final ByteBuffer record, final String topic, final int queueId,
-                final CompletableFuture<AppendResult> future, final Runnable control) {
-            this.record = record;
-            this.topic = topic;
-            this.queueId = queueId;
-            this.future = future;
-            this.control = control;
-        }
-    }
 
     /**
      * @param initialQueueOffset where a queue continues when first appended to after start
@@ -86,17 +68,21 @@ public final class LogAppender implements AutoCloseable {
             future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
             return future;
         }
-        queue.add(new Request(record, topic, queueId, future, null));
+        queue.add(new PendingAppend(record, topic, queueId, future, null));
+        if (idle) {
+            LockSupport.unpark(thread);
+        }
         return future;
     }
 
     /** Runs {@code action} on the appender thread between batches (e.g. forgetting a deleted topic's counters). */
     public CompletableFuture<Void> runOnAppender(final Runnable action) {
         final CompletableFuture<Void> done = new CompletableFuture<>();
-        queue.add(new Request(null, null, 0, null, () -> {
+        queue.add(new PendingAppend(null, null, 0, null, () -> {
             action.run();
             done.complete(null);
         }));
+        LockSupport.unpark(thread);
         return done;
     }
 
@@ -106,19 +92,23 @@ public final class LogAppender implements AutoCloseable {
     }
 
     private void run() {
-        final List<Request> batch = new ArrayList<>(MAX_BATCH);
+        final List<PendingAppend> batch = new ArrayList<>(MAX_BATCH);
         while (running || !queue.isEmpty()) {
             try {
-                final Request first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
+                PendingAppend next = queue.poll();
+                if (next == null) {
+                    idle = true;
+                    // Re-check after announcing idleness: a sender that saw idle == false has already queued.
+                    if (queue.isEmpty() && running) {
+                        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(100));
+                    }
+                    idle = false;
                     continue;
                 }
-                batch.add(first);
-                queue.drainTo(batch, MAX_BATCH - 1);
+                do {
+                    batch.add(next);
+                } while (batch.size() < MAX_BATCH && (next = queue.poll()) != null);
                 appendBatch(batch);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
             } catch (RuntimeException | Error e) {
                 LOG.error("Appender failed on a batch of {}", batch.size(), e);
                 fail(batch, 0, new StoreException(StoreError.IO_ERROR, "append failed: " + e, e));
@@ -126,14 +116,14 @@ public final class LogAppender implements AutoCloseable {
                 batch.clear();
             }
         }
-        for (Request r; (r = queue.poll()) != null; ) {
+        for (PendingAppend r; (r = queue.poll()) != null; ) {
             if (r.future != null) {
                 r.future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store stopped"));
             }
         }
     }
 
-    private void appendBatch(final List<Request> batch) {
+    private void appendBatch(final List<PendingAppend> batch) {
         if (flusher.failure() != null) {
             fail(batch, 0, flusher.failure());
             return;
@@ -143,7 +133,7 @@ public final class LogAppender implements AutoCloseable {
         long stagingOffset = log.writeOffset();
         final long now = clock.getAsLong();
         for (int i = 0; i < batch.size(); i++) {
-            final Request r = batch.get(i);
+            final PendingAppend r = batch.get(i);
             if (r.control != null) {
                 if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
                     return;
@@ -203,13 +193,10 @@ public final class LogAppender implements AutoCloseable {
         if (!writeStaging(batch, chunkStart, batch.size(), stagingOffset)) {
             return;
         }
-        flusher.appended(batch.stream().filter(r -> r.future != null)
-                .map(r -> new LogFlusher.Pending(r.future,
-                        new AppendResult(r.physicalOffset, r.record.remaining(), r.queueOffset, r.storeTimestamp)))
-                .toList(), log.writeOffset());
+        flusher.appended(batch, 0, batch.size(), log.writeOffset());
     }
 
-    private boolean writeStaging(final List<Request> batch, final int from, final int to, final long offset) {
+    private boolean writeStaging(final List<PendingAppend> batch, final int from, final int to, final long offset) {
         if (staging.position() == 0) {
             return true;
         }
@@ -225,7 +212,7 @@ public final class LogAppender implements AutoCloseable {
         }
     }
 
-    private boolean writeDirect(final List<Request> batch, final int index, final ByteBuffer record) {
+    private boolean writeDirect(final List<PendingAppend> batch, final int index, final ByteBuffer record) {
         if (staging.position() > 0) {
             throw new IllegalStateException("staging must be empty before a direct write");
         }
@@ -239,9 +226,9 @@ public final class LogAppender implements AutoCloseable {
     }
 
     /** Fails requests {@code from..end} of the batch and gives back their queue offsets. */
-    private void fail(final List<Request> batch, final int from, final StoreException failure) {
+    private void fail(final List<PendingAppend> batch, final int from, final StoreException failure) {
         for (int i = batch.size() - 1; i >= from; i--) {
-            final Request r = batch.get(i);
+            final PendingAppend r = batch.get(i);
             if (r.future == null) {
                 continue;
             }
@@ -250,17 +237,9 @@ public final class LogAppender implements AutoCloseable {
             }
             r.future.completeExceptionally(failure);
         }
-        // Requests before the failed chunk were written: hand them on as usual.
-        final List<LogFlusher.Pending> written = new ArrayList<>();
-        for (int i = 0; i < from; i++) {
-            final Request r = batch.get(i);
-            if (r.future != null) {
-                written.add(new LogFlusher.Pending(r.future,
-                        new AppendResult(r.physicalOffset, r.record.remaining(), r.queueOffset, r.storeTimestamp)));
-            }
-        }
-        if (!written.isEmpty()) {
-            flusher.appended(written, log.writeOffset());
+        // Records before the failed chunk were written: hand them on as usual.
+        if (from > 0) {
+            flusher.appended(batch, 0, from, log.writeOffset());
         }
     }
 
@@ -275,6 +254,7 @@ public final class LogAppender implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         running = false;
+        LockSupport.unpark(thread);
         thread.join(10_000);
     }
 }

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -30,10 +29,6 @@ import org.slf4j.LoggerFactory;
 public final class LogFlusher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogFlusher.class);
 
-    /** A written record's sender, waiting for durability. */
-    public record Pending(CompletableFuture<AppendResult> future, AppendResult result) {
-    }
-
     private final CommitLog log;
     private final FlushMode mode;
     private final long intervalNanos;
@@ -41,7 +36,7 @@ public final class LogFlusher implements AutoCloseable {
     private final Runnable onVisible;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
-    private List<Pending> waiting = new ArrayList<>();
+    private List<PendingAppend> waiting = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile StoreException failure;
@@ -74,12 +69,12 @@ public final class LogFlusher implements AutoCloseable {
         return mode == FlushMode.SYNC ? log.flushedOffset() : log.writeOffset();
     }
 
-    /** Called by the appender after writing a batch that ends at {@code endOffset}. */
-    void appended(final List<Pending> batch, final long endOffset) {
+    /** Called by the appender after writing {@code batch[from, to)}, which ends at {@code endOffset}. */
+    void appended(final List<PendingAppend> batch, final int from, final int to, final long endOffset) {
         if (mode == FlushMode.ASYNC) {
             onVisible.run();
-            for (Pending p : batch) {
-                p.future().complete(p.result());
+            for (int i = from; i < to; i++) {
+                batch.get(i).complete();
             }
             if (endOffset - log.flushedOffset() >= thresholdBytes) {
                 signal();
@@ -88,7 +83,11 @@ public final class LogFlusher implements AutoCloseable {
         }
         lock.lock();
         try {
-            waiting.addAll(batch);
+            for (int i = from; i < to; i++) {
+                if (batch.get(i).future != null) {
+                    waiting.add(batch.get(i));
+                }
+            }
             wake.signal();
         } finally {
             lock.unlock();
@@ -106,7 +105,7 @@ public final class LogFlusher implements AutoCloseable {
 
     private void run() {
         while (running) {
-            final List<Pending> batch;
+            final List<PendingAppend> batch;
             lock.lock();
             try {
                 if (waiting.isEmpty()) {
@@ -126,7 +125,7 @@ public final class LogFlusher implements AutoCloseable {
         }
         // Last flush at shutdown; whatever is still waiting is written.
         lock.lock();
-        final List<Pending> rest;
+        final List<PendingAppend> rest;
         try {
             rest = waiting;
             waiting = new ArrayList<>();
@@ -136,9 +135,9 @@ public final class LogFlusher implements AutoCloseable {
         flush(rest);
     }
 
-    private void flush(final List<Pending> batch) {
+    private void flush(final List<PendingAppend> batch) {
         if (failure != null) {
-            batch.forEach(p -> p.future().completeExceptionally(failure));
+            batch.forEach(p -> p.fail(failure));
             return;
         }
         try {
@@ -147,13 +146,13 @@ public final class LogFlusher implements AutoCloseable {
             failure = new StoreException(StoreError.IO_ERROR, "fsync failed; the store stopped taking writes and "
                     + "needs a restart: " + e.getMessage(), e);
             LOG.error("Flushing the commit log failed; refusing all further writes", e);
-            batch.forEach(p -> p.future().completeExceptionally(failure));
+            batch.forEach(p -> p.fail(failure));
             return;
         }
         if (mode == FlushMode.SYNC && !batch.isEmpty()) {
             onVisible.run();
-            for (Pending p : batch) {
-                p.future().complete(p.result());
+            for (PendingAppend p : batch) {
+                p.complete();
             }
         }
     }

@@ -207,7 +207,14 @@ public final class RecordCodec {
                 buf.getInt(position + TOTAL_SIZE_OFFSET),
                 buf.getLong(position + storeTimestampOffset(sysFlag)),
                 sysFlag,
-                MessageProperties.decode(properties));
+                MessageProperties.find(properties, MessageProperties.TAGS),
+                MessageProperties.find(properties, MessageProperties.KEYS),
+                MessageProperties.find(properties, MessageProperties.UNIQUE_ID));
+    }
+
+    /** The store time of the record at {@code position}. */
+    public static long storeTimestamp(final ByteBuffer buf, final int position) {
+        return buf.getLong(position + storeTimestampOffset(buf.getInt(position + SYS_FLAG_OFFSET)));
     }
 
     /** Writes a blank record filling {@code length} bytes at the buffer's position. */

@@ -4,7 +4,6 @@ import io.junction.core.index.MessageIndex;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.DispatchInfo;
 import io.junction.core.log.RecordCodec;
-import io.junction.core.message.MessageProperties;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -74,7 +73,7 @@ public final class Dispatcher implements AutoCloseable {
     public DispatchInfo index(final ByteBuffer segmentView, final int position) throws IOException {
         final DispatchInfo info = RecordCodec.dispatchInfo(segmentView, position);
         queues.put(info.topic(), info.queueId(), info.queueOffset(), info.physicalOffset(), info.size(),
-                QueueEntryDescriptor.tagHash(info.properties().get(MessageProperties.TAGS)));
+                QueueEntryDescriptor.tagHash(info.tag()));
         index.add(info);
         return info;
     }

@@ -1,0 +1,42 @@
+package io.junction.core.log;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A record on its way into the log (or a control action for the appender thread), carrying where it landed once
+ * written, until the flusher completes its sender's future.
+ */
+final class PendingAppend {
+    final ByteBuffer record;
+    final String topic;
+    final int queueId;
+    final CompletableFuture<AppendResult> future;
+    final Runnable control;
+    long queueOffset;
+    long physicalOffset;
+    long storeTimestamp;
+    boolean assigned;
+
+    PendingAppend(final ByteBuffer record, final String topic, final int queueId,
+                  final CompletableFuture<AppendResult> future, final Runnable control) {
+        this.record = record;
+        this.topic = topic;
+        this.queueId = queueId;
+        this.future = future;
+        this.control = control;
+    }
+
+    /** Completes the sender's future with where the record landed. */
+    void complete() {
+        if (future != null) {
+            future.complete(new AppendResult(physicalOffset, record.remaining(), queueOffset, storeTimestamp));
+        }
+    }
+
+    void fail(final Throwable failure) {
+        if (future != null) {
+            future.completeExceptionally(failure);
+        }
+    }
+}
