@@ -43,6 +43,20 @@ public interface Messaging {
     /** Gives a popped message back: redelivered after the group's back-off; returns its new receipt handle. */
     CompletableFuture<String> nack(String group, String receiptHandle);
 
+    /**
+     * Ends a transaction: COMMIT delivers the half message (sent with {@code TRAN_MSG=true} or the PREPARED
+     * transaction type, stored invisibly until now) to its topic and queue, ROLLBACK drops it, UNKNOWN leaves it to be
+     * checked back. Fails (ILLEGAL_ARGUMENT), changing nothing, when no unresolved half message matches: unknown, or
+     * already committed or rolled back.
+     */
+    CompletableFuture<Void> endTransaction(io.junction.core.txn.TransactionEnd end);
+
+    /**
+     * Registers the hook that asks a producer group about half messages left unresolved (null removes it); without
+     * one, unresolved half messages just wait.
+     */
+    void setTransactionChecker(io.junction.core.txn.TransactionChecker checker);
+
     /** Records a consumer group's position in a queue. */
     void commitOffset(String group, String topic, int queueId, long offset);
 
@@ -88,6 +102,14 @@ public interface Messaging {
 
     /** Consumer clients at run time. */
     interface Consumers {
+        /**
+         * The offset key of one client of a broadcast group: in broadcast mode every client consumes every message,
+         * so each commits and queries its offsets under its own key instead of the group's.
+         */
+        static String broadcastOffsetKey(final String group, final String clientId) {
+            return group + '@' + clientId;
+        }
+
         /** Records a client's heartbeat (its subscriptions by topic). */
         void heartbeat(String group, String clientId,
                        java.util.Map<String, io.junction.core.group.ConsumerClient.Subscription> subscriptions,

@@ -36,6 +36,10 @@ import io.junction.core.timer.DeliveryTime;
 import io.junction.core.timer.TimerLog;
 import io.junction.core.timer.TimerMessages;
 import io.junction.core.timer.TimerService;
+import io.junction.core.txn.TransactionChecker;
+import io.junction.core.txn.TransactionEnd;
+import io.junction.core.txn.TransactionMessages;
+import io.junction.core.txn.TransactionService;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -93,6 +97,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final LongPollWaiters waiters;
     private final TimerService timers;
     private final PopService pops;
+    private final TransactionService transactions;
     private final StoreConsumers consumers;
     private final ConsumerRegistry registry;
     private final ScheduledExecutorService reviver;
@@ -152,6 +157,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
                 config.autoCreateGroups(), reader, queues, offsets, waiters, readPool, this::send), clock,
                 PopSecret.load(dataDir.config("pop-secret")));
+        this.transactions = new TransactionService(new TransactionStoreAccess(appender, log, reader, queues, index,
+                offsets, config.storeHost(), topicTable::get, m -> routed(m, DeliveryTime.NONE)), clock,
+                config.transactionCheckInterval().toMillis(), config.transactionMaxChecks(),
+                config.transactionTimeoutResolution());
         this.registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);
         this.consumers = new StoreConsumers(registry, new QueueLocks(clock, QUEUE_LOCK_LEASE), offsets, queues,
                 reader, pops, topicTable::get, readPool);
@@ -161,6 +170,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private void dispatcherStart(final long end) throws IOException {
         dispatcher.resetTo(end);
         pops.recover(); // before the first checkpoint, which moves the revive replay positions
+        transactions.recover(); // likewise for the half and op replay positions
         writeCheckpoint();
         flusher.start();
         appender.start();
@@ -169,6 +179,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         timers.start();
         reviver.scheduleWithFixedDelay(this::reviveQuietly, 100, 100, TimeUnit.MILLISECONDS);
         maintenance.scheduleWithFixedDelay(this::checkpointQuietly, 1, 1, TimeUnit.SECONDS);
+        maintenance.scheduleWithFixedDelay(this::checkTransactionsQuietly, 1, 1, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::persistOffsetsQuietly, 5, 5, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::watchDisk, 0, 1, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(registry::expire, 10, 10, TimeUnit.SECONDS);
@@ -251,7 +262,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic name '" + message.topic()
                     + "' is not valid");
         }
-        if (TimerService.TOPIC.equals(message.topic())) {
+        if (TimerService.TOPIC.equals(message.topic()) || TransactionMessages.isSystemTopic(message.topic())) {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic " + message.topic()
                     + " is reserved for the store");
         }
@@ -291,6 +302,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
                     .properties(original.properties()).uniqueId(uniqueId).sysFlag(original.sysFlag())
                     .bornTimestamp(original.bornTimestamp()).bornHost(original.bornHost())
                     .reconsumeTimes(original.reconsumeTimes()).build();
+        }
+        if (TransactionMessages.isHalf(message)) {
+            return transactions.prepare(message, topic.name(), queueId); // a delay a half message asks for is ignored
         }
         if (deliverAt != DeliveryTime.NONE) {
             return appendTimer(message, topic.name(), queueId, deliverAt, uniqueId);
@@ -399,6 +413,39 @@ public final class MessageStore implements Messaging, AutoCloseable {
     /** Timers parked and not yet due (diagnostics and tests). */
     public int pendingTimers() {
         return timers.pendingCount();
+    }
+
+    // ------------------------------------------------------------------------------------------------- transactions
+
+    @Override
+    public CompletableFuture<Void> endTransaction(final TransactionEnd end) {
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        }
+        return transactions.end(end);
+    }
+
+    @Override
+    public void setTransactionChecker(final TransactionChecker checker) {
+        transactions.setChecker(checker);
+    }
+
+    /** Checks back (or times out) the due half messages now (tests and diagnostics); returns how many. */
+    public int checkTransactionsNow() {
+        return transactions.check();
+    }
+
+    /** Half messages neither committed nor rolled back yet. */
+    public int pendingTransactions() {
+        return transactions.pendingCount();
+    }
+
+    private void checkTransactionsQuietly() {
+        try {
+            transactions.check();
+        } catch (RuntimeException e) {
+            LOG.error("Transaction check-back failed; will retry", e);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- reading
@@ -752,6 +799,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     private void writeCheckpoint() throws IOException {
         pops.commitRevivePositions(q -> queues.maxOffset(PopService.REVIVE_TOPIC, q));
+        transactions.commitReplayPositions();
         final long indexed = dispatcher.dispatchedOffset();
         queues.flush();
         index.flush();
@@ -824,7 +872,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 final long nextStart = segments.get(1).baseOffset();
                 final ByteBuffer first = log.readRecord(nextStart);
                 final long endTime = first == null ? Long.MAX_VALUE
-                        : RecordCodec.dispatchInfo(first, 0).storeTimestamp();
+                        : RecordCodec.storeTimestamp(first, 0);
                 final boolean expired = endTime < cutoff;
                 if ((!expired && used < config.maxDiskUsedRatio()) || nextStart > dispatcher.dispatchedOffset()) {
                     break;

@@ -1,5 +1,6 @@
 package io.junction.core.engine;
 
+import io.junction.core.txn.TransactionResolution;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +25,12 @@ import java.util.Objects;
  * @param storeHost                address written into records (and offset ids)
  * @param observer                 metrics sink
  * @param autoCreateGroups         create unknown consumer groups on first use (else GROUP_NOT_FOUND)
+ * @param transactionCheckInterval an unresolved half message is checked back with its producer group this long
+ *                                 after it was stored (unless it sets CHECK_IMMUNITY_TIME_IN_SECONDS), and again
+ *                                 this long after each check
+ * @param transactionMaxChecks     check-backs of a half message before {@code transactionTimeoutResolution} applies
+ * @param transactionTimeoutResolution COMMIT or ROLLBACK: what happens to a half message checked back
+ *                                 {@code transactionMaxChecks} times without an answer
  * @param maxDelay                 longest delivery delay a timer (delayed) message may ask for; keep it below
  *                                 {@code retention}, or a pending timer's record can be deleted before it fires
  */
@@ -44,7 +51,10 @@ public record StoreConfig(
         InetSocketAddress storeHost,
         StoreObserver observer,
         Duration maxDelay,
-        boolean autoCreateGroups) {
+        boolean autoCreateGroups,
+        Duration transactionCheckInterval,
+        int transactionMaxChecks,
+        TransactionResolution transactionTimeoutResolution) {
 
     public static final int DEFAULT_SEGMENT_SIZE = 1 << 30;
 
@@ -66,6 +76,13 @@ public record StoreConfig(
         }
         observer = observer == null ? StoreObserver.NONE : observer;
         Objects.requireNonNull(maxDelay, "maxDelay");
+        Objects.requireNonNull(transactionCheckInterval, "transactionCheckInterval");
+        if (transactionCheckInterval.isNegative() || transactionCheckInterval.isZero() || transactionMaxChecks < 0) {
+            throw new IllegalArgumentException("transaction check interval must be positive and max checks >= 0");
+        }
+        if (transactionTimeoutResolution == null || transactionTimeoutResolution == TransactionResolution.UNKNOWN) {
+            throw new IllegalArgumentException("transaction timeout resolution must be COMMIT or ROLLBACK");
+        }
         if (maxDelay.isNegative() || maxDelay.isZero()) {
             throw new IllegalArgumentException("max delay must be positive");
         }
@@ -95,6 +112,9 @@ public record StoreConfig(
         private StoreObserver observer = StoreObserver.NONE;
         private Duration maxDelay = Duration.ofHours(24);
         private boolean autoCreateGroups = true;
+        private Duration transactionCheckInterval = Duration.ofSeconds(60);
+        private int transactionMaxChecks = 15;
+        private TransactionResolution transactionTimeoutResolution = TransactionResolution.ROLLBACK;
 
         private Builder(final Path dataDir) {
             this.dataDir = dataDir;
@@ -175,6 +195,21 @@ public record StoreConfig(
             return this;
         }
 
+        public Builder transactionCheckInterval(final Duration v) {
+            transactionCheckInterval = v;
+            return this;
+        }
+
+        public Builder transactionMaxChecks(final int v) {
+            transactionMaxChecks = v;
+            return this;
+        }
+
+        public Builder transactionTimeoutResolution(final TransactionResolution v) {
+            transactionTimeoutResolution = v;
+            return this;
+        }
+
         public Builder maxDelay(final Duration v) {
             maxDelay = v;
             return this;
@@ -183,7 +218,8 @@ public record StoreConfig(
         public StoreConfig build() {
             return new StoreConfig(dataDir, segmentSize, queueFileEntries, indexFileEntries, flushMode,
                     flushInterval, flushThresholdBytes, maxMessageSize, autoCreateTopics, defaultQueueCount,
-                    retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer, maxDelay, autoCreateGroups);
+                    retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer, maxDelay, autoCreateGroups,
+                    transactionCheckInterval, transactionMaxChecks, transactionTimeoutResolution);
         }
     }
 }

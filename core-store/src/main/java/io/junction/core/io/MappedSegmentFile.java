@@ -41,11 +41,11 @@ public final class MappedSegmentFile implements SegmentFile {
     /** Opens {@code file}, creating a sparse file of {@code capacity} bytes when it is missing. */
     public static MappedSegmentFile open(final Path file, final long baseOffset, final int capacity)
             throws IOException {
-        final boolean exists = Files.exists(file);
         final FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         try {
-            if (!exists) {
+            // Size 0: new, or a crash hit between creating the file and sizing it; either way it holds nothing.
+            if (channel.size() == 0) {
                 // Sparse: the extent is reserved in the name space only; blocks are allocated as data is written.
                 channel.write(ByteBuffer.allocate(1), capacity - 1L);
             } else if (channel.size() != capacity) {

@@ -125,6 +125,24 @@ class RecoveryTest {
     }
 
     @Test
+    void shouldTreatASegmentCutOffWhileBeingCreatedAsEmpty() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        final List<SendResult> sent;
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sent = sendNumbered(store, 0, 3);
+        }
+        // A kill between creating the next segment file and sizing it leaves it empty.
+        Files.createFile(segment(1 << 20));
+        Files.delete(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).hasSize(3);
+            assertThat(store.send(Message.builder("t").queueId(0).body(new byte[1]).build()).join().commitLogOffset())
+                    .isGreaterThan(sent.get(2).commitLogOffset());
+        }
+    }
+
+    @Test
     void shouldReportACorruptMetadataFileByName() throws IOException {
         final StoreConfig config = TestStores.small(dir).build();
         try (MessageStore store = MessageStore.open(config)) {

@@ -92,6 +92,20 @@ class ConsumerGroupsTest {
     }
 
     @Test
+    void shouldKeepSeparateOffsetsPerClientOfABroadcastGroup() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build(), now::get,
+                MappedSegmentFile.FACTORY)) {
+            final String a = io.junction.core.Messaging.Consumers.broadcastOffsetKey("g", "client-a");
+            final String b = io.junction.core.Messaging.Consumers.broadcastOffsetKey("g", "client-b");
+            store.commitOffset(a, "t", 0, 5);
+            store.commitOffset(b, "t", 0, 9);
+            assertThat(store.queryOffset(a, "t", 0)).isEqualTo(5);
+            assertThat(store.queryOffset(b, "t", 0)).isEqualTo(9);
+            assertThat(store.queryOffset("g", "t", 0)).isEqualTo(-1);
+        }
+    }
+
+    @Test
     void shouldRedriveDeadLettersToTheirTopicOnce() {
         try (MessageStore store = MessageStore.open(TestStores.small(dir).build(), now::get,
                 MappedSegmentFile.FACTORY)) {
