@@ -33,7 +33,6 @@ import io.junction.core.group.QueueLocks;
 import io.junction.core.pop.PopService;
 import io.junction.core.queue.Dispatcher;
 import io.junction.core.timer.DeliveryTime;
-import io.junction.core.timer.TimerLog;
 import io.junction.core.timer.TimerMessages;
 import io.junction.core.timer.TimerService;
 import io.junction.core.txn.TransactionChecker;
@@ -43,8 +42,6 @@ import io.junction.core.txn.TransactionService;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +63,14 @@ import org.slf4j.LoggerFactory;
  * queries run on a small reader pool so a caller's event loop never touches the disk; one maintenance thread writes
  * checkpoints and offsets, watches the disk and applies retention. Opening the store recovers it: it re-verifies
  * and re-indexes the log from the last checkpoint and cuts a torn tail.
+ *
+ * <p>Delivery features sit on top, each in its own package behind a narrow view of the store (the
+ * {@code *StoreAccess} classes here), each made durable by records in its own system topics and replayed at start:
+ * timers ({@code timer}: a send with a future deliver time parks in {@code rmq_sys_wheel_timer}), transactions
+ * ({@code txn}: half messages in {@code RMQ_SYS_TRANS_HALF_TOPIC} until ended or checked back), POP ({@code pop}:
+ * checkpoints and acks in {@code rmq_sys_REVIVE_LOG}, redelivery through retry topics up to the dead-letter topic).
+ * Admin, queries and consumer groups live in {@link StoreTopics}, {@link StoreGroups}, {@link MessageQueries} and
+ * {@link StoreConsumers}.
  */
 public final class MessageStore implements Messaging, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MessageStore.class);
@@ -90,6 +95,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final LogAppender appender;
     private final Dispatcher dispatcher;
     private final QueueReader reader;
+    private final MessageQueries queries;
     private final ExecutorService readPool;
     private final ExecutorService adminPool;
     private final ScheduledExecutorService maintenance;
@@ -102,8 +108,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final ConsumerRegistry registry;
     private final ScheduledExecutorService reviver;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private final Topics topics = new Topics();
-    private final Groups groups = new Groups();
+    private final StoreTopics topics;
+    private final StoreGroups groups;
     private volatile boolean running;
     private volatile boolean diskFull;
     private volatile long lastCheckpoint;
@@ -130,6 +136,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.adminPool = Executors.newSingleThreadExecutor(named("junction-store-admin"));
         this.waiters = new LongPollWaiters(timer, MAX_PARKED_READS);
         this.reader = new QueueReader(log, queues);
+        this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
                 () -> dispatcherRef[0].wake());
@@ -151,7 +158,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 log.minOffset(), end, dataDir.crashed() ? " (after a crash: re-verified from offset "
                         + recoverFrom + ")" : "");
         this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
-        this.timers = new TimerService(new TimerAccess(), clock,
+        this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
+        this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool);
+        this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
+                m -> routed(m, DeliveryTime.NONE)), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
         this.reviver = Executors.newSingleThreadScheduledExecutor(named("junction-pop-revive"));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
@@ -347,69 +357,6 @@ public final class MessageStore implements Messaging, AutoCloseable {
         });
     }
 
-    /** The store as the {@link TimerService} sees it. */
-    private final class TimerAccess implements TimerLog {
-        @Override
-        public long timerQueueMinOffset() {
-            return queues.minOffset(TimerService.TOPIC, 0);
-        }
-
-        @Override
-        public long timerQueueMaxOffset() {
-            return queues.maxOffset(TimerService.TOPIC, 0);
-        }
-
-        @Override
-        public PullResult readTimerQueue(final long offset, final int max) {
-            return reader.read(new PullRequest(null, TimerService.TOPIC, 0, offset, max, null, 0));
-        }
-
-        @Override
-        public StoredMessage readRecord(final long logOffset) {
-            return readAt(logOffset).orElse(null);
-        }
-
-        @Override
-        public long logWriteOffset() {
-            return log.writeOffset();
-        }
-
-        @Override
-        public long logFlushedOffset() {
-            return log.flushedOffset();
-        }
-
-        @Override
-        public CompletableFuture<?> deliver(final Message message) {
-            final Optional<TopicConfig> topic = topicTable.get(message.topic());
-            Message m = message;
-            if (topic.isPresent() && message.queueId() >= topic.get().queueCount()) {
-                // The topic shrank since: let the core pick a queue.
-                m = new Message(message.topic(), Message.ANY_QUEUE, message.body(), message.flag(),
-                        message.properties(), message.sysFlag(), message.bornTimestamp(), message.bornHost(),
-                        message.reconsumeTimes());
-            }
-            return routed(m, DeliveryTime.NONE);
-        }
-
-        @Override
-        public boolean deliveredAfter(final String topic, final String uniqueId, final long deliverAt,
-                                      final long afterLogOffset) {
-            final String at = Long.toString(deliverAt);
-            for (long offset : index.find(topic, uniqueId, 0, Long.MAX_VALUE, 32)) {
-                if (offset <= afterLogOffset) {
-                    continue;
-                }
-                final Optional<StoredMessage> m = readAt(offset);
-                if (m.isPresent() && uniqueId.equals(m.get().uniqueId()) && topic.equals(m.get().topic())
-                        && at.equals(m.get().property(MessageProperties.DELIVER_AT))) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
     /** Timers parked and not yet due (diagnostics and tests). */
     public int pendingTimers() {
         return timers.pendingCount();
@@ -547,108 +494,31 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<Long> earliestStoreTime(final String topic, final int queueId) {
-        return CompletableFuture.supplyAsync(() -> {
-            final ConsumeQueue q = queues.find(topic, queueId);
-            return q == null || q.minOffset() >= q.maxOffset() ? -1L : reader.storeTimeAt(q, q.minOffset());
-        }, readPool);
+        return CompletableFuture.supplyAsync(() -> queries.earliestStoreTime(topic, queueId), readPool);
     }
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
-        return CompletableFuture.supplyAsync(() -> readAt(commitLogOffset), readPool);
-    }
-
-    private Optional<StoredMessage> readAt(final long offset) {
-        if (offset < 0) {
-            return Optional.empty();
-        }
-        final ByteBuffer record = log.readRecord(offset);
-        return record == null ? Optional.empty() : Optional.of(RecordCodec.decode(record));
+        return CompletableFuture.supplyAsync(() -> queries.at(commitLogOffset), readPool);
     }
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
-        return CompletableFuture.supplyAsync(() -> {
-            for (long offset : index.find(topic, messageId, 0, Long.MAX_VALUE, 32)) {
-                final Optional<StoredMessage> m = readAt(offset);
-                if (m.isPresent() && messageId.equals(m.get().uniqueId()) && topic.equals(m.get().topic())) {
-                    return m;
-                }
-            }
-            final Optional<StoredMessage> byOffset = readAt(MessageIds.commitLogOffsetOf(messageId));
-            return byOffset.filter(m -> m.offsetMessageId().equals(messageId));
-        }, readPool);
+        return CompletableFuture.supplyAsync(() -> queries.byId(topic, messageId), readPool);
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
                                                              final long beginTimestamp, final long endTimestamp) {
-        return CompletableFuture.supplyAsync(() -> {
-            final List<StoredMessage> found = new ArrayList<>();
-            for (long offset : index.find(topic, key, beginTimestamp, endTimestamp, Math.max(max, 1) * 4)) {
-                readAt(offset).filter(m -> m.topic().equals(topic) && hasKey(m, key)
-                        && m.storeTimestamp() >= beginTimestamp && m.storeTimestamp() <= endTimestamp)
-                        .ifPresent(found::add);
-                if (found.size() >= max) {
-                    break;
-                }
-            }
-            return found;
-        }, readPool);
-    }
-
-    private static boolean hasKey(final StoredMessage m, final String key) {
-        if (key.equals(m.uniqueId())) {
-            return true;
-        }
-        final String keys = m.keys();
-        if (keys == null) {
-            return false;
-        }
-        for (String k : keys.split(" ")) {
-            if (k.equals(key)) {
-                return true;
-            }
-        }
-        return false;
+        return CompletableFuture.supplyAsync(() -> queries.byKey(topic, key, max, beginTimestamp, endTimestamp),
+                readPool);
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
                                                               final long endTimestamp, final int max) {
-        return CompletableFuture.supplyAsync(() -> {
-            final List<StoredMessage> found = new ArrayList<>();
-            final int queueCount = topicTable.get(topic).map(TopicConfig::queueCount).orElse(0);
-            for (int q = 0; q < queueCount; q++) {
-                final ConsumeQueue queue = queues.find(topic, q);
-                if (queue == null) {
-                    continue;
-                }
-                long offset = reader.searchOffset(topic, q, beginTimestamp);
-                int taken = 0;
-                while (offset < queue.maxOffset() && taken < max) {
-                    final PullResult r = reader.read(new PullRequest(null, topic, q, offset, 32, null, 0));
-                    if (r.messages().isEmpty()) {
-                        break;
-                    }
-                    boolean past = false;
-                    for (StoredMessage m : r.messages()) {
-                        if (m.storeTimestamp() > endTimestamp) {
-                            past = true;
-                            break;
-                        }
-                        found.add(m);
-                        taken++;
-                    }
-                    if (past) {
-                        break;
-                    }
-                    offset = r.nextOffset();
-                }
-            }
-            found.sort(Comparator.comparingLong(StoredMessage::storeTimestamp));
-            return found.size() > max ? List.copyOf(found.subList(0, max)) : found;
-        }, readPool);
+        return CompletableFuture.supplyAsync(() -> queries.byTime(topic, beginTimestamp, endTimestamp, max),
+                readPool);
     }
 
     // ------------------------------------------------------------------------------------------------- admin
@@ -671,107 +541,6 @@ public final class MessageStore implements Messaging, AutoCloseable {
     @Override
     public Consumers consumers() {
         return consumers;
-    }
-
-    private final class Topics implements TopicAdmin {
-        CompletableFuture<TopicConfig> createIfAbsent(final String name) {
-            return createIfAbsent(name, config.defaultQueueCount());
-        }
-
-        CompletableFuture<TopicConfig> createIfAbsent(final String name, final int queueCount) {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return topicTable.putIfAbsent(TopicConfig.of(name, queueCount));
-                } catch (IOException e) {
-                    throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + name + ": "
-                            + e.getMessage(), e);
-                }
-            }, adminPool);
-        }
-
-        @Override
-        public CompletableFuture<TopicConfig> createOrUpdate(final TopicConfig topic) {
-            return CompletableFuture.supplyAsync(() -> {
-                TopicNames.check("topic", topic.name());
-                try {
-                    topicTable.put(topic);
-                    return topic;
-                } catch (IOException e) {
-                    throw new StoreException(StoreError.IO_ERROR, "cannot save topic " + topic.name() + ": "
-                            + e.getMessage(), e);
-                }
-            }, adminPool);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> delete(final String topic) {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    final boolean removed = topicTable.remove(topic);
-                    offsets.remove(null, topic);
-                    appender.forgetTopic(topic).join();
-                    queues.deleteTopic(topic);
-                    return removed;
-                } catch (IOException e) {
-                    throw new StoreException(StoreError.IO_ERROR, "cannot delete topic " + topic + ": "
-                            + e.getMessage(), e);
-                }
-            }, adminPool);
-        }
-
-        @Override
-        public Optional<TopicConfig> get(final String topic) {
-            return topicTable.get(topic);
-        }
-
-        @Override
-        public java.util.Collection<TopicConfig> list() {
-            return topicTable.all();
-        }
-    }
-
-    private final class Groups implements GroupAdmin {
-        @Override
-        public CompletableFuture<GroupConfig> createOrUpdate(final GroupConfig group) {
-            return CompletableFuture.supplyAsync(() -> {
-                TopicNames.check("group", group.name());
-                try {
-                    groupTable.put(group);
-                    return group;
-                } catch (IOException e) {
-                    throw new StoreException(StoreError.IO_ERROR, "cannot save group " + group.name() + ": "
-                            + e.getMessage(), e);
-                }
-            }, adminPool);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> delete(final String group) {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    offsets.remove(group, null);
-                    return groupTable.remove(group);
-                } catch (IOException e) {
-                    throw new StoreException(StoreError.IO_ERROR, "cannot delete group " + group + ": "
-                            + e.getMessage(), e);
-                }
-            }, adminPool);
-        }
-
-        @Override
-        public CompletableFuture<Integer> redriveDeadLetters(final String group, final int max) {
-            return pops.redriveDeadLetters(group, max);
-        }
-
-        @Override
-        public Optional<GroupConfig> get(final String group) {
-            return groupTable.get(group);
-        }
-
-        @Override
-        public java.util.Collection<GroupConfig> list() {
-            return groupTable.all();
-        }
     }
 
     // ------------------------------------------------------------------------------------------------- upkeep
@@ -816,6 +585,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("POP revive failed; will retry", e);
         }
+    }
+
+    private PopService popService() {
+        return pops;
     }
 
     /** Redelivers overdue popped messages now (tests and diagnostics); returns how many. */

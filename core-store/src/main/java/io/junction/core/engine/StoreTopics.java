@@ -1,0 +1,91 @@
+package io.junction.core.engine;
+
+import io.junction.core.Messaging;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.log.LogAppender;
+import io.junction.core.meta.ConsumerOffsets;
+import io.junction.core.meta.DurableTable;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.queue.ConsumeQueueStore;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/** Topic administration; metadata writes run on the admin thread, never the caller's. */
+final class StoreTopics implements Messaging.TopicAdmin {
+    private final DurableTable<TopicConfig> table;
+    private final ConsumerOffsets offsets;
+    private final LogAppender appender;
+    private final ConsumeQueueStore queues;
+    private final Executor adminPool;
+    private final int defaultQueueCount;
+
+    StoreTopics(final DurableTable<TopicConfig> table, final ConsumerOffsets offsets, final LogAppender appender,
+                final ConsumeQueueStore queues, final Executor adminPool, final int defaultQueueCount) {
+        this.table = table;
+        this.offsets = offsets;
+        this.appender = appender;
+        this.queues = queues;
+        this.adminPool = adminPool;
+        this.defaultQueueCount = defaultQueueCount;
+    }
+
+    /** The topic, created with the default queue count if missing (auto-creation on first send). */
+    CompletableFuture<TopicConfig> createIfAbsent(final String name) {
+        return createIfAbsent(name, defaultQueueCount);
+    }
+
+    CompletableFuture<TopicConfig> createIfAbsent(final String name, final int queueCount) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return table.putIfAbsent(TopicConfig.of(name, queueCount));
+            } catch (IOException e) {
+                throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + name + ": " + e.getMessage(),
+                        e);
+            }
+        }, adminPool);
+    }
+
+    @Override
+    public CompletableFuture<TopicConfig> createOrUpdate(final TopicConfig topic) {
+        return CompletableFuture.supplyAsync(() -> {
+            TopicNames.check("topic", topic.name());
+            try {
+                table.put(topic);
+                return topic;
+            } catch (IOException e) {
+                throw new StoreException(StoreError.IO_ERROR, "cannot save topic " + topic.name() + ": "
+                        + e.getMessage(), e);
+            }
+        }, adminPool);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> delete(final String topic) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                final boolean removed = table.remove(topic);
+                offsets.remove(null, topic);
+                appender.forgetTopic(topic).join();
+                queues.deleteTopic(topic);
+                return removed;
+            } catch (IOException e) {
+                throw new StoreException(StoreError.IO_ERROR, "cannot delete topic " + topic + ": " + e.getMessage(),
+                        e);
+            }
+        }, adminPool);
+    }
+
+    @Override
+    public Optional<TopicConfig> get(final String topic) {
+        return table.get(topic);
+    }
+
+    @Override
+    public Collection<TopicConfig> list() {
+        return table.all();
+    }
+}
