@@ -306,8 +306,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
         }
         Message message = original;
         String uniqueId = original.uniqueId();
-        if (uniqueId == null || uniqueId.isEmpty()) {
+        final boolean assignId = uniqueId == null || uniqueId.isEmpty();
+        if (assignId) {
             uniqueId = MessageIds.newUniqueId();
+        }
+        final boolean special = TransactionMessages.isHalf(message) || deliverAt != DeliveryTime.NONE;
+        if (assignId && special) {
             message = Message.builder(original.topic()).body(original.body()).flag(original.flag())
                     .properties(original.properties()).uniqueId(uniqueId).sysFlag(original.sysFlag())
                     .bornTimestamp(original.bornTimestamp()).bornHost(original.bornHost())
@@ -321,7 +325,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         }
         final ByteBuffer record;
         try {
-            record = RecordCodec.encode(message, config.storeHost());
+            // A normal send gets its assigned id appended to the property string: no copy of the message.
+            record = RecordCodec.encode(message, config.storeHost(), assignId ? uniqueId : null);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
         }

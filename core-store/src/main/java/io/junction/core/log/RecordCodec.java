@@ -35,8 +35,22 @@ public final class RecordCodec {
      * @throws IllegalArgumentException when the topic or the property string is too long for the layout
      */
     public static ByteBuffer encode(final Message message, final InetSocketAddress storeHost) {
+        return encode(message, storeHost, null);
+    }
+
+    /**
+     * As {@link #encode(Message, InetSocketAddress)}, adding the unique id property {@code assignedUniqueId} when it
+     * is not null (the message had none).
+     */
+    public static ByteBuffer encode(final Message message, final InetSocketAddress storeHost,
+                                    final String assignedUniqueId) {
         final byte[] topic = message.topic().getBytes(StandardCharsets.UTF_8);
-        final byte[] properties = MessageProperties.encode(message.properties()).getBytes(StandardCharsets.UTF_8);
+        String encodedProperties = MessageProperties.encode(message.properties());
+        if (assignedUniqueId != null) {
+            encodedProperties = MessageProperties.append(encodedProperties, MessageProperties.UNIQUE_ID,
+                    assignedUniqueId);
+        }
+        final byte[] properties = encodedProperties.getBytes(StandardCharsets.UTF_8);
         if (topic.length == 0 || topic.length > MAX_TOPIC_LENGTH) {
             throw new IllegalArgumentException("topic length " + topic.length + " out of range");
         }

@@ -83,6 +83,11 @@ public final class MessageProperties {
         return map;
     }
 
+    /** Adds one property to an encoded property string. */
+    public static String append(final String encoded, final String name, final String value) {
+        return encoded + name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+    }
+
     /** The value of one property in an encoded property string, or null; decodes nothing else. */
     public static String find(final String encoded, final String name) {
         if (encoded == null || encoded.isEmpty()) {
