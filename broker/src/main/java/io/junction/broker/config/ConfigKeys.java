@@ -1,0 +1,139 @@
+package io.junction.broker.config;
+
+import static io.junction.spi.config.ValueKind.BOOLEAN;
+import static io.junction.spi.config.ValueKind.INT;
+import static io.junction.spi.config.ValueKind.INT_SIZE;
+import static io.junction.spi.config.ValueKind.PORT;
+import static io.junction.spi.config.ValueKind.RATIO;
+import static io.junction.spi.config.ValueKind.STRING;
+
+import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every configuration key the broker knows, with its default and meaning. The README's configuration table mirrors
+ * this list (a test checks that it names every key); {@code --help} prints it.
+ */
+public final class ConfigKeys {
+
+    public static final ConfigKey DATA_DIR = ConfigKey.of("data.dir", STRING, "data",
+            "Directory of all store files; relative paths start at the working directory (same as --data-dir).");
+
+    public static final ConfigKey BROKER_HOST = ConfigKey.of("broker.host", STRING, "127.0.0.1",
+            "Host advertised to clients: in routes, offset message ids and the ready line.");
+    public static final ConfigKey BIND_ADDRESS = ConfigKey.of("broker.bind-address", STRING, "0.0.0.0",
+            "Local address every listener binds to; 127.0.0.1 keeps the broker private to this machine.");
+    public static final ConfigKey IO_THREADS = ConfigKey.of("broker.io-threads", INT, "0",
+            "Netty I/O threads shared by all listeners; 0 means one per core, at most 4.");
+
+    public static final ConfigKey SEGMENT_SIZE = ConfigKey.of("store.segment-size", INT_SIZE, "1g",
+            "Commit-log segment file size (mapped sparsely).");
+    public static final ConfigKey FLUSH_MODE = ConfigKey.choice("store.flush-mode", "ASYNC",
+            "ASYNC: a send is acknowledged once in the page cache and forced within the flush interval; "
+                    + "SYNC: acknowledged after an fsync covering it (group commit).", "ASYNC", "SYNC");
+    public static final ConfigKey FLUSH_INTERVAL_MS = ConfigKey.of("store.flush-interval-ms", INT, "500",
+            "ASYNC: longest time, in milliseconds, a written message stays unforced.");
+    public static final ConfigKey FLUSH_THRESHOLD = ConfigKey.of("store.flush-threshold", INT_SIZE, "64k",
+            "ASYNC: force early once this many bytes are unforced.");
+    public static final ConfigKey MAX_MESSAGE_SIZE = ConfigKey.of("store.max-message-size", INT_SIZE, "4m",
+            "Largest message body accepted; at most half the segment size.");
+    public static final ConfigKey AUTO_CREATE_TOPICS = ConfigKey.of("store.auto-create-topics", BOOLEAN, "true",
+            "Create an unknown topic on its first send.");
+    public static final ConfigKey AUTO_CREATE_GROUPS = ConfigKey.of("store.auto-create-groups", BOOLEAN, "true",
+            "Create an unknown consumer group on its first use.");
+    public static final ConfigKey DEFAULT_QUEUE_COUNT = ConfigKey.of("store.default-queue-count", INT, "8",
+            "Queues of an auto-created topic.");
+    public static final ConfigKey RETENTION_HOURS = ConfigKey.of("store.retention-hours", INT, "72",
+            "Commit-log segments older than this are deleted.");
+    public static final ConfigKey MAX_DELAY_HOURS = ConfigKey.of("store.max-delay-hours", INT, "24",
+            "Longest delivery delay a delayed (timer) message may ask for; keep it below the retention.");
+    public static final ConfigKey DISK_MAX_USED_RATIO = ConfigKey.of("store.disk-max-used-ratio", RATIO, "0.75",
+            "Above this share of the disk used, the oldest segments are deleted early.");
+    public static final ConfigKey DISK_FULL_RATIO = ConfigKey.of("store.disk-full-ratio", RATIO, "0.90",
+            "Above this share of the disk used, sends are refused.");
+    public static final ConfigKey QUEUE_FILE_ENTRIES = ConfigKey.of("store.queue-file-entries", INT, "300000",
+            "Entries per consume-queue file.");
+    public static final ConfigKey INDEX_FILE_ENTRIES = ConfigKey.of("store.index-file-entries", INT, "2000000",
+            "Entries per index file (keys and message ids).");
+
+    public static final ConfigKey HTTP_PORT = ConfigKey.of("http.port", PORT, "8080",
+            "Shared HTTP listener: /health, /metrics, CloudEvents, MQTT over WebSocket (0 picks a free port).");
+    public static final ConfigKey HTTP_MAX_REQUEST_SIZE = ConfigKey.of("http.max-request-size", INT_SIZE, "8m",
+            "Largest HTTP request body accepted; larger requests get 413.");
+    public static final ConfigKey HTTP_READ_TIMEOUT_MS = ConfigKey.of("http.read-timeout-ms", INT, "30000",
+            "An HTTP connection must deliver a complete request within this many milliseconds of opening or of "
+                    + "its previous response, or it is closed (slow or idle clients); 0 disables the timeout.");
+
+    /** The front-ends the project ships, with their default ports; each can be switched off. */
+    public static final Map<String, String> STANDARD_FRONT_ENDS = standardFrontEnds();
+
+    private static final List<ConfigKey> BROKER_KEYS = brokerKeys();
+
+    private ConfigKeys() {
+    }
+
+    /** The broker's own keys, including {@code enabled}/{@code port} of the standard front-ends. */
+    public static List<ConfigKey> broker() {
+        return BROKER_KEYS;
+    }
+
+    /**
+     * The broker's keys plus those of the discovered front-ends: {@code <name>.enabled} for a front-end the table
+     * does not know, and whatever each front-end declares. The broker's own entry wins over a front-end's
+     * declaration of the same key.
+     *
+     * @throws IllegalStateException if a front-end declares a key outside its own prefix
+     */
+    public static List<ConfigKey> withFrontEnds(final Collection<ProtocolFrontEnd> frontEnds) {
+        final Map<String, ConfigKey> all = new LinkedHashMap<>();
+        BROKER_KEYS.forEach(k -> all.put(k.name(), k));
+        for (final ProtocolFrontEnd frontEnd : frontEnds) {
+            final String name = frontEnd.name();
+            all.putIfAbsent(name + ".enabled", enabledKey(name));
+            for (final ConfigKey key : frontEnd.configKeys()) {
+                if (!key.name().startsWith(name + ".")) {
+                    throw new IllegalStateException("front-end " + name + " declares the key " + key.name()
+                            + " outside its prefix " + name + ".");
+                }
+                all.putIfAbsent(key.name(), key);
+            }
+        }
+        return List.copyOf(all.values());
+    }
+
+    private static ConfigKey enabledKey(final String frontEnd) {
+        return ConfigKey.of(frontEnd + ".enabled", BOOLEAN, "true",
+                "Start the " + frontEnd + " front-end (when its module is on the classpath).");
+    }
+
+    private static Map<String, String> standardFrontEnds() {
+        final Map<String, String> ports = new LinkedHashMap<>();
+        ports.put("remoting", "9876");
+        ports.put("grpc", "8081");
+        ports.put("mqtt", "1883");
+        ports.put("amqp", "5672");
+        ports.put("http-cloudevents", ""); // routes on the shared HTTP listener, no port of its own
+        return Collections.unmodifiableMap(ports);
+    }
+
+    private static List<ConfigKey> brokerKeys() {
+        final List<ConfigKey> keys = new ArrayList<>(List.of(DATA_DIR, BROKER_HOST, BIND_ADDRESS, IO_THREADS,
+                SEGMENT_SIZE, FLUSH_MODE, FLUSH_INTERVAL_MS, FLUSH_THRESHOLD, MAX_MESSAGE_SIZE, AUTO_CREATE_TOPICS,
+                AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
+                DISK_FULL_RATIO, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
+                HTTP_READ_TIMEOUT_MS));
+        STANDARD_FRONT_ENDS.forEach((name, port) -> {
+            keys.add(enabledKey(name));
+            if (!port.isEmpty()) {
+                keys.add(ConfigKey.of(name + ".port", PORT, port, "Port of the " + name + " front-end."));
+            }
+        });
+        return List.copyOf(keys);
+    }
+}

@@ -1,0 +1,71 @@
+package io.junction.broker.http;
+
+import io.junction.spi.Endpoint;
+import java.util.List;
+
+/**
+ * What {@code /health} reports: the broker's phase and the endpoints that are listening. Written by the broker's
+ * lifecycle thread, read by event loops.
+ */
+public final class HealthState {
+
+    /** The broker's phase; only {@link #UP} answers 200. */
+    public enum Status { STARTING, UP, STOPPING }
+
+    private volatile Status status = Status.STARTING;
+    private volatile List<Endpoint> listeners = List.of();
+
+    /** Every listener is bound: health turns 200. */
+    public void up(final List<Endpoint> endpoints) {
+        listeners = List.copyOf(endpoints);
+        status = Status.UP;
+    }
+
+    /** A listener came up while others are still starting. */
+    public void listening(final List<Endpoint> endpoints) {
+        listeners = List.copyOf(endpoints);
+    }
+
+    /** Shutdown began: health turns 503 so load balancers stop sending. */
+    public void stopping() {
+        status = Status.STOPPING;
+    }
+
+    public Status status() {
+        return status;
+    }
+
+    public List<Endpoint> listeners() {
+        return listeners;
+    }
+
+    /** {@code {"status":"UP","listeners":{"http":"http://127.0.0.1:8080"}}}. */
+    String toJson() {
+        final StringBuilder json = new StringBuilder(128).append("{\"status\":\"").append(status)
+                .append("\",\"listeners\":{");
+        final List<Endpoint> snapshot = listeners;
+        for (int i = 0; i < snapshot.size(); i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            appendString(json, snapshot.get(i).name()).append(':');
+            appendString(json, snapshot.get(i).address());
+        }
+        return json.append("}}").toString();
+    }
+
+    private static StringBuilder appendString(final StringBuilder json, final String s) {
+        json.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            final char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                json.append('\\').append(c);
+            } else if (c < 0x20) {
+                json.append(String.format("\\u%04x", (int) c));
+            } else {
+                json.append(c);
+            }
+        }
+        return json.append('"');
+    }
+}

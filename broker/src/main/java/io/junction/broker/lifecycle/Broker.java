@@ -1,0 +1,196 @@
+package io.junction.broker.lifecycle;
+
+import io.junction.broker.config.BrokerConfig;
+import io.junction.broker.config.ConfigException;
+import io.junction.broker.config.ConfigKeys;
+import io.junction.broker.config.StoreSettings;
+import io.junction.broker.http.HealthHandler;
+import io.junction.broker.http.HealthState;
+import io.junction.broker.http.HttpListener;
+import io.junction.broker.http.HttpRouter;
+import io.junction.broker.http.ListenException;
+import io.junction.broker.http.MetricsHandler;
+import io.junction.broker.metrics.BrokerMetrics;
+import io.junction.broker.metrics.StoreStatsGauges;
+import io.junction.broker.netty.NettyTransport;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.StoreConfig;
+import io.junction.spi.Endpoint;
+import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.metrics.ConnectionCounter;
+import io.junction.tenancy.AccessControl;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running broker. {@link #start} opens, in order: metrics, the store, the event loops, the HTTP listener, then every
+ * enabled front-end; {@link #stop} closes them in reverse. If any step fails, what was opened is closed in reverse
+ * before the failure is reported, so a failed start leaves no thread, socket or store lock behind.
+ */
+public final class Broker {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+
+    private static final long FRONT_END_START_TIMEOUT_SECONDS = 30;
+    private static final long FRONT_END_STOP_TIMEOUT_SECONDS = 10;
+
+    private final ResourceStack resources;
+    private final HealthState health;
+    private final List<Endpoint> endpoints;
+    private final Path dataDir;
+
+    private Broker(final ResourceStack resources, final HealthState health, final List<Endpoint> endpoints,
+                   final Path dataDir) {
+        this.resources = resources;
+        this.health = health;
+        this.endpoints = endpoints;
+        this.dataDir = dataDir;
+    }
+
+    /**
+     * Starts everything; returns once every listener is bound and {@code /health} answers 200.
+     *
+     * @throws ConfigException      when store settings do not fit together
+     * @throws BrokerStartException when a component cannot start (store, port); nothing is left running
+     */
+    public static Broker start(final BrokerConfig config, final List<ProtocolFrontEnd> frontEnds)
+            throws ConfigException, BrokerStartException {
+        final ResourceStack resources = new ResourceStack();
+        try {
+            final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create());
+            final StoreConfig storeConfig = StoreSettings.toStoreConfig(config, metrics.storeMetrics());
+            final MessageStore store = resources.push("store", openStore(storeConfig));
+            StoreStatsGauges.register(metrics.registry(), store::stats);
+            store.topics().list().forEach(t -> metrics.storeMetrics().registerTopic(t.name()));
+            if (store.stats().recoveredFromCrash()) {
+                LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
+            }
+
+            final NettyTransport transport = resources.push("event loops",
+                    NettyTransport.create(config.intValue(ConfigKeys.IO_THREADS)));
+            final HealthState health = new HealthState();
+            final HttpRouter router = new HttpRouter();
+            router.register(HealthHandler.PATH, new HealthHandler(health));
+            router.register(MetricsHandler.PATH, new MetricsHandler(metrics));
+            final String bindAddress = config.string(ConfigKeys.BIND_ADDRESS);
+            final String advertisedHost = config.string(ConfigKeys.BROKER_HOST);
+            final HttpListener http = resources.push("http listener", HttpListener.bind(transport, bindAddress,
+                    config.port(ConfigKeys.HTTP_PORT), advertisedHost, router,
+                    new HttpListener.Limits(config.intSize(ConfigKeys.HTTP_MAX_REQUEST_SIZE),
+                            config.intValue(ConfigKeys.HTTP_READ_TIMEOUT_MS)),
+                    new ConnectionCounter(metrics.registry(), "http")));
+            health.listening(List.of(http.endpoint()));
+
+            final AccessControl accessControl = AccessControl.open(); // auth off until the tenancy work lands
+            final List<Endpoint> endpoints = new ArrayList<>();
+            final Map<String, CompletableFuture<List<Endpoint>>> starting = new LinkedHashMap<>();
+            for (final ProtocolFrontEnd frontEnd : frontEnds) {
+                final String name = frontEnd.name();
+                if (!config.frontEndEnabled(name)) {
+                    LOG.info("Front-end {} is disabled ({}.enabled=false)", name, name);
+                    continue;
+                }
+                final FrontEndContext context = new FrontEndContext(store, accessControl,
+                        config.frontEnd(name), transport, metrics.registry(), router,
+                        new ConnectionCounter(metrics.registry(), name), bindAddress, advertisedHost);
+                resources.onClose(name, () -> stopFrontEnd(frontEnd));
+                starting.put(name, startFrontEnd(frontEnd, context));
+            }
+            for (final Map.Entry<String, CompletableFuture<List<Endpoint>>> e : starting.entrySet()) {
+                endpoints.addAll(awaitStarted(e.getKey(), e.getValue()));
+            }
+            endpoints.add(http.endpoint());
+            health.up(endpoints);
+            return new Broker(resources, health, List.copyOf(endpoints), config.dataDir());
+        } catch (final ConfigException | BrokerStartException e) {
+            resources.closeAll();
+            throw e;
+        } catch (final ListenException e) {
+            resources.closeAll();
+            throw new BrokerStartException(e.getMessage(), e);
+        } catch (final RuntimeException e) {
+            resources.closeAll();
+            throw new BrokerStartException(describe(e), e);
+        }
+    }
+
+    /** The endpoints clients can use, front-ends first, then the HTTP listener. */
+    public List<Endpoint> endpoints() {
+        return endpoints;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    public HealthState health() {
+        return health;
+    }
+
+    /**
+     * Stops gracefully: health turns 503, front-ends stop, the HTTP listener and event loops close, then the store
+     * flushes and writes its clean-shutdown marker. Safe to call twice.
+     *
+     * @return true when every component closed cleanly
+     */
+    public boolean stop() {
+        health.stopping();
+        return resources.closeAll();
+    }
+
+    private static MessageStore openStore(final StoreConfig config) throws BrokerStartException {
+        try {
+            return MessageStore.open(config);
+        } catch (final RuntimeException e) {
+            throw new BrokerStartException(describe(e), e);
+        }
+    }
+
+    private static CompletableFuture<List<Endpoint>> startFrontEnd(final ProtocolFrontEnd frontEnd,
+                                                                   final FrontEndContext context) {
+        try {
+            return frontEnd.start(context);
+        } catch (final RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static List<Endpoint> awaitStarted(final String name, final CompletableFuture<List<Endpoint>> started)
+            throws BrokerStartException {
+        try {
+            return started.get(FRONT_END_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (final ExecutionException e) {
+            throw new BrokerStartException(name + ": " + describe(e.getCause()), e.getCause());
+        } catch (final TimeoutException e) {
+            throw new BrokerStartException(name + ": did not start within " + FRONT_END_START_TIMEOUT_SECONDS
+                    + " s", e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerStartException(name + ": start interrupted", e);
+        }
+    }
+
+    private static void stopFrontEnd(final ProtocolFrontEnd frontEnd) throws Exception {
+        try {
+            frontEnd.stop().get(FRONT_END_STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (final TimeoutException e) {
+            throw new TimeoutException(frontEnd.name() + " did not stop within " + FRONT_END_STOP_TIMEOUT_SECONDS
+                    + " s");
+        }
+    }
+
+    /** One line for a failure: its message, or its type when it has none. */
+    static String describe(final Throwable e) {
+        final String message = e.getMessage();
+        return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
+    }
+}

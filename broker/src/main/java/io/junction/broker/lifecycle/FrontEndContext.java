@@ -1,0 +1,23 @@
+package io.junction.broker.lifecycle;
+
+import io.junction.core.Messaging;
+import io.junction.spi.BrokerContext;
+import io.junction.spi.EventLoops;
+import io.junction.spi.config.FrontEndConfig;
+import io.junction.spi.http.HttpRoutes;
+import io.junction.spi.metrics.ConnectionCounter;
+import io.junction.tenancy.AccessControl;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/** The context one front-end is started with: shared components plus its own configuration and counter. */
+record FrontEndContext(
+        Messaging messaging,
+        AccessControl accessControl,
+        FrontEndConfig config,
+        EventLoops eventLoops,
+        MeterRegistry meterRegistry,
+        HttpRoutes httpRoutes,
+        ConnectionCounter connections,
+        String bindAddress,
+        String advertisedHost) implements BrokerContext {
+}

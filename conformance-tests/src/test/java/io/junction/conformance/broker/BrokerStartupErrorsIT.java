@@ -1,0 +1,118 @@
+package io.junction.conformance.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.FreePorts;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.assertj.core.api.AbstractStringAssert;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input never leaves a half-started broker: one clear line on stderr and a non-zero exit. */
+class BrokerStartupErrorsIT {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final int EXIT_START_FAILED = 1;
+    private static final int EXIT_CONFIG = 2;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldExitWith2NamingAnUnknownKey() {
+        final Path data = tmp.resolve("data");
+        try (BrokerProcess broker = BrokerProcess.builder(data).set("no.such-key", "1").start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_CONFIG);
+            assertOneLine(broker).contains("'no.such-key'").contains("unknown configuration key");
+        }
+        assertThat(data).as("nothing was started, not even the store").doesNotExist();
+    }
+
+    @Test
+    void shouldExitWith2NamingAnUnknownKeyInTheConfigFile() throws Exception {
+        final Path file = Files.writeString(tmp.resolve("broker.properties"), "store.flush-mode=SYNC\nmqtt.prot=1\n");
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).args("--config", file.toString())
+                .start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_CONFIG);
+            assertOneLine(broker).contains("'mqtt.prot'").contains(file.toString());
+        }
+    }
+
+    @Test
+    void shouldExitWith2ForAMalformedValue() {
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data"))
+                .set("store.segment-size", "lots").start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_CONFIG);
+            assertOneLine(broker).contains("store.segment-size").contains("'lots'");
+        }
+    }
+
+    @Test
+    void shouldExitNonZeroWhenThePortIsInUse() throws Exception {
+        final Path data = tmp.resolve("data");
+        final int port = FreePorts.next();
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress("0.0.0.0", port));
+            try (BrokerProcess broker = BrokerProcess.builder(data).set("http.port", Integer.toString(port)).start()) {
+                assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+                assertOneLine(broker).contains("cannot listen for http").contains(":" + port)
+                        .contains("Address already in use");
+            }
+        }
+        assertThat(data.resolve("abort")).as("the store it had opened was closed cleanly").doesNotExist();
+    }
+
+    @Test
+    void shouldExitNonZeroForAnUnwritableDataDir() throws Exception {
+        // Tests may run as root, which ignores permission bits: a path below a regular file is unwritable for anyone.
+        final Path file = Files.writeString(tmp.resolve("not-a-directory"), "x");
+        final Path data = file.resolve("data");
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("unused")).set("data.dir", data.toString())
+                .start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+            assertOneLine(broker).contains(data.toString());
+        }
+    }
+
+    @Test
+    void shouldExitNonZeroNamingACorruptMetadataFile() throws Exception {
+        final Path data = tmp.resolve("data");
+        try (BrokerProcess clean = BrokerProcess.builder(data).start()) {
+            clean.awaitHealthy(DEADLINE);
+            assertThat(clean.terminate(DEADLINE)).isZero();
+        }
+        final Path topics = data.resolve("config").resolve("topics.dat");
+        Files.write(topics, "this is not a metadata file".getBytes(StandardCharsets.UTF_8));
+
+        try (BrokerProcess broker = BrokerProcess.builder(data).start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+            assertOneLine(broker).contains(topics.toAbsolutePath().toString());
+        }
+    }
+
+    @Test
+    void shouldExitNonZeroWhenAnotherBrokerHoldsTheDataDir() {
+        final Path data = tmp.resolve("data");
+        try (BrokerProcess first = BrokerProcess.builder(data).start()) {
+            first.awaitHealthy(DEADLINE);
+            try (BrokerProcess second = BrokerProcess.builder(data).start()) {
+                assertThat(second.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+                assertOneLine(second).contains(data.toAbsolutePath().toString());
+            }
+            assertThat(first.get("/health").statusCode()).as("the first broker is unaffected").isEqualTo(200);
+            assertThat(first.terminate(DEADLINE)).isZero();
+        }
+    }
+
+    private static AbstractStringAssert<?> assertOneLine(final BrokerProcess broker) {
+        final String err = broker.stderr();
+        assertThat(err.lines().count()).as("stderr lines:\n" + broker.output()).isEqualTo(1);
+        return assertThat(err.strip()).startsWith("junction: ");
+    }
+}
