@@ -43,6 +43,9 @@ public interface Messaging {
     /** Gives a popped message back: redelivered after the group's back-off; returns its new receipt handle. */
     CompletableFuture<String> nack(String group, String receiptHandle);
 
+    /** Moves a popped message to the group's dead-letter topic now (the consumer gave up on it). */
+    CompletableFuture<Void> deadLetter(String group, String receiptHandle);
+
     /**
      * Ends a transaction: COMMIT delivers the half message (sent with {@code TRAN_MSG=true} or the PREPARED
      * transaction type, stored invisibly until now) to its topic and queue, ROLLBACK drops it, UNKNOWN leaves it to be

@@ -473,6 +473,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
     }
 
     @Override
+    public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
+        return pops.deadLetter(group, receiptHandle);
+    }
+
+    @Override
     public void commitOffset(final String group, final String topic, final int queueId, final long offset) {
         offsets.commit(group, topic, queueId, offset);
     }

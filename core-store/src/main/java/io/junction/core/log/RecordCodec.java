@@ -142,7 +142,36 @@ public final class RecordCodec {
         if (buf.getInt(position + CRC_OFFSET) != crc(buf, position, size)) {
             return INVALID;
         }
-        return size;
+        // A record that passes the check must decode: its parts must add up to its size.
+        return wellFormed(buf, position, size, magic == MAGIC_V2) ? size : INVALID;
+    }
+
+    private static boolean wellFormed(final ByteBuffer buf, final int position, final int size, final boolean v2) {
+        final int sysFlag = buf.getInt(position + SYS_FLAG_OFFSET);
+        final int bodyLengthAt = bodyLengthOffset(sysFlag);
+        if (bodyLengthAt + 4 > size
+                || !validPort(buf.getInt(position + BORN_HOST_OFFSET
+                        + hostLength((sysFlag & SYS_FLAG_BORN_HOST_V6) != 0) - 4))
+                || !validPort(buf.getInt(position + storeHostOffset(sysFlag)
+                        + hostLength((sysFlag & SYS_FLAG_STORE_HOST_V6) != 0) - 4))) {
+            return false;
+        }
+        final long bodyLength = buf.getInt(position + bodyLengthAt);
+        long p = bodyLengthAt + 4 + bodyLength;
+        if (bodyLength < 0 || p + (v2 ? 2 : 1) > size) {
+            return false;
+        }
+        final int topicLength = v2 ? buf.getShort(position + (int) p) & 0xFFFF : buf.get(position + (int) p);
+        p += (v2 ? 2 : 1) + (long) topicLength;
+        if (topicLength <= 0 || p + 2 > size) {
+            return false;
+        }
+        final int propertiesLength = buf.getShort(position + (int) p) & 0xFFFF;
+        return p + 2 + propertiesLength == size;
+    }
+
+    private static boolean validPort(final int port) {
+        return port >= 0 && port <= 0xFFFF;
     }
 
     /**

@@ -49,9 +49,12 @@ public final class PopService {
     static final String REDRIVE_GROUP = "CID_JUNCTION_REDRIVE_GROUP";
     /** Chance that a pop looks at the retry topic before the topic's own queues. */
     private static final int RETRY_FIRST_PERCENT = 20;
-    static final String PROPERTY_RETRY_TOPIC = "RETRY_TOPIC";
-    static final String PROPERTY_DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
-    static final String PROPERTY_DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
+    /** On a retry copy: the topic the message was first sent to. */
+    public static final String PROPERTY_RETRY_TOPIC = "RETRY_TOPIC";
+    /** On a dead letter: the topic the message was sent to. */
+    public static final String PROPERTY_DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
+    /** On a dead letter: the message's unique id. */
+    public static final String PROPERTY_DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
     private static final Logger LOG = LoggerFactory.getLogger(PopService.class);
     /** Most entries one FIFO pop looks at past the base. */
     private static final int FIFO_SCAN_LIMIT = 2048;
@@ -108,12 +111,18 @@ public final class PopService {
                     "pop takes 1.." + PopRequest.MAX_MESSAGES + " messages and a non-negative invisible time"));
         }
         final CompletableFuture<PopResult> result = new CompletableFuture<>();
-        store.readExecutor().execute(() -> popOrPark(request, topic.get(), result, true));
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+                Math.max(0, request.maxWaitMillis()));
+        store.readExecutor().execute(() -> popOrPark(request, topic.get(), result, deadline));
         return result;
     }
 
+    /**
+     * Pops, or parks until a queue of the topic gets a message and tries again; an arrival the filter rejects parks
+     * it again for the rest of the wait, so a long poll answers empty only when its wait is over.
+     */
     private void popOrPark(final PopRequest request, final TopicConfig topic, final CompletableFuture<PopResult> result,
-                           final boolean mayPark) {
+                           final long deadlineNanos) {
         try {
             final List<PopStore.QueueRef> order = queueOrder(request.group(), topic);
             final List<CompletableFuture<List<PoppedMessage>>> batches = new ArrayList<>();
@@ -128,9 +137,10 @@ public final class PopService {
                     batches.add(batch.stored);
                 }
             }
-            if (batches.isEmpty() && mayPark && request.maxWaitMillis() > 0
-                    && store.parkAny(order, request.maxWaitMillis(),
-                        () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, false)))) {
+            final long remainingMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
+                    deadlineNanos - System.nanoTime());
+            if (batches.isEmpty() && remainingMillis > 0 && store.parkAny(order, remainingMillis,
+                    () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, deadlineNanos)))) {
                 return;
             }
             CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
@@ -462,6 +472,37 @@ public final class PopService {
                         }));
     }
 
+    /**
+     * Moves a popped message to the group's dead-letter topic now (the consumer gave up on it) and acknowledges it.
+     */
+    public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
+        final ReceiptHandle h;
+        final OpenCheckpoint ck;
+        try {
+            h = validHandle(group, receiptHandle);
+            ck = openCheckpoint(h);
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        final PullResult read = store.read(h.topic(), h.queueId(), h.queueOffset(), 1, null);
+        if (read.messages().isEmpty() || read.messages().get(0).queueOffset() != h.queueOffset()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
+                    "the message of this receipt handle is no longer stored"));
+        }
+        final StoredMessage m = read.messages().get(0);
+        final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, h.topic());
+        return deadLetter(group, origin, m, h.reconsumeTimes() + 1)
+                .thenCompose(r -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack"))
+                .thenAccept(r -> {
+                    if (ck.finish(h.index())) {
+                        if (ck.fifo) {
+                            fifoDone(ck, h.index());
+                        }
+                        closeIfDone(ck);
+                    }
+                });
+    }
+
     /** A negative acknowledgement: redelivery after the group's back-off for this attempt. */
     public CompletableFuture<String> nack(final String group, final String receiptHandle) {
         final ReceiptHandle h = handles.decode(receiptHandle);
@@ -609,7 +650,8 @@ public final class PopService {
         final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
                 .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
                 .bornHost(m.bornHost()).reconsumeTimes(deliveries)
-                .property(PROPERTY_DLQ_ORIGIN_TOPIC, origin).property(PROPERTY_DLQ_ORIGIN_ID, m.uniqueId());
+                .property(PROPERTY_DLQ_ORIGIN_TOPIC, origin).property(PROPERTY_DLQ_ORIGIN_ID, m.uniqueId())
+                .property(PROPERTY_RETRY_TOPIC, null);
         for (String timerProperty : TIMER_PROPERTIES) {
             copy.property(timerProperty, null);
         }

@@ -187,6 +187,39 @@ class PopTest {
     }
 
     @Test
+    void shouldDeadLetterAPoppedMessageOnRequest() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, "t", 2);
+            final List<PoppedMessage> popped = popAll(store, "g", "t");
+            store.deadLetter("g", popped.get(0).receiptHandle()).join();
+            assertThat(errorOf(store.ack("g", popped.get(0).receiptHandle()))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+            assertThat(store.inFlight()).isEqualTo(1);
+            TestStores.awaitIndexed(store);
+            final List<StoredMessage> dead = TestStores.readAll(store, RetryPolicy.deadLetterTopic("g"), 0);
+            assertThat(dead).extracting(TestStores::body).containsExactly(body(popped.get(0)));
+            assertThat(dead.get(0).property(PopService.PROPERTY_DLQ_ORIGIN_TOPIC)).isEqualTo("t");
+        }
+    }
+
+    @Test
+    void shouldKeepALongPollWaitingWhenAnArrivalDoesNotMatchItsFilter() throws Exception {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            final CompletableFuture<PopResult> parked = store.pop(new PopRequest("g", "t",
+                    io.junction.core.filter.Filters.compile(io.junction.core.filter.FilterType.TAG, "wanted"), 1,
+                    INVISIBLE, 20_000));
+            Thread.sleep(200); // let it park
+            store.send(Message.builder("t").tag("other").body("no".getBytes(StandardCharsets.UTF_8)).build()).join();
+            Thread.sleep(300); // the arrival woke it; it must have parked again
+            assertThat(parked).isNotDone();
+            store.send(Message.builder("t").tag("wanted").body("yes".getBytes(StandardCharsets.UTF_8)).build())
+                    .join();
+            assertThat(parked.get(5, TimeUnit.SECONDS).messages()).extracting(PopTest::body).containsExactly("yes");
+        }
+    }
+
+    @Test
     void shouldWakeALongPollingPopWhenAMessageArrives() throws Exception {
         try (MessageStore store = open()) {
             store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
