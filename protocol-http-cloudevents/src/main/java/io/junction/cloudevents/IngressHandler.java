@@ -1,0 +1,130 @@
+package io.junction.cloudevents;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.cloudevents.CloudEvent;
+import io.junction.core.Messaging;
+import io.junction.core.SendResult;
+import io.junction.spi.http.HttpExchange;
+import io.junction.spi.http.HttpHandler;
+import io.junction.tenancy.Action;
+import io.junction.tenancy.ResourceKind;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code POST /topics/{topic}}: decodes and validates every event first (a bad batch stores nothing), then sends each
+ * one that is not a duplicate and answers 202 once all sends complete, with {@code {"messageIds": [...], "events":
+ * [{"id", "source", "messageId", "duplicate"}]}}. Never blocks: the response is written from the send futures.
+ *
+ * <p>Dedup: (source, id) pairs seen within the window map to the future of their first send, so a repeat answers with
+ * the first message id and stores nothing. The cache is bounded (oldest evicted first), so the guarantee holds within
+ * the window and the size bound; a failed send is forgotten so a retry can store it.
+ */
+final class IngressHandler implements HttpHandler {
+    static final String PREFIX = "/topics/";
+
+    private final Messaging messaging;
+    private final CloudEventMapping mapping;
+    private final EventDecoder decoder;
+    private final ObjectMapper json;
+    private final Cache<String, CompletableFuture<String>> seen;
+    private final Authorization authorization;
+
+    IngressHandler(final Messaging messaging, final CloudEventMapping mapping, final EventDecoder decoder,
+                   final ObjectMapper json, final Duration dedupWindow, final long dedupMaxEntries,
+                   final Authorization authorization) {
+        this.messaging = messaging;
+        this.authorization = authorization;
+        this.mapping = mapping;
+        this.decoder = decoder;
+        this.json = json;
+        this.seen = dedupWindow.isZero() ? null : Caffeine.newBuilder().expireAfterWrite(dedupWindow)
+                .maximumSize(dedupMaxEntries).build();
+    }
+
+    @Override
+    public void handle(final HttpExchange exchange) {
+        final String topic = exchange.path().substring(PREFIX.length());
+        if (topic.isEmpty() || topic.indexOf('/') >= 0 || !validTopic(topic)) {
+            Responses.problem(exchange, json, new Problem(HttpResponseStatus.NOT_FOUND, null,
+                    "no such resource: topics are /topics/{topic} with a topic name of letters, digits, '-', '_', "
+                            + "'.', at most 127 characters"));
+            return;
+        }
+        if (!HttpMethod.POST.equals(exchange.request().method())) {
+            Responses.problem(exchange, json, new Problem(HttpResponseStatus.METHOD_NOT_ALLOWED, null,
+                    "only POST is allowed on " + exchange.path()));
+            return;
+        }
+        final List<CloudEvent> events;
+        try {
+            authorization.require(ResourceKind.TOPIC, topic, Action.PUB);
+            events = decoder.decode(exchange.request());
+        } catch (final Problem p) {
+            Responses.problem(exchange, json, p);
+            return;
+        }
+        final List<CompletableFuture<String>> ids = new ArrayList<>(events.size());
+        final boolean[] duplicate = new boolean[events.size()];
+        for (int i = 0; i < events.size(); i++) {
+            final CloudEvent event = events.get(i);
+            final CompletableFuture<String> mine = new CompletableFuture<>();
+            final String key = topic + '\u0000' + event.getSource() + '\u0000' + event.getId();
+            final CompletableFuture<String> earlier = seen == null ? null : seen.asMap().putIfAbsent(key, mine);
+            if (earlier != null) {
+                duplicate[i] = true;
+                ids.add(earlier);
+                continue;
+            }
+            ids.add(mine);
+            messaging.send(mapping.toMessage(topic, event)).whenComplete((SendResult r, Throwable e) -> {
+                if (e != null) {
+                    if (seen != null) {
+                        seen.asMap().remove(key, mine);
+                    }
+                    mine.completeExceptionally(e);
+                } else {
+                    mine.complete(r.uniqueId());
+                }
+            });
+        }
+        CompletableFuture.allOf(ids.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+            if (e != null) {
+                Responses.storeFailure(exchange, json, e);
+                return;
+            }
+            final ObjectNode body = json.createObjectNode();
+            final ArrayNode messageIds = body.putArray("messageIds");
+            final ArrayNode details = body.putArray("events");
+            for (int i = 0; i < events.size(); i++) {
+                final String id = ids.get(i).join();
+                messageIds.add(id);
+                details.addObject().put("id", events.get(i).getId())
+                        .put("source", events.get(i).getSource().toString())
+                        .put("messageId", id).put("duplicate", duplicate[i]);
+            }
+            exchange.respond(HttpResponseStatus.ACCEPTED, "application/json", body.toString());
+        });
+    }
+
+    static boolean validTopic(final String topic) {
+        if (topic.length() > 127) {
+            return false;
+        }
+        for (int i = 0; i < topic.length(); i++) {
+            final char c = topic.charAt(i);
+            if (!(Character.isLetterOrDigit(c) && c < 128) && c != '-' && c != '_' && c != '.') {
+                return false;
+            }
+        }
+        return true;
+    }
+}

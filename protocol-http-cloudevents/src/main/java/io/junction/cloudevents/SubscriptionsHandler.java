@@ -1,0 +1,331 @@
+package io.junction.cloudevents;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cloudevents.jackson.JsonFormat;
+import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PoppedMessage;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import io.junction.spi.http.HttpExchange;
+import io.junction.spi.http.HttpHandler;
+import io.junction.tenancy.Action;
+import io.junction.tenancy.ResourceKind;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@code /subscriptions}: {@code GET} lists; {@code PUT}, {@code GET}, {@code DELETE /subscriptions/{name}};
+ * {@code POST /subscriptions/{name}/receive?max=N&waitSeconds=S} pulls; {@code POST /subscriptions/{name}/ack} acks.
+ *
+ * <p>A subscription is a POP consumer group of the same name whose attribute {@value #ATTRIBUTE} holds its JSON
+ * definition, so it is durable with the rest of the core's metadata and restored on start. Push subscriptions run a
+ * {@link PushDispatcher} each.
+ */
+final class SubscriptionsHandler implements HttpHandler {
+    static final String PREFIX = "/subscriptions";
+    static final String ATTRIBUTE = "cloudevents.subscription";
+    static final int DEFAULT_QUEUES = 8;
+    static final int MAX_WAIT_SECONDS = 60;
+    private static final long MIN_REPOLL_NANOS = 20_000_000;
+
+    private final Messaging messaging;
+    private final ObjectMapper json;
+    private final CloudEventMapping mapping;
+    private final JsonFormat format = new JsonFormat();
+    private final JsonFormat textFormat = new JsonFormat().withForceNonJsonDataToString();
+    private final JsonFormat base64Format = new JsonFormat().withForceJsonDataToBase64();
+    private final java.util.function.Function<Subscription, PushDispatcher> dispatchers;
+    private final Map<String, Subscription> active = new ConcurrentHashMap<>();
+    private final Map<String, PushDispatcher> running = new ConcurrentHashMap<>();
+    private final Map<String, io.junction.core.filter.MessageFilter> filters = new ConcurrentHashMap<>();
+    private final Authorization authorization;
+
+    SubscriptionsHandler(final Messaging messaging, final ObjectMapper json, final CloudEventMapping mapping,
+                         final java.util.function.Function<Subscription, PushDispatcher> dispatchers,
+                         final Authorization authorization) {
+        this.messaging = messaging;
+        this.authorization = authorization;
+        this.json = json;
+        this.mapping = mapping;
+        this.dispatchers = dispatchers;
+    }
+
+    /** Restores stored subscriptions and starts their dispatchers. */
+    void restore() {
+        for (final GroupConfig g : messaging.groups().list()) {
+            final String stored = g.attributes().get(ATTRIBUTE);
+            if (stored != null) {
+                activate(Subscription.fromStored(g.name(), stored, json));
+            }
+        }
+    }
+
+    void stopAll() {
+        running.values().forEach(PushDispatcher::stop);
+        running.clear();
+    }
+
+    private void activate(final Subscription s) {
+        final PushDispatcher old = running.remove(s.name());
+        if (old != null) {
+            old.stop();
+        }
+        filters.put(s.name(), s.compiledFilter());
+        active.put(s.name(), s);
+        if (s.push()) {
+            final PushDispatcher d = dispatchers.apply(s);
+            running.put(s.name(), d);
+            d.start();
+        }
+    }
+
+    private void deactivate(final String name) {
+        active.remove(name);
+        filters.remove(name);
+        final PushDispatcher d = running.remove(name);
+        if (d != null) {
+            d.stop();
+        }
+    }
+
+    @Override
+    public void handle(final HttpExchange exchange) {
+        try {
+            route(exchange);
+        } catch (final Problem p) {
+            Responses.problem(exchange, json, p);
+        }
+    }
+
+    private void route(final HttpExchange exchange) {
+        final String path = exchange.path();
+        final HttpMethod method = exchange.request().method();
+        final String rest = path.length() > PREFIX.length() ? path.substring(PREFIX.length() + 1) : "";
+        final String[] parts = rest.isEmpty() ? new String[0] : rest.split("/", -1);
+        if (parts.length == 0) {
+            requireMethod(method, HttpMethod.GET, path);
+            authorization.require(ResourceKind.GROUP, "*", Action.LIST);
+            final ArrayNode list = json.createArrayNode();
+            active.values().stream().sorted(java.util.Comparator.comparing(Subscription::name))
+                    .forEach(s -> list.add(s.toJson(json)));
+            Responses.json(exchange, HttpResponseStatus.OK, list.toString());
+            return;
+        }
+        final String name = parts[0];
+        if (parts.length == 1) {
+            if (HttpMethod.PUT.equals(method)) {
+                put(exchange, name);
+            } else if (HttpMethod.GET.equals(method)) {
+                authorization.require(ResourceKind.GROUP, name, Action.GET);
+                final Subscription s = existing(name);
+                Responses.json(exchange, HttpResponseStatus.OK, s.toJson(json).toString());
+            } else if (HttpMethod.DELETE.equals(method)) {
+                delete(exchange, name);
+            } else {
+                throw new Problem(HttpResponseStatus.METHOD_NOT_ALLOWED, null, "use PUT, GET or DELETE on " + path);
+            }
+            return;
+        }
+        if (parts.length == 2 && "receive".equals(parts[1])) {
+            requireMethod(method, HttpMethod.POST, path);
+            final Subscription s = existing(name);
+            authorization.require(ResourceKind.GROUP, name, Action.SUB);
+            authorization.require(ResourceKind.TOPIC, s.topic(), Action.SUB);
+            receive(exchange, s);
+            return;
+        }
+        if (parts.length == 2 && "ack".equals(parts[1])) {
+            requireMethod(method, HttpMethod.POST, path);
+            authorization.require(ResourceKind.GROUP, name, Action.SUB);
+            ack(exchange, existing(name));
+            return;
+        }
+        throw new Problem(HttpResponseStatus.NOT_FOUND, null, "no such resource " + path);
+    }
+
+    private static void requireMethod(final HttpMethod method, final HttpMethod allowed, final String path) {
+        if (!allowed.equals(method)) {
+            throw new Problem(HttpResponseStatus.METHOD_NOT_ALLOWED, null, "only " + allowed + " is allowed on "
+                    + path);
+        }
+    }
+
+    private Subscription existing(final String name) {
+        final Subscription s = active.get(name);
+        if (s == null) {
+            throw new Problem(HttpResponseStatus.NOT_FOUND, null, "no subscription named '" + name + "'");
+        }
+        return s;
+    }
+
+    private JsonNode body(final HttpExchange exchange) {
+        try {
+            return json.readTree((java.io.InputStream) new ByteBufInputStream(exchange.request().content().duplicate()));
+        } catch (final IOException e) {
+            throw Problem.badRequest(null, "malformed JSON: " + e.getMessage());
+        }
+    }
+
+    private void put(final HttpExchange exchange, final String name) {
+        final Subscription s = Subscription.parse(name, body(exchange));
+        final GroupConfig existing = messaging.groups().get(name).orElse(null);
+        if (existing != null && !existing.attributes().containsKey(ATTRIBUTE)) {
+            throw new Problem(HttpResponseStatus.CONFLICT, null, "consumer group '" + name
+                    + "' exists and is not a CloudEvents subscription");
+        }
+        final boolean created = existing == null;
+        authorization.require(ResourceKind.GROUP, name, created ? Action.CREATE : Action.UPDATE);
+        authorization.require(ResourceKind.TOPIC, s.topic(), Action.SUB);
+        final CompletableFuture<?> topic = messaging.topics().get(s.topic()).isPresent()
+                ? CompletableFuture.completedFuture(null)
+                : messaging.topics().createOrUpdate(TopicConfig.of(s.topic(), DEFAULT_QUEUES));
+        final String stored = s.toJson(json).toString();
+        topic.thenCompose(t -> messaging.groups().createOrUpdate(new GroupConfig(name, s.delivery().retries(),
+                false, false, Map.of(ATTRIBUTE, stored)))).whenComplete((g, e) -> {
+                    if (e != null) {
+                        Responses.storeFailure(exchange, json, e);
+                        return;
+                    }
+                    activate(s);
+                    Responses.json(exchange, created ? HttpResponseStatus.CREATED : HttpResponseStatus.OK,
+                            s.toJson(json).toString());
+                });
+    }
+
+    private void delete(final HttpExchange exchange, final String name) {
+        authorization.require(ResourceKind.GROUP, name, Action.DELETE);
+        existing(name);
+        deactivate(name);
+        messaging.groups().delete(name).whenComplete((ok, e) -> {
+            if (e != null) {
+                Responses.storeFailure(exchange, json, e);
+            } else {
+                exchange.respond(HttpResponseStatus.NO_CONTENT, "application/json", "");
+            }
+        });
+    }
+
+    private void receive(final HttpExchange exchange, final Subscription s) {
+        final int max = queryInt(exchange, "max", 1, 1, PopRequest.MAX_MESSAGES);
+        final int wait = queryInt(exchange, "waitSeconds", 0, 0, MAX_WAIT_SECONDS);
+        pop(s, max, System.nanoTime() + wait * 1_000_000_000L).whenComplete((messages, e) -> {
+            if (e != null) {
+                Responses.storeFailure(exchange, json, e);
+                return;
+            }
+            final StringBuilder sb = new StringBuilder().append('[');
+            for (final PoppedMessage m : messages) {
+                if (sb.length() > 1) {
+                    sb.append(',');
+                }
+                sb.append(new String(serialize(mapping.toEvent(m.message(), m.topic(), m.receiptHandle())),
+                        StandardCharsets.UTF_8));
+            }
+            sb.append(']');
+            exchange.respond(HttpResponseStatus.OK, EventDecoder.BATCH, sb.toString());
+        });
+    }
+
+    /**
+     * Pops until something comes or the deadline passes: a long-polling pop may return empty early (woken by an
+     * arrival its filter rejects), so an empty answer before the deadline is asked again with the time left.
+     */
+    private CompletableFuture<List<PoppedMessage>> pop(final Subscription s, final int max, final long deadline) {
+        final long waitMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+        return messaging.pop(new PopRequest(s.name(), s.topic(), filters.getOrDefault(s.name(),
+                io.junction.core.filter.MessageFilter.ALL), max,
+                s.visibilitySeconds() * 1000L, waitMillis)).thenCompose(result -> {
+                    if (!result.messages().isEmpty() || deadline - System.nanoTime() < MIN_REPOLL_NANOS) {
+                        return CompletableFuture.completedFuture(result.messages());
+                    }
+                    return pop(s, max, deadline);
+                });
+    }
+
+    /**
+     * The JSON event format, choosing how data appears: JSON data inline, text data ({@code text/*}) as a string,
+     * anything else (and data that claims to be JSON but does not parse) as {@code data_base64}.
+     */
+    byte[] serialize(final io.cloudevents.CloudEvent event) {
+        if (event.getData() == null) {
+            return format.serialize(event);
+        }
+        final String media = EventDecoder.mediaType(event.getDataContentType());
+        if (media != null && media.startsWith("text/")) {
+            return textFormat.serialize(event);
+        }
+        if (EventDecoder.isJson(event.getDataContentType())) {
+            try {
+                json.readTree(event.getData().toBytes());
+                return format.serialize(event);
+            } catch (final IOException e) {
+                return base64Format.serialize(event);
+            }
+        }
+        return format.serialize(event);
+    }
+
+    private void ack(final HttpExchange exchange, final Subscription s) {
+        final JsonNode body = body(exchange);
+        final JsonNode receipts = body == null ? null : body.get("receipts");
+        if (receipts == null || !receipts.isArray()) {
+            throw Problem.badRequest("receipts", "expected {\"receipts\": [\"...\"]}");
+        }
+        final List<String> handles = new ArrayList<>();
+        for (final JsonNode r : receipts) {
+            if (!r.isTextual()) {
+                throw Problem.badRequest("receipts", "receipts must be strings");
+            }
+            handles.add(r.textValue());
+        }
+        final List<CompletableFuture<String>> results = new ArrayList<>();
+        for (final String h : handles) {
+            results.add(messaging.ack(s.name(), h).handle((v, e) -> e == null ? null
+                    : Responses.toProblem(e).getMessage()));
+        }
+        CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+            final ObjectNode out = json.createObjectNode();
+            final ArrayNode failed = out.putArray("failed");
+            int acked = 0;
+            for (int i = 0; i < handles.size(); i++) {
+                final String error = results.get(i).join();
+                if (error == null) {
+                    acked++;
+                } else {
+                    failed.addObject().put("receipt", handles.get(i)).put("detail", error);
+                }
+            }
+            out.put("acked", acked);
+            Responses.json(exchange, HttpResponseStatus.OK, out.toString());
+        });
+    }
+
+    private static int queryInt(final HttpExchange exchange, final String name, final int dflt, final int min,
+                                final int max) {
+        final List<String> values = exchange.queryParameters().get(name);
+        if (values == null || values.isEmpty()) {
+            return dflt;
+        }
+        try {
+            final int v = Integer.parseInt(values.get(0));
+            if (v < min || v > max) {
+                throw Problem.badRequest(name, name + " must be in " + min + ".." + max);
+            }
+            return v;
+        } catch (final NumberFormatException e) {
+            throw Problem.badRequest(name, name + " must be an integer in " + min + ".." + max);
+        }
+    }
+}
