@@ -336,8 +336,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         final String topicName = topic.name();
         return appender.append(record, topicName, finalQueueId).thenApply(r -> {
             config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
-            return new SendResult(id, MessageIds.offsetMessageId(config.storeHost(), r.physicalOffset()),
-                    topicName, finalQueueId, r.queueOffset(), r.physicalOffset());
+            return new SendResult(id, topicName, finalQueueId, r.queueOffset(), r.physicalOffset(),
+                    config.storeHost());
         });
     }
 
@@ -357,8 +357,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         final long startNanos = System.nanoTime();
         return appender.append(record, TimerService.TOPIC, 0).thenApply(r -> {
             config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
-            return new SendResult(uniqueId, MessageIds.offsetMessageId(config.storeHost(), r.physicalOffset()),
-                    topicName, queueId, r.queueOffset(), r.physicalOffset());
+            return new SendResult(uniqueId, topicName, queueId, r.queueOffset(), r.physicalOffset(),
+                    config.storeHost());
         });
     }
 

@@ -9,7 +9,6 @@ import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.RecordCodec;
 import io.junction.core.message.Message;
-import io.junction.core.message.MessageIds;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.TopicConfig;
@@ -60,7 +59,7 @@ final class TransactionStoreAccess implements TransactionStore {
             return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
         }
         return appender.append(record, message.topic(), 0).thenApply(r -> new Stored(r.physicalOffset(),
-                r.queueOffset(), r.storeTimestamp(), MessageIds.offsetMessageId(storeHost, r.physicalOffset())));
+                r.queueOffset(), r.storeTimestamp(), storeHost));
     }
 
     @Override

@@ -103,8 +103,7 @@ public final class TransactionService {
                     TransactionMessages.transactionId(message.properties()),
                     message.property(MessageProperties.PRODUCER_GROUP), realTopic,
                     TransactionMessages.firstCheckDelay(message.properties(), checkInterval), opMark, false));
-            return new SendResult(uniqueId, s.offsetMessageId(), realTopic, realQueueId, s.queueOffset(),
-                    s.logOffset());
+            return new SendResult(uniqueId, realTopic, realQueueId, s.queueOffset(), s.logOffset(), s.storeHost());
         }).whenComplete((r, e) -> halvesInProgress.decrementAndGet());
     }
 

@@ -40,8 +40,8 @@ public interface TransactionStore {
     /**
      * Where a system record landed.
      *
-     * @param offsetMessageId the server id (store host and log offset)
+     * @param storeHost       the store's address (with the log offset, the offset message id)
      */
-    record Stored(long logOffset, long queueOffset, long storeTimestamp, String offsetMessageId) {
+    record Stored(long logOffset, long queueOffset, long storeTimestamp, java.net.InetSocketAddress storeHost) {
     }
 }
