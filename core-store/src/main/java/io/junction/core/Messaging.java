@@ -55,10 +55,14 @@ public interface Messaging {
     CompletableFuture<Void> endTransaction(io.junction.core.txn.TransactionEnd end);
 
     /**
-     * Registers the hook that asks a producer group about half messages left unresolved (null removes it); without
-     * one, unresolved half messages just wait.
+     * Adds a hook that asks producers of a group about half messages left unresolved. Every front-end that can reach
+     * producers adds its own; each check goes to all of them (each asks the producers it has). Without any,
+     * unresolved half messages just wait.
      */
-    void setTransactionChecker(io.junction.core.txn.TransactionChecker checker);
+    void addTransactionChecker(io.junction.core.txn.TransactionChecker checker);
+
+    /** Removes a hook added with {@link #addTransactionChecker} (the front-end stops). */
+    void removeTransactionChecker(io.junction.core.txn.TransactionChecker checker);
 
     /** Records a consumer group's position in a queue. */
     void commitOffset(String group, String topic, int queueId, long offset);

@@ -47,8 +47,8 @@ public final class ConfigKeys {
             "Create an unknown topic on its first send.");
     public static final ConfigKey AUTO_CREATE_GROUPS = ConfigKey.of("store.auto-create-groups", BOOLEAN, "true",
             "Create an unknown consumer group on its first use.");
-    public static final ConfigKey DEFAULT_QUEUE_COUNT = ConfigKey.of("store.default-queue-count", INT, "8",
-            "Queues of an auto-created topic.");
+    public static final ConfigKey DEFAULT_QUEUE_COUNT = ConfigKey.of("store.default-queue-count", INT, "4",
+            "Queues of an auto-created topic (RocketMQ's default).");
     public static final ConfigKey RETENTION_HOURS = ConfigKey.of("store.retention-hours", INT, "72",
             "Commit-log segments older than this are deleted.");
     public static final ConfigKey MAX_DELAY_HOURS = ConfigKey.of("store.max-delay-hours", INT, "24",

@@ -378,8 +378,13 @@ public final class MessageStore implements Messaging, AutoCloseable {
     }
 
     @Override
-    public void setTransactionChecker(final TransactionChecker checker) {
-        transactions.setChecker(checker);
+    public void addTransactionChecker(final TransactionChecker checker) {
+        transactions.addChecker(checker);
+    }
+
+    @Override
+    public void removeTransactionChecker(final TransactionChecker checker) {
+        transactions.removeChecker(checker);
     }
 
     /** Checks back (or times out) the due half messages now (tests and diagnostics); returns how many. */

@@ -104,7 +104,7 @@ public record StoreConfig(
         private int flushThresholdBytes = 16 * 4096;
         private int maxMessageSize = 4 * 1024 * 1024;
         private boolean autoCreateTopics = true;
-        private int defaultQueueCount = 8;
+        private int defaultQueueCount = 4;
         private Duration retention = Duration.ofHours(72);
         private double maxDiskUsedRatio = 0.75;
         private double diskFullRatio = 0.90;

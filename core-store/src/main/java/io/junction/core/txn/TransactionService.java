@@ -55,7 +55,8 @@ public final class TransactionService {
     /** Half appends not yet registered as pending; replay positions must not move past them. */
     private final AtomicInteger halvesInProgress = new AtomicInteger();
     private final ReentrantLock checkLock = new ReentrantLock();
-    private volatile TransactionChecker checker;
+    /** One per front-end that can reach producers (Remoting, gRPC); each asks the producers it has. */
+    private final List<TransactionChecker> checkers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param checkIntervalMillis time between check-backs (and before the first one, unless the message sets
@@ -76,8 +77,12 @@ public final class TransactionService {
     }
 
     /** Sets (or with null removes) the hook asking producers about unresolved transactions. */
-    public void setChecker(final TransactionChecker checker) {
-        this.checker = checker;
+    public void addChecker(final TransactionChecker checker) {
+        checkers.add(java.util.Objects.requireNonNull(checker, "checker"));
+    }
+
+    public void removeChecker(final TransactionChecker checker) {
+        checkers.remove(checker);
     }
 
     // ---------------------------------------------------------------------------------------------------- prepare
@@ -236,8 +241,8 @@ public final class TransactionService {
     public int check() {
         checkLock.lock();
         try {
-            final TransactionChecker asker = checker;
-            if (asker == null) {
+            final List<TransactionChecker> askers = List.copyOf(checkers);
+            if (askers.isEmpty()) {
                 return 0;
             }
             final long now = clock.getAsLong();
@@ -254,7 +259,7 @@ public final class TransactionService {
                     if (p.checkTimes >= maxChecks) {
                         acted += timeOut(p) ? 1 : 0;
                     } else {
-                        acted += ask(asker, p, now) ? 1 : 0;
+                        acted += ask(askers, p, now) ? 1 : 0;
                     }
                 } catch (RuntimeException e) {
                     LOG.warn("Checking half message {} failed; will retry", p.uniqueId, e);
@@ -293,7 +298,7 @@ public final class TransactionService {
                 || error == StoreError.QUEUE_NOT_FOUND;
     }
 
-    private boolean ask(final TransactionChecker asker, final PendingHalf p, final long now) {
+    private boolean ask(final List<TransactionChecker> askers, final PendingHalf p, final long now) {
         final StoredMessage half = store.readRecord(p.halfOffset);
         if (half == null) {
             if (p.resolving.compareAndSet(false, true)) {
@@ -308,10 +313,12 @@ public final class TransactionService {
         appendOp(new OpRecord(OpRecord.Type.CHECK, p.halfOffset, times, now)).join();
         p.checkTimes = times;
         p.lastCheck = now;
-        try {
-            asker.check(p.producerGroup, half, times);
-        } catch (RuntimeException e) {
-            LOG.warn("Transaction checker failed for half message {}", p.uniqueId, e);
+        for (TransactionChecker asker : askers) {
+            try {
+                asker.check(p.producerGroup, half, times);
+            } catch (RuntimeException e) {
+                LOG.warn("Transaction checker failed for half message {}", p.uniqueId, e);
+            }
         }
         return true;
     }

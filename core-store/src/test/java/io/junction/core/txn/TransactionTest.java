@@ -47,9 +47,12 @@ class TransactionTest {
         return TestStores.small(dir).transactionCheckInterval(Duration.ofMillis(INTERVAL));
     }
 
+    private final io.junction.core.txn.TransactionChecker recorder =
+            (group, half, times) -> checks.add(new Check(group, half, times));
+
     private MessageStore open(final StoreConfig config) {
         final MessageStore store = MessageStore.open(config, now::get, MappedSegmentFile.FACTORY);
-        store.setTransactionChecker((group, half, times) -> checks.add(new Check(group, half, times)));
+        store.addTransactionChecker(recorder);
         return store;
     }
 
@@ -268,7 +271,7 @@ class TransactionTest {
     @Test
     void shouldKeepWaitingWithoutAChecker() {
         try (MessageStore store = openWithTopic()) {
-            store.setTransactionChecker(null);
+            store.removeTransactionChecker(recorder);
             sendHalf(store, "wait");
             for (int i = 0; i < 20; i++) {
                 now.addAndGet(INTERVAL);

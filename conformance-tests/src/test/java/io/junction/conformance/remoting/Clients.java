@@ -1,0 +1,46 @@
+package io.junction.conformance.remoting;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.MessageExt;
+
+/** Client set-up shared by the Remoting conformance tests. */
+final class Clients {
+    private Clients() {
+    }
+
+    static DefaultMQProducer producer(final RemotingBroker broker) throws MQClientException {
+        final DefaultMQProducer producer = new DefaultMQProducer(RemotingBroker.unique("pg"));
+        producer.setNamesrvAddr(broker.nameServer());
+        producer.setInstanceName(RemotingBroker.unique("p"));
+        producer.setSendMsgTimeout(5000);
+        producer.start();
+        return producer;
+    }
+
+    /** Reads {@code count} messages of a topic from its first offset with a fresh lite-pull group. */
+    static List<MessageExt> drain(final RemotingBroker broker, final String topic, final int count,
+                                  final Duration deadline) throws MQClientException {
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("drain"));
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.subscribe(topic, "*");
+        consumer.start();
+        try {
+            final List<MessageExt> out = new ArrayList<>();
+            final long end = System.nanoTime() + deadline.toNanos();
+            while (out.size() < count && System.nanoTime() < end) {
+                out.addAll(consumer.poll(500));
+            }
+            return out;
+        } finally {
+            consumer.shutdown();
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package io.junction.conformance.remoting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Raw frames against the Remoting port: both header serializations, unknown codes, and broken input that must end
+ * in an error response or a closed connection without harming other connections.
+ */
+class RemotingBadInputIT {
+    private static RemotingBroker broker;
+
+    @BeforeAll
+    static void start() {
+        broker = RemotingBroker.start("remoting.max-frame-size", "1m", "remoting.max-inflight-requests", "2");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private Socket connect() throws IOException {
+        final Socket socket = new Socket("127.0.0.1", broker.port());
+        socket.setSoTimeout(5000);
+        return socket;
+    }
+
+    private static byte[] jsonFrame(final String header, final byte[] body) {
+        final byte[] h = header.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer buf = ByteBuffer.allocate(8 + h.length + body.length);
+        buf.putInt(4 + h.length + body.length).putInt(h.length).put(h).put(body);
+        return buf.array();
+    }
+
+    /** Reads one response frame: returns [headerType, header bytes...] as (type, text-or-binary header). */
+    private static Frame read(final Socket socket) throws IOException {
+        final DataInputStream in = new DataInputStream(socket.getInputStream());
+        final int length = in.readInt();
+        final int headerInfo = in.readInt();
+        final byte[] header = new byte[headerInfo & 0xFFFFFF];
+        in.readFully(header);
+        final byte[] body = new byte[length - 4 - header.length];
+        in.readFully(body);
+        return new Frame(headerInfo >>> 24, header, body);
+    }
+
+    record Frame(int type, byte[] header, byte[] body) {
+        String json() {
+            return new String(header, StandardCharsets.UTF_8);
+        }
+    }
+
+    private static boolean closedByPeer(final Socket socket) throws IOException {
+        try {
+            return socket.getInputStream().read() == -1;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // reset
+        }
+    }
+
+    @Test
+    void shouldAnswerAnUnknownCodeWithRequestCodeNotSupportedAndTheSameOpaque() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream().write(jsonFrame(
+                    "{\"code\":9999,\"flag\":0,\"language\":\"JAVA\",\"opaque\":77,\"version\":479}", new byte[0]));
+            final Frame f = read(s);
+            assertThat(f.type()).isZero();
+            assertThat(f.json()).contains("\"code\":3").contains("\"opaque\":77").contains("\"flag\":1")
+                    .contains("not supported");
+        }
+    }
+
+    @Test
+    void shouldAnswerABinaryHeaderRequestInBinary() throws Exception {
+        final byte[] key = "topic".getBytes(StandardCharsets.UTF_8);
+        final byte[] value = "TBW102".getBytes(StandardCharsets.UTF_8);
+        final int extLength = 2 + key.length + 4 + value.length;
+        final ByteBuffer header = ByteBuffer.allocate(21 + extLength);
+        header.putShort((short) 105).put((byte) 0).putShort((short) 479).putInt(5).putInt(0).putInt(0)
+                .putInt(extLength).putShort((short) key.length).put(key).putInt(value.length).put(value);
+        final ByteBuffer frame = ByteBuffer.allocate(8 + header.capacity());
+        frame.putInt(4 + header.capacity()).putInt((1 << 24) | header.capacity()).put(header.array());
+        try (Socket s = connect()) {
+            s.getOutputStream().write(frame.array());
+            final Frame f = read(s);
+            assertThat(f.type()).isEqualTo(1);
+            final ByteBuffer h = ByteBuffer.wrap(f.header());
+            assertThat(h.getShort()).isZero(); // SUCCESS
+            h.get();
+            h.getShort();
+            assertThat(h.getInt()).isEqualTo(5); // opaque
+            assertThat(h.getInt() & 1).isEqualTo(1); // response flag
+            assertThat(new String(f.body(), StandardCharsets.UTF_8))
+                    .contains("\"brokerAddrs\":{\"0\":\"127.0.0.1:" + broker.port() + "\"}")
+                    .contains("\"perm\":7");
+        }
+    }
+
+    @Test
+    void shouldNotAnswerAOnewayRequest() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream().write(jsonFrame(
+                    "{\"code\":9999,\"flag\":2,\"language\":\"JAVA\",\"opaque\":1,\"version\":479}", new byte[0]));
+            s.getOutputStream().write(jsonFrame(
+                    "{\"code\":9998,\"flag\":0,\"language\":\"JAVA\",\"opaque\":2,\"version\":479}", new byte[0]));
+            assertThat(read(s).json()).contains("\"opaque\":2");
+        }
+    }
+
+    @Test
+    void shouldAnswerAMalformedJsonHeaderWithAnError() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream().write(jsonFrame("{\"code\":105, nonsense", new byte[0]));
+            final Frame f = read(s);
+            assertThat(f.json()).contains("\"code\":1").contains("malformed");
+        }
+    }
+
+    @Test
+    void shouldAnswerAMissingRequiredFieldWithAnError() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream().write(jsonFrame(
+                    "{\"code\":105,\"extFields\":{},\"flag\":0,\"opaque\":9,\"version\":479}", new byte[0]));
+            assertThat(read(s).json()).contains("\"code\":1").contains("topic").contains("\"opaque\":9");
+        }
+    }
+
+    @Test
+    void shouldCloseOnOversizedNegativeOrTinyFramesAndKeepServingOthers() throws Exception {
+        try (Socket healthy = connect()) {
+            for (int length : new int[] {2 << 20, -5, 2, 0x7FFFFFFF}) {
+                try (Socket bad = connect()) {
+                    final DataOutputStream out = new DataOutputStream(bad.getOutputStream());
+                    out.writeInt(length);
+                    out.writeInt(0);
+                    out.flush();
+                    assertThat(closedByPeer(bad)).as("closed after length %d", length).isTrue();
+                }
+            }
+            try (Socket bad = connect()) {
+                final DataOutputStream out = new DataOutputStream(bad.getOutputStream());
+                out.writeInt(100);
+                out.writeInt((7 << 24) | 10); // unknown serialize type
+                out.write(new byte[96]);
+                out.flush();
+                assertThat(closedByPeer(bad)).as("closed after unknown serialize type").isTrue();
+            }
+            try (Socket bad = connect()) {
+                final DataOutputStream out = new DataOutputStream(bad.getOutputStream());
+                out.writeInt(20);
+                out.writeInt(500); // header longer than the frame
+                out.write(new byte[16]);
+                out.flush();
+                assertThat(closedByPeer(bad)).as("closed after header longer than frame").isTrue();
+            }
+            healthy.getOutputStream().write(jsonFrame(
+                    "{\"code\":106,\"flag\":0,\"language\":\"JAVA\",\"opaque\":3,\"version\":479}", new byte[0]));
+            final Frame f = read(healthy);
+            assertThat(f.json()).contains("\"code\":0").contains("\"opaque\":3");
+            assertThat(new String(f.body(), StandardCharsets.UTF_8)).contains("JunctionCluster");
+        }
+    }
+
+    @Test
+    void shouldAnswerSystemBusyBeyondTheInFlightLimitOfAConnection() throws Exception {
+        final String topic = RemotingBroker.unique("busy");
+        try (Socket s = connect()) {
+            s.getOutputStream().write(jsonFrame("{\"code\":310,\"extFields\":{\"a\":\"pg\",\"b\":\"" + topic
+                    + "\",\"c\":\"TBW102\",\"d\":\"4\",\"e\":\"0\",\"f\":\"0\",\"g\":\"0\",\"h\":\"0\","
+                    + "\"j\":\"0\",\"k\":\"false\",\"m\":\"false\"},\"flag\":0,\"opaque\":1,\"version\":479}",
+                    "x".getBytes(StandardCharsets.UTF_8)));
+            final String sent = read(s).json();
+            assertThat(sent).contains("\"code\":0").contains("\"queueOffset\":\"0\"");
+            final java.util.regex.Matcher queue =
+                    java.util.regex.Pattern.compile("\"queueId\":\"(\\d+)\"").matcher(sent);
+            assertThat(queue.find()).as(sent).isTrue();
+            // the queue entry is built asynchronously: wait until the queue shows the message
+            for (int i = 0; i < 100; i++) {
+                s.getOutputStream().write(jsonFrame("{\"code\":30,\"extFields\":{\"topic\":\"" + topic
+                        + "\",\"queueId\":\"" + queue.group(1) + "\"},\"flag\":0,\"opaque\":2,\"version\":479}",
+                        new byte[0]));
+                if (read(s).json().contains("\"offset\":\"1\"")) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            for (int opaque = 10; opaque < 13; opaque++) {
+                s.getOutputStream().write(jsonFrame("{\"code\":11,\"extFields\":{\"consumerGroup\":\"g\","
+                        + "\"topic\":\"" + topic + "\",\"queueId\":\"" + queue.group(1)
+                        + "\",\"queueOffset\":\"1\",\"maxMsgNums\":\"32\","
+                        + "\"sysFlag\":\"2\",\"commitOffset\":\"0\",\"suspendTimeoutMillis\":\"3000\"},"
+                        + "\"flag\":0,\"opaque\":" + opaque + ",\"version\":479}", new byte[0]));
+            }
+            final Frame busy = read(s); // the third pull, refused at once while two are parked
+            assertThat(busy.json()).contains("\"code\":2").contains("\"opaque\":12");
+            final Frame parked = read(s); // a parked pull ends with no new message
+            assertThat(parked.json()).contains("\"code\":19").contains("\"nextBeginOffset\":\"1\"");
+        }
+    }
+}

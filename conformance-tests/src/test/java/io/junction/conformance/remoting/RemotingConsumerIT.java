@@ -1,0 +1,342 @@
+package io.junction.conformance.remoting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.MessageSelector;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Push and lite-pull consumers against the broker jar: delivery, retry, order, filters, delays. */
+class RemotingConsumerIT {
+    private static final Duration DEADLINE = Duration.ofSeconds(40);
+    private static RemotingBroker broker;
+    private static DefaultMQProducer producer;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = RemotingBroker.start();
+        producer = Clients.producer(broker);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (producer != null) {
+            producer.shutdown();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private static DefaultMQPushConsumer push(final String group) {
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        return consumer;
+    }
+
+    private static String createTopic() throws Exception {
+        final String topic = RemotingBroker.unique("t");
+        producer.send(new Message(topic, "init", "init".getBytes(StandardCharsets.UTF_8)));
+        return topic;
+    }
+
+    private static List<String> bodies(final Collection<MessageExt> messages) {
+        return messages.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8)).toList();
+    }
+
+    @Test
+    void shouldDeliverExactlyWhatWasSentToAConcurrentPushConsumer() throws Exception {
+        final String topic = createTopic();
+        final Map<String, MessageExt> received = new ConcurrentHashMap<>();
+        final AtomicInteger deliveries = new AtomicInteger();
+        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("cg"));
+        consumer.subscribe(topic, "T");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> received.put(m.getMsgId(), m));
+            deliveries.addAndGet(msgs.size());
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+        try {
+            final List<String> sent = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                final Message m = new Message(topic, "T", "k" + i, ("body-" + i).getBytes(StandardCharsets.UTF_8));
+                m.putUserProperty("n", Integer.toString(i));
+                sent.add(producer.send(m).getMsgId());
+            }
+            await().atMost(DEADLINE).until(() -> received.size() >= 50);
+            Thread.sleep(500); // nothing more (no duplicates) should arrive
+            assertThat(received.keySet()).containsExactlyInAnyOrderElementsOf(sent);
+            assertThat(deliveries.get()).isEqualTo(50);
+            final MessageExt one = received.get(sent.get(7));
+            assertThat(one.getUserProperty("n")).isEqualTo("7");
+            assertThat(one.getKeys()).isEqualTo("k7");
+            assertThat(one.getTopic()).isEqualTo(topic);
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldRedeliverAfterReconsumeLaterWithReconsumeTimesIncremented() throws Exception {
+        final String topic = createTopic();
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("retry"));
+        consumer.subscribe(topic, "R");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            final MessageExt m = msgs.get(0);
+            attempts.add(m.getReconsumeTimes());
+            assertThat(m.getTopic()).isEqualTo(topic);
+            return m.getReconsumeTimes() == 0 ? ConsumeConcurrentlyStatus.RECONSUME_LATER
+                    : ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+        try {
+            producer.send(new Message(topic, "R", "again".getBytes(StandardCharsets.UTF_8)));
+            // delay level 3 (10 s) before the second delivery
+            await().atMost(Duration.ofSeconds(45)).until(() -> attempts.size() >= 2);
+            assertThat(attempts).startsWith(0, 1);
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldFilterByTagAndBySql92() throws Exception {
+        final String topic = createTopic();
+        final List<MessageExt> byTag = new CopyOnWriteArrayList<>();
+        final List<MessageExt> bySql = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer tags = push(RemotingBroker.unique("tag"));
+        tags.subscribe(topic, "A || C");
+        tags.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            byTag.addAll(msgs);
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        final DefaultMQPushConsumer sql = push(RemotingBroker.unique("sql"));
+        sql.subscribe(topic, MessageSelector.bySql("price > 10 AND TAGS = 'B'"));
+        sql.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            bySql.addAll(msgs);
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        tags.start();
+        sql.start();
+        try {
+            int i = 0;
+            for (String tag : new String[] {"A", "B", "C", "B", "D"}) {
+                final Message m = new Message(topic, tag, (tag + i).getBytes(StandardCharsets.UTF_8));
+                m.putUserProperty("price", Integer.toString(i++ * 10));
+                producer.send(m);
+            }
+            await().atMost(DEADLINE).until(() -> byTag.size() >= 2 && bySql.size() >= 1);
+            Thread.sleep(1000);
+            assertThat(bodies(byTag)).containsExactlyInAnyOrder("A0", "C2");
+            assertThat(bodies(bySql)).containsExactly("B3");
+        } finally {
+            tags.shutdown();
+            sql.shutdown();
+        }
+    }
+
+    @Test
+    void shouldConsumeEachQueueInOrderWithAnOrderlyListener() throws Exception {
+        final String topic = createTopic();
+        final Map<Integer, List<Integer>> perQueue = new ConcurrentHashMap<>();
+        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("orderly"));
+        consumer.subscribe(topic, "O");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
+            for (MessageExt m : msgs) {
+                perQueue.computeIfAbsent(m.getQueueId(), q -> new CopyOnWriteArrayList<>())
+                        .add(Integer.parseInt(new String(m.getBody(), StandardCharsets.UTF_8)));
+            }
+            return ConsumeOrderlyStatus.SUCCESS;
+        });
+        consumer.start();
+        try {
+            for (int i = 0; i < 40; i++) {
+                producer.send(new Message(topic, "O", Integer.toString(i).getBytes(StandardCharsets.UTF_8)),
+                        (mqs, msg, arg) -> mqs.get((Integer) arg % 2), i);
+            }
+            await().atMost(DEADLINE).until(() -> perQueue.values().stream().mapToInt(List::size).sum() >= 40);
+            assertThat(perQueue.get(0)).isSorted().hasSize(20);
+            assertThat(perQueue.get(1)).isSorted().hasSize(20);
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldAssignAndSeekWithALitePullConsumer() throws Exception {
+        final String topic = createTopic();
+        final SendResult first = producer.send(new Message(topic, "x0".getBytes(StandardCharsets.UTF_8)),
+                (mqs, msg, arg) -> mqs.get(0), null);
+        for (int i = 1; i < 5; i++) {
+            producer.send(new Message(topic, ("x" + i).getBytes(StandardCharsets.UTF_8)),
+                    (mqs, msg, arg) -> mqs.get(0), null);
+        }
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("lite"));
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.start();
+        try {
+            final MessageQueue mq = first.getMessageQueue();
+            consumer.assign(List.of(mq));
+            consumer.seek(mq, first.getQueueOffset() + 2);
+            final List<MessageExt> got = new ArrayList<>();
+            final long end = System.nanoTime() + DEADLINE.toNanos();
+            while (got.size() < 3 && System.nanoTime() < end) {
+                got.addAll(consumer.poll(500));
+            }
+            assertThat(bodies(got)).containsExactly("x2", "x3", "x4");
+            assertThat(consumer.committed(mq)).isGreaterThanOrEqualTo(-1);
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldDeliverADelayLevelMessageAfterItsDelay() throws Exception {
+        final String topic = createTopic();
+        final List<Long> arrivals = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("delay"));
+        consumer.subscribe(topic, "D");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> arrivals.add(System.currentTimeMillis()));
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+        try {
+            Thread.sleep(1000); // rebalanced and polling
+            final Message m = new Message(topic, "D", "later".getBytes(StandardCharsets.UTF_8));
+            m.setDelayTimeLevel(2); // 5 s
+            final long sent = System.currentTimeMillis();
+            producer.send(m);
+            final Message timed = new Message(topic, "D", "timed".getBytes(StandardCharsets.UTF_8));
+            timed.setDeliverTimeMs(sent + 3000);
+            producer.send(timed);
+            await().atMost(DEADLINE).until(() -> arrivals.size() >= 2);
+            assertThat(arrivals.get(0) - sent).isGreaterThanOrEqualTo(2500);
+            assertThat(arrivals.get(1) - sent).isGreaterThanOrEqualTo(4500);
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldDeadLetterAMessageThatExhaustedItsReconsumeTimes() throws Exception {
+        final String topic = createTopic();
+        final String group = RemotingBroker.unique("dlq");
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer consumer = push(group);
+        consumer.setMaxReconsumeTimes(1);
+        consumer.subscribe(topic, "F");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> attempts.add(m.getReconsumeTimes()));
+            return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+        });
+        consumer.start();
+        try {
+            producer.send(new Message(topic, "F", "poison".getBytes(StandardCharsets.UTF_8)));
+            await().atMost(Duration.ofSeconds(45)).until(() -> attempts.size() >= 2);
+            final List<MessageExt> dead = Clients.drain(broker, "%DLQ%" + group, 1, DEADLINE);
+            assertThat(bodies(dead)).containsExactly("poison");
+            assertThat(dead.get(0).getProperty("RETRY_TOPIC")).isEqualTo(topic);
+            Thread.sleep(1000);
+            assertThat(attempts).containsExactly(0, 1);
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldStartANewGroupAtTheLastOffsetOrATimestampWhenAsked() throws Exception {
+        final String topic = createTopic();
+        producer.send(new Message(topic, "S", "old".getBytes(StandardCharsets.UTF_8)));
+        Thread.sleep(2100);
+        final long since = System.currentTimeMillis();
+        Thread.sleep(1100);
+        producer.send(new Message(topic, "S", "middle".getBytes(StandardCharsets.UTF_8)));
+
+        final List<MessageExt> fromLast = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer last = push(RemotingBroker.unique("last"));
+        last.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET);
+        last.subscribe(topic, "S");
+        last.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            fromLast.addAll(msgs);
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        final List<MessageExt> fromTime = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer timed = push(RemotingBroker.unique("time"));
+        timed.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_TIMESTAMP);
+        timed.setConsumeTimestamp(org.apache.rocketmq.common.UtilAll.timeMillisToHumanString3(since));
+        timed.subscribe(topic, "S");
+        timed.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            fromTime.addAll(msgs);
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        last.start();
+        timed.start();
+        try {
+            Thread.sleep(3000); // both rebalanced and positioned
+            producer.send(new Message(topic, "S", "new".getBytes(StandardCharsets.UTF_8)));
+            await().atMost(DEADLINE).until(() -> fromLast.size() >= 1 && fromTime.size() >= 2);
+            Thread.sleep(500);
+            assertThat(bodies(fromLast)).containsExactly("new");
+            assertThat(bodies(fromTime)).containsExactlyInAnyOrder("middle", "new");
+        } finally {
+            last.shutdown();
+            timed.shutdown();
+        }
+    }
+
+    @Test
+    void shouldWakeAnIdleLongPollingConsumerWithinMilliseconds() throws Exception {
+        final String topic = createTopic();
+        final List<Long> latencies = new CopyOnWriteArrayList<>();
+        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("lp"));
+        consumer.subscribe(topic, "L");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> latencies.add(System.currentTimeMillis()
+                    - Long.parseLong(new String(m.getBody(), StandardCharsets.UTF_8))));
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+        try {
+            Thread.sleep(3000); // every queue's pull is parked on the broker now
+            for (int i = 0; i < 5; i++) {
+                producer.send(new Message(topic, "L",
+                        Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)));
+                Thread.sleep(200);
+            }
+            await().atMost(DEADLINE).until(() -> latencies.size() >= 5);
+            System.out.println("send-to-listener latencies (ms): " + latencies);
+            assertThat(latencies).allSatisfy(l -> assertThat(l).isLessThan(1000L));
+        } finally {
+            consumer.shutdown();
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.junction.remoting;
+
+import io.junction.core.Messaging;
+import io.junction.remoting.processor.AdminProcessor;
+import io.junction.remoting.processor.ClientProcessor;
+import io.junction.remoting.processor.FilterCache;
+import io.junction.remoting.processor.OffsetProcessor;
+import io.junction.remoting.processor.PopProcessor;
+import io.junction.remoting.processor.PullProcessor;
+import io.junction.remoting.processor.RequestProcessor;
+import io.junction.remoting.processor.RouteProcessor;
+import io.junction.remoting.processor.SendProcessor;
+import io.junction.remoting.processor.SystemTopics;
+import io.junction.remoting.processor.TransactionProcessor;
+import io.junction.remoting.protocol.RemotingCommand;
+import io.junction.remoting.protocol.RemotingDecoder;
+import io.junction.remoting.protocol.RemotingEncoder;
+import io.junction.remoting.protocol.RequestCode;
+import io.junction.spi.BrokerContext;
+import io.junction.spi.Endpoint;
+import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
+import io.junction.spi.config.FrontEndConfig;
+import io.junction.spi.config.ValueKind;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * RocketMQ Remoting on one port, as name server and broker at once: a route query returns this node, so a client
+ * configured with {@code namesrvAddr=host:port} sends and consumes through the same port.
+ */
+public final class RemotingFrontEnd implements ProtocolFrontEnd {
+    static final ConfigKey MAX_FRAME_SIZE = ConfigKey.of("remoting.max-frame-size", ValueKind.INT_SIZE, "16m",
+            "Largest Remoting frame accepted; a longer length prefix closes the connection.");
+    static final ConfigKey BROKER_NAME = ConfigKey.of("remoting.broker-name", ValueKind.STRING, "junction",
+            "Broker name this node announces in Remoting routes.");
+    static final ConfigKey CLUSTER_NAME = ConfigKey.of("remoting.cluster-name", ValueKind.STRING, "JunctionCluster",
+            "Cluster name this node announces in Remoting routes and cluster info.");
+    static final ConfigKey MAX_SUSPEND_MS = ConfigKey.of("remoting.max-long-poll-ms", ValueKind.INT, "20000",
+            "Longest a pull is held waiting for messages, whatever the client asks.");
+    static final ConfigKey IDLE_TIMEOUT_MS = ConfigKey.of("remoting.idle-timeout-ms", ValueKind.INT, "120000",
+            "A connection with no traffic either way for this long is closed.");
+    static final ConfigKey WRITE_HIGH_WATER = ConfigKey.of("remoting.write-buffer-high", ValueKind.INT_SIZE, "8m",
+            "Pending response bytes above which a connection stops reading requests until they drain.");
+
+    static final ConfigKey MAX_IN_FLIGHT = ConfigKey.of("remoting.max-inflight-requests", ValueKind.INT, "4096",
+            "Requests one connection may have in progress (parked long polls included); more are answered "
+                    + "SYSTEM_BUSY.");
+
+    private final ChannelGroup open = new DefaultChannelGroup("remoting", GlobalEventExecutor.INSTANCE);
+    private Channel server;
+    private Messaging messaging;
+    private TransactionProcessor transactions;
+    private volatile RemotingHandler handler;
+
+    @Override
+    public String name() {
+        return "remoting";
+    }
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return List.of(MAX_FRAME_SIZE, BROKER_NAME, CLUSTER_NAME, MAX_SUSPEND_MS, IDLE_TIMEOUT_MS, WRITE_HIGH_WATER,
+                MAX_IN_FLIGHT);
+    }
+
+    @Override
+    public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
+        final FrontEndConfig config = context.config();
+        final int port = config.port();
+        final int maxFrame = (int) config.size("max-frame-size");
+        final int idleMillis = config.intValue("idle-timeout-ms");
+        final int highWater = (int) config.size("write-buffer-high");
+        messaging = context.messaging();
+        final CompletableFuture<List<Endpoint>> started = new CompletableFuture<>();
+        final ChannelFuture bind = context.eventLoops().serverBootstrap()
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(highWater / 2, highWater))
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(final Channel ch) {
+                        final RemotingHandler handler = RemotingFrontEnd.this.handler;
+                        if (handler == null) {
+                            ch.close(); // not started yet
+                            return;
+                        }
+                        open.add(ch);
+                        ch.pipeline()
+                                .addLast("connections", context.connections().handler())
+                                .addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
+                                .addLast("encoder", RemotingEncoder.INSTANCE)
+                                .addLast("decoder", new RemotingDecoder(maxFrame))
+                                .addLast("handler", handler);
+                    }
+                })
+                .bind(context.bindAddress(), port);
+        bind.addListener(f -> {
+            if (f.isSuccess()) {
+                server = bind.channel();
+                final int bound = ((InetSocketAddress) server.localAddress()).getPort();
+                handler = handler(context, bound);
+                started.complete(List.of(Endpoint.tcp(name(), context.advertisedHost(), bound)));
+            } else {
+                started.completeExceptionally(new IllegalStateException("remoting: cannot listen on "
+                        + context.bindAddress() + ":" + port + ": " + f.cause().getMessage(), f.cause()));
+            }
+        });
+        return started;
+    }
+
+    private RemotingHandler handler(final BrokerContext context, final int boundPort) {
+        final FrontEndConfig config = context.config();
+        final Messaging m = context.messaging();
+        final String host = context.advertisedHost();
+        final BrokerIdentity identity = new BrokerIdentity(config.string("broker-name"),
+                config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + boundPort);
+        final ClientChannels channels = new ClientChannels();
+        final FilterCache filters = new FilterCache();
+        final SystemTopics systemTopics = new SystemTopics(m);
+        final AtomicInteger opaques = new AtomicInteger();
+
+        final Map<Integer, RequestProcessor> processors = new HashMap<>();
+        final RouteProcessor route = new RouteProcessor(m, identity);
+        for (int code : new int[] {RequestCode.GET_ROUTEINFO_BY_TOPIC, RequestCode.GET_BROKER_CLUSTER_INFO,
+            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER}) {
+            processors.put(code, route);
+        }
+        final SendProcessor send = new SendProcessor(m, systemTopics);
+        for (int code : new int[] {RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2,
+            RequestCode.SEND_BATCH_MESSAGE, RequestCode.CONSUMER_SEND_MSG_BACK}) {
+            processors.put(code, send);
+        }
+        final PullProcessor pull = new PullProcessor(m, filters, config.intValue("max-long-poll-ms"));
+        processors.put(RequestCode.PULL_MESSAGE, pull);
+        processors.put(RequestCode.LITE_PULL_MESSAGE, pull);
+        final OffsetProcessor offsets = new OffsetProcessor(m);
+        for (int code : new int[] {RequestCode.QUERY_CONSUMER_OFFSET, RequestCode.UPDATE_CONSUMER_OFFSET,
+            RequestCode.GET_MAX_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
+            RequestCode.GET_EARLIEST_MSG_STORETIME}) {
+            processors.put(code, offsets);
+        }
+        final ClientProcessor clients = new ClientProcessor(m, channels, systemTopics, filters, identity);
+        for (int code : new int[] {RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.CHECK_CLIENT_CONFIG, RequestCode.LOCK_BATCH_MQ,
+            RequestCode.UNLOCK_BATCH_MQ}) {
+            processors.put(code, clients);
+        }
+        final AdminProcessor admin = new AdminProcessor(m, identity, channels, opaques);
+        for (int code : new int[] {RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER,
+            RequestCode.DELETE_TOPIC_IN_NAMESRV, RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+            RequestCode.GET_TOPIC_STATS_INFO, RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST,
+            RequestCode.GET_BROKER_RUNTIME_INFO, RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID,
+            AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, AdminProcessor.GET_TOPIC_CONFIG, AdminProcessor.PUT_KV_CONFIG,
+            AdminProcessor.GET_KV_CONFIG, AdminProcessor.DELETE_KV_CONFIG}) {
+            processors.put(code, admin);
+        }
+        final PopProcessor pop = new PopProcessor(m, filters, identity, config.intValue("max-long-poll-ms"));
+        for (int code : new int[] {PopProcessor.QUERY_ASSIGNMENT, PopProcessor.POP_MESSAGE, PopProcessor.ACK_MESSAGE,
+            PopProcessor.CHANGE_MESSAGE_INVISIBLETIME}) {
+            processors.put(code, pop);
+        }
+        transactions = new TransactionProcessor(m, channels, opaques);
+        processors.put(RequestCode.END_TRANSACTION, transactions);
+        m.addTransactionChecker(transactions);
+
+        m.consumers().addListener(group -> {
+            for (Channel ch : channels.consumerChannels(group)) {
+                ch.writeAndFlush(RemotingCommand.request(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
+                        opaques.incrementAndGet(), true).put("consumerGroup", group));
+            }
+        });
+        return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")));
+    }
+
+    @Override
+    public CompletableFuture<Void> stop() {
+        final CompletableFuture<Void> stopped = new CompletableFuture<>();
+        if (messaging != null && transactions != null) {
+            messaging.removeTransactionChecker(transactions);
+        }
+        if (server == null) {
+            open.close();
+            stopped.complete(null);
+            return stopped;
+        }
+        server.close().addListener(f -> open.close().addListener(g -> stopped.complete(null)));
+        return stopped;
+    }
+}

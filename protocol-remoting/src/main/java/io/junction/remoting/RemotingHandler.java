@@ -1,0 +1,140 @@
+package io.junction.remoting;
+
+import io.junction.remoting.processor.RequestProcessor;
+import io.junction.remoting.processor.Responses;
+import io.junction.remoting.protocol.RemotingCommand;
+import io.junction.remoting.protocol.RemotingDecoder;
+import io.junction.remoting.protocol.ResponseCode;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Dispatches requests to processors by code and writes their responses (never for oneway requests). Shared by all
+ * connections; per-connection state lives in channel attributes. Closes a connection on a broken frame, an idle
+ * timeout, or a malformed header it cannot answer.
+ */
+@ChannelHandler.Sharable
+final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand> {
+    private static final Logger LOG = LoggerFactory.getLogger(RemotingHandler.class);
+
+    private static final io.netty.util.AttributeKey<java.util.concurrent.atomic.AtomicInteger> IN_FLIGHT =
+            io.netty.util.AttributeKey.valueOf("junction.remoting.inflight");
+
+    private final Map<Integer, RequestProcessor> processors;
+    private final int maxInFlight;
+    private final ClientChannels channels;
+    private final io.junction.core.Messaging messaging;
+
+    RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
+                    final io.junction.core.Messaging messaging, final int maxInFlight) {
+        this.processors = Map.copyOf(processors);
+        this.maxInFlight = maxInFlight;
+        this.channels = channels;
+        this.messaging = messaging;
+    }
+
+    @Override
+    protected void channelRead0(final ChannelHandlerContext ctx, final RemotingCommand request) {
+        if (request.isResponse()) {
+            return; // answers to our oneway notices: nothing waits for them
+        }
+        final Channel channel = ctx.channel();
+        if (request.code() == RemotingDecoder.MALFORMED) {
+            if (request.isOneway()) {
+                return;
+            }
+            LOG.debug("malformed header from {}: {}", channel.remoteAddress(), request.remark());
+            channel.writeAndFlush(Responses.error(request, ResponseCode.SYSTEM_ERROR,
+                    "malformed header: " + request.remark()));
+            return;
+        }
+        final RequestProcessor processor = processors.get(request.code());
+        if (processor == null) {
+            reply(channel, request, Responses.error(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                    " request type " + request.code() + " not supported"));
+            return;
+        }
+        java.util.concurrent.atomic.AtomicInteger inFlight = channel.attr(IN_FLIGHT).get();
+        if (inFlight == null) {
+            inFlight = new java.util.concurrent.atomic.AtomicInteger();
+            channel.attr(IN_FLIGHT).set(inFlight); // only this channel's event loop reads requests
+        }
+        if (inFlight.incrementAndGet() > maxInFlight) {
+            inFlight.decrementAndGet();
+            reply(channel, request, Responses.error(request, ResponseCode.SYSTEM_BUSY,
+                    "[OVERLOAD] more than " + maxInFlight + " requests in flight on this connection, try later"));
+            return;
+        }
+        final java.util.concurrent.atomic.AtomicInteger counter = inFlight;
+        CompletableFuture<RemotingCommand> future;
+        try {
+            future = processor.process(channel, request);
+        } catch (RuntimeException e) {
+            future = CompletableFuture.failedFuture(e);
+        }
+        future.whenComplete((response, failure) -> {
+            counter.decrementAndGet();
+            if (failure != null) {
+                LOG.debug("request {} failed", request, failure);
+                reply(channel, request, Responses.failure(request, failure));
+            } else if (response != null) {
+                reply(channel, request, response);
+            }
+        });
+    }
+
+    private static void reply(final Channel channel, final RemotingCommand request, final RemotingCommand response) {
+        if (request.isOneway()) {
+            if (response.payload() != null) {
+                response.payload().release();
+            }
+            return;
+        }
+        if (!channel.isActive()) {
+            if (response.payload() != null) {
+                response.payload().release();
+            }
+            return;
+        }
+        channel.writeAndFlush(response);
+    }
+
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx) {
+        // Back-pressure: stop reading requests while responses pile up above the high water mark.
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx) {
+        for (ClientChannels.Registration r : channels.channelClosed(ctx.channel())) {
+            if (r.consumer()) {
+                messaging.consumers().unregister(r.group(), r.clientId());
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            ctx.close();
+        } else {
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+        LOG.debug("closing {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+}

@@ -1,0 +1,237 @@
+package io.junction.remoting.processor;
+
+import io.junction.core.Messaging;
+import io.junction.core.SendResult;
+import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
+import io.junction.core.message.StoredMessage;
+import io.junction.remoting.protocol.HeaderException;
+import io.junction.remoting.protocol.RemotingCommand;
+import io.junction.remoting.protocol.RequestCode;
+import io.junction.remoting.protocol.ResponseCode;
+import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * SEND_MESSAGE, SEND_MESSAGE_V2, SEND_BATCH_MESSAGE and CONSUMER_SEND_MSG_BACK.
+ *
+ * <p>The message is stored as received: body (possibly compressed, the sys flag says how), flag, sys flag, property
+ * string. The core reads delays ({@code DELAY}, {@code TIMER_*}) and transactions ({@code TRAN_MSG}) from the
+ * properties. A send to {@code %RETRY%group} whose reconsume times passed the maximum goes to {@code %DLQ%group}.
+ */
+public final class SendProcessor implements RequestProcessor {
+    /** SEND_MESSAGE_V2's one-letter header keys, by the V1 field they stand for. */
+    private static final Map<String, String> V2_KEYS = Map.ofEntries(
+            Map.entry("producerGroup", "a"), Map.entry("topic", "b"), Map.entry("defaultTopic", "c"),
+            Map.entry("defaultTopicQueueNums", "d"), Map.entry("queueId", "e"), Map.entry("sysFlag", "f"),
+            Map.entry("bornTimestamp", "g"), Map.entry("flag", "h"), Map.entry("properties", "i"),
+            Map.entry("reconsumeTimes", "j"), Map.entry("unitMode", "k"), Map.entry("maxReconsumeTimes", "l"),
+            Map.entry("batch", "m"));
+    private static final int SYS_FLAG_TRANSACTION_MASK = 0xC;
+    private static final String[] TIMER_PROPERTIES = {
+        MessageProperties.DELAY_LEVEL, MessageProperties.DELIVER_AT, MessageProperties.DELAY_MS,
+        MessageProperties.DELAY_SEC,
+    };
+
+    private final Messaging messaging;
+    private final SystemTopics systemTopics;
+
+    public SendProcessor(final Messaging messaging, final SystemTopics systemTopics) {
+        this.messaging = messaging;
+        this.systemTopics = systemTopics;
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> process(final Channel channel, final RemotingCommand request) {
+        if (request.code() == RequestCode.CONSUMER_SEND_MSG_BACK) {
+            return sendBack(channel, request);
+        }
+        final boolean v2 = request.code() != RequestCode.SEND_MESSAGE;
+        final SendHeader h = SendHeader.read(request, v2);
+        final InetSocketAddress bornHost = address(channel.remoteAddress());
+        if (request.code() == RequestCode.SEND_BATCH_MESSAGE) {
+            return sendBatch(request, h, bornHost);
+        }
+        String topic = h.topic;
+        final Map<String, String> props = new LinkedHashMap<>(MessageProperties.decode(h.properties));
+        final String retryGroup = SystemTopics.groupOfRetryTopic(topic);
+        if (retryGroup != null && h.reconsumeTimes > h.maxReconsumeTimes) {
+            topic = SystemTopics.deadLetterTopic(retryGroup);
+            for (String p : TIMER_PROPERTIES) {
+                props.remove(p);
+            }
+        }
+        final Message message = new Message(topic, h.queueId, body(request), h.flag, props, h.sysFlag,
+                h.bornTimestamp, bornHost, h.reconsumeTimes);
+        final CompletableFuture<?> ready = topic.startsWith(SystemTopics.RETRY_PREFIX)
+                || topic.startsWith(SystemTopics.DLQ_PREFIX)
+                ? systemTopics.ensure(topic) : CompletableFuture.completedFuture(null);
+        return ready.thenCompose(t -> messaging.send(message)).thenApply(r -> {
+            final String txId = props.get(MessageProperties.TRANSACTION_ID);
+            return respond(request, r.offsetMessageId(), r.queueId(), r.queueOffset(),
+                    txId != null ? txId : r.uniqueId());
+        });
+    }
+
+    private CompletableFuture<RemotingCommand> sendBatch(final RemotingCommand request, final SendHeader h,
+                                                         final InetSocketAddress bornHost) {
+        final List<Message> messages = decodeBatch(request.body(), h, bornHost);
+        if (messages.isEmpty()) {
+            return Responses.done(Responses.error(request, ResponseCode.MESSAGE_ILLEGAL, "the batch is empty"));
+        }
+        final List<CompletableFuture<SendResult>> sends = new ArrayList<>(messages.size());
+        for (Message m : messages) {
+            sends.add(messaging.send(m));
+        }
+        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            final StringBuilder ids = new StringBuilder();
+            for (CompletableFuture<SendResult> f : sends) {
+                if (ids.length() > 0) {
+                    ids.append(',');
+                }
+                ids.append(f.join().offsetMessageId());
+            }
+            final SendResult first = sends.get(0).join();
+            return respond(request, ids.toString(), first.queueId(), first.queueOffset(), first.uniqueId());
+        });
+    }
+
+    /**
+     * Decodes a batch body: per message {@code int32 totalSize | int32 magic | int32 bodyCRC | int32 flag |
+     * int32 bodyLen | body | int16 propsLen | props}.
+     */
+    static List<Message> decodeBatch(final byte[] body, final SendHeader h, final InetSocketAddress bornHost) {
+        final List<Message> out = new ArrayList<>();
+        if (body == null) {
+            return out;
+        }
+        final ByteBuffer buf = ByteBuffer.wrap(body);
+        while (buf.hasRemaining()) {
+            if (buf.remaining() < 20) {
+                throw new HeaderException("truncated batch record");
+            }
+            final int start = buf.position();
+            final int totalSize = buf.getInt();
+            if (totalSize < 22 || totalSize > buf.remaining() + 4) {
+                throw new HeaderException("bad batch record size " + totalSize);
+            }
+            buf.getInt(); // magic
+            buf.getInt(); // body CRC
+            final int flag = buf.getInt();
+            final int bodyLength = buf.getInt();
+            if (bodyLength < 0 || bodyLength > start + totalSize - buf.position() - 2) {
+                throw new HeaderException("bad batch body length " + bodyLength);
+            }
+            final byte[] payload = new byte[bodyLength];
+            buf.get(payload);
+            final int propsLength = buf.getShort() & 0xFFFF;
+            if (propsLength > start + totalSize - buf.position()) {
+                throw new HeaderException("bad batch properties length " + propsLength);
+            }
+            final byte[] props = new byte[propsLength];
+            buf.get(props);
+            buf.position(start + totalSize);
+            out.add(new Message(h.topic, h.queueId, payload, flag,
+                    new LinkedHashMap<>(MessageProperties.decode(new String(props, StandardCharsets.UTF_8))),
+                    h.sysFlag, h.bornTimestamp, bornHost, h.reconsumeTimes));
+        }
+        return out;
+    }
+
+    private static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
+                                           final long queueOffset, final String transactionId) {
+        return Responses.success(request)
+                .put("msgId", msgId)
+                .put("queueId", queueId)
+                .put("queueOffset", queueOffset)
+                .put("transactionId", transactionId)
+                .put("MSG_REGION", "DefaultRegion")
+                .put("TRACE_ON", "false");
+    }
+
+    /** CONSUMER_SEND_MSG_BACK: the consumer failed a message; retry it later, or dead-letter it. */
+    private CompletableFuture<RemotingCommand> sendBack(final Channel channel, final RemotingCommand request) {
+        final long offset = request.requireLong("offset");
+        final String group = request.requireField("group");
+        final int delayLevel = request.intField("delayLevel", 0);
+        final String originMsgId = request.field("originMsgId");
+        final int maxReconsume = request.intField("maxReconsumeTimes", Integer.parseInt(
+                SystemTopics.DEFAULT_MAX_RECONSUME));
+        return messaging.lookup(offset).thenCompose(found -> {
+            if (found.isEmpty()) {
+                return Responses.done(Responses.error(request, ResponseCode.SYSTEM_ERROR,
+                        "look message by offset failed, " + offset));
+            }
+            final StoredMessage stored = found.get();
+            final Map<String, String> props = new LinkedHashMap<>(stored.properties());
+            props.putIfAbsent(SystemTopics.RETRY_TOPIC, stored.topic());
+            props.putIfAbsent(SystemTopics.ORIGIN_MESSAGE_ID,
+                    originMsgId != null ? originMsgId : stored.uniqueId());
+            for (String p : TIMER_PROPERTIES) {
+                props.remove(p);
+            }
+            final int times = stored.reconsumeTimes();
+            final boolean dead = times >= maxReconsume || delayLevel < 0;
+            final String topic = dead ? SystemTopics.deadLetterTopic(group) : SystemTopics.retryTopic(group);
+            if (!dead) {
+                props.put(MessageProperties.DELAY_LEVEL, Integer.toString(delayLevel > 0 ? delayLevel : 3 + times));
+            }
+            final Message retry = new Message(topic, Message.ANY_QUEUE, stored.bodyBytes(), stored.flag(), props,
+                    stored.sysFlag() & ~SYS_FLAG_TRANSACTION_MASK, stored.bornTimestamp(), stored.bornHost(),
+                    times + 1);
+            return systemTopics.ensure(topic).thenCompose(t -> messaging.send(retry))
+                    .thenApply(r -> Responses.success(request));
+        });
+    }
+
+    private static byte[] body(final RemotingCommand request) {
+        return request.body() == null ? new byte[0] : request.body();
+    }
+
+    static InetSocketAddress address(final SocketAddress address) {
+        return address instanceof InetSocketAddress inet ? inet : null;
+    }
+
+    /** The send header, whichever of the two key sets it came in. */
+    static final class SendHeader {
+        String producerGroup;
+        String topic;
+        int queueId;
+        int sysFlag;
+        long bornTimestamp;
+        int flag;
+        String properties;
+        int reconsumeTimes;
+        int maxReconsumeTimes;
+
+        static SendHeader read(final RemotingCommand r, final boolean v2) {
+            final SendHeader h = new SendHeader();
+            h.producerGroup = r.field(key("producerGroup", v2));
+            h.topic = r.requireField(key("topic", v2));
+            h.queueId = r.intField(key("queueId", v2), Message.ANY_QUEUE);
+            if (h.queueId < 0) {
+                h.queueId = Message.ANY_QUEUE;
+            }
+            h.sysFlag = r.intField(key("sysFlag", v2), 0);
+            h.bornTimestamp = r.longField(key("bornTimestamp", v2), System.currentTimeMillis());
+            h.flag = r.intField(key("flag", v2), 0);
+            h.properties = r.field(key("properties", v2));
+            h.reconsumeTimes = r.intField(key("reconsumeTimes", v2), 0);
+            h.maxReconsumeTimes = r.intField(key("maxReconsumeTimes", v2),
+                    Integer.parseInt(SystemTopics.DEFAULT_MAX_RECONSUME));
+            return h;
+        }
+
+        private static String key(final String v1, final boolean v2) {
+            return v2 ? V2_KEYS.get(v1) : v1;
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package io.junction.remoting.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The two header serializations: JSON (type 0) and ROCKETMQ binary (type 1), both ways. */
+public final class HeaderCodec {
+    /** Fixed part of a ROCKETMQ header: code, language, version, opaque, flag, remark length, ext length. */
+    static final int BINARY_FIXED_LENGTH = 2 + 1 + 2 + 4 + 4 + 4 + 4;
+
+    private HeaderCodec() {
+    }
+
+    /** Decodes {@code length} header bytes of the given type into a new command. */
+    public static RemotingCommand decode(final SerializeType type, final ByteBuf in, final int length) {
+        final RemotingCommand cmd = new RemotingCommand().serializeType(type);
+        if (type == SerializeType.JSON) {
+            final byte[] bytes = new byte[length];
+            in.readBytes(bytes);
+            decodeJson(cmd, bytes);
+        } else {
+            decodeBinary(cmd, in.readSlice(length));
+        }
+        return cmd;
+    }
+
+    private static void decodeJson(final RemotingCommand cmd, final byte[] bytes) {
+        final JsonNode node = Json.parse(bytes);
+        if (!node.isObject()) {
+            throw new HeaderException("the JSON header is not an object");
+        }
+        final JsonNode code = node.get("code");
+        if (code == null || !code.canConvertToInt()) {
+            throw new HeaderException("the JSON header has no int code");
+        }
+        cmd.code(code.asInt());
+        cmd.language(node.hasNonNull("language") ? node.get("language").asText() : "JAVA");
+        cmd.version(intOf(node, "version"));
+        cmd.opaque(intOf(node, "opaque"));
+        cmd.flag(intOf(node, "flag"));
+        cmd.remark(Json.text(node, "remark"));
+        final JsonNode ext = node.get("extFields");
+        if (ext != null && !ext.isNull()) {
+            if (!ext.isObject()) {
+                throw new HeaderException("extFields is not an object");
+            }
+            final Map<String, String> map = new HashMap<>();
+            final Iterator<Map.Entry<String, JsonNode>> it = ext.fields();
+            while (it.hasNext()) {
+                final Map.Entry<String, JsonNode> e = it.next();
+                if (!e.getValue().isNull()) {
+                    map.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString());
+                }
+            }
+            cmd.extFields(map);
+        }
+    }
+
+    private static int intOf(final JsonNode node, final String field) {
+        final JsonNode v = node.get(field);
+        if (v == null || v.isNull()) {
+            return 0;
+        }
+        if (!v.canConvertToInt()) {
+            throw new HeaderException("the JSON header field " + field + " is not an int");
+        }
+        return v.asInt();
+    }
+
+    private static void decodeBinary(final RemotingCommand cmd, final ByteBuf in) {
+        if (in.readableBytes() < BINARY_FIXED_LENGTH) {
+            throw new HeaderException("ROCKETMQ header shorter than " + BINARY_FIXED_LENGTH + " bytes");
+        }
+        cmd.code(in.readShort());
+        cmd.language(LanguageCode.name(in.readByte()));
+        cmd.version(in.readShort());
+        cmd.opaque(in.readInt());
+        cmd.flag(in.readInt());
+        cmd.remark(readString(in, in.readInt(), "remark"));
+        final int extLength = in.readInt();
+        if (extLength < 0 || extLength > in.readableBytes()) {
+            throw new HeaderException("ROCKETMQ header ext length " + extLength + " exceeds the header");
+        }
+        if (extLength > 0) {
+            final ByteBuf ext = in.readSlice(extLength);
+            final Map<String, String> map = new HashMap<>();
+            while (ext.isReadable()) {
+                if (ext.readableBytes() < 2) {
+                    throw new HeaderException("truncated ext field key");
+                }
+                final String key = readString(ext, ext.readShort() & 0xFFFF, "ext key");
+                if (ext.readableBytes() < 4) {
+                    throw new HeaderException("truncated ext field value");
+                }
+                final String value = readString(ext, ext.readInt(), "ext value");
+                if (key != null) {
+                    map.put(key, value == null ? "" : value);
+                }
+            }
+            cmd.extFields(map);
+        }
+    }
+
+    private static String readString(final ByteBuf in, final int length, final String what) {
+        if (length < 0 || length > in.readableBytes()) {
+            throw new HeaderException("ROCKETMQ header " + what + " length " + length + " exceeds the header");
+        }
+        if (length == 0) {
+            return null;
+        }
+        return in.readCharSequence(length, StandardCharsets.UTF_8).toString();
+    }
+
+    /** Encodes the header of {@code cmd} in its serialize type. */
+    public static byte[] encode(final RemotingCommand cmd) {
+        return cmd.serializeType() == SerializeType.ROCKETMQ ? encodeBinary(cmd) : encodeJson(cmd);
+    }
+
+    static byte[] encodeJson(final RemotingCommand cmd) {
+        final StringBuilder sb = new StringBuilder(128);
+        sb.append("{\"code\":").append(cmd.code());
+        if (cmd.extFields() != null) {
+            sb.append(",\"extFields\":");
+            Json.value(sb, new TreeMap<>(cmd.extFields()));
+        }
+        sb.append(",\"flag\":").append(cmd.flag());
+        sb.append(",\"language\":");
+        Json.string(sb, cmd.language());
+        sb.append(",\"opaque\":").append(cmd.opaque());
+        if (cmd.remark() != null) {
+            sb.append(",\"remark\":");
+            Json.string(sb, cmd.remark());
+        }
+        sb.append(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":").append(cmd.version()).append('}');
+        return Json.bytes(sb);
+    }
+
+    static byte[] encodeBinary(final RemotingCommand cmd) {
+        final byte[] remark = cmd.remark() == null ? new byte[0] : cmd.remark().getBytes(StandardCharsets.UTF_8);
+        int extLength = 0;
+        final Map<String, String> ext = cmd.extFields();
+        final Map<byte[], byte[]> encoded = new java.util.LinkedHashMap<>();
+        if (ext != null) {
+            for (Map.Entry<String, String> e : ext.entrySet()) {
+                if (e.getKey() == null || e.getValue() == null) {
+                    continue;
+                }
+                final byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
+                final byte[] v = e.getValue().getBytes(StandardCharsets.UTF_8);
+                encoded.put(k, v);
+                extLength += 2 + k.length + 4 + v.length;
+            }
+        }
+        final java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(BINARY_FIXED_LENGTH + remark.length + extLength);
+        buf.putShort((short) cmd.code());
+        buf.put((byte) LanguageCode.code(cmd.language()));
+        buf.putShort((short) cmd.version());
+        buf.putInt(cmd.opaque());
+        buf.putInt(cmd.flag());
+        buf.putInt(remark.length).put(remark);
+        buf.putInt(extLength);
+        for (Map.Entry<byte[], byte[]> e : encoded.entrySet()) {
+            buf.putShort((short) e.getKey().length).put(e.getKey());
+            buf.putInt(e.getValue().length).put(e.getValue());
+        }
+        return buf.array();
+    }
+}

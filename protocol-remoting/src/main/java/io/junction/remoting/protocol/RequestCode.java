@@ -1,0 +1,46 @@
+package io.junction.remoting.protocol;
+
+/** Request codes (RocketMQ's {@code RequestCode}) this front-end answers or sends. */
+public final class RequestCode {
+    public static final int SEND_MESSAGE = 10;
+    public static final int PULL_MESSAGE = 11;
+    public static final int QUERY_MESSAGE = 12;
+    public static final int QUERY_CONSUMER_OFFSET = 14;
+    public static final int UPDATE_CONSUMER_OFFSET = 15;
+    public static final int UPDATE_AND_CREATE_TOPIC = 17;
+    public static final int GET_BROKER_RUNTIME_INFO = 28;
+    public static final int SEARCH_OFFSET_BY_TIMESTAMP = 29;
+    public static final int GET_MAX_OFFSET = 30;
+    public static final int GET_MIN_OFFSET = 31;
+    public static final int GET_EARLIEST_MSG_STORETIME = 32;
+    public static final int VIEW_MESSAGE_BY_ID = 33;
+    public static final int HEART_BEAT = 34;
+    public static final int UNREGISTER_CLIENT = 35;
+    public static final int CONSUMER_SEND_MSG_BACK = 36;
+    public static final int END_TRANSACTION = 37;
+    public static final int GET_CONSUMER_LIST_BY_GROUP = 38;
+    public static final int CHECK_TRANSACTION_STATE = 39;
+    public static final int NOTIFY_CONSUMER_IDS_CHANGED = 40;
+    public static final int LOCK_BATCH_MQ = 41;
+    public static final int UNLOCK_BATCH_MQ = 42;
+    public static final int CHECK_CLIENT_CONFIG = 46;
+    public static final int GET_ROUTEINFO_BY_TOPIC = 105;
+    public static final int GET_BROKER_CLUSTER_INFO = 106;
+    public static final int UPDATE_AND_CREATE_SUBSCRIPTIONGROUP = 200;
+    public static final int GET_ALL_TOPIC_CONFIG = 21;
+    public static final int GET_TOPIC_STATS_INFO = 202;
+    public static final int GET_CONSUMER_CONNECTION_LIST = 203;
+    public static final int GET_ALL_TOPIC_LIST_FROM_NAMESERVER = 206;
+    public static final int GET_CONSUME_STATS = 208;
+    public static final int DELETE_TOPIC_IN_BROKER = 215;
+    public static final int DELETE_TOPIC_IN_NAMESRV = 216;
+    public static final int SEND_MESSAGE_V2 = 310;
+    public static final int SEND_BATCH_MESSAGE = 320;
+    public static final int LITE_PULL_MESSAGE = 361;
+    public static final int POP_MESSAGE = 200050;
+    public static final int ACK_MESSAGE = 200051;
+    public static final int CHANGE_MESSAGE_INVISIBLETIME = 200053;
+
+    private RequestCode() {
+    }
+}
