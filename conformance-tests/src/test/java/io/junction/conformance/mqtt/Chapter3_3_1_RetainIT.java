@@ -1,0 +1,87 @@
+package io.junction.conformance.mqtt;
+
+import static io.junction.conformance.mqtt.Clients.bytes;
+import static io.junction.conformance.mqtt.Clients.publishes;
+import static io.junction.conformance.mqtt.Clients.receive;
+import static io.junction.conformance.mqtt.Clients.texts;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5RetainHandling;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** MQTT 5 section 3.3.1.3 (RETAIN) and the retain subscription options of 3.8.3.1, across a broker restart. */
+class Chapter3_3_1_RetainIT {
+    private static MqttTestBroker broker;
+
+    @BeforeAll
+    static void start() {
+        broker = MqttTestBroker.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void shouldKeepTheLastRetainedMessagePerTopicDurablyAndClearItWithAnEmptyPayload() throws Exception {
+        final Mqtt5BlockingClient pub = Clients.v5(broker, "retain-pub");
+        pub.publishWith().topic("status/dev1").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("old")).send();
+        pub.publishWith().topic("status/dev1").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("online"))
+                .userProperties().add("fw", "1.2").applyUserProperties().send();
+        pub.publishWith().topic("status/dev2").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("offline"))
+                .send();
+        pub.publishWith().topic("status/dev3").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("gone")).send();
+        pub.publishWith().topic("status/dev3").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(new byte[0]).send();
+        pub.publishWith().topic("status/dev4").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("not retained")).send();
+        pub.disconnect();
+
+        broker.restart();
+
+        final Mqtt5BlockingClient sub = Clients.v5(broker, "retain-sub");
+        try (var in = publishes(sub)) {
+            sub.subscribeWith().topicFilter("status/+").qos(MqttQos.AT_LEAST_ONCE).send();
+            final List<Mqtt5Publish> got = receive(in, 2);
+            assertThat(texts(got)).containsExactlyInAnyOrder("online", "offline");
+            assertThat(got).allMatch(Mqtt5Publish::isRetain);
+            final Mqtt5Publish dev1 = got.stream().filter(p -> Clients.text(p).equals("online")).findFirst()
+                    .orElseThrow();
+            assertThat(dev1.getTopic().toString()).isEqualTo("status/dev1");
+            assertThat(dev1.getUserProperties().asList()).hasSize(1);
+            Clients.assertNoMore(in, 500);
+        } finally {
+            sub.disconnect();
+        }
+    }
+
+    @Test
+    void shouldHonourRetainHandlingAndRetainAsPublished() throws Exception {
+        final Mqtt5BlockingClient pub = Clients.v5(broker, "rh-pub");
+        pub.publishWith().topic("rh/x").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("kept")).send();
+        final Mqtt5BlockingClient never = Clients.v5(broker, "rh-never");
+        final Mqtt5BlockingClient rap = Clients.v5(broker, "rh-rap");
+        try (var neverIn = publishes(never); var rapIn = publishes(rap)) {
+            never.subscribeWith().topicFilter("rh/#").qos(MqttQos.AT_LEAST_ONCE)
+                    .retainHandling(Mqtt5RetainHandling.DO_NOT_SEND).send();
+            rap.subscribeWith().topicFilter("rh/#").qos(MqttQos.AT_LEAST_ONCE).retainAsPublished(true).send();
+            assertThat(receive(rapIn, 1).get(0).isRetain()).isTrue(); // the stored retained message
+            Clients.assertNoMore(neverIn, 300);
+            pub.publishWith().topic("rh/x").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("live")).send();
+            final Mqtt5Publish live = receive(neverIn, 1).get(0);
+            assertThat(live.isRetain()).isFalse(); // normal delivery clears the flag...
+            assertThat(receive(rapIn, 1).get(0).isRetain()).isTrue(); // ...unless retain-as-published
+        } finally {
+            pub.disconnect();
+            never.disconnect();
+            rap.disconnect();
+        }
+    }
+}

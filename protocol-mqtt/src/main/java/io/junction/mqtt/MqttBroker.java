@@ -1,0 +1,180 @@
+package io.junction.mqtt;
+
+import io.junction.core.Messaging;
+import io.junction.core.message.Message;
+import io.junction.core.meta.TopicConfig;
+import io.junction.tenancy.AccessControl;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every MQTT connection shares: the session table (client id → session), the retained messages, and the way a
+ * publish reaches the core.
+ */
+final class MqttBroker {
+    private static final Logger LOG = LoggerFactory.getLogger(MqttBroker.class);
+
+    /** A session handed to a CONNECT, and whether it existed before. */
+    record Taken(Session session, boolean present) {
+    }
+
+    private final Messaging messaging;
+    private final AccessControl accessControl;
+    private final MqttSettings settings;
+    private final RetainedStore retained;
+    private final ConcurrentMap<String, Session> sessions = new ConcurrentHashMap<>();
+    private final SessionStore sessionStore;
+    /** Client ids with a live record in the session log. */
+    private final java.util.Set<String> durable = ConcurrentHashMap.newKeySet();
+    private final EventLoopGroup loops;
+    private final ConcurrentMap<String, CompletableFuture<Integer>> creating = new ConcurrentHashMap<>();
+
+    MqttBroker(final Messaging messaging, final AccessControl accessControl, final MqttSettings settings,
+               final EventLoopGroup loops) {
+        this.messaging = messaging;
+        this.accessControl = accessControl;
+        this.settings = settings;
+        this.loops = loops;
+        this.retained = new RetainedStore(messaging);
+        this.sessionStore = new SessionStore(messaging);
+    }
+
+    Messaging messaging() {
+        return messaging;
+    }
+
+    AccessControl accessControl() {
+        return accessControl;
+    }
+
+    MqttSettings settings() {
+        return settings;
+    }
+
+    RetainedStore retained() {
+        return retained;
+    }
+
+    /** Loads retained messages and restores persistent sessions (offline, expiry clocks restarted). */
+    CompletableFuture<Void> start() {
+        return retained.load().thenCompose(x -> sessionStore.load()).thenAccept(saved -> {
+            for (SessionStore.Saved s : saved.values()) {
+                final Session session = new Session(s.clientId(), loops.next(), messaging, settings, retained);
+                session.setExpiry(true, s.expirySeconds());
+                durable.add(s.clientId());
+                sessions.put(s.clientId(), session);
+                session.run(() -> {
+                    s.subscriptions().forEach(session::restore);
+                    session.startExpiryClock(() -> sessionEnded(session));
+                });
+            }
+            if (!saved.isEmpty()) {
+                LOG.info("MQTT: restored {} persistent sessions", saved.size());
+            }
+        });
+    }
+
+    /**
+     * Finds or creates the session of a client id. With clean start an existing session is ended (its connection is
+     * told "session taken over" by the caller through the new session's take-over path, or here when it is dropped).
+     */
+    Taken takeSession(final String clientId, final boolean cleanStart, final EventLoop loop) {
+        final Session[] dropped = new Session[1];
+        final boolean[] present = new boolean[1];
+        final Session s = sessions.compute(clientId, (id, existing) -> {
+            if (existing != null && !cleanStart && !existing.closed()) {
+                present[0] = true;
+                return existing;
+            }
+            dropped[0] = existing;
+            return new Session(id, loop, messaging, settings, retained);
+        });
+        if (dropped[0] != null) {
+            final Session old = dropped[0];
+            old.run(() -> {
+                final MqttConnection conn = old.connection();
+                old.close();
+                if (conn != null) {
+                    conn.disconnect(0x8E, "session taken over");
+                }
+            });
+        }
+        return new Taken(s, present[0]);
+    }
+
+    /** A session ended (expired, or a clean session's connection closed). */
+    void sessionEnded(final Session s) {
+        if (sessions.remove(s.clientId, s) && durable.remove(s.clientId)) {
+            sessionStore.delete(s.clientId);
+        }
+    }
+
+    /** A session connected or changed its subscriptions or expiry: a persistent one is recorded durably. */
+    void sessionChanged(final Session s) {
+        if (s.persistent()) {
+            durable.add(s.clientId);
+            sessionStore.save(s.clientId, s.sessionExpirySeconds(), s.subscriptions().values());
+        } else if (durable.remove(s.clientId)) {
+            sessionStore.delete(s.clientId);
+        }
+    }
+
+    /**
+     * The queue count of a core topic, creating it (with {@code mqtt.topic-queues} queues) when it does not exist, so
+     * that a publish can pick its queue from the full MQTT topic even for the topic's first message.
+     */
+    CompletableFuture<Integer> ensureTopic(final String coreTopic) {
+        final Optional<TopicConfig> route = messaging.route(coreTopic);
+        if (route.isPresent()) {
+            return CompletableFuture.completedFuture(route.get().queueCount());
+        }
+        if (!io.junction.core.message.MessageProperties.isEncodable(coreTopic) || coreTopic.length() > 255) {
+            return CompletableFuture.completedFuture(0); // the send reports why
+        }
+        return creating.computeIfAbsent(coreTopic, t -> messaging.topics()
+                .createOrUpdate(TopicConfig.of(t, settings.topicQueues()))
+                .handle((c, e) -> {
+                    creating.remove(t);
+                    return c != null ? c.queueCount() : messaging.route(t).map(TopicConfig::queueCount).orElse(0);
+                }));
+    }
+
+    /** Stores a publish in its core topic and, when retained, in the retained store. */
+    CompletableFuture<Void> publish(final Message message, final boolean retain) {
+        final CompletableFuture<Void> sent;
+        if (message.body().length == 0 && retain) {
+            sent = CompletableFuture.completedFuture(null); // only clears the retained message (3.3.1-6, -7)
+        } else {
+            sent = messaging.send(message).thenApply(r -> null);
+        }
+        if (!retain) {
+            return sent;
+        }
+        return sent.thenCompose(x -> retained.retain(message));
+    }
+
+    void publishWill(final String clientId, final MqttConnection.Will will) {
+        final int queues = messaging.route(CoreTopics.coreTopicOf(will.topic())).map(TopicConfig::queueCount)
+                .orElse(0);
+        final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(will.topic(), will.payload(), will.qos(),
+                will.retain(), will.properties(), clientId, queues, System.currentTimeMillis());
+        if (in.message() != null) {
+            publish(in.message(), will.retain()).whenComplete((r, e) -> {
+                if (e != null) {
+                    LOG.warn("will message of {} on {} not stored: {}", clientId, will.topic(), e.toString());
+                }
+            });
+        }
+    }
+
+    void closeAll() {
+        sessions.values().forEach(s -> s.run(s::close));
+        sessions.clear();
+    }
+}

@@ -1,0 +1,114 @@
+package io.junction.mqtt;
+
+import io.junction.spi.BrokerContext;
+import io.junction.spi.Endpoint;
+import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
+import io.junction.spi.http.HttpRoute;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The MQTT 3.1.1 and 5.0 front-end on {@code mqtt.port} (default 1883).
+ *
+ * <p>Pipeline per connection: connection counter → {@link MqttDecoder} (capped at {@code mqtt.max-packet-size}; a
+ * decode failure becomes a failed message that {@link MqttConnection} answers with DISCONNECT 0x81/0x95 or a close) →
+ * shared {@link MqttEncoder} → {@link MqttConnection}; after CONNECT an {@code IdleStateHandler} closes the connection
+ * after 1.5 × the keep-alive. Write buffers are bounded (low/high water marks 32/128 KiB): deliveries pause while the
+ * channel is not writable.
+ *
+ * <h2>Mapping onto the core</h2>
+ * The first topic level is the core topic (auto-created; characters a core name cannot hold are escaped as
+ * {@code %XX}, see {@link CoreTopics}); the full MQTT topic travels as the property {@code mqtt.topic}; everything
+ * else as documented in {@link MqttMessageMapping}. A session's subscription reads its core topic's queues by offset
+ * (PULL with long polling) and filters on {@code mqtt.topic}; a persistent session commits its offsets under
+ * {@code mqtt-<clientId>} after the client acknowledged a batch. Filters whose first level is a wildcard read every
+ * non-internal core topic. Shared subscriptions {@code $share/<g>/<filter>} POP under consumer group
+ * {@code mqtt-share-<g>}. Retained messages: see {@link RetainedStore}.
+ */
+public final class MqttFrontEnd implements ProtocolFrontEnd {
+    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 128 * 1024);
+
+    private Channel serverChannel;
+    private MqttBroker broker;
+    private HttpRoute webSocketRoute;
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+
+    @Override
+    public String name() {
+        return "mqtt";
+    }
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return MqttSettings.keys();
+    }
+
+    @Override
+    public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
+        final MqttSettings settings = MqttSettings.from(context.config());
+        broker = new MqttBroker(context.messaging(), context.accessControl(), settings,
+                context.eventLoops().worker());
+        final int port = context.config().port();
+        return broker.start().thenCompose(x -> {
+            final CompletableFuture<List<Endpoint>> bound = new CompletableFuture<>();
+            final ChannelFuture f = context.eventLoops().serverBootstrap()
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(final Channel ch) {
+                            channels.add(ch);
+                            ch.pipeline().addLast("connections", context.connections().handler())
+                                    .addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
+                                    .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
+                                    .addLast("mqtt", new MqttConnection(broker));
+                        }
+                    })
+                    .bind(context.bindAddress(), port);
+            f.addListener(done -> {
+                if (done.isSuccess()) {
+                    serverChannel = f.channel();
+                    final int actual = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+                    webSocketRoute = context.httpRoutes().register(MqttOverWebSocket.PATH,
+                            new MqttOverWebSocket(broker, context.connections()));
+                    final String ws = context.httpRoutes().baseUrl().replaceFirst("^http", "ws")
+                            + MqttOverWebSocket.PATH;
+                    bound.complete(List.of(Endpoint.tcp("mqtt", context.advertisedHost(), actual),
+                            new Endpoint("mqtt-ws", ws)));
+                } else {
+                    bound.completeExceptionally(new IllegalStateException("cannot bind MQTT to "
+                            + context.bindAddress() + ":" + port + ": " + done.cause().getMessage(), done.cause()));
+                }
+            });
+            return bound;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> stop() {
+        final CompletableFuture<Void> stopped = new CompletableFuture<>();
+        if (webSocketRoute != null) {
+            webSocketRoute.close();
+        }
+        if (serverChannel != null) {
+            serverChannel.close();
+        }
+        if (broker != null) {
+            broker.closeAll();
+        }
+        channels.close().addListener(f -> stopped.complete(null));
+        return stopped;
+    }
+}

@@ -1,0 +1,224 @@
+package io.junction.mqtt;
+
+import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttProperties.BinaryProperty;
+import io.netty.handler.codec.mqtt.MqttProperties.IntegerProperty;
+import io.netty.handler.codec.mqtt.MqttProperties.MqttProperty;
+import io.netty.handler.codec.mqtt.MqttProperties.StringPair;
+import io.netty.handler.codec.mqtt.MqttProperties.StringProperty;
+import io.netty.handler.codec.mqtt.MqttProperties.UserProperties;
+import io.netty.handler.codec.mqtt.MqttProperties.UserProperty;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one place MQTT publishes map to and from the canonical message.
+ *
+ * <table>
+ * <caption>MQTT PUBLISH ↔ core message</caption>
+ * <tr><th>MQTT</th><th>core</th></tr>
+ * <tr><td>topic name</td><td>topic = first level, escaped by {@link CoreTopics}; the whole name in property
+ *     {@value #TOPIC}; queue = hash of the whole name (one MQTT topic stays in one queue, so in order)</td></tr>
+ * <tr><td>payload</td><td>body</td></tr>
+ * <tr><td>QoS</td><td>{@value #QOS}</td></tr>
+ * <tr><td>retain flag</td><td>{@value #RETAIN} ("true" when set)</td></tr>
+ * <tr><td>publishing client id</td><td>{@value #CLIENT_ID} (for No Local)</td></tr>
+ * <tr><td>user properties</td><td>user properties, same name and value; a name the core or this mapping reserves
+ *     (see {@link #isReserved}) or a repeated name keeps only its first value</td></tr>
+ * <tr><td>content type</td><td>{@code CONTENT_TYPE}</td></tr>
+ * <tr><td>payload format indicator</td><td>{@value #PAYLOAD_FORMAT}</td></tr>
+ * <tr><td>message expiry interval</td><td>{@value #EXPIRES_AT} (absolute epoch ms); expired messages are not
+ *     delivered and the remaining interval is sent on</td></tr>
+ * <tr><td>response topic</td><td>{@value #RESPONSE_TOPIC}</td></tr>
+ * <tr><td>correlation data</td><td>{@value #CORRELATION_DATA} (base64)</td></tr>
+ * </table>
+ *
+ * <p>A core message without {@value #TOPIC} (sent by another protocol to core topic T) is delivered under the MQTT
+ * topic {@code unescape(T)}, so subscribers of {@code T} and {@code T/#} get it, at QoS 1 at most as the subscription
+ * allows; all its non-reserved properties become user properties.
+ */
+final class MqttMessageMapping {
+    static final String TOPIC = "mqtt.topic";
+    static final String QOS = "mqtt.qos";
+    static final String RETAIN = "mqtt.retain";
+    static final String CLIENT_ID = "mqtt.client";
+    static final String PAYLOAD_FORMAT = "mqtt.payload.format";
+    static final String EXPIRES_AT = "mqtt.expires.at";
+    static final String RESPONSE_TOPIC = "mqtt.response.topic";
+    static final String CORRELATION_DATA = "mqtt.correlation.data";
+
+    /** RocketMQ and core system property names: never user properties. */
+    private static final Set<String> SYSTEM = Set.of(MessageProperties.TAGS, MessageProperties.KEYS,
+            MessageProperties.UNIQUE_ID, MessageProperties.MESSAGE_GROUP, MessageProperties.DELIVER_AT,
+            MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC, MessageProperties.DELAY_MS,
+            MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID, MessageProperties.CONTENT_TYPE,
+            MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
+            MessageProperties.TRANSACTION_ID, "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
+            "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
+            "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
+            "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
+            "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY");
+
+    private MqttMessageMapping() {
+    }
+
+    /** The outcome of mapping a PUBLISH: a message, or the reason it cannot be stored. */
+    record Inbound(Message message, String error) {
+    }
+
+    /** What a delivery needs from a stored message. */
+    record Outbound(String topic, byte[] payload, int qos, boolean retain, MqttProperties properties,
+                    String publisher, long expiresAt) {
+    }
+
+    static boolean isReserved(final String name) {
+        return name.startsWith("mqtt.") || name.startsWith("__") || SYSTEM.contains(name);
+    }
+
+    /**
+     * Maps a PUBLISH. {@code queueCount} is the core topic's queue count when it exists (else 0: the core picks a
+     * queue, only the topic's first message takes that path).
+     */
+    static Inbound toCore(final String mqttTopic, final byte[] payload, final int qos, final boolean retain,
+                          final MqttProperties properties, final String clientId, final int queueCount,
+                          final long now) {
+        final String core = CoreTopics.coreTopicOf(mqttTopic);
+        if (core.length() > 255) {
+            return new Inbound(null, "first topic level too long");
+        }
+        if (!MessageProperties.isEncodable(mqttTopic)) {
+            return new Inbound(null, "topic has control characters");
+        }
+        final Message.Builder b = Message.builder(core).body(payload)
+                .queueId(queueCount > 0 ? Math.floorMod(mqttTopic.hashCode(), queueCount) : Message.ANY_QUEUE)
+                .bornTimestamp(now)
+                .property(TOPIC, mqttTopic)
+                .property(QOS, Integer.toString(qos));
+        if (retain) {
+            b.property(RETAIN, "true");
+        }
+        if (clientId != null && MessageProperties.isEncodable(clientId)) {
+            b.property(CLIENT_ID, clientId);
+        }
+        if (properties != null && !properties.isEmpty()) {
+            b.property(MessageProperties.CONTENT_TYPE, encodable(stringProperty(properties,
+                    MqttProperties.CONTENT_TYPE)));
+            final Integer pfi = intProperty(properties, MqttProperties.PAYLOAD_FORMAT_INDICATOR);
+            if (pfi != null) {
+                b.property(PAYLOAD_FORMAT, pfi.toString());
+            }
+            final Integer expiry = intProperty(properties, MqttProperties.PUBLICATION_EXPIRY_INTERVAL);
+            if (expiry != null) {
+                b.property(EXPIRES_AT, Long.toString(now + (expiry & 0xFFFFFFFFL) * 1000));
+            }
+            b.property(RESPONSE_TOPIC, encodable(stringProperty(properties, MqttProperties.RESPONSE_TOPIC)));
+            final MqttProperty<?> corr = properties.getProperty(MqttProperties.CORRELATION_DATA);
+            if (corr instanceof BinaryProperty bp && bp.value() != null) {
+                b.property(CORRELATION_DATA, Base64.getEncoder().encodeToString(bp.value()));
+            }
+            final Set<String> seen = new HashSet<>();
+            for (StringPair p : userProperties(properties)) {
+                if (p.key != null && p.value != null && !p.key.isEmpty() && !isReserved(p.key)
+                        && MessageProperties.isEncodable(p.key) && MessageProperties.isEncodable(p.value)
+                        && seen.add(p.key)) {
+                    b.property(p.key, p.value); // first value of a repeated name wins
+                }
+            }
+        }
+        return new Inbound(b.build(), null);
+    }
+
+    /** Maps a stored message for delivery; {@code coreTopic} names the MQTT topic of messages without one. */
+    static Outbound fromCore(final String coreTopic, final Map<String, String> props, final byte[] body,
+                             final long now) {
+        final String topic = props.getOrDefault(TOPIC, CoreTopics.unescape(coreTopic));
+        final int qos = parseInt(props.get(QOS), 1);
+        final boolean retain = "true".equals(props.get(RETAIN));
+        final MqttProperties out = new MqttProperties();
+        long expiresAt = 0;
+        final String pfi = props.get(PAYLOAD_FORMAT);
+        if (pfi != null) {
+            out.add(new IntegerProperty(MqttProperties.PAYLOAD_FORMAT_INDICATOR, parseInt(pfi, 0)));
+        }
+        final String exp = props.get(EXPIRES_AT);
+        if (exp != null) {
+            expiresAt = parseLong(exp);
+            final long remaining = Math.max(0, (expiresAt - now + 999) / 1000);
+            out.add(new IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, (int) remaining));
+        }
+        final String ct = props.get(MessageProperties.CONTENT_TYPE);
+        if (ct != null) {
+            out.add(new StringProperty(MqttProperties.CONTENT_TYPE, ct));
+        }
+        final String rt = props.get(RESPONSE_TOPIC);
+        if (rt != null) {
+            out.add(new StringProperty(MqttProperties.RESPONSE_TOPIC, rt));
+        }
+        final String cd = props.get(CORRELATION_DATA);
+        if (cd != null) {
+            try {
+                out.add(new BinaryProperty(MqttProperties.CORRELATION_DATA, Base64.getDecoder().decode(cd)));
+            } catch (IllegalArgumentException ignored) {
+                // not ours: skip it
+            }
+        }
+        final List<StringPair> users = new ArrayList<>();
+        for (Map.Entry<String, String> e : props.entrySet()) {
+            if (!isReserved(e.getKey())) {
+                users.add(new StringPair(e.getKey(), e.getValue()));
+            }
+        }
+        if (!users.isEmpty()) {
+            out.add(new UserProperties(users));
+        }
+        return new Outbound(topic, body, qos, retain, out, props.get(CLIENT_ID), expiresAt);
+    }
+
+    static List<StringPair> userProperties(final MqttProperties properties) {
+        final List<StringPair> pairs = new ArrayList<>();
+        for (MqttProperty<?> p : properties.getProperties(MqttProperties.USER_PROPERTY)) {
+            if (p instanceof UserProperty up) {
+                pairs.add(up.value());
+            } else if (p instanceof UserProperties ups) {
+                pairs.addAll(ups.value());
+            }
+        }
+        return pairs;
+    }
+
+    static String stringProperty(final MqttProperties properties, final int id) {
+        final MqttProperty<?> p = properties.getProperty(id);
+        return p instanceof StringProperty sp ? sp.value() : null;
+    }
+
+    static Integer intProperty(final MqttProperties properties, final int id) {
+        final MqttProperty<?> p = properties.getProperty(id);
+        return p instanceof IntegerProperty ip ? ip.value() : null;
+    }
+
+    private static String encodable(final String s) {
+        return s != null && MessageProperties.isEncodable(s) ? s : null;
+    }
+
+    private static int parseInt(final String s, final int otherwise) {
+        try {
+            return s == null ? otherwise : Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            return otherwise;
+        }
+    }
+
+    private static long parseLong(final String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,541 @@
+package io.junction.mqtt;
+
+import io.junction.core.Messaging;
+import io.junction.core.message.StoredMessage;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * The state of one MQTT session: its subscriptions and the readers serving them, the deliveries waiting for the
+ * in-flight window, those in flight, and the inbound QoS 2 packet ids awaiting PUBREL.
+ *
+ * <p>Threading: every method runs on {@link #executor()}, the event loop of the connection that created the session;
+ * a later connection of the same client (possibly on another loop) hands its packets over to it. Writes to a channel
+ * from this executor are safe and stay in order.
+ *
+ * <p>Outbound flow: readers {@link #offer} messages; each becomes a {@link Delivery} queued in {@code pending}. The
+ * queue drains while the channel is writable (bounded write buffer) and, for QoS 1/2, while fewer than
+ * {@link #window()} deliveries are in flight. A persistent session keeps both queues while the client is away and, on
+ * reconnect, resends in-flight PUBLISHes with DUP set and PUBRELs for released QoS 2 ones, in their original order.
+ */
+final class Session {
+    final String clientId;
+    private final EventLoop executor;
+    private final Messaging messaging;
+    private final MqttSettings settings;
+    private final RetainedStore retained;
+    private final String offsetKey;
+    private boolean persistent;
+    private long sessionExpirySeconds;
+    private ScheduledFuture<?> expiryTask;
+
+    private MqttConnection connection;
+    private int clientReceiveMaximum = 65535;
+    private long clientMaxPacketSize = Long.MAX_VALUE;
+
+    private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
+    private volatile List<TopicFilter> filters = List.of();
+    private volatile Map<String, List<TopicFilter>> sharedFilters = Map.of();
+    private final Map<String, TopicReader> readers = new HashMap<>();
+    private final Map<String, SharedReader> sharedReaders = new HashMap<>();
+    private ScheduledFuture<?> topicScan;
+
+    private final ArrayDeque<Delivery> pending = new ArrayDeque<>();
+    private final LinkedHashMap<Integer, Delivery> inflight = new LinkedHashMap<>();
+    private int nextPacketId = 1;
+
+    /** Inbound QoS 2: packet id → the store's send, until PUBREL. */
+    final Map<Integer, CompletableFuture<Void>> awaitingRelease = new HashMap<>();
+    private boolean closed;
+
+    Session(final String clientId, final EventLoop executor, final Messaging messaging, final MqttSettings settings,
+            final RetainedStore retained) {
+        this.clientId = clientId;
+        this.executor = executor;
+        this.messaging = messaging;
+        this.settings = settings;
+        this.retained = retained;
+        this.offsetKey = "mqtt-" + CoreTopics.escape(clientId);
+    }
+
+    EventLoop executor() {
+        return executor;
+    }
+
+    /** Runs {@code task} on the session's executor (inline when already there). */
+    void run(final Runnable task) {
+        if (executor.inEventLoop()) {
+            task.run();
+        } else {
+            executor.execute(task);
+        }
+    }
+
+    boolean persistent() {
+        return persistent;
+    }
+
+    long sessionExpirySeconds() {
+        return sessionExpirySeconds;
+    }
+
+    void setExpiry(final boolean persistent, final long sessionExpirySeconds) {
+        this.persistent = persistent;
+        this.sessionExpirySeconds = sessionExpirySeconds;
+    }
+
+    String offsetKey() {
+        return offsetKey;
+    }
+
+    long longPollMs() {
+        return settings.longPollMs();
+    }
+
+    boolean online() {
+        return connection != null && !closed;
+    }
+
+    MqttConnection connection() {
+        return connection;
+    }
+
+    /** Readers pull on while fewer deliveries than this wait for the window (backpressure towards the store). */
+    private static final int PENDING_LOW_WATER = 64;
+
+    boolean wantsMore() {
+        return pending.size() < PENDING_LOW_WATER;
+    }
+
+    int window() {
+        return Math.min(clientReceiveMaximum, settings.maxInflight());
+    }
+
+    List<TopicFilter> filters() {
+        return filters;
+    }
+
+    List<TopicFilter> sharedFilters(final String shareName) {
+        return sharedFilters.getOrDefault(shareName, List.of());
+    }
+
+    Map<String, Subscription> subscriptions() {
+        return subscriptions;
+    }
+
+    // ---------------------------------------------------------------- connection lifecycle
+
+    /** A connection took the session; resends what was in flight and resumes reading. */
+    void attach(final MqttConnection conn, final int receiveMaximum, final long maxPacketSize) {
+        if (expiryTask != null) {
+            expiryTask.cancel(false);
+            expiryTask = null;
+        }
+        this.connection = conn;
+        this.clientReceiveMaximum = receiveMaximum;
+        this.clientMaxPacketSize = maxPacketSize;
+        for (Delivery d : inflight.values()) {
+            if (d.released) {
+                conn.write(pubRel(d.packetId));
+            } else {
+                conn.write(publish(d, true, conn));
+            }
+        }
+        conn.flush();
+        drain();
+        readers.values().forEach(TopicReader::resume);
+        sharedReaders.values().forEach(SharedReader::resume);
+    }
+
+    /** The connection went away: a clean session ends, a persistent one starts its expiry clock. */
+    void detach(final MqttConnection conn, final Runnable onExpired) {
+        if (connection != conn) {
+            return;
+        }
+        connection = null;
+        if (!persistent) {
+            close();
+            onExpired.run();
+        } else {
+            startExpiryClock(onExpired);
+        }
+    }
+
+    /** Ends the session after its expiry interval unless a connection takes it first (never for 0xFFFFFFFF). */
+    void startExpiryClock(final Runnable onExpired) {
+        if (sessionExpirySeconds > 0 && sessionExpirySeconds < 0xFFFFFFFFL) {
+            expiryTask = executor.schedule(() -> {
+                if (connection == null && !closed) {
+                    close();
+                    onExpired.run();
+                }
+            }, sessionExpirySeconds, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    /** Ends the session: stops its readers and forgets its state. */
+    void close() {
+        closed = true;
+        readers.values().forEach(TopicReader::close);
+        sharedReaders.values().forEach(SharedReader::close);
+        readers.clear();
+        sharedReaders.clear();
+        if (topicScan != null) {
+            topicScan.cancel(false);
+        }
+        pending.clear();
+        inflight.clear();
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------- subscriptions
+
+    /** Adds or replaces a subscription; returns true when it already existed. */
+    boolean subscribe(final Subscription sub) {
+        final boolean existed = subscriptions.put(sub.filter().text(), sub) != null;
+        refreshFilters();
+        final TopicFilter f = sub.filter();
+        if (f.shared()) {
+            final String key = f.shareGroup() + "\u0000" + f.coreTopic();
+            sharedReaders.computeIfAbsent(key, k -> {
+                final SharedReader r = new SharedReader(this, messaging, f.shareGroup(), f.coreTopic());
+                executor.execute(r::resume);
+                return r;
+            });
+        } else if (f.coreTopic() != null) {
+            ensureReader(f.coreTopic(), true);
+        } else {
+            for (var t : messaging.topics().list()) {
+                if (!CoreTopics.isInternal(t.name())) {
+                    ensureReader(t.name(), true);
+                }
+            }
+            if (topicScan == null) {
+                topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }
+        return existed;
+    }
+
+    /** Restores a subscription of a session read back at start: readers resume from committed offsets. */
+    void restore(final Subscription sub) {
+        subscriptions.put(sub.filter().text(), sub);
+        refreshFilters();
+        final TopicFilter f = sub.filter();
+        if (f.shared()) {
+            sharedReaders.computeIfAbsent(f.shareGroup() + "\u0000" + f.coreTopic(),
+                    k -> new SharedReader(this, messaging, f.shareGroup(), f.coreTopic()));
+        } else if (f.coreTopic() != null) {
+            readers.computeIfAbsent(f.coreTopic(), t -> new TopicReader(this, messaging, t, false));
+        } else {
+            for (var t : messaging.topics().list()) {
+                if (!CoreTopics.isInternal(t.name())) {
+                    readers.computeIfAbsent(t.name(), n -> new TopicReader(this, messaging, n, false));
+                }
+            }
+            if (topicScan == null) {
+                topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    boolean unsubscribe(final String filterText) {
+        final Subscription removed = subscriptions.remove(filterText);
+        if (removed == null) {
+            return false;
+        }
+        refreshFilters();
+        // Drop readers no remaining subscription needs.
+        boolean rootWildcard = false;
+        final java.util.Set<String> topics = new java.util.HashSet<>();
+        final java.util.Set<String> shares = new java.util.HashSet<>();
+        for (Subscription s : subscriptions.values()) {
+            final TopicFilter f = s.filter();
+            if (f.shared()) {
+                shares.add(f.shareGroup() + "\u0000" + f.coreTopic());
+            } else if (f.coreTopic() == null) {
+                rootWildcard = true;
+            } else {
+                topics.add(f.coreTopic());
+            }
+        }
+        if (!rootWildcard) {
+            if (topicScan != null) {
+                topicScan.cancel(false);
+                topicScan = null;
+            }
+            readers.entrySet().removeIf(e -> {
+                final boolean drop = !topics.contains(e.getKey());
+                if (drop) {
+                    e.getValue().close();
+                }
+                return drop;
+            });
+        }
+        sharedReaders.entrySet().removeIf(e -> {
+            final boolean drop = !shares.contains(e.getKey());
+            if (drop) {
+                e.getValue().close();
+            }
+            return drop;
+        });
+        return true;
+    }
+
+    private void ensureReader(final String coreTopic, final boolean startAtEnd) {
+        readers.computeIfAbsent(coreTopic, t -> {
+            final TopicReader r = new TopicReader(this, messaging, t, startAtEnd);
+            return r;
+        });
+    }
+
+    private void scanTopics() {
+        if (closed) {
+            return;
+        }
+        for (var t : messaging.topics().list()) {
+            if (!CoreTopics.isInternal(t.name()) && !readers.containsKey(t.name())) {
+                readers.put(t.name(), new TopicReader(this, messaging, t.name(), false));
+            }
+        }
+    }
+
+    private void refreshFilters() {
+        final List<TopicFilter> plain = new ArrayList<>();
+        final Map<String, List<TopicFilter>> shared = new HashMap<>();
+        for (Subscription s : subscriptions.values()) {
+            if (s.filter().shared()) {
+                shared.computeIfAbsent(s.filter().shareGroup(), k -> new ArrayList<>()).add(s.filter());
+            } else {
+                plain.add(s.filter());
+            }
+        }
+        filters = List.copyOf(plain);
+        sharedFilters = Map.copyOf(shared);
+    }
+
+    // ---------------------------------------------------------------- outbound
+
+    /**
+     * Offers a stored message read for this session. Returns false (and will not call {@code onDone}) when no
+     * subscription wants it: filtered out, No Local, or expired.
+     *
+     * @param shareName the share group that read it, or null for the session's own subscriptions
+     */
+    boolean offer(final String coreTopic, final StoredMessage m, final Runnable onDone, final String shareName) {
+        if (closed) {
+            return false;
+        }
+        final MqttMessageMapping.Outbound out =
+                MqttMessageMapping.fromCore(coreTopic, m.properties(), m.bodyBytes(), System.currentTimeMillis());
+        if (out.expiresAt() > 0 && out.expiresAt() <= System.currentTimeMillis()
+                || !TopicFilter.isValidTopicName(out.topic())) {
+            return false; // expired, or a core topic whose name is no MQTT topic name
+        }
+        int qos = -1;
+        boolean retainAsPublished = false;
+        final List<Integer> ids = new ArrayList<>();
+        for (Subscription s : subscriptions.values()) {
+            final TopicFilter f = s.filter();
+            final boolean sameScope = shareName == null ? !f.shared() : shareName.equals(f.shareGroup());
+            if (!sameScope || !f.matches(out.topic())) {
+                continue;
+            }
+            if (s.noLocal() && clientId.equals(out.publisher())) {
+                continue;
+            }
+            qos = Math.max(qos, s.qos());
+            retainAsPublished |= s.retainAsPublished();
+            if (s.subscriptionId() > 0) {
+                ids.add(s.subscriptionId());
+            }
+        }
+        if (qos < 0) {
+            return false;
+        }
+        enqueue(new Delivery(out.topic(), out.payload(), Math.min(qos, out.qos()),
+                retainAsPublished && out.retain(), withIds(out.properties(), ids), out.expiresAt(), onDone));
+        return true;
+    }
+
+    /** Sends retained messages matching a new subscription (retain flag set, QoS capped by the subscription). */
+    void sendRetained(final Subscription sub) {
+        if (sub.filter().shared()) {
+            return; // 3.8.4: retained messages are not sent for shared subscriptions
+        }
+        final List<Integer> ids = sub.subscriptionId() > 0 ? List.of(sub.subscriptionId()) : List.of();
+        for (RetainedStore.Retained r : retained.matching(sub.filter())) {
+            final MqttMessageMapping.Outbound out =
+                    MqttMessageMapping.fromCore(r.coreTopic(), r.properties(), r.body(), System.currentTimeMillis());
+            if (out.expiresAt() > 0 && out.expiresAt() <= System.currentTimeMillis()) {
+                continue;
+            }
+            enqueue(new Delivery(out.topic(), out.payload(), Math.min(sub.qos(), out.qos()), true,
+                    withIds(out.properties(), ids), out.expiresAt(), null));
+        }
+    }
+
+    private static MqttProperties withIds(final MqttProperties props, final List<Integer> ids) {
+        for (int id : ids) {
+            props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
+        }
+        return props;
+    }
+
+    private void enqueue(final Delivery d) {
+        pending.add(d);
+        drain();
+    }
+
+    /** Sends queued deliveries while the channel is writable and the window has room. */
+    void drain() {
+        final MqttConnection conn = connection;
+        if (conn == null || closed) {
+            return;
+        }
+        boolean wrote = false;
+        while (!pending.isEmpty() && conn.writable()) {
+            final Delivery d = pending.peek();
+            if (d.qos > 0 && inflight.size() >= window()) {
+                break;
+            }
+            pending.poll();
+            if (d.expiresAt > 0 && d.expiresAt <= System.currentTimeMillis()
+                    || estimatedSize(d) > clientMaxPacketSize) {
+                d.done(); // 3.3.2-5 expired; 3.1.2-24 too large for the client: discarded
+                continue;
+            }
+            if (d.qos > 0) {
+                d.packetId = allocatePacketId();
+                inflight.put(d.packetId, d);
+            }
+            conn.write(publish(d, false, conn));
+            wrote = true;
+            if (d.qos == 0) {
+                d.done();
+            }
+        }
+        if (wrote) {
+            conn.flush();
+        }
+        if (pending.size() < PENDING_LOW_WATER && !readers.isEmpty()) {
+            readers.values().forEach(TopicReader::resume);
+        }
+    }
+
+    void onPubAck(final int packetId) {
+        final Delivery d = inflight.get(packetId);
+        if (d != null && d.qos == 1) {
+            inflight.remove(packetId);
+            d.done();
+            drain();
+        }
+    }
+
+    void onPubRec(final int packetId, final boolean failed) {
+        final Delivery d = inflight.get(packetId);
+        final MqttConnection conn = connection;
+        if (d == null || d.qos != 2) {
+            if (conn != null) {
+                conn.writeAndFlush(pubRel(packetId));
+            }
+            return;
+        }
+        if (failed) {
+            inflight.remove(packetId);
+            d.done();
+            drain();
+            return;
+        }
+        d.released = true;
+        if (conn != null) {
+            conn.writeAndFlush(pubRel(packetId));
+        }
+    }
+
+    void onPubComp(final int packetId) {
+        final Delivery d = inflight.get(packetId);
+        if (d != null && d.qos == 2) {
+            inflight.remove(packetId);
+            d.done();
+            drain();
+        }
+    }
+
+    int inflightCount() {
+        return inflight.size();
+    }
+
+    private int allocatePacketId() {
+        for (int i = 0; i < 65535; i++) {
+            final int id = nextPacketId;
+            nextPacketId = nextPacketId == 65535 ? 1 : nextPacketId + 1;
+            if (!inflight.containsKey(id)) {
+                return id;
+            }
+        }
+        throw new IllegalStateException("no free packet id");
+    }
+
+    private static long estimatedSize(final Delivery d) {
+        long size = 5 + 2 + (long) d.topic.getBytes(StandardCharsets.UTF_8).length + 2 + d.payload.length + 4;
+        for (MqttProperties.MqttProperty<?> p : d.properties.listAll()) {
+            size += 3 + String.valueOf(p.value()).length() * 3L;
+        }
+        return size;
+    }
+
+    private static MqttPublishMessage publish(final Delivery d, final boolean dup, final MqttConnection conn) {
+        final MqttQoS qos = MqttQoS.valueOf(d.qos);
+        String topic = d.topic;
+        MqttProperties props = d.properties;
+        final int alias = conn.isV5() ? conn.outboundAlias(d.topic) : 0;
+        if (alias != 0) {
+            // A copy: the delivery may be resent on a later connection with its own aliases.
+            props = new MqttProperties();
+            for (MqttProperties.MqttProperty<?> p : d.properties.listAll()) {
+                props.add(p);
+            }
+            props.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS, Math.abs(alias)));
+            if (alias < 0) {
+                topic = "";
+            }
+        }
+        return new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, dup && d.qos > 0, qos, d.retain, 0),
+                new MqttPublishVariableHeader(topic, d.qos > 0 ? d.packetId : -1, props),
+                Unpooled.wrappedBuffer(d.payload));
+    }
+
+    static MqttMessage pubRel(final int packetId) {
+        return new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBREL, false, MqttQoS.AT_LEAST_ONCE, false, 0),
+                MqttMessageIdVariableHeader.from(packetId));
+    }
+
+    /** For tests and diagnostics. */
+    Channel channel() {
+        return connection == null ? null : connection.channel();
+    }
+}

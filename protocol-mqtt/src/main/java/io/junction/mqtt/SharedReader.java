@@ -1,0 +1,105 @@
+package io.junction.mqtt;
+
+import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PoppedMessage;
+import io.junction.core.filter.MessageFilter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reads one core topic for the members of a shared subscription ({@code $share/{group}/{filter}}) in one session,
+ * with POP under the consumer group {@code mqtt-share-<group>}: the core balances messages over every member of every
+ * session, a message is acked when its delivery is finished (QoS 0 written, QoS 1/2 acknowledged) and redelivered to
+ * some member when it is not acked within the invisible time (a member that went away). All methods run on the
+ * session's executor.
+ */
+final class SharedReader {
+    private static final long RETRY_MS = 500;
+    private static final long INVISIBLE_MS = 30_000;
+
+    private final Session session;
+    private final Messaging messaging;
+    private final String coreTopic;
+    private final String group;
+    private final String shareName;
+    private final MessageFilter filter;
+    private boolean popping;
+    private int outstanding;
+    private boolean closed;
+
+    SharedReader(final Session session, final Messaging messaging, final String shareName, final String coreTopic) {
+        this.session = session;
+        this.messaging = messaging;
+        this.shareName = shareName;
+        this.coreTopic = coreTopic;
+        this.group = "mqtt-share-" + CoreTopics.escape(shareName);
+        this.filter = new MessageFilter() {
+            @Override
+            public boolean matchesTagHash(final long tagHash) {
+                return true;
+            }
+
+            @Override
+            public boolean matches(final Map<String, String> properties) {
+                final String topic = properties.get(MqttMessageMapping.TOPIC);
+                return TopicFilter.anyMatches(session.sharedFilters(shareName),
+                        topic != null ? topic : CoreTopics.unescape(coreTopic));
+            }
+        };
+    }
+
+    void resume() {
+        if (closed || popping || outstanding > 0 || !session.online()) {
+            return;
+        }
+        if (messaging.route(coreTopic).isEmpty()) {
+            session.executor().schedule(this::resume, RETRY_MS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        popping = true;
+        messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.MAX_MESSAGES,
+                        session.window()), INVISIBLE_MS, session.longPollMs()))
+                .whenCompleteAsync(this::onPopped, session.executor());
+    }
+
+    void close() {
+        closed = true;
+    }
+
+    private void onPopped(final PopResult r, final Throwable e) {
+        popping = false;
+        final List<PoppedMessage> messages = r == null ? List.of() : r.messages();
+        if (closed || !session.online()) {
+            for (PoppedMessage m : messages) {
+                messaging.nack(group, m.receiptHandle()); // another member takes it after the back-off
+            }
+            return;
+        }
+        if (e != null) {
+            session.executor().schedule(this::resume, RETRY_MS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        outstanding = 1;
+        for (PoppedMessage m : messages) {
+            outstanding++;
+            final String receipt = m.receiptHandle();
+            if (!session.offer(coreTopic, m.message(), () -> {
+                messaging.ack(group, receipt);
+                finished();
+            }, shareName)) {
+                messaging.ack(group, receipt); // matches no filter of this share: nobody in it wants it
+                outstanding--;
+            }
+        }
+        finished();
+    }
+
+    private void finished() {
+        if (--outstanding == 0) {
+            resume();
+        }
+    }
+}

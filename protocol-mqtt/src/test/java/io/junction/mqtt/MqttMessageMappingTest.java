@@ -1,0 +1,65 @@
+package io.junction.mqtt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.junction.core.message.Message;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MqttMessageMappingTest {
+
+    @Test
+    void shouldCarryMqtt5PropertiesThroughTheCore() {
+        final MqttProperties props = new MqttProperties();
+        props.add(new MqttProperties.StringProperty(MqttProperties.CONTENT_TYPE, "application/json"));
+        props.add(new MqttProperties.IntegerProperty(MqttProperties.PAYLOAD_FORMAT_INDICATOR, 1));
+        props.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 60));
+        props.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, "replies/1"));
+        props.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, new byte[] {1, 2, 3}));
+        props.add(new MqttProperties.UserProperty("unit", "celsius"));
+        props.add(new MqttProperties.UserProperty("unit", "kelvin"));
+        props.add(new MqttProperties.UserProperty("TAGS", "not-a-tag"));
+
+        final Message m = MqttMessageMapping.toCore("sensors/room1", "21".getBytes(StandardCharsets.UTF_8), 1,
+                false, props, "c1", 4, 1_000).message();
+
+        assertThat(m.topic()).isEqualTo("sensors");
+        assertThat(m.queueId()).isBetween(0, 3);
+        assertThat(m.properties()).containsEntry("mqtt.topic", "sensors/room1").containsEntry("unit", "celsius")
+                .containsEntry("CONTENT_TYPE", "application/json").containsEntry("mqtt.expires.at", "61000")
+                .doesNotContainKey("TAGS");
+
+        final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore("sensors", m.properties(), m.body(),
+                31_000);
+        assertThat(out.topic()).isEqualTo("sensors/room1");
+        assertThat(out.qos()).isEqualTo(1);
+        assertThat(out.publisher()).isEqualTo("c1");
+        assertThat(MqttMessageMapping.stringProperty(out.properties(), MqttProperties.CONTENT_TYPE))
+                .isEqualTo("application/json");
+        assertThat(MqttMessageMapping.stringProperty(out.properties(), MqttProperties.RESPONSE_TOPIC))
+                .isEqualTo("replies/1");
+        assertThat(MqttMessageMapping.intProperty(out.properties(), MqttProperties.PUBLICATION_EXPIRY_INTERVAL))
+                .isEqualTo(30);
+        assertThat((byte[]) out.properties().getProperty(MqttProperties.CORRELATION_DATA).value())
+                .containsExactly(1, 2, 3);
+        assertThat(MqttMessageMapping.userProperties(out.properties()))
+                .containsExactly(new MqttProperties.StringPair("unit", "celsius"));
+    }
+
+    @Test
+    void shouldDeliverOtherProtocolsMessagesUnderTheirCoreTopic() {
+        final Map<String, String> props = new LinkedHashMap<>();
+        props.put("TAGS", "t");
+        props.put("UNIQ_KEY", "id");
+        props.put("color", "red");
+        final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore("%24SYS", props, new byte[] {7}, 0);
+        assertThat(out.topic()).isEqualTo("$SYS");
+        assertThat(out.qos()).isEqualTo(1);
+        assertThat(MqttMessageMapping.userProperties(out.properties()))
+                .isEqualTo(List.of(new MqttProperties.StringPair("color", "red")));
+    }
+}
