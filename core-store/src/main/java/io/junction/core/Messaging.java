@@ -152,6 +152,12 @@ public interface Messaging {
         /** Creates or updates a topic. Shrinking the queue count hides the removed queues; their data stays. */
         CompletableFuture<TopicConfig> createOrUpdate(TopicConfig config);
 
+        /**
+         * Creates the topic unless one of that name exists (atomically: a topic another front-end created meanwhile is
+         * kept as it is); returns the topic as it now is.
+         */
+        CompletableFuture<TopicConfig> createIfAbsent(TopicConfig config);
+
         /** Deletes a topic, its queues and its committed offsets; false when there was none. */
         CompletableFuture<Boolean> delete(String topic);
 

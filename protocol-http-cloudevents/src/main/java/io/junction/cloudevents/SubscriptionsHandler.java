@@ -190,7 +190,7 @@ final class SubscriptionsHandler implements HttpHandler {
         authorization.require(ResourceKind.TOPIC, s.topic(), Action.SUB);
         final CompletableFuture<?> topic = messaging.topics().get(s.topic()).isPresent()
                 ? CompletableFuture.completedFuture(null)
-                : messaging.topics().createOrUpdate(TopicConfig.of(s.topic(), DEFAULT_QUEUES));
+                : messaging.topics().createIfAbsent(TopicConfig.of(s.topic(), DEFAULT_QUEUES));
         final String stored = s.toJson(json).toString();
         topic.thenCompose(t -> messaging.groups().createOrUpdate(new GroupConfig(name, s.delivery().retries(),
                 false, false, Map.of(ATTRIBUTE, stored)))).whenComplete((g, e) -> {

@@ -138,7 +138,7 @@ final class MqttBroker {
             return CompletableFuture.completedFuture(0); // the send reports why
         }
         return creating.computeIfAbsent(coreTopic, t -> messaging.topics()
-                .createOrUpdate(TopicConfig.of(t, settings.topicQueues()))
+                .createIfAbsent(TopicConfig.of(t, settings.topicQueues()))
                 .handle((c, e) -> {
                     creating.remove(t);
                     return c != null ? c.queueCount() : messaging.route(t).map(TopicConfig::queueCount).orElse(0);

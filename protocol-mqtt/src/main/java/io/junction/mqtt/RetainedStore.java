@@ -35,7 +35,7 @@ final class RetainedStore {
     CompletableFuture<Void> load() {
         final CompletableFuture<?> created = messaging.route(CoreTopics.RETAINED).isPresent()
                 ? CompletableFuture.completedFuture(null)
-                : messaging.topics().createOrUpdate(TopicConfig.of(CoreTopics.RETAINED, 1));
+                : messaging.topics().createIfAbsent(TopicConfig.of(CoreTopics.RETAINED, 1));
         return created.thenCompose(x -> replay(messaging.minOffset(CoreTopics.RETAINED, 0)));
     }
 

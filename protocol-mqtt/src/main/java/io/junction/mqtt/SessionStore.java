@@ -45,7 +45,7 @@ final class SessionStore {
     CompletableFuture<Map<String, Saved>> load() {
         final CompletableFuture<?> created = messaging.route(CoreTopics.SESSIONS).isPresent()
                 ? CompletableFuture.completedFuture(null)
-                : messaging.topics().createOrUpdate(TopicConfig.of(CoreTopics.SESSIONS, 1));
+                : messaging.topics().createIfAbsent(TopicConfig.of(CoreTopics.SESSIONS, 1));
         final Map<String, Saved> out = new LinkedHashMap<>();
         return created.thenCompose(x -> replay(messaging.minOffset(CoreTopics.SESSIONS, 0), out))
                 .thenApply(x -> out);

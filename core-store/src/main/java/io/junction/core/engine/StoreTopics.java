@@ -39,12 +39,22 @@ final class StoreTopics implements Messaging.TopicAdmin {
     }
 
     CompletableFuture<TopicConfig> createIfAbsent(final String name, final int queueCount) {
+        return createIfAbsent(TopicConfig.of(name, queueCount));
+    }
+
+    @Override
+    public CompletableFuture<TopicConfig> createIfAbsent(final TopicConfig topic) {
+        final Optional<TopicConfig> existing = table.get(topic.name());
+        if (existing.isPresent()) {
+            return CompletableFuture.completedFuture(existing.get());
+        }
         return CompletableFuture.supplyAsync(() -> {
+            TopicNames.check("topic", topic.name());
             try {
-                return table.putIfAbsent(TopicConfig.of(name, queueCount));
+                return table.putIfAbsent(topic);
             } catch (IOException e) {
-                throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + name + ": " + e.getMessage(),
-                        e);
+                throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + topic.name() + ": "
+                        + e.getMessage(), e);
             }
         }, adminPool);
     }

@@ -302,6 +302,17 @@ class MessageStoreTest {
     }
 
     @Test
+    void shouldCreateATopicOnlyWhenAbsent() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            assertThat(store.topics().createIfAbsent(TopicConfig.of("t", 3)).join().queueCount()).isEqualTo(3);
+            assertThat(store.topics().createIfAbsent(TopicConfig.of("t", 7)).join().queueCount()).isEqualTo(3);
+            assertThat(store.route("t")).map(TopicConfig::queueCount).contains(3);
+            assertThat(errorOf(store.topics().createIfAbsent(TopicConfig.of("bad name", 1))))
+                    .isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+        }
+    }
+
+    @Test
     void shouldRefuseASecondStoreOnTheSameDirectory() {
         try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
             assertThat(store.stats().topicCount()).isZero();

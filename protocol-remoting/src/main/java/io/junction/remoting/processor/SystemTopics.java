@@ -34,7 +34,6 @@ public final class SystemTopics {
 
     /** Creates a one-queue topic unless it exists. */
     public CompletableFuture<TopicConfig> ensure(final String topic) {
-        return messaging.topics().get(topic).map(CompletableFuture::completedFuture)
-                .orElseGet(() -> messaging.topics().createOrUpdate(TopicConfig.of(topic, 1)));
+        return messaging.topics().createIfAbsent(TopicConfig.of(topic, 1));
     }
 }
