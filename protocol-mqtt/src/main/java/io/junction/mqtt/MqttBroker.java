@@ -137,12 +137,14 @@ final class MqttBroker {
         if (!io.junction.core.message.MessageProperties.isEncodable(coreTopic) || coreTopic.length() > 255) {
             return CompletableFuture.completedFuture(0); // the send reports why
         }
-        return creating.computeIfAbsent(coreTopic, t -> messaging.topics()
+        final CompletableFuture<Integer> created = creating.computeIfAbsent(coreTopic, t -> messaging.topics()
                 .createIfAbsent(TopicConfig.of(t, settings.topicQueues()))
-                .handle((c, e) -> {
-                    creating.remove(t);
-                    return c != null ? c.queueCount() : messaging.route(t).map(TopicConfig::queueCount).orElse(0);
-                }));
+                .handle((c, e) -> c != null ? c.queueCount()
+                        : messaging.route(t).map(TopicConfig::queueCount).orElse(0)));
+        // Outside computeIfAbsent: a creation that is already complete must not remove its own entry from within
+        // the map's update of that entry (ConcurrentHashMap refuses that as a recursive update).
+        created.whenComplete((n, e) -> creating.remove(coreTopic, created));
+        return created;
     }
 
     /** Stores a publish in its core topic and, when retained, in the retained store. */

@@ -41,7 +41,12 @@ class Chapter4_9_FlowControlIT {
             assertThat(raw.readPacket(WAIT)[0]).isEqualTo((byte) 0x90);
             final Mqtt5BlockingClient pub = Clients.v5(broker, "window-pub");
             for (int i = 0; i < 5; i++) {
-                pub.publishWith().topic("flow/x").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("f" + i)).send();
+                try {
+                    pub.publishWith().topic("flow/x").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("f" + i)).send();
+                } catch (com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException e) {
+                    throw new AssertionError("publish " + i + " refused: " + e.getMqttMessage().getReasonCode() + " "
+                            + e.getMqttMessage().getReasonString().map(Object::toString).orElse(""), e);
+                }
             }
             pub.disconnect();
             final List<Integer> ids = new ArrayList<>();
