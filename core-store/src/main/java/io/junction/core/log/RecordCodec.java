@@ -241,7 +241,26 @@ public final class RecordCodec {
         final String topic = string(buf, p, topicLength);
         p += topicLength;
         final int propertiesLength = buf.getShort(p) & 0xFFFF;
-        final String properties = string(buf, p + 2, propertiesLength);
+        // One pass over the property bytes, decoding only the three values the indexes need.
+        String tag = null;
+        String keys = null;
+        String uniqueId = null;
+        int start = p + 2;
+        final int end = start + propertiesLength;
+        while (start < end) {
+            int sep = start;
+            while (sep < end && buf.get(sep) != PROPERTY_SEPARATOR) {
+                sep++;
+            }
+            if (tag == null && startsWith(buf, start, sep, TAGS_NAME)) {
+                tag = string(buf, start + TAGS_NAME.length, sep - start - TAGS_NAME.length);
+            } else if (keys == null && startsWith(buf, start, sep, KEYS_NAME)) {
+                keys = string(buf, start + KEYS_NAME.length, sep - start - KEYS_NAME.length);
+            } else if (uniqueId == null && startsWith(buf, start, sep, UNIQUE_ID_NAME)) {
+                uniqueId = string(buf, start + UNIQUE_ID_NAME.length, sep - start - UNIQUE_ID_NAME.length);
+            }
+            start = sep + 1;
+        }
         return new DispatchInfo(
                 topic,
                 buf.getInt(position + QUEUE_ID_OFFSET),
@@ -250,9 +269,28 @@ public final class RecordCodec {
                 buf.getInt(position + TOTAL_SIZE_OFFSET),
                 buf.getLong(position + storeTimestampOffset(sysFlag)),
                 sysFlag,
-                MessageProperties.find(properties, MessageProperties.TAGS),
-                MessageProperties.find(properties, MessageProperties.KEYS),
-                MessageProperties.find(properties, MessageProperties.UNIQUE_ID));
+                tag,
+                keys,
+                uniqueId);
+    }
+
+    private static final byte PROPERTY_SEPARATOR = 2;
+    private static final byte[] TAGS_NAME = (MessageProperties.TAGS + '\u0001').getBytes(StandardCharsets.UTF_8);
+    private static final byte[] KEYS_NAME = (MessageProperties.KEYS + '\u0001').getBytes(StandardCharsets.UTF_8);
+    private static final byte[] UNIQUE_ID_NAME =
+            (MessageProperties.UNIQUE_ID + '\u0001').getBytes(StandardCharsets.UTF_8);
+
+    /** Whether the entry [from, to) begins with {@code name} (a property name and its separator). */
+    private static boolean startsWith(final ByteBuffer buf, final int from, final int to, final byte[] name) {
+        if (to - from < name.length) {
+            return false;
+        }
+        for (int i = 0; i < name.length; i++) {
+            if (buf.get(from + i) != name[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The store time of the record at {@code position}. */

@@ -88,28 +88,6 @@ public final class MessageProperties {
         return encoded + name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
     }
 
-    /** The value of one property in an encoded property string, or null; decodes nothing else. */
-    public static String find(final String encoded, final String name) {
-        if (encoded == null || encoded.isEmpty()) {
-            return null;
-        }
-        final int nameLength = name.length();
-        int start = 0;
-        final int length = encoded.length();
-        while (start < length) {
-            int end = encoded.indexOf(PROPERTY_SEPARATOR, start);
-            if (end < 0) {
-                end = length;
-            }
-            if (start + nameLength < end && encoded.charAt(start + nameLength) == NAME_VALUE_SEPARATOR
-                    && encoded.startsWith(name, start)) {
-                return encoded.substring(start + nameLength + 1, end);
-            }
-            start = end + 1;
-        }
-        return null;
-    }
-
     /** True when a name or value would break the encoding (contains a separator character). */
     public static boolean isEncodable(final String text) {
         return text.indexOf(NAME_VALUE_SEPARATOR) < 0 && text.indexOf(PROPERTY_SEPARATOR) < 0;
