@@ -169,14 +169,13 @@ public final class PopService {
         for (int i = 0; i < topic.queueCount(); i++) {
             order.add(new PopStore.QueueRef(topic.name(), Math.floorMod(start + i, topic.queueCount())));
         }
-        final String retry = RetryPolicy.retryTopic(group, topic.name());
-        if (store.topic(retry).isPresent()) {
-            final PopStore.QueueRef retryQueue = new PopStore.QueueRef(retry, 0);
-            if (ThreadLocalRandom.current().nextInt(100) < RETRY_FIRST_PERCENT) {
-                order.add(0, retryQueue);
-            } else {
-                order.add(retryQueue);
-            }
+        // The retry queue is always in the list, even before its topic exists: a pop parked now must wake when the
+        // first redelivery creates it.
+        final PopStore.QueueRef retryQueue = new PopStore.QueueRef(RetryPolicy.retryTopic(group, topic.name()), 0);
+        if (ThreadLocalRandom.current().nextInt(100) < RETRY_FIRST_PERCENT) {
+            order.add(0, retryQueue);
+        } else {
+            order.add(retryQueue);
         }
         return order;
     }

@@ -220,6 +220,24 @@ class PopTest {
     }
 
     @Test
+    void shouldWakeAParkedPopWhenTheFirstRedeliveryCreatesTheRetryTopic() throws Exception {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, "t", 1);
+            pop(store, "g", "t", 1);
+            final CompletableFuture<PopResult> parked = store.pop(new PopRequest("g", "t", null, 1, INVISIBLE,
+                    20_000));
+            Thread.sleep(200); // let it park: nothing is visible now
+            assertThat(parked).isNotDone();
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).isEqualTo(1); // creates %RETRY%g_t with the redelivered copy
+            final PopResult r = parked.get(5, TimeUnit.SECONDS);
+            assertThat(r.messages()).extracting(PopTest::body).containsExactly("m0");
+            assertThat(r.messages().get(0).reconsumeTimes()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void shouldWakeALongPollingPopWhenAMessageArrives() throws Exception {
         try (MessageStore store = open()) {
             store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();

@@ -1,0 +1,133 @@
+package io.junction.conformance.grpc;
+
+import io.junction.conformance.support.BrokerProcess;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientException;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.FilterExpressionType;
+import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
+import org.apache.rocketmq.client.apis.message.MessageView;
+import org.apache.rocketmq.client.apis.producer.Producer;
+
+/** The 5.x Java client set up against a test broker (plaintext), and small helpers. */
+final class GrpcClients implements AutoCloseable {
+    static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
+    private static final AtomicInteger SEQ = new AtomicInteger();
+
+    static {
+        // keep the client's own log files out of the user's home
+        System.setProperty("rocketmq.log.root", System.getProperty("java.io.tmpdir") + "/junction-grpc-client-logs");
+    }
+
+    private final BrokerProcess broker;
+    private final boolean ssl;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    /** Clients over plaintext. */
+    GrpcClients(final BrokerProcess broker) {
+        this(broker, false);
+    }
+
+    /** Clients over TLS (the client's default, trusting any certificate) or plaintext. */
+    GrpcClients(final BrokerProcess broker, final boolean ssl) {
+        this.broker = broker;
+        this.ssl = ssl;
+    }
+
+    static String unique(final String prefix) {
+        return prefix + "-" + SEQ.incrementAndGet() + "-" + System.nanoTime() % 100000;
+    }
+
+    ClientConfiguration configuration() {
+        return ClientConfiguration.newBuilder()
+                .setEndpoints("127.0.0.1:" + broker.setting("grpc.port"))
+                .enableSsl(ssl)
+                .setRequestTimeout(Duration.ofSeconds(5))
+                .build();
+    }
+
+    <T extends AutoCloseable> T track(final T closeable) {
+        open.add(closeable);
+        return closeable;
+    }
+
+    Producer producer(final String... topics) throws ClientException {
+        return track(PROVIDER.newProducerBuilder().setClientConfiguration(configuration()).setTopics(topics).build());
+    }
+
+    SimpleConsumer simpleConsumer(final String group, final String topic, final FilterExpression filter)
+            throws ClientException {
+        return track(PROVIDER.newSimpleConsumerBuilder().setClientConfiguration(configuration())
+                .setConsumerGroup(group)
+                .setAwaitDuration(Duration.ofSeconds(2))
+                .setSubscriptionExpressions(Map.of(topic, filter))
+                .build());
+    }
+
+    SimpleConsumer simpleConsumer(final String group, final String topic) throws ClientException {
+        return simpleConsumer(group, topic, FilterExpression.SUB_ALL);
+    }
+
+    /** Receives until {@code count} messages arrived (acking each) or the deadline passes. */
+    static List<MessageView> drain(final SimpleConsumer consumer, final int count, final Duration deadline)
+            throws ClientException {
+        final List<MessageView> got = new ArrayList<>();
+        final long end = System.nanoTime() + deadline.toNanos();
+        while (got.size() < count && System.nanoTime() < end) {
+            for (MessageView v : consumer.receive(32, Duration.ofSeconds(30))) {
+                got.add(v);
+                consumer.ack(v);
+            }
+        }
+        return got;
+    }
+
+    static FilterExpression tag(final String expression) {
+        return new FilterExpression(expression, FilterExpressionType.TAG);
+    }
+
+    static String body(final MessageView view) {
+        final ByteBuffer b = view.getBody().duplicate();
+        final byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static byte[] utf8(final String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        // A client's close waits for its channel to terminate; never let that hang a test run.
+        final List<AutoCloseable> closing = new ArrayList<>(open);
+        open.clear();
+        final Thread closer = new Thread(() -> {
+            for (int i = closing.size() - 1; i >= 0; i--) {
+                try {
+                    closing.get(i).close();
+                } catch (Exception ignored) {
+                    // closing a client that failed to start
+                }
+            }
+        }, "grpc-clients-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(Duration.ofSeconds(30).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive()) {
+            throw new AssertionError("rocketmq clients did not close within 30 s");
+        }
+    }
+}

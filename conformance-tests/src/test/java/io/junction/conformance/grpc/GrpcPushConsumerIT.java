@@ -1,0 +1,111 @@
+package io.junction.conformance.grpc;
+
+import static io.junction.conformance.grpc.GrpcClients.PROVIDER;
+import static io.junction.conformance.grpc.GrpcClients.body;
+import static io.junction.conformance.grpc.GrpcClients.unique;
+import static io.junction.conformance.grpc.GrpcClients.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.junction.conformance.support.BrokerProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.message.MessageView;
+import org.apache.rocketmq.client.apis.producer.Producer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** PushConsumer of the 5.x Java client: server-side assignment, long polling, ack, and retry on FAILURE. */
+class GrpcPushConsumerIT {
+    @TempDir
+    static Path dir;
+    static BrokerProcess broker;
+    GrpcClients clients;
+
+    @BeforeAll
+    static void start() {
+        broker = BrokerProcess.builder(dir.resolve("data")).start();
+        broker.awaitHealthy(Duration.ofSeconds(60));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @BeforeEach
+    void clients() {
+        clients = new GrpcClients(broker);
+    }
+
+    @AfterEach
+    void close() {
+        clients.close();
+    }
+
+    @Test
+    void shouldReceiveEveryMessageWithPropertiesTagAndKeys() throws Exception {
+        final String topic = unique("grpc-push");
+        final Producer producer = clients.producer(topic);
+        final List<MessageView> got = new CopyOnWriteArrayList<>();
+        clients.track(PROVIDER.newPushConsumerBuilder().setClientConfiguration(clients.configuration())
+                .setConsumerGroup(unique("grpc-push-g"))
+                .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+                .setMessageListener(v -> {
+                    got.add(v);
+                    return ConsumeResult.SUCCESS;
+                }).build());
+        final int n = 30;
+        for (int i = 0; i < n; i++) {
+            producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setTag("T" + (i % 3)).setKeys("k" + i)
+                    .addProperty("index", Integer.toString(i)).setBody(utf8("m" + i)).build());
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> got.size() >= n);
+        assertThat(got).hasSize(n);
+        for (MessageView v : got) {
+            final int i = Integer.parseInt(v.getProperties().get("index"));
+            assertThat(body(v)).isEqualTo("m" + i);
+            assertThat(v.getTag()).contains("T" + (i % 3));
+            assertThat(v.getKeys()).containsExactly("k" + i);
+            assertThat(v.getTopic()).isEqualTo(topic);
+        }
+    }
+
+    @Test
+    void shouldRedeliverAMessageWhoseConsumptionFailed() throws Exception {
+        final String topic = unique("grpc-push-retry");
+        final Producer producer = clients.producer(topic);
+        final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        final List<Integer> deliveryAttempts = new CopyOnWriteArrayList<>();
+        clients.track(PROVIDER.newPushConsumerBuilder().setClientConfiguration(clients.configuration())
+                .setConsumerGroup(unique("grpc-push-g"))
+                .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+                .setMessageListener(v -> {
+                    deliveryAttempts.add(v.getDeliveryAttempt());
+                    final int seen = attempts.computeIfAbsent(body(v), k -> new AtomicInteger()).incrementAndGet();
+                    return seen < 2 ? ConsumeResult.FAILURE : ConsumeResult.SUCCESS;
+                }).build());
+        producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("flaky")).build());
+        await().atMost(Duration.ofSeconds(60)).until(() -> attempts.containsKey("flaky")
+                && attempts.get("flaky").get() >= 2);
+        assertThat(deliveryAttempts).startsWith(1, 2);
+        // succeeded on the second attempt: not delivered again
+        final long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10))
+                .until(() -> System.nanoTime() >= end);
+        assertThat(attempts.get("flaky").get()).isEqualTo(2);
+    }
+}

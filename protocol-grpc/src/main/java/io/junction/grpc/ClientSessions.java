@@ -1,0 +1,137 @@
+package io.junction.grpc;
+
+import apache.rocketmq.v2.ClientType;
+import apache.rocketmq.v2.Resource;
+import apache.rocketmq.v2.Settings;
+import apache.rocketmq.v2.SubscriptionEntry;
+import apache.rocketmq.v2.TelemetryCommand;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The clients this node knows, by {@code x-mq-client-id}: the Settings each sent on its Telemetry stream and that
+ * stream, over which the server pushes commands (transaction check-backs).
+ */
+final class ClientSessions {
+
+    /** One client. Its Telemetry stream is written under the session's lock (gRPC observers are not thread-safe). */
+    static final class Session {
+        final String clientId;
+        private volatile Settings settings = Settings.getDefaultInstance();
+        private StreamObserver<TelemetryCommand> telemetry;
+
+        Session(final String clientId) {
+            this.clientId = clientId;
+        }
+
+        Settings settings() {
+            return settings;
+        }
+
+        void settings(final Settings s) {
+            settings = s;
+        }
+
+        ClientType type() {
+            return settings.getClientType();
+        }
+
+        /** The consumer group of a consumer, else null. */
+        String group() {
+            return settings.hasSubscription() && settings.getSubscription().hasGroup()
+                    ? settings.getSubscription().getGroup().getName() : null;
+        }
+
+        List<String> publishingTopics() {
+            if (!settings.hasPublishing()) {
+                return List.of();
+            }
+            final List<String> topics = new ArrayList<>();
+            for (Resource r : settings.getPublishing().getTopicsList()) {
+                topics.add(r.getName());
+            }
+            return topics;
+        }
+
+        List<SubscriptionEntry> subscriptions() {
+            return settings.hasSubscription() ? settings.getSubscription().getSubscriptionsList() : List.of();
+        }
+
+        synchronized void attach(final StreamObserver<TelemetryCommand> stream) {
+            telemetry = stream;
+        }
+
+        synchronized void detach(final StreamObserver<TelemetryCommand> stream) {
+            if (telemetry == stream) {
+                telemetry = null;
+            }
+        }
+
+        /** Completes {@code stream} if it is this session's current one; false when it is not. */
+        synchronized boolean closeIf(final StreamObserver<TelemetryCommand> stream) {
+            if (telemetry != stream) {
+                return false;
+            }
+            close();
+            return true;
+        }
+
+        synchronized boolean connected() {
+            return telemetry != null;
+        }
+
+        /** Ends the Telemetry stream from the server side (the client terminated), so its channel can close. */
+        synchronized void close() {
+            if (telemetry != null) {
+                try {
+                    telemetry.onCompleted();
+                } catch (RuntimeException ignored) {
+                    // already closed
+                }
+                telemetry = null;
+            }
+        }
+
+        /** Writes a command on the Telemetry stream; false when there is none or it failed. */
+        synchronized boolean write(final TelemetryCommand command) {
+            if (telemetry == null) {
+                return false;
+            }
+            try {
+                telemetry.onNext(command);
+                return true;
+            } catch (RuntimeException e) {
+                telemetry = null;
+                return false;
+            }
+        }
+    }
+
+    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+
+    Session get(final String clientId) {
+        return sessions.get(clientId);
+    }
+
+    Session getOrCreate(final String clientId) {
+        return sessions.computeIfAbsent(clientId, Session::new);
+    }
+
+    Session remove(final String clientId) {
+        return sessions.remove(clientId);
+    }
+
+    /** Producers with a live Telemetry stream that declared {@code topic}. */
+    List<Session> producersOf(final String topic) {
+        final List<Session> found = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            if (s.type() == ClientType.PRODUCER && s.connected() && s.publishingTopics().contains(topic)) {
+                found.add(s);
+            }
+        }
+        return found;
+    }
+}

@@ -1,0 +1,134 @@
+package io.junction.grpc;
+
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
+import io.junction.spi.BrokerContext;
+import io.junction.spi.Endpoint;
+import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.GeneralSecurityException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The RocketMQ 5 gRPC front-end: {@code apache.rocketmq.v2.MessagingService} on {@code grpc.port} (8081), served by
+ * grpc-netty-shaded (its own Netty, never the broker's). TLS and plaintext share the port by default (the 5.x
+ * clients use TLS unless told otherwise), with a self-signed certificate when none is configured.
+ */
+public final class GrpcFrontEnd implements ProtocolFrontEnd {
+    /** Largest inbound gRPC message (the proxy's value: room for a 4 MiB body batch and more). */
+    static final int MAX_INBOUND_MESSAGE_SIZE = 130 * 1024 * 1024;
+
+    private Server server;
+    private ExecutorService executor;
+    private BrokerContext context;
+    private TransactionRecovery recovery;
+
+    @Override
+    public String name() {
+        return GrpcSettings.NAME;
+    }
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return GrpcSettings.keys();
+    }
+
+    @Override
+    public CompletableFuture<List<Endpoint>> start(final BrokerContext ctx) {
+        try {
+            this.context = ctx;
+            final GrpcSettings settings = GrpcSettings.from(ctx.config());
+            final int port = ctx.config().port();
+            final ClientSessions sessions = new ClientSessions();
+            final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
+                    ctx.advertisedHost(), port);
+            recovery = new TransactionRecovery(sessions);
+            ctx.messaging().addTransactionChecker(recovery);
+            final AtomicInteger threads = new AtomicInteger();
+            executor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+                final Thread t = new Thread(r, "grpc-handler-" + threads.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            final NettyServerBuilder builder = NettyServerBuilder.forAddress(
+                    new InetSocketAddress(ctx.bindAddress(), port));
+            final String tls = ctx.config().string("tls");
+            if (!"DISABLED".equals(tls)) {
+                builder.protocolNegotiator(new OptionalTlsNegotiator(sslContext(ctx), !"REQUIRED".equals(tls)));
+            }
+            server = builder
+                    .executor(executor)
+                    .maxInboundMessageSize(MAX_INBOUND_MESSAGE_SIZE)
+                    .permitKeepAliveTime(10, TimeUnit.SECONDS)
+                    .permitKeepAliveWithoutCalls(true)
+                    .maxConnectionIdle(120, TimeUnit.SECONDS)
+                    .addTransportFilter(new ConnectionTracker(ctx.connections()))
+                    .addService(ServerInterceptors.intercept(service, new ClientMetadata()))
+                    .build()
+                    .start();
+            return CompletableFuture.completedFuture(List.of(Endpoint.tcp(GrpcSettings.NAME, ctx.advertisedHost(),
+                    server.getPort())));
+        } catch (final IOException e) {
+            return CompletableFuture.failedFuture(new IOException("gRPC cannot listen on " + ctx.bindAddress() + ":"
+                    + ctx.config().port() + ": " + e.getMessage(), e));
+        } catch (final RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The configured certificate and key, or a self-signed certificate made now. */
+    private static SslContext sslContext(final BrokerContext ctx) throws IOException {
+        final SslContextBuilder builder;
+        if (ctx.config().isSet("tls-cert-file")) {
+            if (!ctx.config().isSet("tls-key-file")) {
+                throw new IllegalArgumentException("grpc.tls-cert-file is set but grpc.tls-key-file is not");
+            }
+            builder = SslContextBuilder.forServer(new File(ctx.config().string("tls-cert-file")),
+                    new File(ctx.config().string("tls-key-file")));
+        } else {
+            try {
+                final SelfSignedCertificate cert = SelfSignedCertificate.generate(ctx.advertisedHost());
+                builder = SslContextBuilder.forServer(cert.keyPair.getPrivate(), cert.certificate);
+            } catch (GeneralSecurityException e) {
+                throw new IOException("cannot generate a self-signed certificate: " + e.getMessage(), e);
+            }
+        }
+        return GrpcSslContexts.configure(builder).build();
+    }
+
+    @Override
+    public CompletableFuture<Void> stop() {
+        return CompletableFuture.runAsync(() -> {
+            if (context != null && recovery != null) {
+                context.messaging().removeTransactionChecker(recovery);
+            }
+            if (server != null) {
+                server.shutdown();
+                try {
+                    if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+                        server.shutdownNow();
+                        server.awaitTermination(5, TimeUnit.SECONDS);
+                    }
+                } catch (InterruptedException e) {
+                    server.shutdownNow();
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (executor != null) {
+                executor.shutdownNow();
+            }
+        });
+    }
+}

@@ -1,0 +1,424 @@
+package io.junction.grpc;
+
+import apache.rocketmq.v2.AckMessageRequest;
+import apache.rocketmq.v2.AckMessageResponse;
+import apache.rocketmq.v2.Address;
+import apache.rocketmq.v2.AddressScheme;
+import apache.rocketmq.v2.Assignment;
+import apache.rocketmq.v2.Broker;
+import apache.rocketmq.v2.ChangeInvisibleDurationRequest;
+import apache.rocketmq.v2.ChangeInvisibleDurationResponse;
+import apache.rocketmq.v2.ClientType;
+import apache.rocketmq.v2.Code;
+import apache.rocketmq.v2.CustomizedBackoff;
+import apache.rocketmq.v2.Endpoints;
+import apache.rocketmq.v2.EndTransactionRequest;
+import apache.rocketmq.v2.EndTransactionResponse;
+import apache.rocketmq.v2.ExponentialBackoff;
+import apache.rocketmq.v2.FilterType;
+import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueRequest;
+import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueResponse;
+import apache.rocketmq.v2.HeartbeatRequest;
+import apache.rocketmq.v2.HeartbeatResponse;
+import apache.rocketmq.v2.MessageQueue;
+import apache.rocketmq.v2.MessagingServiceGrpc;
+import apache.rocketmq.v2.Metric;
+import apache.rocketmq.v2.NotifyClientTerminationRequest;
+import apache.rocketmq.v2.NotifyClientTerminationResponse;
+import apache.rocketmq.v2.Permission;
+import apache.rocketmq.v2.Publishing;
+import apache.rocketmq.v2.QueryAssignmentRequest;
+import apache.rocketmq.v2.QueryAssignmentResponse;
+import apache.rocketmq.v2.QueryRouteRequest;
+import apache.rocketmq.v2.QueryRouteResponse;
+import apache.rocketmq.v2.ReceiveMessageRequest;
+import apache.rocketmq.v2.ReceiveMessageResponse;
+import apache.rocketmq.v2.RetryPolicy;
+import apache.rocketmq.v2.SendMessageRequest;
+import apache.rocketmq.v2.SendMessageResponse;
+import apache.rocketmq.v2.Settings;
+import apache.rocketmq.v2.Status;
+import apache.rocketmq.v2.Subscription;
+import apache.rocketmq.v2.SubscriptionEntry;
+import apache.rocketmq.v2.TelemetryCommand;
+import io.grpc.Context;
+import io.grpc.stub.StreamObserver;
+import io.junction.core.Messaging;
+import io.junction.core.group.ConsumerClient;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicType;
+import io.junction.core.txn.TransactionEnd;
+import io.junction.core.txn.TransactionResolution;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code apache.rocketmq.v2.MessagingService}: routes, heartbeats, assignments, the Telemetry session and
+ * transactions here; sends go to {@link SendActivity}, POP consumption to {@link ReceiveActivity}. Every
+ * application error is a proto {@link Status} inside a normal (gRPC OK) response.
+ */
+final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceImplBase {
+    private static final Logger LOG = LoggerFactory.getLogger(GrpcMessagingService.class);
+    /** Broker name in routes: every queue lives on this node. */
+    static final String BROKER_NAME = "junction";
+    /** Producer back-off: RocketMQ's proxy defaults. */
+    static final RetryPolicy PRODUCER_BACKOFF = RetryPolicy.newBuilder().setMaxAttempts(3)
+            .setExponentialBackoff(ExponentialBackoff.newBuilder().setInitial(MessageMapping.duration(10))
+                    .setMax(MessageMapping.duration(1000)).setMultiplier(2)).build();
+    /** Consumer redelivery delays: RocketMQ's customized policy (1s 5s 10s 30s 1m ... 2h). */
+    static final long[] CONSUMER_BACKOFF_SECONDS = {1, 5, 10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600,
+            1200, 1800, 3600, 7200};
+
+    private final Messaging messaging;
+    private final GrpcSettings settings;
+    private final ClientSessions sessions;
+    private final SendActivity sender;
+    private final ReceiveActivity receiver;
+    private final Endpoints advertised;
+
+    GrpcMessagingService(final Messaging messaging, final GrpcSettings settings, final ClientSessions sessions,
+                         final String advertisedHost, final int port) {
+        this.messaging = messaging;
+        this.settings = settings;
+        this.sessions = sessions;
+        this.sender = new SendActivity(messaging, settings);
+        this.receiver = new ReceiveActivity(messaging, settings);
+        this.advertised = Endpoints.newBuilder()
+                .setScheme(advertisedHost.indexOf(':') >= 0 ? AddressScheme.IPv6
+                        : Character.isDigit(advertisedHost.isEmpty() ? 'x' : advertisedHost.charAt(0))
+                        ? AddressScheme.IPv4 : AddressScheme.DOMAIN_NAME)
+                .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build();
+    }
+
+    // ------------------------------------------------------------------------------------------------ routes
+
+    @Override
+    public void queryRoute(final QueryRouteRequest request, final StreamObserver<QueryRouteResponse> out) {
+        final String topic = request.getTopic().getName();
+        if (topic.isEmpty()) {
+            unary(out, QueryRouteResponse.newBuilder().setStatus(Statuses.of(Code.ILLEGAL_TOPIC, "topic is missing"))
+                    .build());
+            return;
+        }
+        final Endpoints endpoints = request.hasEndpoints() && request.getEndpoints().getAddressesCount() > 0
+                ? request.getEndpoints() : advertised;
+        reply(out, topic(topic), route -> {
+            final QueryRouteResponse.Builder b = QueryRouteResponse.newBuilder().setStatus(Statuses.OK);
+            final Permission perm = permission(route);
+            final List<apache.rocketmq.v2.MessageType> accepted = settings.validateMessageType()
+                    ? SendActivity.accepted(route.type()) : SendActivity.accepted(TopicType.MIXED);
+            for (int i = 0; i < route.queueCount(); i++) {
+                b.addMessageQueues(MessageQueue.newBuilder().setTopic(request.getTopic()).setId(i)
+                        .setPermission(perm).setBroker(broker(endpoints)).addAllAcceptMessageTypes(accepted));
+            }
+            return b.build();
+        }, failure -> QueryRouteResponse.newBuilder().setStatus(failure).build());
+    }
+
+    /** The topic's config; created (MIXED) when unknown and auto-creation is on, else TOPIC_NOT_FOUND. */
+    private CompletableFuture<TopicConfig> topic(final String topic) {
+        final Optional<TopicConfig> route = messaging.route(topic);
+        if (route.isPresent()) {
+            return CompletableFuture.completedFuture(route.get());
+        }
+        if (!settings.autoCreateTopics()) {
+            return CompletableFuture.failedFuture(Statuses.refuse(Code.TOPIC_NOT_FOUND,
+                    "topic " + topic + " does not exist"));
+        }
+        try {
+            return messaging.topics().createIfAbsent(new TopicConfig(topic, settings.autoCreateQueues(),
+                    TopicType.MIXED, TopicConfig.PERM_READ_WRITE, Map.of()));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static Broker broker(final Endpoints endpoints) {
+        return Broker.newBuilder().setName(BROKER_NAME).setId(0).setEndpoints(endpoints).build();
+    }
+
+    private static Permission permission(final TopicConfig c) {
+        if (c.readable() && c.writable()) {
+            return Permission.READ_WRITE;
+        }
+        return c.readable() ? Permission.READ : c.writable() ? Permission.WRITE : Permission.NONE;
+    }
+
+    @Override
+    public void queryAssignment(final QueryAssignmentRequest request,
+                                final StreamObserver<QueryAssignmentResponse> out) {
+        final String topic = request.getTopic().getName();
+        final Endpoints endpoints = request.hasEndpoints() && request.getEndpoints().getAddressesCount() > 0
+                ? request.getEndpoints() : advertised;
+        reply(out, topic(topic), route -> {
+            if (!route.readable()) {
+                return QueryAssignmentResponse.newBuilder()
+                        .setStatus(Statuses.of(Code.FORBIDDEN, "no readable queue in topic " + topic)).build();
+            }
+            // The core balances POP across every queue of the topic: one assignment covers the whole node.
+            return QueryAssignmentResponse.newBuilder().setStatus(Statuses.OK)
+                    .addAssignments(Assignment.newBuilder().setMessageQueue(MessageQueue.newBuilder()
+                            .setTopic(request.getTopic()).setId(-1).setPermission(permission(route))
+                            .setBroker(broker(endpoints))
+                            .addAllAcceptMessageTypes(SendActivity.accepted(route.type()))))
+                    .build();
+        }, failure -> QueryAssignmentResponse.newBuilder().setStatus(failure).build());
+    }
+
+    // ------------------------------------------------------------------------------------------------ clients
+
+    @Override
+    public void heartbeat(final HeartbeatRequest request, final StreamObserver<HeartbeatResponse> out) {
+        final String clientId = ClientMetadata.clientId();
+        if (clientId.isEmpty()) {
+            unary(out, HeartbeatResponse.newBuilder()
+                    .setStatus(Statuses.of(Code.CLIENT_ID_REQUIRED, "x-mq-client-id is missing")).build());
+            return;
+        }
+        final ClientSessions.Session session = sessions.getOrCreate(clientId);
+        final ClientType type = request.getClientType() != ClientType.CLIENT_TYPE_UNSPECIFIED
+                ? request.getClientType() : session.type();
+        if (type == ClientType.PUSH_CONSUMER || type == ClientType.SIMPLE_CONSUMER) {
+            final String group = request.hasGroup() ? request.getGroup().getName() : session.group();
+            if (group == null || group.isEmpty()) {
+                unary(out, HeartbeatResponse.newBuilder()
+                        .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
+                return;
+            }
+            registerConsumer(group, session);
+        }
+        unary(out, HeartbeatResponse.newBuilder().setStatus(Statuses.OK).build());
+    }
+
+    private void registerConsumer(final String group, final ClientSessions.Session session) {
+        final Map<String, ConsumerClient.Subscription> subs = new LinkedHashMap<>();
+        for (SubscriptionEntry e : session.subscriptions()) {
+            subs.put(e.getTopic().getName(), new ConsumerClient.Subscription(
+                    e.getExpression().getType() == FilterType.SQL ? "SQL92" : "TAG",
+                    e.getExpression().getExpression().isEmpty() ? "*" : e.getExpression().getExpression()));
+        }
+        try {
+            messaging.consumers().heartbeat(group, session.clientId, subs, false);
+        } catch (RuntimeException e) {
+            LOG.debug("heartbeat of {} in {} refused: {}", session.clientId, group, e.toString());
+        }
+    }
+
+    @Override
+    public void notifyClientTermination(final NotifyClientTerminationRequest request,
+                                        final StreamObserver<NotifyClientTerminationResponse> out) {
+        final String clientId = ClientMetadata.clientId();
+        final ClientSessions.Session session = sessions.remove(clientId);
+        String group = request.hasGroup() ? request.getGroup().getName() : null;
+        if ((group == null || group.isEmpty()) && session != null) {
+            group = session.group();
+        }
+        if (group != null && !group.isEmpty() && !clientId.isEmpty()) {
+            try {
+                messaging.consumers().unregister(group, clientId);
+            } catch (RuntimeException e) {
+                LOG.debug("unregister of {} from {} failed: {}", clientId, group, e.toString());
+            }
+        }
+        unary(out, NotifyClientTerminationResponse.newBuilder().setStatus(Statuses.OK).build());
+        if (session != null) {
+            session.close();
+        }
+    }
+
+    @Override
+    public StreamObserver<TelemetryCommand> telemetry(final StreamObserver<TelemetryCommand> out) {
+        final String clientId = ClientMetadata.clientId();
+        return new StreamObserver<>() {
+            private ClientSessions.Session session;
+
+            @Override
+            public void onNext(final TelemetryCommand command) {
+                if (clientId.isEmpty()) {
+                    synchronized (out) {
+                        out.onNext(TelemetryCommand.newBuilder()
+                                .setStatus(Statuses.of(Code.CLIENT_ID_REQUIRED, "x-mq-client-id is missing")).build());
+                    }
+                    return;
+                }
+                if (command.getCommandCase() != TelemetryCommand.CommandCase.SETTINGS) {
+                    return; // thread stack traces and verification results: nothing asks for them yet
+                }
+                if (session == null) {
+                    session = sessions.getOrCreate(clientId);
+                    session.attach(out);
+                }
+                session.settings(command.getSettings());
+                final Settings reply;
+                try {
+                    reply = serverSettings(command.getSettings());
+                } catch (Statuses.Refusal r) {
+                    session.write(TelemetryCommand.newBuilder().setStatus(r.status()).build());
+                    return;
+                }
+                session.write(TelemetryCommand.newBuilder().setStatus(Statuses.OK).setSettings(reply).build());
+            }
+
+            @Override
+            public void onError(final Throwable t) {
+                if (session != null) {
+                    session.detach(out);
+                }
+            }
+
+            @Override
+            public void onCompleted() {
+                if (session != null && session.closeIf(out)) {
+                    return;
+                }
+                synchronized (out) {
+                    try {
+                        out.onCompleted();
+                    } catch (RuntimeException ignored) {
+                        // already closed
+                    }
+                }
+            }
+        };
+    }
+
+    /** What the server tells a client, given what it declared (rocketmq-wire.md §4.6). */
+    Settings serverSettings(final Settings client) {
+        final Settings.Builder b = client.toBuilder().setMetric(Metric.newBuilder().setOn(false));
+        switch (client.getClientType()) {
+            case PRODUCER -> b.setBackoffPolicy(PRODUCER_BACKOFF).setPublishing(Publishing.newBuilder()
+                    .addAllTopics(client.getPublishing().getTopicsList())
+                    .setMaxBodySize(settings.maxBodySize())
+                    .setValidateMessageType(settings.validateMessageType()));
+            case PUSH_CONSUMER, SIMPLE_CONSUMER -> {
+                final Subscription sub = client.getSubscription();
+                final String group = sub.getGroup().getName();
+                if (group.isEmpty()) {
+                    throw Statuses.refuse(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
+                }
+                final GroupConfig config = group(group, sub.getFifo());
+                final CustomizedBackoff.Builder backoff = CustomizedBackoff.newBuilder();
+                for (long s : CONSUMER_BACKOFF_SECONDS) {
+                    backoff.addNext(MessageMapping.duration(s * 1000));
+                }
+                b.setBackoffPolicy(RetryPolicy.newBuilder().setMaxAttempts(config.maxReconsumeTimes() + 1)
+                        .setCustomizedBackoff(backoff));
+                b.setSubscription(sub.toBuilder()
+                        .setFifo(config.fifo())
+                        .setReceiveBatchSize(settings.receiveBatchSize())
+                        .setLongPollingTimeout(MessageMapping.duration(settings.longPollingMillis())));
+            }
+            default -> {
+                // other client types get their own settings back
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * The group's config: created when unknown, turned FIFO when the client asks for it (the core then keeps per-group
+     * order).
+     */
+    private GroupConfig group(final String name, final boolean fifo) {
+        final Optional<GroupConfig> existing = messaging.groups().get(name);
+        if (existing.isPresent() && (existing.get().fifo() || !fifo)) {
+            return existing.get();
+        }
+        final GroupConfig base = existing.orElse(GroupConfig.of(name));
+        final GroupConfig wanted = new GroupConfig(name, base.maxReconsumeTimes(), base.fifo() || fifo,
+                base.broadcast(), base.attributes());
+        if (existing.isEmpty() && !fifo) {
+            return wanted; // created on first use by the core
+        }
+        try {
+            messaging.groups().createOrUpdate(wanted);
+        } catch (RuntimeException e) {
+            LOG.warn("cannot make group {} FIFO: {}", name, e.toString());
+        }
+        return wanted;
+    }
+
+    // ------------------------------------------------------------------------------------------------ messages
+
+    @Override
+    public void sendMessage(final SendMessageRequest request, final StreamObserver<SendMessageResponse> out) {
+        sender.send(request, ClientMetadata.remote()).whenComplete((r, failure) -> unary(out, failure == null ? r
+                : SendMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST))
+                        .build()));
+    }
+
+    @Override
+    public void receiveMessage(final ReceiveMessageRequest request,
+                               final StreamObserver<ReceiveMessageResponse> out) {
+        receiver.receive(request, Context.current().getDeadline(), out);
+    }
+
+    @Override
+    public void ackMessage(final AckMessageRequest request, final StreamObserver<AckMessageResponse> out) {
+        receiver.ack(request).whenComplete((r, failure) -> unary(out, failure == null ? r
+                : AckMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()));
+    }
+
+    @Override
+    public void changeInvisibleDuration(final ChangeInvisibleDurationRequest request,
+                                        final StreamObserver<ChangeInvisibleDurationResponse> out) {
+        receiver.changeInvisibleDuration(request).whenComplete((r, failure) -> unary(out, failure == null ? r
+                : ChangeInvisibleDurationResponse.newBuilder()
+                        .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()));
+    }
+
+    @Override
+    public void forwardMessageToDeadLetterQueue(final ForwardMessageToDeadLetterQueueRequest request,
+                                                final StreamObserver<ForwardMessageToDeadLetterQueueResponse> out) {
+        receiver.deadLetter(request).whenComplete((r, failure) -> unary(out, failure == null ? r
+                : ForwardMessageToDeadLetterQueueResponse.newBuilder()
+                        .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()));
+    }
+
+    @Override
+    public void endTransaction(final EndTransactionRequest request, final StreamObserver<EndTransactionResponse> out) {
+        final TransactionResolution resolution = switch (request.getResolution()) {
+            case COMMIT -> TransactionResolution.COMMIT;
+            case ROLLBACK -> TransactionResolution.ROLLBACK;
+            default -> null;
+        };
+        if (resolution == null || request.getMessageId().isEmpty()) {
+            unary(out, EndTransactionResponse.newBuilder().setStatus(Statuses.of(Code.BAD_REQUEST,
+                    resolution == null ? "resolution must be COMMIT or ROLLBACK" : "message id is missing")).build());
+            return;
+        }
+        final String txId = request.getTransactionId().isEmpty() ? null : request.getTransactionId();
+        CompletableFuture<Void> ended;
+        try {
+            ended = messaging.endTransaction(TransactionEnd.byId(request.getMessageId(), txId, resolution));
+        } catch (RuntimeException e) {
+            ended = CompletableFuture.failedFuture(e);
+        }
+        ended.whenComplete((v, failure) -> unary(out, EndTransactionResponse.newBuilder().setStatus(failure == null
+                ? Statuses.OK : Statuses.fromFailure(failure, Code.INVALID_TRANSACTION_ID)).build()));
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private static <T> void unary(final StreamObserver<T> out, final T response) {
+        try {
+            out.onNext(response);
+            out.onCompleted();
+        } catch (RuntimeException e) {
+            LOG.debug("cannot answer (call cancelled?): {}", e.toString());
+        }
+    }
+
+    private static <C, T> void reply(final StreamObserver<T> out, final CompletableFuture<C> work,
+                                     final Function<C, T> ok, final Function<Status, T> failed) {
+        work.whenComplete((c, failure) -> unary(out, failure == null ? ok.apply(c)
+                : failed.apply(Statuses.fromFailure(failure, Code.BAD_REQUEST))));
+    }
+}

@@ -1,0 +1,227 @@
+package io.junction.grpc;
+
+import apache.rocketmq.v2.AckMessageEntry;
+import apache.rocketmq.v2.AckMessageRequest;
+import apache.rocketmq.v2.AckMessageResponse;
+import apache.rocketmq.v2.AckMessageResultEntry;
+import apache.rocketmq.v2.ChangeInvisibleDurationRequest;
+import apache.rocketmq.v2.ChangeInvisibleDurationResponse;
+import apache.rocketmq.v2.Code;
+import apache.rocketmq.v2.FilterExpression;
+import apache.rocketmq.v2.FilterType;
+import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueRequest;
+import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueResponse;
+import apache.rocketmq.v2.ReceiveMessageRequest;
+import apache.rocketmq.v2.ReceiveMessageResponse;
+import apache.rocketmq.v2.Status;
+import io.grpc.Deadline;
+import io.grpc.stub.StreamObserver;
+import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PoppedMessage;
+import io.junction.core.filter.Filters;
+import io.junction.core.filter.InvalidFilterException;
+import io.junction.core.filter.MessageFilter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * POP consumption over gRPC: ReceiveMessage (a long-polling pop streamed back as status, messages, delivery
+ * timestamp), AckMessage, ChangeInvisibleDuration and ForwardMessageToDeadLetterQueue. Receipt handles are the
+ * core's, handed out unchanged.
+ */
+final class ReceiveActivity {
+    static final long MIN_INVISIBLE_MILLIS = 10_000;
+    static final long MAX_INVISIBLE_MILLIS = 12 * 3_600_000L;
+    /** Batch sizes above this are refused as absurd; those up to it are served {@link PopRequest#MAX_MESSAGES}. */
+    static final int MAX_BATCH_SIZE = 1024;
+    /** Time kept back from the caller's deadline to answer before it passes. */
+    static final long DEADLINE_MARGIN_MILLIS = 1_000;
+
+    private final Messaging messaging;
+    private final GrpcSettings settings;
+
+    ReceiveActivity(final Messaging messaging, final GrpcSettings settings) {
+        this.messaging = messaging;
+        this.settings = settings;
+    }
+
+    void receive(final ReceiveMessageRequest request, final Deadline deadline,
+                 final StreamObserver<ReceiveMessageResponse> out) {
+        final PopRequest pop;
+        final long invisible;
+        try {
+            final String group = requireGroup(request.getGroup().getName());
+            final String topic = request.getMessageQueue().getTopic().getName();
+            if (topic.isEmpty()) {
+                throw Statuses.refuse(Code.ILLEGAL_TOPIC, "topic is missing");
+            }
+            final int batch = request.getBatchSize();
+            if (batch <= 0 || batch > MAX_BATCH_SIZE) {
+                throw Statuses.refuse(Code.BAD_REQUEST, "batch size " + batch + " not in 1.." + MAX_BATCH_SIZE);
+            }
+            if (request.getAutoRenew() && !request.hasInvisibleDuration()) {
+                invisible = settings.pushInvisibleMillis();
+            } else {
+                if (!request.hasInvisibleDuration()) {
+                    throw Statuses.refuse(Code.ILLEGAL_INVISIBLE_TIME, "invisible duration is missing");
+                }
+                invisible = MessageMapping.millis(request.getInvisibleDuration());
+                if (invisible < MIN_INVISIBLE_MILLIS || invisible > MAX_INVISIBLE_MILLIS) {
+                    throw Statuses.refuse(Code.ILLEGAL_INVISIBLE_TIME, "invisible duration " + invisible
+                            + " ms not in [" + MIN_INVISIBLE_MILLIS + ", " + MAX_INVISIBLE_MILLIS + "]");
+                }
+            }
+            long wait = request.hasLongPollingTimeout()
+                    ? MessageMapping.millis(request.getLongPollingTimeout()) : settings.longPollingMillis();
+            if (wait < 0) {
+                throw Statuses.refuse(Code.ILLEGAL_POLLING_TIME, "long polling timeout is negative");
+            }
+            if (deadline != null) {
+                wait = Math.min(wait, deadline.timeRemaining(TimeUnit.MILLISECONDS) - DEADLINE_MARGIN_MILLIS);
+            }
+            pop = new PopRequest(group, topic, filter(request.getFilterExpression()),
+                    Math.min(batch, PopRequest.MAX_MESSAGES), invisible, Math.max(0, wait));
+        } catch (Statuses.Refusal r) {
+            finish(out, r.status());
+            return;
+        }
+        CompletableFuture<io.junction.core.PopResult> popped;
+        try {
+            popped = messaging.pop(pop);
+        } catch (RuntimeException e) {
+            popped = CompletableFuture.failedFuture(e);
+        }
+        popped.whenComplete((result, failure) -> {
+            try {
+                if (failure != null) {
+                    finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST));
+                } else if (result.messages().isEmpty()) {
+                    finish(out, Statuses.of(Code.MESSAGE_NOT_FOUND, "no new message"));
+                } else {
+                    out.onNext(ReceiveMessageResponse.newBuilder().setStatus(Statuses.OK).build());
+                    for (PoppedMessage p : result.messages()) {
+                        out.onNext(ReceiveMessageResponse.newBuilder().setMessage(MessageMapping.toProto(
+                                p.message(), p.topic(), p.receiptHandle(), p.reconsumeTimes() + 1, invisible))
+                                .build());
+                    }
+                    out.onNext(ReceiveMessageResponse.newBuilder()
+                            .setDeliveryTimestamp(MessageMapping.timestamp(System.currentTimeMillis())).build());
+                    out.onCompleted();
+                }
+            } catch (RuntimeException e) {
+                // the call was cancelled: the messages come back after their invisible time
+                out.onError(e);
+            }
+        });
+    }
+
+    private static void finish(final StreamObserver<ReceiveMessageResponse> out, final Status status) {
+        out.onNext(ReceiveMessageResponse.newBuilder().setStatus(status).build());
+        out.onCompleted();
+    }
+
+    /** The core filter for a subscription's expression; ILLEGAL_FILTER_EXPRESSION when it does not compile. */
+    static MessageFilter filter(final FilterExpression expression) {
+        final String text = expression.getExpression();
+        try {
+            if (expression.getType() == FilterType.SQL) {
+                return Filters.compile("SQL92", text);
+            }
+            return Filters.compile("TAG", text.isBlank() ? "*" : text);
+        } catch (InvalidFilterException e) {
+            throw Statuses.refuse(Code.ILLEGAL_FILTER_EXPRESSION, "filter '" + text + "': " + e.getMessage());
+        }
+    }
+
+    private static String requireGroup(final String group) {
+        if (group.isEmpty()) {
+            throw Statuses.refuse(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
+        }
+        return group;
+    }
+
+    CompletableFuture<AckMessageResponse> ack(final AckMessageRequest request) {
+        final String group = request.getGroup().getName();
+        if (group.isEmpty()) {
+            return CompletableFuture.completedFuture(AckMessageResponse.newBuilder()
+                    .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
+        }
+        if (request.getEntriesCount() == 0) {
+            return CompletableFuture.completedFuture(AckMessageResponse.newBuilder()
+                    .setStatus(Statuses.of(Code.BAD_REQUEST, "no entry to acknowledge")).build());
+        }
+        final List<CompletableFuture<AckMessageResultEntry>> results = new ArrayList<>();
+        for (AckMessageEntry e : request.getEntriesList()) {
+            results.add(call(() -> messaging.ack(group, e.getReceiptHandle())).handle((v, failure) ->
+                    AckMessageResultEntry.newBuilder().setMessageId(e.getMessageId())
+                            .setReceiptHandle(e.getReceiptHandle())
+                            .setStatus(failure == null ? Statuses.OK
+                                    : Statuses.fromFailure(failure, Code.INVALID_RECEIPT_HANDLE)).build()));
+        }
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            final AckMessageResponse.Builder b = AckMessageResponse.newBuilder();
+            Status common = null;
+            boolean mixed = false;
+            for (CompletableFuture<AckMessageResultEntry> f : results) {
+                final AckMessageResultEntry e = f.join();
+                b.addEntries(e);
+                if (common == null) {
+                    common = e.getStatus();
+                } else if (common.getCode() != e.getStatus().getCode()) {
+                    mixed = true;
+                }
+            }
+            return b.setStatus(mixed ? Statuses.of(Code.MULTIPLE_RESULTS, "entries have different results")
+                    : common).build();
+        });
+    }
+
+    CompletableFuture<ChangeInvisibleDurationResponse> changeInvisibleDuration(
+            final ChangeInvisibleDurationRequest request) {
+        final String group = request.getGroup().getName();
+        final long millis = MessageMapping.millis(request.getInvisibleDuration());
+        Status refusal = null;
+        if (group.isEmpty()) {
+            refusal = Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
+        } else if (request.getReceiptHandle().isEmpty()) {
+            refusal = Statuses.of(Code.INVALID_RECEIPT_HANDLE, "receipt handle is missing");
+        } else if (millis < 0 || millis > MAX_INVISIBLE_MILLIS) {
+            refusal = Statuses.of(Code.ILLEGAL_INVISIBLE_TIME, "invisible duration " + millis + " ms not in [0, "
+                    + MAX_INVISIBLE_MILLIS + "]");
+        }
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(
+                    ChangeInvisibleDurationResponse.newBuilder().setStatus(refusal).build());
+        }
+        return call(() -> messaging.changeInvisibleTime(group, request.getReceiptHandle(), millis))
+                .handle((handle, failure) -> failure == null
+                        ? ChangeInvisibleDurationResponse.newBuilder().setStatus(Statuses.OK)
+                                .setReceiptHandle(handle).build()
+                        : ChangeInvisibleDurationResponse.newBuilder()
+                                .setStatus(Statuses.fromFailure(failure, Code.INVALID_RECEIPT_HANDLE)).build());
+    }
+
+    CompletableFuture<ForwardMessageToDeadLetterQueueResponse> deadLetter(
+            final ForwardMessageToDeadLetterQueueRequest request) {
+        final String group = request.getGroup().getName();
+        if (group.isEmpty()) {
+            return CompletableFuture.completedFuture(ForwardMessageToDeadLetterQueueResponse.newBuilder()
+                    .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
+        }
+        return call(() -> messaging.deadLetter(group, request.getReceiptHandle()))
+                .handle((v, failure) -> ForwardMessageToDeadLetterQueueResponse.newBuilder()
+                        .setStatus(failure == null ? Statuses.OK
+                                : Statuses.fromFailure(failure, Code.INVALID_RECEIPT_HANDLE)).build());
+    }
+
+    private static <T> CompletableFuture<T> call(final java.util.function.Supplier<CompletableFuture<T>> op) {
+        try {
+            return op.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.junction.grpc;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * A self-signed RSA certificate made with the JDK alone (no BouncyCastle, no {@code sun.security} internals), for a
+ * TLS listener that was given no certificate. The RocketMQ 5.x clients trust any server certificate.
+ *
+ * <p>The certificate is the minimal X.509 v1 DER structure:
+ * <pre>
+ * Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm (sha256WithRSAEncryption), signature BIT STRING }
+ * TBSCertificate ::= SEQUENCE { serialNumber INTEGER, signature AlgorithmIdentifier, issuer Name,
+ *                               validity SEQUENCE { notBefore UTCTime, notAfter UTCTime }, subject Name,
+ *                               subjectPublicKeyInfo (the key's own X.509 encoding) }
+ * Name ::= SEQUENCE { SET { SEQUENCE { OID 2.5.4.3 (CN), UTF8String } } }
+ * </pre>
+ */
+final class SelfSignedCertificate {
+    private static final byte[] SHA256_WITH_RSA = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86,
+        (byte) 0xf7, 0x0d, 0x01, 0x01, 0x0b, 0x05, 0x00};
+    private static final byte[] OID_CN = {0x06, 0x03, 0x55, 0x04, 0x03};
+    private static final DateTimeFormatter UTC_TIME = DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'");
+
+    final KeyPair keyPair;
+    final X509Certificate certificate;
+
+    private SelfSignedCertificate(final KeyPair keyPair, final X509Certificate certificate) {
+        this.keyPair = keyPair;
+        this.certificate = certificate;
+    }
+
+    /** A new key pair and a certificate for {@code commonName}, valid from a day ago for ten years. */
+    static SelfSignedCertificate generate(final String commonName) throws GeneralSecurityException {
+        final SecureRandom random = new SecureRandom();
+        final KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048, random);
+        final KeyPair pair = generator.generateKeyPair();
+        final ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+        final byte[] name = sequence(set(sequence(OID_CN, tlv(0x0c, commonName.getBytes(StandardCharsets.UTF_8)))));
+        final byte[] tbs = sequence(
+                tlv(0x02, new BigInteger(63, random).add(BigInteger.ONE).toByteArray()),
+                SHA256_WITH_RSA,
+                name,
+                sequence(utcTime(now.minusDays(1)), utcTime(now.plusYears(10))),
+                name,
+                pair.getPublic().getEncoded());
+        final Signature signer = Signature.getInstance("SHA256withRSA");
+        signer.initSign(pair.getPrivate());
+        signer.update(tbs);
+        final byte[] signature = signer.sign();
+        final byte[] bits = new byte[signature.length + 1];
+        System.arraycopy(signature, 0, bits, 1, signature.length);
+        final byte[] der = sequence(tbs, SHA256_WITH_RSA, tlv(0x03, bits));
+        final X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509")
+                .generateCertificate(new ByteArrayInputStream(der));
+        cert.verify(pair.getPublic());
+        return new SelfSignedCertificate(pair, cert);
+    }
+
+    private static byte[] utcTime(final ZonedDateTime t) {
+        return tlv(0x17, UTC_TIME.format(t).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static byte[] sequence(final byte[]... parts) {
+        return tlv(0x30, concat(parts));
+    }
+
+    private static byte[] set(final byte[]... parts) {
+        return tlv(0x31, concat(parts));
+    }
+
+    private static byte[] concat(final byte[]... parts) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    /** One DER type-length-value. */
+    static byte[] tlv(final int tag, final byte[] value) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream(value.length + 6);
+        out.write(tag);
+        final int len = value.length;
+        if (len < 0x80) {
+            out.write(len);
+        } else if (len < 0x100) {
+            out.write(0x81);
+            out.write(len);
+        } else if (len < 0x10000) {
+            out.write(0x82);
+            out.write(len >> 8);
+            out.write(len);
+        } else {
+            out.write(0x83);
+            out.write(len >> 16);
+            out.write(len >> 8);
+            out.write(len);
+        }
+        out.writeBytes(value);
+        return out.toByteArray();
+    }
+}
