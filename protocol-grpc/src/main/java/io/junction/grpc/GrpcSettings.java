@@ -30,7 +30,7 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
             "true", "Refuse gRPC messages whose type (normal, FIFO, delay, transaction) the topic does not accept.");
     static final ConfigKey AUTO_CREATE_TOPICS = ConfigKey.of(NAME + ".auto-create-topics", ValueKind.BOOLEAN, "true",
             "A route query for an unknown topic creates it (type MIXED); false answers TOPIC_NOT_FOUND.");
-    static final ConfigKey AUTO_CREATE_QUEUES = ConfigKey.of(NAME + ".auto-create-queues", ValueKind.INT, "8",
+    static final ConfigKey AUTO_CREATE_QUEUES = ConfigKey.of(NAME + ".auto-create-queues", ValueKind.INT, "4",
             "Queues of a topic created by a gRPC route query.");
     static final ConfigKey RECEIVE_BATCH_SIZE = ConfigKey.of(NAME + ".receive-batch-size", ValueKind.INT, "32",
             "Receive batch size told to gRPC consumers.");
