@@ -86,6 +86,11 @@ final class PopStoreAccess implements PopStore {
     }
 
     @Override
+    public long maxOffset(final String topic, final int queueId) {
+        return queues.maxOffset(topic, queueId);
+    }
+
+    @Override
     public CompletableFuture<SendResult> append(final Message message) {
         return send.apply(message);
     }

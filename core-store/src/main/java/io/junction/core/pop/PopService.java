@@ -125,6 +125,12 @@ public final class PopService {
                            final long deadlineNanos) {
         try {
             final List<PopStore.QueueRef> order = queueOrder(request.group(), topic);
+            // Queue ends before reading: a message landing between the read and the parking below must not be
+            // missed until the wait runs out.
+            final long[] ends = new long[order.size()];
+            for (int i = 0; i < ends.length; i++) {
+                ends[i] = store.maxOffset(order.get(i).topic(), order.get(i).queueId());
+            }
             final List<CompletableFuture<List<PoppedMessage>>> batches = new ArrayList<>();
             int wanted = request.maxMessages();
             for (PopStore.QueueRef q : order) {
@@ -141,6 +147,13 @@ public final class PopService {
                     deadlineNanos - System.nanoTime());
             if (batches.isEmpty() && remainingMillis > 0 && store.parkAny(order, remainingMillis,
                     () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, deadlineNanos)))) {
+                for (int i = 0; i < ends.length; i++) {
+                    final PopStore.QueueRef q = order.get(i);
+                    if (store.maxOffset(q.topic(), q.queueId()) != ends[i]) {
+                        store.wake(q.topic(), q.queueId()); // it landed meanwhile: look again now
+                        break;
+                    }
+                }
                 return;
             }
             CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {

@@ -26,6 +26,9 @@ public interface PopStore {
 
     long minOffset(String topic, int queueId);
 
+    /** The offset the queue's next message will get (0 for a queue that does not exist yet). */
+    long maxOffset(String topic, int queueId);
+
     /** Appends a message through the normal send path. */
     CompletableFuture<SendResult> append(Message message);
 
