@@ -47,23 +47,7 @@ final class LongPollWaiters {
      * are parked already (the caller answers at once instead).
      */
     boolean park(final String topic, final int queueId, final long waitMillis, final Runnable retry) {
-        if (count.incrementAndGet() > maxWaiters) {
-            count.decrementAndGet();
-            return false;
-        }
-        final Waiter w = new Waiter(() -> {
-            count.decrementAndGet();
-            retry.run();
-        });
-        final Queue<Waiter> queue = waiters.computeIfAbsent(new QueueKey(topic, queueId),
-                k -> new ConcurrentLinkedQueue<>());
-        queue.add(w);
-        timer.schedule(() -> {
-            // Timed out: leave the queue, or idle long polls would pile up in it.
-            queue.remove(w);
-            w.fire();
-        }, waitMillis, TimeUnit.MILLISECONDS);
-        return true;
+        return parkAny(java.util.List.of(new QueueKey(topic, queueId)), waitMillis, retry);
     }
 
     /**

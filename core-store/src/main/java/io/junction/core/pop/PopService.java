@@ -675,20 +675,16 @@ public final class PopService {
         final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, queueTopic);
         final int attempts = m.reconsumeTimes() + 1;
         final GroupConfig config = store.group(group).orElse(GroupConfig.of(group));
-        final boolean dead = attempts > config.maxReconsumeTimes();
-        final String target = dead ? RetryPolicy.deadLetterTopic(group) : RetryPolicy.retryTopic(group, origin);
+        if (attempts > config.maxReconsumeTimes()) {
+            return deadLetter(group, origin, m, attempts);
+        }
+        final String target = RetryPolicy.retryTopic(group, origin);
         final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
                 .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
-                .bornHost(m.bornHost()).reconsumeTimes(attempts);
+                .bornHost(m.bornHost()).reconsumeTimes(attempts).property(PROPERTY_RETRY_TOPIC, origin);
         // Redelivery is due now: a delay the original asked for must not apply again.
         for (String timerProperty : TIMER_PROPERTIES) {
             copy.property(timerProperty, null);
-        }
-        if (dead) {
-            copy.property(PROPERTY_DLQ_ORIGIN_TOPIC, origin).property(PROPERTY_DLQ_ORIGIN_ID, m.uniqueId())
-                    .property(PROPERTY_RETRY_TOPIC, null);
-        } else {
-            copy.property(PROPERTY_RETRY_TOPIC, origin);
         }
         return store.ensureTopic(target, 1).thenCompose(t -> store.append(copy.build()));
     }
