@@ -2,10 +2,7 @@ package io.junction.grpc;
 
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
-import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
-import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
@@ -13,7 +10,6 @@ import io.junction.spi.config.ConfigKey;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.security.GeneralSecurityException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -66,7 +62,7 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                     new InetSocketAddress(ctx.bindAddress(), port));
             final String tls = ctx.config().string("tls");
             if (!"DISABLED".equals(tls)) {
-                builder.protocolNegotiator(new OptionalTlsNegotiator(sslContext(ctx), !"REQUIRED".equals(tls)));
+                builder.protocolNegotiator(new OptionalTlsNegotiator(tlsContexts(ctx), !"REQUIRED".equals(tls)));
             }
             server = builder
                     .executor(executor)
@@ -88,24 +84,16 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
         }
     }
 
-    /** The configured certificate and key, or a self-signed certificate made now. */
-    private static SslContext sslContext(final BrokerContext ctx) throws IOException {
-        final SslContextBuilder builder;
+    /** The configured certificate and key, or the self-signed certificate shared by every TLS listener. */
+    private static TlsContextSource tlsContexts(final BrokerContext ctx) throws IOException {
         if (ctx.config().isSet("tls-cert-file")) {
             if (!ctx.config().isSet("tls-key-file")) {
                 throw new IllegalArgumentException("grpc.tls-cert-file is set but grpc.tls-key-file is not");
             }
-            builder = SslContextBuilder.forServer(new File(ctx.config().string("tls-cert-file")),
+            return TlsContextSource.configured(new File(ctx.config().string("tls-cert-file")),
                     new File(ctx.config().string("tls-key-file")));
-        } else {
-            try {
-                final SelfSignedCertificate cert = SelfSignedCertificate.generate(ctx.advertisedHost());
-                builder = SslContextBuilder.forServer(cert.keyPair.getPrivate(), cert.certificate);
-            } catch (GeneralSecurityException e) {
-                throw new IOException("cannot generate a self-signed certificate: " + e.getMessage(), e);
-            }
         }
-        return GrpcSslContexts.configure(builder).build();
+        return TlsContextSource.selfSigned(ctx.dataDir().resolve("tls"), ctx.advertisedHost());
     }
 
     @Override

@@ -47,7 +47,8 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
             "TLS on the gRPC port: PERMISSIVE (TLS and plaintext on the same port, detected per connection), "
                     + "REQUIRED (TLS only) or DISABLED (plaintext only).", "PERMISSIVE", "REQUIRED", "DISABLED");
     static final ConfigKey TLS_CERT_FILE = ConfigKey.of(NAME + ".tls-cert-file", ValueKind.STRING, "",
-            "PEM certificate chain for gRPC TLS; when unset a self-signed certificate is generated at start.");
+            "PEM certificate chain for gRPC TLS; when unset, a self-signed certificate made at first start and kept "
+                    + "in <data-dir>/tls/ is used.");
     static final ConfigKey TLS_KEY_FILE = ConfigKey.of(NAME + ".tls-key-file", ValueKind.STRING, "",
             "PEM (PKCS#8) private key matching grpc.tls-cert-file.");
 

@@ -12,25 +12,40 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
 import io.grpc.netty.shaded.io.netty.util.AsciiString;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * TLS and plaintext on one port, decided per connection: the first bytes a client sends are a TLS record (a
  * ClientHello) or the HTTP/2 preface. A {@link Detector} holds the transport's protocol-negotiation event until it
  * has seen them, then installs grpc's own TLS or plaintext negotiation handler after itself, hands it the event (the
- * TLS one adds its {@link SslHandler} synchronously) and removes itself, which passes the buffered bytes on.
+ * TLS one adds its {@link SslHandler} synchronously) and removes itself, which passes the buffered bytes on. When
+ * the TLS context is still being set up (the first TLS client after start), the detector keeps buffering and
+ * finishes on the channel's event loop once it is ready.
  */
 final class OptionalTlsNegotiator implements InternalProtocolNegotiator.ProtocolNegotiator {
     /** Bytes needed to tell a TLS record header from the HTTP/2 preface. */
     static final int DETECT_BYTES = 5;
 
-    private final InternalProtocolNegotiator.ProtocolNegotiator tls;
+    private final TlsContextSource tlsContexts;
+    private final AtomicReference<InternalProtocolNegotiator.ProtocolNegotiator> tls = new AtomicReference<>();
     private final InternalProtocolNegotiator.ProtocolNegotiator plaintext;
     private final boolean plaintextAllowed;
 
-    OptionalTlsNegotiator(final SslContext sslContext, final boolean plaintextAllowed) {
-        this.tls = InternalProtocolNegotiators.serverTls(sslContext);
+    OptionalTlsNegotiator(final TlsContextSource tlsContexts, final boolean plaintextAllowed) {
+        this.tlsContexts = tlsContexts;
         this.plaintext = InternalProtocolNegotiators.serverPlaintext();
         this.plaintextAllowed = plaintextAllowed;
+    }
+
+    /** grpc's TLS negotiator over the (one) context, made once it exists. */
+    private InternalProtocolNegotiator.ProtocolNegotiator tls(final SslContext context) {
+        final InternalProtocolNegotiator.ProtocolNegotiator made = tls.get();
+        if (made != null) {
+            return made;
+        }
+        tls.compareAndSet(null, InternalProtocolNegotiators.serverTls(context));
+        return tls.get();
     }
 
     @Override
@@ -45,13 +60,17 @@ final class OptionalTlsNegotiator implements InternalProtocolNegotiator.Protocol
 
     @Override
     public void close() {
-        tls.close();
+        final InternalProtocolNegotiator.ProtocolNegotiator made = tls.get();
+        if (made != null) {
+            made.close();
+        }
         plaintext.close();
     }
 
     private final class Detector extends ByteToMessageDecoder {
         private final GrpcHttp2ConnectionHandler grpcHandler;
         private Object negotiationEvent;
+        private boolean waitingForContext;
 
         Detector(final GrpcHttp2ConnectionHandler grpcHandler) {
             this.grpcHandler = grpcHandler;
@@ -68,17 +87,41 @@ final class OptionalTlsNegotiator implements InternalProtocolNegotiator.Protocol
 
         @Override
         protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
-            if (in.readableBytes() < DETECT_BYTES || negotiationEvent == null) {
+            if (in.readableBytes() < DETECT_BYTES || negotiationEvent == null || waitingForContext) {
                 return;
             }
             final boolean encrypted = SslHandler.isEncrypted(in, false);
-            if (!encrypted && !plaintextAllowed) {
-                in.skipBytes(in.readableBytes());
-                ctx.close();
+            if (!encrypted) {
+                if (!plaintextAllowed) {
+                    in.skipBytes(in.readableBytes());
+                    ctx.close();
+                    return;
+                }
+                handOver(ctx, plaintext);
                 return;
             }
-            final ChannelHandler next = (encrypted ? tls : plaintext).newHandler(grpcHandler);
-            ctx.pipeline().addAfter(ctx.name(), null, next);
+            final CompletableFuture<SslContext> context = tlsContexts.get();
+            if (context.isDone() && !context.isCompletedExceptionally()) {
+                handOver(ctx, tls(context.join()));
+                return;
+            }
+            // The bytes stay in this decoder's buffer (a ClientHello is small) until the context exists.
+            waitingForContext = true;
+            context.whenComplete((sslContext, failure) -> ctx.channel().eventLoop().execute(() -> {
+                if (ctx.isRemoved()) {
+                    return; // the client went away meanwhile
+                }
+                if (failure != null) {
+                    ctx.close();
+                } else {
+                    handOver(ctx, tls(sslContext));
+                }
+            }));
+        }
+
+        private void handOver(final ChannelHandlerContext ctx,
+                              final InternalProtocolNegotiator.ProtocolNegotiator negotiator) {
+            ctx.pipeline().addAfter(ctx.name(), null, negotiator.newHandler(grpcHandler));
             final Object event = negotiationEvent;
             negotiationEvent = null;
             ctx.fireUserEventTriggered(event);

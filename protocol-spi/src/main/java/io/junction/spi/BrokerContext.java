@@ -6,6 +6,7 @@ import io.junction.spi.http.HttpRoutes;
 import io.junction.spi.metrics.ConnectionCounter;
 import io.junction.tenancy.AccessControl;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 
 /**
  * What the broker hands one front-end at start. Each front-end gets its own context (its own configuration view and
@@ -36,6 +37,12 @@ public interface BrokerContext {
 
     /** The local address listeners bind to ({@code broker.bind-address}). */
     String bindAddress();
+
+    /**
+     * The broker's data directory ({@code --data-dir}). A front-end keeps files of its own in a subdirectory named
+     * after it; {@code tls/} holds the self-signed development certificate every TLS listener shares.
+     */
+    Path dataDir();
 
     /** The host clients are told to connect to: in routes, offset message ids and endpoints ({@code broker.host}). */
     String advertisedHost();

@@ -101,7 +101,7 @@ public final class Broker {
                 }
                 final FrontEndContext context = new FrontEndContext(store, accessControl,
                         config.frontEnd(name), transport, metrics.registry(), router,
-                        new ConnectionCounter(metrics.registry(), name), bindAddress, advertisedHost);
+                        new ConnectionCounter(metrics.registry(), name), bindAddress, advertisedHost, config.dataDir());
                 resources.onClose(name, () -> stopFrontEnd(frontEnd));
                 starting.put(name, startFrontEnd(frontEnd, context));
             }

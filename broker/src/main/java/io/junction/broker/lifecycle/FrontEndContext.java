@@ -8,6 +8,7 @@ import io.junction.spi.http.HttpRoutes;
 import io.junction.spi.metrics.ConnectionCounter;
 import io.junction.tenancy.AccessControl;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 
 /** The context one front-end is started with: shared components plus its own configuration and counter. */
 record FrontEndContext(
@@ -19,5 +20,6 @@ record FrontEndContext(
         HttpRoutes httpRoutes,
         ConnectionCounter connections,
         String bindAddress,
-        String advertisedHost) implements BrokerContext {
+        String advertisedHost,
+        Path dataDir) implements BrokerContext {
 }

@@ -1,0 +1,2 @@
+/** How the broker logs: logback configured in code (console, INFO). */
+package io.junction.broker.logging;
