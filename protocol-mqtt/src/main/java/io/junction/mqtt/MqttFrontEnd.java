@@ -5,6 +5,7 @@ import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.http.HttpRoute;
+import io.junction.spi.tls.ServerTls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -15,14 +16,19 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The MQTT 3.1.1 and 5.0 front-end on {@code mqtt.port} (default 1883).
  *
- * <p>Pipeline per connection: connection counter → {@link MqttDecoder} (capped at {@code mqtt.max-packet-size}; a
+ * <p>With {@code mqtt.tls-enabled}, a second listener on {@code mqtt.tls-port} (default 8883) serves the same protocol
+ * inside TLS (see {@link ServerTls}). Pipeline per connection: connection counter → (TLS) → {@link MqttDecoder} (capped at {@code mqtt.max-packet-size}; a
  * decode failure becomes a failed message that {@link MqttConnection} answers with DISCONNECT 0x81/0x95 or a close) →
  * shared {@link MqttEncoder} → {@link MqttConnection}; after CONNECT an {@code IdleStateHandler} closes the connection
  * after 1.5 × the keep-alive. Write buffers are bounded (low/high water marks 32/128 KiB): deliveries pause while the
@@ -40,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
 public final class MqttFrontEnd implements ProtocolFrontEnd {
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 128 * 1024);
 
-    private Channel serverChannel;
+    private final List<Channel> serverChannels = new CopyOnWriteArrayList<>();
     private MqttBroker broker;
     private HttpRoute webSocketRoute;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -58,42 +64,69 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
     @Override
     public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
         final MqttSettings settings = MqttSettings.from(context.config());
+        final SslContext tls;
+        try {
+            tls = ServerTls.enabled(context.config()) ? ServerTls.serverContext(context) : null;
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(new IllegalStateException("MQTT TLS: " + e.getMessage(), e));
+        }
         broker = new MqttBroker(context.messaging(), context.accessControl(), settings,
                 context.eventLoops().worker());
-        final int port = context.config().port();
-        return broker.start().thenCompose(x -> {
-            final CompletableFuture<List<Endpoint>> bound = new CompletableFuture<>();
-            final ChannelFuture f = context.eventLoops().serverBootstrap()
-                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(final Channel ch) {
-                            channels.add(ch);
-                            ch.pipeline().addLast("connections", context.connections().handler())
-                                    .addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
-                                    .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
-                                    .addLast("mqtt", new MqttConnection(broker));
-                        }
-                    })
-                    .bind(context.bindAddress(), port);
-            f.addListener(done -> {
-                if (done.isSuccess()) {
-                    serverChannel = f.channel();
-                    final int actual = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        return broker.start().thenCompose(x -> bind(context, settings, context.config().port(), null))
+                .thenCompose(plain -> {
+                    if (tls == null) {
+                        return CompletableFuture.completedFuture(plain);
+                    }
+                    return bind(context, settings, context.config().intValue("tls-port"), tls).thenApply(secure -> {
+                        final List<Endpoint> all = new ArrayList<>(plain);
+                        all.add(1, secure.get(0));
+                        return all;
+                    });
+                })
+                .thenApply(endpoints -> {
                     webSocketRoute = context.httpRoutes().register(MqttOverWebSocket.PATH,
                             new MqttOverWebSocket(broker, context.connections()));
                     final String ws = context.httpRoutes().baseUrl().replaceFirst("^http", "ws")
                             + MqttOverWebSocket.PATH;
-                    bound.complete(List.of(Endpoint.tcp("mqtt", context.advertisedHost(), actual),
-                            new Endpoint("mqtt-ws", ws)));
-                } else {
-                    bound.completeExceptionally(new IllegalStateException("cannot bind MQTT to "
-                            + context.bindAddress() + ":" + port + ": " + done.cause().getMessage(), done.cause()));
-                }
-            });
-            return bound;
+                    final List<Endpoint> all = new ArrayList<>(endpoints);
+                    all.add(new Endpoint("mqtt-ws", ws));
+                    return all;
+                });
+    }
+
+    /** One listener: plain MQTT, or MQTT inside TLS when {@code tls} is given. */
+    private CompletableFuture<List<Endpoint>> bind(final BrokerContext context, final MqttSettings settings,
+                                                   final int port, final SslContext tls) {
+        final String name = tls == null ? "mqtt" : "mqtts";
+        final CompletableFuture<List<Endpoint>> bound = new CompletableFuture<>();
+        final ChannelFuture f = context.eventLoops().serverBootstrap()
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(final Channel ch) {
+                        channels.add(ch);
+                        ch.pipeline().addLast("connections", context.connections().handler());
+                        if (tls != null) {
+                            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                        }
+                        ch.pipeline().addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
+                                .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
+                                .addLast("mqtt", new MqttConnection(broker));
+                    }
+                })
+                .bind(context.bindAddress(), port);
+        f.addListener(done -> {
+            if (done.isSuccess()) {
+                serverChannels.add(f.channel());
+                final int actual = ((InetSocketAddress) f.channel().localAddress()).getPort();
+                bound.complete(List.of(Endpoint.tcp(name, context.advertisedHost(), actual)));
+            } else {
+                bound.completeExceptionally(new IllegalStateException("cannot bind " + name + " to "
+                        + context.bindAddress() + ":" + port + ": " + done.cause().getMessage(), done.cause()));
+            }
         });
+        return bound;
     }
 
     @Override
@@ -102,9 +135,7 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
         if (webSocketRoute != null) {
             webSocketRoute.close();
         }
-        if (serverChannel != null) {
-            serverChannel.close();
-        }
+        serverChannels.forEach(Channel::close);
         if (broker != null) {
             broker.closeAll();
         }

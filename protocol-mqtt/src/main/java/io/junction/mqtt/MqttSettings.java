@@ -3,6 +3,8 @@ package io.junction.mqtt;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
+import io.junction.spi.tls.ServerTls;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -34,8 +36,10 @@ record MqttSettings(int maxPacketSize, int connectTimeoutMs, int receiveMaximum,
             "Queues of a core topic created by an MQTT publish to a new first topic level.");
 
     static List<ConfigKey> keys() {
-        return List.of(MAX_PACKET_SIZE, CONNECT_TIMEOUT_MS, RECEIVE_MAXIMUM, MAX_INFLIGHT, TOPIC_ALIAS_MAXIMUM,
-                TOPIC_QUEUES);
+        final List<ConfigKey> keys = new ArrayList<>(List.of(MAX_PACKET_SIZE, CONNECT_TIMEOUT_MS, RECEIVE_MAXIMUM,
+                MAX_INFLIGHT, TOPIC_ALIAS_MAXIMUM, TOPIC_QUEUES));
+        keys.addAll(ServerTls.keys("mqtt", 8883));
+        return keys;
     }
 
     static MqttSettings from(final FrontEndConfig config) {
