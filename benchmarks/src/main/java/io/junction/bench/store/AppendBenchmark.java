@@ -1,5 +1,6 @@
 package io.junction.bench.store;
 
+import io.junction.bench.measure.LatencyRecorder;
 import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
