@@ -4,6 +4,7 @@ import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -75,6 +76,12 @@ public interface Messaging {
 
     /** The offset the next message of a queue will get. */
     long maxOffset(String topic, int queueId);
+
+    /**
+     * How long records are kept: older segments are deleted (sooner when the disk fills). State kept as records in a
+     * topic (a front-end's compacted table) must be written again before it ages out.
+     */
+    Duration retention();
 
     /** The first offset of a queue whose message was stored at or after {@code timestamp} (the max offset if none). */
     CompletableFuture<Long> searchOffset(String topic, int queueId, long timestamp);

@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,7 @@ final class MqttBroker {
     private final java.util.Set<String> durable = ConcurrentHashMap.newKeySet();
     private final EventLoopGroup loops;
     private final ConcurrentMap<String, CompletableFuture<Integer>> creating = new ConcurrentHashMap<>();
+    private ScheduledFuture<?> compaction;
 
     MqttBroker(final Messaging messaging, final AccessControl accessControl, final MqttSettings settings,
                final EventLoopGroup loops) {
@@ -61,9 +64,16 @@ final class MqttBroker {
         return retained;
     }
 
-    /** Loads retained messages and restores persistent sessions (offline, expiry clocks restarted). */
+    /**
+     * Loads retained messages and restores persistent sessions (offline, expiry clocks restarted), then checks both
+     * logs for compaction every {@code mqtt.compaction-check-ms}.
+     */
     CompletableFuture<Void> start() {
         return retained.load().thenCompose(x -> sessionStore.load()).thenAccept(saved -> {
+            compaction = loops.next().scheduleWithFixedDelay(() -> {
+                retained.log().compactIfDue();
+                sessionStore.log().compactIfDue();
+            }, settings.compactionCheckMs(), settings.compactionCheckMs(), TimeUnit.MILLISECONDS);
             for (SessionStore.Saved s : saved.values()) {
                 final Session session = new Session(s.clientId(), loops.next(), messaging, settings, retained);
                 session.setExpiry(true, s.expirySeconds());
@@ -176,6 +186,9 @@ final class MqttBroker {
     }
 
     void closeAll() {
+        if (compaction != null) {
+            compaction.cancel(false);
+        }
         sessions.values().forEach(s -> s.run(s::close));
         sessions.clear();
     }

@@ -17,9 +17,10 @@ import java.util.List;
  * @param longPollMs        how long a session's pull waits at the end of a queue
  * @param topicAliasMaximum topic aliases a client may use towards us (0 disables)
  * @param topicQueues       queues of a core topic the MQTT front-end creates (first publish to a new first level)
+ * @param compactionCheckMs how often the retained-message and session logs are checked for compaction
  */
 record MqttSettings(int maxPacketSize, int connectTimeoutMs, int receiveMaximum, int maxInflight, long longPollMs,
-                    int topicAliasMaximum, int topicQueues) {
+                    int topicAliasMaximum, int topicQueues, long compactionCheckMs) {
 
     static final ConfigKey MAX_PACKET_SIZE = ConfigKey.of("mqtt.max-packet-size", ValueKind.INT_SIZE, "1m",
             "Largest MQTT packet accepted; larger ones close the connection (MQTT 5: DISCONNECT 0x95).");
@@ -32,12 +33,15 @@ record MqttSettings(int maxPacketSize, int connectTimeoutMs, int receiveMaximum,
     static final ConfigKey TOPIC_ALIAS_MAXIMUM = ConfigKey.of("mqtt.topic-alias-maximum", ValueKind.INT, "64",
             "Topic aliases an MQTT 5 client may use when publishing (0 disables them).");
 
+    static final ConfigKey COMPACTION_CHECK_MS = ConfigKey.of("mqtt.compaction-check-ms", ValueKind.INT, "60000",
+            "How often the retained-message and session logs are checked for compaction (milliseconds).");
+
     static final ConfigKey TOPIC_QUEUES = ConfigKey.of("mqtt.topic-queues", ValueKind.INT, "4",
             "Queues of a core topic created by an MQTT publish to a new first topic level.");
 
     static List<ConfigKey> keys() {
         final List<ConfigKey> keys = new ArrayList<>(List.of(MAX_PACKET_SIZE, CONNECT_TIMEOUT_MS, RECEIVE_MAXIMUM,
-                MAX_INFLIGHT, TOPIC_ALIAS_MAXIMUM, TOPIC_QUEUES));
+                MAX_INFLIGHT, TOPIC_ALIAS_MAXIMUM, TOPIC_QUEUES, COMPACTION_CHECK_MS));
         keys.addAll(ServerTls.keys("mqtt", 8883));
         return keys;
     }
@@ -47,6 +51,7 @@ record MqttSettings(int maxPacketSize, int connectTimeoutMs, int receiveMaximum,
                 Math.max(1, Math.min(65535, config.intValue("receive-maximum"))),
                 Math.max(1, Math.min(65535, config.intValue("max-inflight"))), 20_000,
                 Math.max(0, Math.min(65535, config.intValue("topic-alias-maximum"))),
-                Math.max(1, Math.min(64, config.intValue("topic-queues"))));
+                Math.max(1, Math.min(64, config.intValue("topic-queues"))),
+                Math.max(10, config.intValue("compaction-check-ms")));
     }
 }

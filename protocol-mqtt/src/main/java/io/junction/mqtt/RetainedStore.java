@@ -1,92 +1,67 @@
 package io.junction.mqtt;
 
 import io.junction.core.Messaging;
-import io.junction.core.PullRequest;
-import io.junction.core.PullStatus;
 import io.junction.core.message.Message;
-import io.junction.core.message.StoredMessage;
-import io.junction.core.meta.TopicConfig;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Retained messages, one per full MQTT topic.
- *
- * <p>Durable as a log: every retained PUBLISH (or clear, an empty payload) is also stored in the core topic
- * {@value CoreTopics#RETAINED} (one queue); at start the front-end replays it into the in-memory table, last record
- * per topic wins. The log is not compacted yet, so its replay grows with the number of retained publishes (within the
- * store's retention).
+ * Retained messages, one per full MQTT topic, durable as a {@link CompactedLog} in the core topic
+ * {@value CoreTopics#RETAINED} keyed by the MQTT topic; an empty retained payload clears it.
  */
 final class RetainedStore {
+    /** The core topic the retained message was published to. */
+    static final String CORE_TOPIC = "mqtt.core.topic";
+
     record Retained(String coreTopic, Map<String, String> properties, byte[] body) {
     }
 
-    private final Messaging messaging;
-    private final Map<String, Retained> table = new ConcurrentHashMap<>();
+    private final CompactedLog log;
 
     RetainedStore(final Messaging messaging) {
-        this.messaging = messaging;
+        this.log = new CompactedLog(messaging, CoreTopics.RETAINED, MqttMessageMapping.TOPIC,
+                System::currentTimeMillis);
     }
 
-    /** Creates the log topic if needed and replays it. */
     CompletableFuture<Void> load() {
-        final CompletableFuture<?> created = messaging.route(CoreTopics.RETAINED).isPresent()
-                ? CompletableFuture.completedFuture(null)
-                : messaging.topics().createIfAbsent(TopicConfig.of(CoreTopics.RETAINED, 1));
-        return created.thenCompose(x -> replay(messaging.minOffset(CoreTopics.RETAINED, 0)));
+        return log.load();
     }
 
-    private CompletableFuture<Void> replay(final long offset) {
-        if (offset >= messaging.maxOffset(CoreTopics.RETAINED, 0)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return messaging.pull(new PullRequest("mqtt-retained", CoreTopics.RETAINED, 0, offset, 256, null, 0))
-                .thenCompose(r -> {
-                    for (StoredMessage m : r.messages()) {
-                        apply(m.properties(), m.bodyBytes());
-                    }
-                    if (r.status() == PullStatus.NO_SUCH_QUEUE || r.nextOffset() <= offset) {
-                        return CompletableFuture.completedFuture(null);
-                    }
-                    return replay(r.nextOffset());
-                });
+    CompactedLog log() {
+        return log;
     }
 
     /** Stores a retained publish (the message as mapped for its own topic) or, with an empty body, clears it. */
     CompletableFuture<Void> retain(final Message mapped) {
-        final Message record = Message.builder(CoreTopics.RETAINED).queueId(0).body(mapped.body())
-                .properties(mapped.properties()).property(MqttMessageMapping.RETAIN, "true")
-                .property("mqtt.core.topic", mapped.topic()).build();
-        return messaging.send(record).thenAccept(r -> apply(record.properties(), record.body()));
-    }
-
-    private void apply(final Map<String, String> properties, final byte[] body) {
-        final String topic = properties.get(MqttMessageMapping.TOPIC);
+        final String topic = mapped.properties().get(MqttMessageMapping.TOPIC);
         if (topic == null) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        if (body.length == 0) {
-            table.remove(topic);
-        } else {
-            table.put(topic, new Retained(properties.getOrDefault("mqtt.core.topic", CoreTopics.coreTopicOf(topic)),
-                    properties, body));
+        if (mapped.body().length == 0) {
+            return log.remove(topic).thenApply(r -> null);
         }
+        final Map<String, String> properties = new LinkedHashMap<>(mapped.properties());
+        properties.put(MqttMessageMapping.RETAIN, "true");
+        properties.put(CORE_TOPIC, mapped.topic());
+        return log.put(topic, properties, mapped.body()).thenApply(r -> null);
     }
 
     List<Retained> matching(final TopicFilter filter) {
         final List<Retained> out = new ArrayList<>();
-        for (Map.Entry<String, Retained> e : table.entrySet()) {
+        for (Map.Entry<String, CompactedLog.Entry> e : log.entries()) {
             if (filter.matches(e.getKey())) {
-                out.add(e.getValue());
+                final CompactedLog.Entry entry = e.getValue();
+                out.add(new Retained(entry.properties().getOrDefault(CORE_TOPIC, CoreTopics.coreTopicOf(e.getKey())),
+                        entry.properties(), entry.body()));
             }
         }
         return out;
     }
 
     int size() {
-        return table.size();
+        return log.size();
     }
 }

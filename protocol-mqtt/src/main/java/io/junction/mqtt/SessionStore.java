@@ -1,11 +1,7 @@
 package io.junction.mqtt;
 
 import io.junction.core.Messaging;
-import io.junction.core.PullRequest;
-import io.junction.core.PullStatus;
-import io.junction.core.message.Message;
-import io.junction.core.message.StoredMessage;
-import io.junction.core.meta.TopicConfig;
+import io.junction.core.message.MessageProperties;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,13 +14,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Durable state of persistent sessions: their expiry and subscriptions, as a log in the core topic
  * {@value CoreTopics#SESSIONS} (one queue). Each change appends the session's whole state; an empty body ends it.
- * At start the log is replayed, the last record per client id wins. Queued messages need no record of their own: a
- * persistent session's readers commit offsets under its offset key only after the client acknowledged them, so a
- * restored session resumes from there.
+ * Queued messages need no record of their own: a persistent session's readers commit offsets under its offset key
+ * only after the client acknowledged them, so a restored session resumes from there.
  *
  * <p>Record: properties {@value #CLIENT} (client id) and {@value #EXPIRY} (seconds; 4294967295 = never); body one line
  * per subscription, {@code qos noLocal retainAsPublished retainHandling subscriptionId filter}, space-separated, the
- * filter last (filters with a line break are not persisted). Not compacted yet: replay grows with the changes.
+ * filter last (filters with a line break are not persisted). The log is a {@link CompactedLog}: replay reads only
+ * the live sessions' records plus the changes since the last compaction.
  */
 final class SessionStore {
     private static final Logger LOG = LoggerFactory.getLogger(SessionStore.class);
@@ -35,49 +31,32 @@ final class SessionStore {
     record Saved(String clientId, long expirySeconds, List<Subscription> subscriptions) {
     }
 
-    private final Messaging messaging;
+    private final CompactedLog log;
 
     SessionStore(final Messaging messaging) {
-        this.messaging = messaging;
+        this.log = new CompactedLog(messaging, CoreTopics.SESSIONS, CLIENT, System::currentTimeMillis);
+    }
+
+    CompactedLog log() {
+        return log;
     }
 
     /** Replays the log: the sessions that still exist, by client id. */
     CompletableFuture<Map<String, Saved>> load() {
-        final CompletableFuture<?> created = messaging.route(CoreTopics.SESSIONS).isPresent()
-                ? CompletableFuture.completedFuture(null)
-                : messaging.topics().createIfAbsent(TopicConfig.of(CoreTopics.SESSIONS, 1));
-        final Map<String, Saved> out = new LinkedHashMap<>();
-        return created.thenCompose(x -> replay(messaging.minOffset(CoreTopics.SESSIONS, 0), out))
-                .thenApply(x -> out);
-    }
-
-    private CompletableFuture<Void> replay(final long offset, final Map<String, Saved> out) {
-        if (offset >= messaging.maxOffset(CoreTopics.SESSIONS, 0)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return messaging.pull(new PullRequest("mqtt-sessions", CoreTopics.SESSIONS, 0, offset, 256, null, 0))
-                .thenCompose(r -> {
-                    for (StoredMessage m : r.messages()) {
-                        final String id = m.property(CLIENT);
-                        if (id == null) {
-                            continue;
-                        }
-                        final byte[] body = m.bodyBytes();
-                        if (body.length == 0) {
-                            out.remove(id);
-                        } else {
-                            out.put(id, decode(id, m.property(EXPIRY), body));
-                        }
-                    }
-                    if (r.status() == PullStatus.NO_SUCH_QUEUE || r.nextOffset() <= offset) {
-                        return CompletableFuture.completedFuture(null);
-                    }
-                    return replay(r.nextOffset(), out);
-                });
+        return log.load().thenApply(x -> {
+            final Map<String, Saved> out = new LinkedHashMap<>();
+            for (Map.Entry<String, CompactedLog.Entry> e : log.entries()) {
+                out.put(e.getKey(), decode(e.getKey(), e.getValue().properties().get(EXPIRY), e.getValue().body()));
+            }
+            return out;
+        });
     }
 
     /** Records a persistent session's current state. */
     void save(final String clientId, final long expirySeconds, final Iterable<Subscription> subscriptions) {
+        if (!MessageProperties.isEncodable(clientId)) {
+            return;
+        }
         final StringBuilder sb = new StringBuilder("session\n");
         for (Subscription s : subscriptions) {
             if (s.filter().text().indexOf('\n') >= 0) {
@@ -87,24 +66,23 @@ final class SessionStore {
                     .append(s.retainAsPublished() ? 1 : 0).append(' ').append(s.retainHandling()).append(' ')
                     .append(s.subscriptionId()).append(' ').append(s.filter().text()).append('\n');
         }
-        append(clientId, expirySeconds, sb.toString().getBytes(StandardCharsets.UTF_8));
+        logFailure(clientId, log.put(clientId, Map.of(EXPIRY, Long.toString(expirySeconds)),
+                sb.toString().getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Records that a session ended. */
     void delete(final String clientId) {
-        append(clientId, 0, new byte[0]);
+        if (MessageProperties.isEncodable(clientId)) {
+            logFailure(clientId, log.remove(clientId));
+        }
     }
 
-    private void append(final String clientId, final long expirySeconds, final byte[] body) {
-        if (!io.junction.core.message.MessageProperties.isEncodable(clientId)) {
-            return;
-        }
-        messaging.send(Message.builder(CoreTopics.SESSIONS).queueId(0).body(body).property(CLIENT, clientId)
-                .property(EXPIRY, Long.toString(expirySeconds)).build()).whenComplete((r, e) -> {
-                    if (e != null) {
-                        LOG.warn("MQTT session state of {} not stored: {}", clientId, e.toString());
-                    }
-                });
+    private static void logFailure(final String clientId, final CompletableFuture<?> write) {
+        write.whenComplete((r, e) -> {
+            if (e != null) {
+                LOG.warn("MQTT session state of {} not stored: {}", clientId, e.toString());
+            }
+        });
     }
 
     static Saved decode(final String clientId, final String expiry, final byte[] body) {

@@ -5,18 +5,22 @@ import static io.junction.conformance.mqtt.Clients.publishes;
 import static io.junction.conformance.mqtt.Clients.receive;
 import static io.junction.conformance.mqtt.Clients.texts;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5RetainHandling;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 section 3.3.1.3 (RETAIN) and the retain subscription options of 3.8.3.1, across a broker restart. */
 class Chapter3_3_1_RetainIT {
+    private static final String RETAINED_TOPIC = "%MQTT%RETAINED";
     private static MqttTestBroker broker;
 
     @BeforeAll
@@ -82,6 +86,36 @@ class Chapter3_3_1_RetainIT {
             pub.disconnect();
             never.disconnect();
             rap.disconnect();
+        }
+    }
+
+    @Test
+    void shouldKeepTheLatestRetainedMessagesThroughCompactionAndARestart() throws Exception {
+        // Its own broker, checking for compaction five times a second instead of once a minute.
+        try (MqttTestBroker compacting = MqttTestBroker.start(Map.of("mqtt.compaction-check-ms", "200"))) {
+            final Mqtt5BlockingClient pub = Clients.v5(compacting, "fleet-pub");
+            final int updates = 1200; // more superseded records than the 1024 the log tolerates before compacting
+            for (int i = 0; i < updates; i++) {
+                pub.publishWith().topic("fleet/dev" + (i % 3)).qos(MqttQos.AT_LEAST_ONCE).retain(true)
+                        .payload(bytes("v" + i)).send();
+            }
+            pub.publishWith().topic("fleet/dev2").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(new byte[0]).send();
+            pub.disconnect();
+            await().atMost(Duration.ofSeconds(30)).until(() -> compacting.process().stdout()
+                    .contains(RETAINED_TOPIC + ": compacted to 2 live records"));
+
+            compacting.restart();
+
+            final Mqtt5BlockingClient sub = Clients.v5(compacting, "fleet-sub");
+            try (var in = publishes(sub)) {
+                sub.subscribeWith().topicFilter("fleet/+").qos(MqttQos.AT_LEAST_ONCE).send();
+                final List<Mqtt5Publish> got = receive(in, 2);
+                assertThat(got).extracting(p -> p.getTopic().toString() + "=" + Clients.text(p))
+                        .containsExactlyInAnyOrder("fleet/dev0=v1197", "fleet/dev1=v1198");
+                Clients.assertNoMore(in, 500);
+            } finally {
+                sub.disconnect();
+            }
         }
     }
 }

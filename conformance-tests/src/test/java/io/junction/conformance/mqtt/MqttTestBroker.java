@@ -6,21 +6,29 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 /** One broker jar for a test class, with MQTT settings that keep the time-outs short. */
 final class MqttTestBroker implements AutoCloseable {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     private final Path dir;
+    private final Map<String, String> extra;
     private BrokerProcess process;
 
-    private MqttTestBroker(final Path dir) {
+    private MqttTestBroker(final Path dir, final Map<String, String> extra) {
         this.dir = dir;
+        this.extra = extra;
     }
 
     static MqttTestBroker start() {
+        return start(Map.of());
+    }
+
+    /** A broker with these settings on top of the short MQTT time-outs. */
+    static MqttTestBroker start(final Map<String, String> settings) {
         try {
-            final MqttTestBroker broker = new MqttTestBroker(Files.createTempDirectory("junction-mqtt-it"));
+            final MqttTestBroker broker = new MqttTestBroker(Files.createTempDirectory("junction-mqtt-it"), settings);
             broker.launch(null);
             return broker;
         } catch (final IOException e) {
@@ -40,6 +48,7 @@ final class MqttTestBroker implements AutoCloseable {
         final BrokerProcess.Builder b = BrokerProcess.builder(dir.resolve("data"))
                 .set("mqtt.connect-timeout-ms", "1000")
                 .set("mqtt.max-packet-size", "64k");
+        extra.forEach(b::set);
         if (port != null) {
             b.set("mqtt.port", port);
         }

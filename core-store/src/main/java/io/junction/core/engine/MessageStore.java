@@ -503,6 +503,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
     }
 
     @Override
+    public Duration retention() {
+        return config.retention();
+    }
+
+    @Override
     public CompletableFuture<Long> searchOffset(final String topic, final int queueId, final long timestamp) {
         return CompletableFuture.supplyAsync(() -> reader.searchOffset(topic, queueId, timestamp), readPool);
     }
