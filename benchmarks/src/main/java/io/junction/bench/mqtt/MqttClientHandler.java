@@ -35,7 +35,8 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
     private final Run run;
     private final int keepAliveSeconds;
     final CompletableFuture<Void> ready = new CompletableFuture<>();
-    final LatencyRecorder latency = new LatencyRecorder();
+    /** Subscribers only: a recorder starts at 128 KiB, too much for thousands of idle clients. */
+    final LatencyRecorder latency;
     long acked;
     long received;
     long receivedMeasured;
@@ -48,6 +49,7 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
         this.clientId = clientId;
         this.run = run;
         this.keepAliveSeconds = keepAliveSeconds;
+        this.latency = role == Role.SUBSCRIBER ? new LatencyRecorder() : null;
     }
 
     @Override
