@@ -26,7 +26,10 @@ public interface Messaging {
      */
     CompletableFuture<SendResult> send(Message message);
 
-    /** Reads messages of one queue from an offset; waits for arrivals when asked to. */
+    /**
+     * Reads messages of one queue from an offset; waits for arrivals when asked to. Cancelling the future of a waiting
+     * read (its client left) drops the wait at once.
+     */
     CompletableFuture<PullResult> pull(PullRequest request);
 
     /**

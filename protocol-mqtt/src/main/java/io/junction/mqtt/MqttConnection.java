@@ -663,6 +663,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+        if (!(cause instanceof java.io.IOException)) {
+            // A peer resetting the connection is routine; anything else is a bug worth a stack trace.
+            LOG.warn("MQTT connection {} closed on an unexpected error", ctx.channel().remoteAddress(), cause);
+        }
         ctx.close();
     }
 

@@ -8,6 +8,7 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,6 +52,8 @@ final class TopicReader {
         /** Last committed offset. */
         long committed;
         boolean pulling;
+        /** The pull in progress (possibly parked in the store), cancelled when the reader closes. */
+        CompletableFuture<PullResult> inFlight;
         final java.util.ArrayDeque<Batch> batches = new java.util.ArrayDeque<>();
 
         QueueState(final int queueId, final long offset) {
@@ -125,8 +128,16 @@ final class TopicReader {
         }
     }
 
+    /** Stops reading; a pull parked in the store is dropped now rather than when its long poll times out. */
     void close() {
         closed = true;
+        if (queues != null) {
+            for (QueueState q : queues) {
+                if (q.inFlight != null) {
+                    q.inFlight.cancel(false);
+                }
+            }
+        }
     }
 
     private void pull(final QueueState q) {
@@ -134,13 +145,14 @@ final class TopicReader {
             return;
         }
         q.pulling = true;
-        messaging.pull(new PullRequest(session.offsetKey(), coreTopic, q.queueId, q.offset, 32, filter,
-                        session.longPollMs()))
-                .whenCompleteAsync((r, e) -> onPulled(q, r, e), session.executor());
+        q.inFlight = messaging.pull(new PullRequest(session.offsetKey(), coreTopic, q.queueId, q.offset, 32, filter,
+                session.longPollMs()));
+        q.inFlight.whenCompleteAsync((r, e) -> onPulled(q, r, e), session.executor());
     }
 
     private void onPulled(final QueueState q, final PullResult r, final Throwable e) {
         q.pulling = false;
+        q.inFlight = null;
         if (closed) {
             return;
         }

@@ -10,16 +10,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Parked reads waiting for a queue to get new entries. A waiter runs exactly once: when its queue gets an entry, or
- * when its wait times out, whichever comes first.
+ * when its wait times out, whichever comes first — unless it is cancelled first (the reader went away), which drops it
+ * at once instead of holding it, and what it references, until its time-out.
  */
 final class LongPollWaiters {
     /** Identifies a queue. */
     record QueueKey(String topic, int queueId) {
     }
 
-    private static final class Waiter {
+    /** A parked read. */
+    interface Parked {
+        /** Drops the read without running it; does nothing once it ran. */
+        void cancel();
+    }
+
+    private final class Waiter implements Parked {
         final Runnable retry;
         final AtomicBoolean done = new AtomicBoolean();
+        java.util.List<Queue<Waiter>> joined;
+        java.util.concurrent.ScheduledFuture<?> timeout;
 
         Waiter(final Runnable retry) {
             this.retry = retry;
@@ -27,7 +36,17 @@ final class LongPollWaiters {
 
         void fire() {
             if (done.compareAndSet(false, true)) {
+                count.decrementAndGet();
                 retry.run();
+            }
+        }
+
+        @Override
+        public void cancel() {
+            if (done.compareAndSet(false, true)) {
+                count.decrementAndGet();
+                joined.forEach(q -> q.remove(this));
+                timeout.cancel(false);
             }
         }
     }
@@ -43,37 +62,36 @@ final class LongPollWaiters {
     }
 
     /**
-     * Parks {@code retry} until an entry arrives on the queue or {@code waitMillis} pass; false when too many reads
+     * Parks {@code retry} until an entry arrives on the queue or {@code waitMillis} pass; null when too many reads
      * are parked already (the caller answers at once instead).
      */
-    boolean park(final String topic, final int queueId, final long waitMillis, final Runnable retry) {
+    Parked park(final String topic, final int queueId, final long waitMillis, final Runnable retry) {
         return parkAny(java.util.List.of(new QueueKey(topic, queueId)), waitMillis, retry);
     }
 
     /**
-     * Parks {@code retry} until an entry arrives on any of the queues or {@code waitMillis} pass; false when too many
+     * Parks {@code retry} until an entry arrives on any of the queues or {@code waitMillis} pass; null when too many
      * reads are parked already.
      */
-    boolean parkAny(final java.util.List<QueueKey> keys, final long waitMillis, final Runnable retry) {
+    Parked parkAny(final java.util.List<QueueKey> keys, final long waitMillis, final Runnable retry) {
         if (count.incrementAndGet() > maxWaiters) {
             count.decrementAndGet();
-            return false;
+            return null;
         }
-        final Waiter w = new Waiter(() -> {
-            count.decrementAndGet();
-            retry.run();
-        });
+        final Waiter w = new Waiter(retry);
         final java.util.List<Queue<Waiter>> joined = new java.util.ArrayList<>(keys.size());
+        w.joined = joined;
+        // The time-out is scheduled before the waiter joins a queue, so a cancel always finds it set.
+        w.timeout = timer.schedule(() -> {
+            joined.forEach(q -> q.remove(w));
+            w.fire();
+        }, waitMillis, TimeUnit.MILLISECONDS);
         for (QueueKey key : keys) {
             final Queue<Waiter> queue = waiters.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>());
             queue.add(w);
             joined.add(queue);
         }
-        timer.schedule(() -> {
-            joined.forEach(q -> q.remove(w));
-            w.fire();
-        }, waitMillis, TimeUnit.MILLISECONDS);
-        return true;
+        return w;
     }
 
     /** Wakes every read parked on the queue. */

@@ -48,6 +48,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -130,7 +131,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.queues = ConsumeQueueStore.open(dataDir.consumeQueues(), config.queueFileEntries());
         this.index = MessageIndex.open(dataDir.index(), config.indexFileEntries());
         this.maintenance = Executors.newSingleThreadScheduledExecutor(named("junction-store-maintenance"));
-        this.timer = Executors.newSingleThreadScheduledExecutor(named("junction-store-timer"));
+        final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, named("junction-store-timer"));
+        timeouts.setRemoveOnCancelPolicy(true); // a cancelled long poll's time-out must not keep the read alive
+        this.timer = timeouts;
         this.readPool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()),
                 named("junction-store-read"));
         this.adminPool = Executors.newSingleThreadExecutor(named("junction-store-admin"));
@@ -430,13 +433,19 @@ public final class MessageStore implements Messaging, AutoCloseable {
         try {
             final PullResult r = reader.read(request);
             if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0 && running) {
-                final boolean parked = waiters.park(request.topic(), request.queueId(), request.maxWaitMillis(),
-                        () -> readPool.execute(() -> readOrPark(request, result, false)));
-                // An entry may have landed between the read and the parking: look once more.
-                if (parked && queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
-                    waiters.arrived(request.topic(), request.queueId());
-                }
-                if (parked) {
+                final LongPollWaiters.Parked parked = waiters.park(request.topic(), request.queueId(),
+                        request.maxWaitMillis(), () -> readPool.execute(() -> readOrPark(request, result, false)));
+                if (parked != null) {
+                    // A reader that gives up (cancels the future: its client left) frees the parked read now.
+                    result.whenComplete((x, e) -> {
+                        if (result.isCancelled()) {
+                            parked.cancel();
+                        }
+                    });
+                    // An entry may have landed between the read and the parking: look once more.
+                    if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
+                        waiters.arrived(request.topic(), request.queueId());
+                    }
                     return;
                 }
             }

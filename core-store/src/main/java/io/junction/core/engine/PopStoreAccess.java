@@ -108,7 +108,7 @@ final class PopStoreAccess implements PopStore {
     @Override
     public boolean parkAny(final List<QueueRef> refs, final long waitMillis, final Runnable retry) {
         return waiters.parkAny(refs.stream().map(r -> new LongPollWaiters.QueueKey(r.topic(), r.queueId()))
-                .toList(), waitMillis, retry);
+                .toList(), waitMillis, retry) != null;
     }
 
     @Override

@@ -1,0 +1,63 @@
+package io.junction.core.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class LongPollWaitersTest {
+    private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
+
+    LongPollWaitersTest() {
+        timer.setRemoveOnCancelPolicy(true);
+    }
+
+    @AfterEach
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    @Test
+    void shouldRunAWaiterOnceWhenItsQueueGetsAnEntry() {
+        final LongPollWaiters waiters = new LongPollWaiters(timer, 10);
+        final AtomicInteger runs = new AtomicInteger();
+        assertThat(waiters.park("t", 0, 60_000, runs::incrementAndGet)).isNotNull();
+        waiters.arrived("t", 1);
+        assertThat(runs).hasValue(0);
+        waiters.arrived("t", 0);
+        waiters.arrived("t", 0);
+        assertThat(runs).hasValue(1);
+        assertThat(waiters.parked()).isZero();
+    }
+
+    @Test
+    void shouldDropACancelledWaiterAndItsTimeOutAtOnce() {
+        final LongPollWaiters waiters = new LongPollWaiters(timer, 10);
+        final AtomicInteger runs = new AtomicInteger();
+        final LongPollWaiters.Parked parked = waiters.parkAny(
+                List.of(new LongPollWaiters.QueueKey("t", 0), new LongPollWaiters.QueueKey("t", 1)), 60_000,
+                runs::incrementAndGet);
+        assertThat(waiters.parked()).isEqualTo(1);
+        assertThat(timer.getQueue()).hasSize(1);
+        parked.cancel();
+        assertThat(waiters.parked()).isZero();
+        assertThat(timer.getQueue()).as("the time-out task is gone, not waiting a minute").isEmpty();
+        waiters.arrived("t", 0);
+        waiters.arrived("t", 1);
+        assertThat(runs).hasValue(0);
+        parked.cancel(); // idempotent
+        assertThat(waiters.parked()).isZero();
+    }
+
+    @Test
+    void shouldRefuseToParkBeyondItsLimit() {
+        final LongPollWaiters waiters = new LongPollWaiters(timer, 1);
+        assertThat(waiters.park("t", 0, 60_000, () -> { })).isNotNull();
+        assertThat(waiters.park("t", 0, 60_000, () -> { })).isNull();
+        waiters.arrived("t", 0);
+        assertThat(waiters.park("t", 0, 60_000, () -> { })).isNotNull();
+    }
+}
