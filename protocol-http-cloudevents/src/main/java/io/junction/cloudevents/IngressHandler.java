@@ -1,8 +1,7 @@
 package io.junction.cloudevents;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.cloudevents.CloudEvent;
@@ -14,6 +13,9 @@ import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,23 +98,43 @@ final class IngressHandler implements HttpHandler {
                 }
             });
         }
-        CompletableFuture.allOf(ids.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+        // The answer is built on the connection's event loop: the futures complete on the store's flusher thread,
+        // which every sender of every protocol waits for and must not spend its time writing JSON.
+        CompletableFuture.allOf(ids.toArray(new CompletableFuture<?>[0])).whenCompleteAsync((v, e) -> {
             if (e != null) {
                 Responses.storeFailure(exchange, json, e);
                 return;
             }
-            final ObjectNode body = json.createObjectNode();
-            final ArrayNode messageIds = body.putArray("messageIds");
-            final ArrayNode details = body.putArray("events");
-            for (int i = 0; i < events.size(); i++) {
-                final String id = ids.get(i).join();
-                messageIds.add(id);
-                details.addObject().put("id", events.get(i).getId())
-                        .put("source", events.get(i).getSource().toString())
-                        .put("messageId", id).put("duplicate", duplicate[i]);
+            exchange.respond(HttpResponseStatus.ACCEPTED, "application/json", accepted(events, ids, duplicate));
+        }, exchange.channel().eventLoop());
+    }
+
+    /** {@code {"messageIds":[..],"events":[{"id","source","messageId","duplicate"},..]}}, streamed (no tree). */
+    private String accepted(final List<CloudEvent> events, final List<CompletableFuture<String>> ids,
+                            final boolean[] duplicate) {
+        final StringWriter out = new StringWriter(64 + events.size() * 128);
+        try (JsonGenerator g = json.getFactory().createGenerator(out)) {
+            g.writeStartObject();
+            g.writeArrayFieldStart("messageIds");
+            for (CompletableFuture<String> id : ids) {
+                g.writeString(id.join());
             }
-            exchange.respond(HttpResponseStatus.ACCEPTED, "application/json", body.toString());
-        });
+            g.writeEndArray();
+            g.writeArrayFieldStart("events");
+            for (int i = 0; i < events.size(); i++) {
+                g.writeStartObject();
+                g.writeStringField("id", events.get(i).getId());
+                g.writeStringField("source", events.get(i).getSource().toString());
+                g.writeStringField("messageId", ids.get(i).join());
+                g.writeBooleanField("duplicate", duplicate[i]);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringWriter does not fail
+        }
+        return out.toString();
     }
 
     static boolean validTopic(final String topic) {
