@@ -15,8 +15,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
 import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.junit.jupiter.api.AfterAll;
@@ -61,20 +63,30 @@ class GrpcPushConsumerIT {
         final String topic = unique("grpc-push");
         final Producer producer = clients.producer(topic);
         final List<MessageView> got = new CopyOnWriteArrayList<>();
-        clients.track(PROVIDER.newPushConsumerBuilder().setClientConfiguration(clients.configuration())
+        final AtomicLong firstDelivery = new AtomicLong();
+        final PushConsumer consumer = PROVIDER.newPushConsumerBuilder().setClientConfiguration(clients.configuration())
                 .setConsumerGroup(unique("grpc-push-g"))
                 .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
                 .setMessageListener(v -> {
+                    firstDelivery.compareAndSet(0, System.nanoTime());
                     got.add(v);
                     return ConsumeResult.SUCCESS;
-                }).build());
+                }).build();
         final int n = 30;
+        final long sent = System.nanoTime();
         for (int i = 0; i < n; i++) {
             producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setTag("T" + (i % 3)).setKeys("k" + i)
                     .addProperty("index", Integer.toString(i)).setBody(utf8("m" + i)).build());
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> got.size() >= n);
+        // The client asks for its assignment a second after start, then its first receive returns at once.
+        assertThat(Duration.ofNanos(firstDelivery.get() - sent)).isLessThan(Duration.ofSeconds(5));
         assertThat(got).hasSize(n);
+        // An idle push consumer's close waits for its parked receive: the long-polling timeout the server told it
+        // (5 s by default) bounds that.
+        final long closing = System.nanoTime();
+        consumer.close();
+        assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Duration.ofSeconds(10));
         for (MessageView v : got) {
             final int i = Integer.parseInt(v.getProperties().get("index"));
             assertThat(body(v)).isEqualTo("m" + i);
