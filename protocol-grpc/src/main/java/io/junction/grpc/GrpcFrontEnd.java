@@ -30,6 +30,7 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
     private ExecutorService executor;
     private BrokerContext context;
     private TransactionRecovery recovery;
+    private ReceiptRenewals renewals;
 
     @Override
     public String name() {
@@ -50,6 +51,8 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             final ClientSessions sessions = new ClientSessions();
             final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
                     ctx.advertisedHost(), port);
+            renewals = service.renewals();
+            renewals.start();
             recovery = new TransactionRecovery(sessions);
             ctx.messaging().addTransactionChecker(recovery);
             final AtomicInteger threads = new AtomicInteger();
@@ -116,6 +119,9 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             }
             if (executor != null) {
                 executor.shutdownNow();
+            }
+            if (renewals != null) {
+                renewals.close();
             }
         });
     }

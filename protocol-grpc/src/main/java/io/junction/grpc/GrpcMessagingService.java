@@ -81,6 +81,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final ClientSessions sessions;
     private final SendActivity sender;
     private final ReceiveActivity receiver;
+    private final ReceiptRenewals renewals;
     private final Endpoints advertised;
 
     GrpcMessagingService(final Messaging messaging, final GrpcSettings settings, final ClientSessions sessions,
@@ -89,12 +90,21 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         this.settings = settings;
         this.sessions = sessions;
         this.sender = new SendActivity(messaging, settings);
-        this.receiver = new ReceiveActivity(messaging, settings);
+        this.renewals = new ReceiptRenewals(messaging, id -> {
+            final ClientSessions.Session s = sessions.get(id);
+            return s != null && s.connected();
+        }, System::currentTimeMillis);
+        this.receiver = new ReceiveActivity(messaging, settings, renewals);
         this.advertised = Endpoints.newBuilder()
                 .setScheme(advertisedHost.indexOf(':') >= 0 ? AddressScheme.IPv6
                         : Character.isDigit(advertisedHost.isEmpty() ? 'x' : advertisedHost.charAt(0))
                         ? AddressScheme.IPv4 : AddressScheme.DOMAIN_NAME)
                 .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build();
+    }
+
+    /** The push consumers' invisible-time renewals; the front-end starts and stops them. */
+    ReceiptRenewals renewals() {
+        return renewals;
     }
 
     // ------------------------------------------------------------------------------------------------ routes
@@ -227,6 +237,9 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 LOG.debug("unregister of {} from {} failed: {}", clientId, group, e.toString());
             }
         }
+        if (!clientId.isEmpty()) {
+            renewals.releaseClient(clientId);
+        }
         unary(out, NotifyClientTerminationResponse.newBuilder().setStatus(Statuses.OK).build());
         if (session != null) {
             session.close();
@@ -357,7 +370,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     @Override
     public void receiveMessage(final ReceiveMessageRequest request,
                                final StreamObserver<ReceiveMessageResponse> out) {
-        receiver.receive(request, Context.current().getDeadline(), out);
+        receiver.receive(request, ClientMetadata.clientId(), Context.current().getDeadline(), out);
     }
 
     @Override

@@ -40,7 +40,8 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
             "Long-polling timeout told to gRPC push consumers (closing an idle one waits this long at most), "
                     + "and the wait of a receive that names none.");
     static final ConfigKey PUSH_INVISIBLE_MS = ConfigKey.of(NAME + ".push-invisible-ms", ValueKind.INT, "60000",
-            "Invisible time of messages a push consumer (auto-renew) receives.");
+            "Invisible time of messages a push consumer (auto-renew) receives; the server renews it while the "
+                    + "consumer is connected and has not acked (3 h at most).");
     static final ConfigKey TRANSACTION_RECOVERY_SECONDS = ConfigKey.of(NAME + ".transaction-recovery-seconds",
             ValueKind.INT, "0", "First check-back of a gRPC half message after this many seconds (0: the store's).");
     static final ConfigKey MAX_DELAY_HOURS = ConfigKey.of(NAME + ".max-delay-hours", ValueKind.INT, "24",

@@ -28,7 +28,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** PushConsumer of the 5.x Java client: server-side assignment, long polling, ack, and retry on FAILURE. */
+/**
+ * PushConsumer of the 5.x Java client: server-side assignment, long polling, ack, retry on FAILURE, and the server
+ * keeping a message invisible while a listener still consumes it.
+ */
 class GrpcPushConsumerIT {
     @TempDir
     static Path dir;
@@ -37,7 +40,8 @@ class GrpcPushConsumerIT {
 
     @BeforeAll
     static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data")).start();
+        // the shortest invisible time, so the auto-renew test needs a listener of seconds only
+        broker = BrokerProcess.builder(dir.resolve("data")).set("grpc.push-invisible-ms", "10000").start();
         broker.awaitHealthy(Duration.ofSeconds(60));
     }
 
@@ -119,5 +123,40 @@ class GrpcPushConsumerIT {
         await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10))
                 .until(() -> System.nanoTime() >= end);
         assertThat(attempts.get("flaky").get()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldKeepAMessageInvisibleWhileItsListenerIsStillConsuming() throws Exception {
+        final String topic = unique("grpc-push-renew");
+        final String group = unique("grpc-push-g");
+        final Producer producer = clients.producer(topic);
+        final List<String> deliveries = new CopyOnWriteArrayList<>();
+        final AtomicLong consumed = new AtomicLong();
+        for (String name : List.of("a", "b")) {
+            clients.track(PROVIDER.newPushConsumerBuilder().setClientConfiguration(clients.configuration())
+                    .setConsumerGroup(group)
+                    .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+                    .setMessageListener(v -> {
+                        deliveries.add(name + ":" + body(v) + ":" + v.getDeliveryAttempt());
+                        // slower than the 10 s invisible time: the server renews it meanwhile
+                        try {
+                            Thread.sleep(12_000);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return ConsumeResult.FAILURE;
+                        }
+                        consumed.set(System.nanoTime());
+                        return ConsumeResult.SUCCESS;
+                    }).build());
+        }
+        producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("slow")).build());
+        await().atMost(Duration.ofSeconds(30)).until(() -> consumed.get() != 0);
+        // after the ack (made with the first receipt handle, though the server renewed it) nothing comes back
+        // within another invisible time either
+        final long end = consumed.get() + Duration.ofSeconds(11).toNanos();
+        await().pollDelay(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(20))
+                .until(() -> System.nanoTime() >= end);
+        assertThat(deliveries).hasSize(1);
+        assertThat(deliveries.get(0)).endsWith(":slow:1");
     }
 }
