@@ -31,6 +31,8 @@ import apache.rocketmq.v2.QueryAssignmentRequest;
 import apache.rocketmq.v2.QueryAssignmentResponse;
 import apache.rocketmq.v2.QueryRouteRequest;
 import apache.rocketmq.v2.QueryRouteResponse;
+import apache.rocketmq.v2.RecallMessageRequest;
+import apache.rocketmq.v2.RecallMessageResponse;
 import apache.rocketmq.v2.ReceiveMessageRequest;
 import apache.rocketmq.v2.ReceiveMessageResponse;
 import apache.rocketmq.v2.RetryPolicy;
@@ -364,6 +366,13 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     public void sendMessage(final SendMessageRequest request, final StreamObserver<SendMessageResponse> out) {
         sender.send(request, ClientMetadata.remote()).whenComplete((r, failure) -> unary(out, failure == null ? r
                 : SendMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST))
+                        .build()));
+    }
+
+    @Override
+    public void recallMessage(final RecallMessageRequest request, final StreamObserver<RecallMessageResponse> out) {
+        sender.recall(request).whenComplete((r, failure) -> unary(out, failure == null ? r
+                : RecallMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST))
                         .build()));
     }
 
