@@ -25,6 +25,7 @@ import io.junction.core.filter.MessageFilter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,8 +44,12 @@ final class ReceiveActivity {
     private final Messaging messaging;
     private final GrpcSettings settings;
     private final ReceiptRenewals renewals;
+    private final Executor responses;
 
-    ReceiveActivity(final Messaging messaging, final GrpcSettings settings, final ReceiptRenewals renewals) {
+    /** @param responses where a receive's messages are mapped and written (not on the store's thread) */
+    ReceiveActivity(final Messaging messaging, final GrpcSettings settings, final ReceiptRenewals renewals,
+                    final Executor responses) {
+        this.responses = responses;
         this.messaging = messaging;
         this.settings = settings;
         this.renewals = renewals;
@@ -101,7 +106,7 @@ final class ReceiveActivity {
         } catch (RuntimeException e) {
             popped = CompletableFuture.failedFuture(e);
         }
-        popped.whenComplete((result, failure) -> {
+        popped.whenCompleteAsync((result, failure) -> {
             try {
                 if (failure != null) {
                     finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST));
@@ -132,7 +137,7 @@ final class ReceiveActivity {
                 }
                 out.onError(e);
             }
-        });
+        }, responses);
     }
 
     private static void finish(final StreamObserver<ReceiveMessageResponse> out, final Status status) {

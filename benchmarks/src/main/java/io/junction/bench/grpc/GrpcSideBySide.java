@@ -33,10 +33,12 @@ public final class GrpcSideBySide {
 
     public static void main(final String[] args) throws Exception {
         final Map<String, String> opts = options(args);
-        if (opts.containsKey("help") || !opts.containsKey("rocketmq-classpath")) {
+        if (opts.containsKey("help") || !opts.containsKey("rocketmq-classpath") && !opts.containsKey("endpoints")) {
             System.out.println("usage: GrpcSideBySide --rocketmq-classpath FILE [--junction-jar broker/target/junction.jar]"
                     + " [--seconds 30] [--threads 32] [--body 1024] [--drain-threads 8] [--dir DIR]"
-                    + " [--only junction|rocketmq]");
+                    + " [--only junction|rocketmq] [--junction-jvm-args '-Xmx1g ...']\n"
+                    + "   or: GrpcSideBySide --endpoints HOST:PORT [--topic T] ...   (the load alone, against a running"
+                    + " server)");
             System.exit(opts.containsKey("help") ? 0 : 1);
         }
         final GrpcLoad.Settings settings = new GrpcLoad.Settings(
@@ -50,6 +52,11 @@ public final class GrpcSideBySide {
                 : Files.createTempDirectory("grpc-side-by-side");
         Files.createDirectories(dir);
         final String only = opts.getOrDefault("only", "");
+        if (opts.containsKey("endpoints")) {
+            print(opts.get("endpoints"), GrpcLoad.run(opts.get("endpoints"), opts.getOrDefault("topic", "grpc-bench"),
+                    opts.getOrDefault("topic", "grpc-bench") + "-group", settings));
+            System.exit(0);
+        }
         System.out.printf(Locale.ROOT, "gRPC side by side: %d B bodies, %d senders for %s (after %s warm-up), "
                 + "%d drainers; run directory %s%n", settings.bodyBytes(), settings.threads(), settings.sendTime(),
                 settings.warmUp(), settings.drainThreads(), dir);
@@ -57,8 +64,19 @@ public final class GrpcSideBySide {
         GrpcLoad.Result junction = null;
         GrpcLoad.Result proxy = null;
         if (!"rocketmq".equals(only)) {
-            junction = runJunction(Path.of(opts.getOrDefault("junction-jar", "broker/target/junction.jar")),
-                    dir.resolve("junction"), settings);
+            final Path jar = Path.of(opts.getOrDefault("junction-jar", "broker/target/junction.jar"));
+            final List<String> jvmArgs = List.of(opts.getOrDefault("junction-jvm-args", "-Xmx1g").trim()
+                    .split("\\s+"));
+            for (int attempt = 1; junction == null; attempt++) {
+                try {
+                    junction = runJunction(jar, jvmArgs, dir.resolve("junction-" + attempt), settings);
+                } catch (IllegalStateException e) {
+                    // another process took one of the ports between the probe and the bind: new ports, once more
+                    if (attempt == 3 || !e.getMessage().contains("in use") && !e.getMessage().contains("bind")) {
+                        throw e;
+                    }
+                }
+            }
             print("Junction", junction);
         }
         if (!"junction".equals(only)) {
@@ -84,16 +102,19 @@ public final class GrpcSideBySide {
         System.exit(sendOk && drainOk && p99Ok ? 0 : 2);
     }
 
-    private static GrpcLoad.Result runJunction(final Path jar, final Path dir, final GrpcLoad.Settings settings)
-            throws Exception {
+    private static GrpcLoad.Result runJunction(final Path jar, final List<String> jvmArgs, final Path dir,
+                                               final GrpcLoad.Settings settings) throws Exception {
         Files.createDirectories(dir);
-        final int grpc = ServerProcess.freePort();
-        final List<String> args = new ArrayList<>(List.of("-Xmx1g", "-jar", jar.toAbsolutePath().toString(),
+        final int[] ports = ServerProcess.freePorts(5);
+        final int grpc = ports[0];
+        final List<String> args = new ArrayList<>(jvmArgs);
+        args.addAll(List.of("-jar", jar.toAbsolutePath().toString(),
                 "--data-dir", dir.resolve("data").toString(), "--set", "grpc.port=" + grpc,
                 "--set", "grpc.auto-create-queues=8"));
-        for (String key : List.of("http.port", "remoting.port", "mqtt.port", "amqp.port")) {
+        final List<String> others = List.of("http.port", "remoting.port", "mqtt.port", "amqp.port");
+        for (int i = 0; i < others.size(); i++) {
             args.add("--set");
-            args.add(key + "=" + ServerProcess.freePort());
+            args.add(others.get(i) + "=" + ports[i + 1]);
         }
         try (ServerProcess broker = ServerProcess.start("junction", dir, args, Map.of())) {
             broker.awaitOutput("Junction ready", START_LIMIT);
@@ -106,10 +127,11 @@ public final class GrpcSideBySide {
                                                final GrpcLoad.Settings settings) throws Exception {
         Files.createDirectories(dir);
         final Map<String, String> env = Map.of("ROCKETMQ_HOME", dir.toString());
-        final int ns = ServerProcess.freePort();
         final int brokerPort = ServerProcess.freeBrokerPort();
-        final int grpc = ServerProcess.freePort();
-        final int proxyRemoting = ServerProcess.freePort();
+        final int[] ports = ServerProcess.freePorts(3);
+        final int ns = ports[0];
+        final int grpc = ports[1];
+        final int proxyRemoting = ports[2];
         write(dir.resolve("ns.conf"), "listenPort=" + ns + "\n" + "bindAddress=127.0.0.1\n");
         write(dir.resolve("broker.conf"), String.join("\n",
                 "brokerClusterName=DefaultCluster", "brokerName=broker-a", "brokerId=0",

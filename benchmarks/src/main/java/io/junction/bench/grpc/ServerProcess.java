@@ -114,12 +114,37 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    /** A loopback port free now. */
+    /** A port free now on every address (servers bind the wildcard address). */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code n} distinct ports free now (all held open while choosing, so none repeats). */
+    static int[] freePorts(final int n) {
+        final ServerSocket[] held = new ServerSocket[n];
+        try {
+            final int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                held[i] = new ServerSocket(0);
+                ports[i] = held[i].getLocalPort();
+            }
+            return ports;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket s : held) {
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // closing a probe socket
+                    }
+                }
+            }
         }
     }
 
@@ -135,7 +160,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     private static boolean isFree(final int port) {
-        try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(port)) {
             return true;
         } catch (IOException e) {
             return false;
