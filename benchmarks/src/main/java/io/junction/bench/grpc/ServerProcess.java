@@ -161,7 +161,7 @@ final class ServerProcess implements AutoCloseable {
 
     private static boolean isFree(final int port) {
         try (ServerSocket s = new ServerSocket(port)) {
-            return true;
+            return s.isBound();
         } catch (IOException e) {
             return false;
         }
