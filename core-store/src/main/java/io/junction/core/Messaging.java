@@ -51,6 +51,12 @@ public interface Messaging {
     CompletableFuture<Void> deadLetter(String group, String receiptHandle);
 
     /**
+     * Recalls a delayed message before its delivery time: it is never delivered. Fails (ILLEGAL_ARGUMENT) when no
+     * delayed message waits under this handle: its time has come, or the handle names none.
+     */
+    CompletableFuture<Void> recall(RecallHandle handle);
+
+    /**
      * Ends a transaction: COMMIT delivers the half message (sent with {@code TRAN_MSG=true} or the PREPARED
      * transaction type, stored invisibly until now) to its topic and queue, ROLLBACK drops it, UNKNOWN leaves it to be
      * checked back. Fails (ILLEGAL_ARGUMENT), changing nothing, when no unresolved half message matches: unknown, or

@@ -30,6 +30,7 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
     private ExecutorService executor;
     private BrokerContext context;
     private TransactionRecovery recovery;
+    private ReceiptRenewals renewals;
 
     @Override
     public String name() {
@@ -47,17 +48,19 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             this.context = ctx;
             final GrpcSettings settings = GrpcSettings.from(ctx.config());
             final int port = ctx.config().port();
-            final ClientSessions sessions = new ClientSessions();
-            final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
-                    ctx.advertisedHost(), port);
-            recovery = new TransactionRecovery(sessions);
-            ctx.messaging().addTransactionChecker(recovery);
             final AtomicInteger threads = new AtomicInteger();
             executor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
                 final Thread t = new Thread(r, "grpc-handler-" + threads.incrementAndGet());
                 t.setDaemon(true);
                 return t;
             });
+            final ClientSessions sessions = new ClientSessions();
+            final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
+                    ctx.advertisedHost(), port, executor);
+            renewals = service.renewals();
+            renewals.start();
+            recovery = new TransactionRecovery(sessions);
+            ctx.messaging().addTransactionChecker(recovery);
             final NettyServerBuilder builder = NettyServerBuilder.forAddress(
                     new InetSocketAddress(ctx.bindAddress(), port));
             final String tls = ctx.config().string("tls");
@@ -116,6 +119,9 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             }
             if (executor != null) {
                 executor.shutdownNow();
+            }
+            if (renewals != null) {
+                renewals.close();
             }
         });
     }

@@ -31,6 +31,8 @@ import apache.rocketmq.v2.QueryAssignmentRequest;
 import apache.rocketmq.v2.QueryAssignmentResponse;
 import apache.rocketmq.v2.QueryRouteRequest;
 import apache.rocketmq.v2.QueryRouteResponse;
+import apache.rocketmq.v2.RecallMessageRequest;
+import apache.rocketmq.v2.RecallMessageResponse;
 import apache.rocketmq.v2.ReceiveMessageRequest;
 import apache.rocketmq.v2.ReceiveMessageResponse;
 import apache.rocketmq.v2.RetryPolicy;
@@ -55,6 +57,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,20 +84,42 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final ClientSessions sessions;
     private final SendActivity sender;
     private final ReceiveActivity receiver;
+    private final ReceiptRenewals renewals;
     private final Endpoints advertised;
+    /** Where answers are built and written: never on the store's threads (its single appender above all). */
+    private final Executor responses;
 
     GrpcMessagingService(final Messaging messaging, final GrpcSettings settings, final ClientSessions sessions,
                          final String advertisedHost, final int port) {
+        this(messaging, settings, sessions, advertisedHost, port, Runnable::run);
+    }
+
+    /**
+     * @param responses runs the completion of every call: building the response and serializing it (gRPC does that
+     *                  on the writing thread) would otherwise run on whichever store thread completed the work
+     */
+    GrpcMessagingService(final Messaging messaging, final GrpcSettings settings, final ClientSessions sessions,
+                         final String advertisedHost, final int port, final Executor responses) {
+        this.responses = responses;
         this.messaging = messaging;
         this.settings = settings;
         this.sessions = sessions;
         this.sender = new SendActivity(messaging, settings);
-        this.receiver = new ReceiveActivity(messaging, settings);
+        this.renewals = new ReceiptRenewals(messaging, id -> {
+            final ClientSessions.Session s = sessions.get(id);
+            return s != null && s.connected();
+        }, System::currentTimeMillis);
+        this.receiver = new ReceiveActivity(messaging, settings, renewals, responses);
         this.advertised = Endpoints.newBuilder()
                 .setScheme(advertisedHost.indexOf(':') >= 0 ? AddressScheme.IPv6
                         : Character.isDigit(advertisedHost.isEmpty() ? 'x' : advertisedHost.charAt(0))
                         ? AddressScheme.IPv4 : AddressScheme.DOMAIN_NAME)
                 .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build();
+    }
+
+    /** The push consumers' invisible-time renewals; the front-end starts and stops them. */
+    ReceiptRenewals renewals() {
+        return renewals;
     }
 
     // ------------------------------------------------------------------------------------------------ routes
@@ -227,6 +252,9 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 LOG.debug("unregister of {} from {} failed: {}", clientId, group, e.toString());
             }
         }
+        if (!clientId.isEmpty()) {
+            renewals.releaseClient(clientId);
+        }
         unary(out, NotifyClientTerminationResponse.newBuilder().setStatus(Statuses.OK).build());
         if (session != null) {
             session.close();
@@ -349,37 +377,45 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
     @Override
     public void sendMessage(final SendMessageRequest request, final StreamObserver<SendMessageResponse> out) {
-        sender.send(request, ClientMetadata.remote()).whenComplete((r, failure) -> unary(out, failure == null ? r
+        sender.send(request, ClientMetadata.remote()).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
                 : SendMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST))
-                        .build()));
+                        .build()), responses);
+    }
+
+    @Override
+    public void recallMessage(final RecallMessageRequest request, final StreamObserver<RecallMessageResponse> out) {
+        sender.recall(request).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
+                : RecallMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST))
+                        .build()), responses);
     }
 
     @Override
     public void receiveMessage(final ReceiveMessageRequest request,
                                final StreamObserver<ReceiveMessageResponse> out) {
-        receiver.receive(request, Context.current().getDeadline(), out);
+        receiver.receive(request, ClientMetadata.clientId(), Context.current().getDeadline(), out);
     }
 
     @Override
     public void ackMessage(final AckMessageRequest request, final StreamObserver<AckMessageResponse> out) {
-        receiver.ack(request).whenComplete((r, failure) -> unary(out, failure == null ? r
-                : AckMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()));
+        receiver.ack(request).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
+                : AckMessageResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()),
+                responses);
     }
 
     @Override
     public void changeInvisibleDuration(final ChangeInvisibleDurationRequest request,
                                         final StreamObserver<ChangeInvisibleDurationResponse> out) {
-        receiver.changeInvisibleDuration(request).whenComplete((r, failure) -> unary(out, failure == null ? r
+        receiver.changeInvisibleDuration(request).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
                 : ChangeInvisibleDurationResponse.newBuilder()
-                        .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()));
+                        .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()), responses);
     }
 
     @Override
     public void forwardMessageToDeadLetterQueue(final ForwardMessageToDeadLetterQueueRequest request,
                                                 final StreamObserver<ForwardMessageToDeadLetterQueueResponse> out) {
-        receiver.deadLetter(request).whenComplete((r, failure) -> unary(out, failure == null ? r
+        receiver.deadLetter(request).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
                 : ForwardMessageToDeadLetterQueueResponse.newBuilder()
-                        .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()));
+                        .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()), responses);
     }
 
     @Override
@@ -401,8 +437,9 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         } catch (RuntimeException e) {
             ended = CompletableFuture.failedFuture(e);
         }
-        ended.whenComplete((v, failure) -> unary(out, EndTransactionResponse.newBuilder().setStatus(failure == null
-                ? Statuses.OK : Statuses.fromFailure(failure, Code.INVALID_TRANSACTION_ID)).build()));
+        ended.whenCompleteAsync((v, failure) -> unary(out, EndTransactionResponse.newBuilder().setStatus(
+                failure == null ? Statuses.OK : Statuses.fromFailure(failure, Code.INVALID_TRANSACTION_ID)).build()),
+                responses);
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -416,9 +453,9 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         }
     }
 
-    private static <C, T> void reply(final StreamObserver<T> out, final CompletableFuture<C> work,
+    private <C, T> void reply(final StreamObserver<T> out, final CompletableFuture<C> work,
                                      final Function<C, T> ok, final Function<Status, T> failed) {
-        work.whenComplete((c, failure) -> unary(out, failure == null ? ok.apply(c)
-                : failed.apply(Statuses.fromFailure(failure, Code.BAD_REQUEST))));
+        work.whenCompleteAsync((c, failure) -> unary(out, failure == null ? ok.apply(c)
+                : failed.apply(Statuses.fromFailure(failure, Code.BAD_REQUEST))), responses);
     }
 }

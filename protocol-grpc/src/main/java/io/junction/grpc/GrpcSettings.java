@@ -34,10 +34,14 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
             "Queues of a topic created by a gRPC route query.");
     static final ConfigKey RECEIVE_BATCH_SIZE = ConfigKey.of(NAME + ".receive-batch-size", ValueKind.INT, "32",
             "Receive batch size told to gRPC consumers.");
-    static final ConfigKey LONG_POLLING_MS = ConfigKey.of(NAME + ".long-polling-timeout-ms", ValueKind.INT, "20000",
-            "Long-polling timeout told to gRPC consumers; the longest a receive waits for messages.");
+    // Short on purpose: a 5.x PushConsumer's shutdown waits for its parked receive to come back (nothing tells the
+    // server it is closing), so this is also how long closing an idle push consumer takes.
+    static final ConfigKey LONG_POLLING_MS = ConfigKey.of(NAME + ".long-polling-timeout-ms", ValueKind.INT, "5000",
+            "Long-polling timeout told to gRPC push consumers (closing an idle one waits this long at most), "
+                    + "and the wait of a receive that names none.");
     static final ConfigKey PUSH_INVISIBLE_MS = ConfigKey.of(NAME + ".push-invisible-ms", ValueKind.INT, "60000",
-            "Invisible time of messages a push consumer (auto-renew) receives.");
+            "Invisible time of messages a push consumer (auto-renew) receives; the server renews it while the "
+                    + "consumer is connected and has not acked (3 h at most).");
     static final ConfigKey TRANSACTION_RECOVERY_SECONDS = ConfigKey.of(NAME + ".transaction-recovery-seconds",
             ValueKind.INT, "0", "First check-back of a gRPC half message after this many seconds (0: the store's).");
     static final ConfigKey MAX_DELAY_HOURS = ConfigKey.of(NAME + ".max-delay-hours", ValueKind.INT, "24",
@@ -73,6 +77,6 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
 
     /** Defaults, for tests. */
     static GrpcSettings defaults() {
-        return new GrpcSettings(4 * 1024 * 1024, true, true, 8, 32, 20_000, 60_000, 0, 86_400_000L);
+        return new GrpcSettings(4 * 1024 * 1024, true, true, 8, 32, 5_000, 60_000, 0, 86_400_000L);
     }
 }

@@ -25,6 +25,7 @@ import io.junction.core.filter.MessageFilter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,13 +43,23 @@ final class ReceiveActivity {
 
     private final Messaging messaging;
     private final GrpcSettings settings;
+    private final ReceiptRenewals renewals;
+    private final Executor responses;
 
-    ReceiveActivity(final Messaging messaging, final GrpcSettings settings) {
+    /** @param responses where a receive's messages are mapped and written (not on the store's thread) */
+    ReceiveActivity(final Messaging messaging, final GrpcSettings settings, final ReceiptRenewals renewals,
+                    final Executor responses) {
+        this.responses = responses;
         this.messaging = messaging;
         this.settings = settings;
+        this.renewals = renewals;
     }
 
-    void receive(final ReceiveMessageRequest request, final Deadline deadline,
+    /**
+     * @param clientId the receiving client; a receive with {@code auto_renew} (push consumers) has its messages kept
+     *                 invisible for it by {@link ReceiptRenewals} until it acks them
+     */
+    void receive(final ReceiveMessageRequest request, final String clientId, final Deadline deadline,
                  final StreamObserver<ReceiveMessageResponse> out) {
         final PopRequest pop;
         final long invisible;
@@ -88,19 +99,25 @@ final class ReceiveActivity {
             finish(out, r.status());
             return;
         }
+        final boolean renew = request.getAutoRenew() && !clientId.isEmpty();
         CompletableFuture<io.junction.core.PopResult> popped;
         try {
             popped = messaging.pop(pop);
         } catch (RuntimeException e) {
             popped = CompletableFuture.failedFuture(e);
         }
-        popped.whenComplete((result, failure) -> {
+        popped.whenCompleteAsync((result, failure) -> {
             try {
                 if (failure != null) {
                     finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST));
                 } else if (result.messages().isEmpty()) {
                     finish(out, Statuses.of(Code.MESSAGE_NOT_FOUND, "no new message"));
                 } else {
+                    if (renew) {
+                        for (PoppedMessage p : result.messages()) {
+                            renewals.track(clientId, pop.group(), p.receiptHandle(), invisible);
+                        }
+                    }
                     out.onNext(ReceiveMessageResponse.newBuilder().setStatus(Statuses.OK).build());
                     for (PoppedMessage p : result.messages()) {
                         out.onNext(ReceiveMessageResponse.newBuilder().setMessage(MessageMapping.toProto(
@@ -113,9 +130,14 @@ final class ReceiveActivity {
                 }
             } catch (RuntimeException e) {
                 // the call was cancelled: the messages come back after their invisible time
+                if (renew) {
+                    for (PoppedMessage p : result.messages()) {
+                        renewals.release(p.receiptHandle());
+                    }
+                }
                 out.onError(e);
             }
-        });
+        }, responses);
     }
 
     private static void finish(final StreamObserver<ReceiveMessageResponse> out, final Status status) {
@@ -155,7 +177,7 @@ final class ReceiveActivity {
         }
         final List<CompletableFuture<AckMessageResultEntry>> results = new ArrayList<>();
         for (AckMessageEntry e : request.getEntriesList()) {
-            results.add(call(() -> messaging.ack(group, e.getReceiptHandle())).handle((v, failure) ->
+            results.add(latest(e.getReceiptHandle()).thenCompose(h -> messaging.ack(group, h)).handle((v, failure) ->
                     AckMessageResultEntry.newBuilder().setMessageId(e.getMessageId())
                             .setReceiptHandle(e.getReceiptHandle())
                             .setStatus(failure == null ? Statuses.OK
@@ -196,7 +218,7 @@ final class ReceiveActivity {
             return CompletableFuture.completedFuture(
                     ChangeInvisibleDurationResponse.newBuilder().setStatus(refusal).build());
         }
-        return call(() -> messaging.changeInvisibleTime(group, request.getReceiptHandle(), millis))
+        return latest(request.getReceiptHandle()).thenCompose(h -> messaging.changeInvisibleTime(group, h, millis))
                 .handle((handle, failure) -> failure == null
                         ? ChangeInvisibleDurationResponse.newBuilder().setStatus(Statuses.OK)
                                 .setReceiptHandle(handle).build()
@@ -211,17 +233,14 @@ final class ReceiveActivity {
             return CompletableFuture.completedFuture(ForwardMessageToDeadLetterQueueResponse.newBuilder()
                     .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
         }
-        return call(() -> messaging.deadLetter(group, request.getReceiptHandle()))
+        return latest(request.getReceiptHandle()).thenCompose(h -> messaging.deadLetter(group, h))
                 .handle((v, failure) -> ForwardMessageToDeadLetterQueueResponse.newBuilder()
                         .setStatus(failure == null ? Statuses.OK
                                 : Statuses.fromFailure(failure, Code.INVALID_RECEIPT_HANDLE)).build());
     }
 
-    private static <T> CompletableFuture<T> call(final java.util.function.Supplier<CompletableFuture<T>> op) {
-        try {
-            return op.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    /** The handle to act on for one the consumer was given (renewals replace it), no longer renewed from now on. */
+    private CompletableFuture<String> latest(final String given) {
+        return renewals.release(given);
     }
 }

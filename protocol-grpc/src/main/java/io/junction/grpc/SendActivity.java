@@ -2,12 +2,15 @@ package io.junction.grpc;
 
 import apache.rocketmq.v2.Code;
 import apache.rocketmq.v2.MessageType;
+import apache.rocketmq.v2.RecallMessageRequest;
+import apache.rocketmq.v2.RecallMessageResponse;
 import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SendMessageResponse;
 import apache.rocketmq.v2.SendResultEntry;
 import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.SystemProperties;
 import io.junction.core.Messaging;
+import io.junction.core.RecallHandle;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import java.net.InetSocketAddress;
@@ -92,8 +95,43 @@ final class SendActivity {
             if (transactional) {
                 e.setTransactionId(r.uniqueId());
             }
+            if (!transactional && m.getSystemProperties().hasDeliveryTimestamp()) {
+                // parked until then: the result's log offset is the parked record's, which the handle names
+                final long at = MessageMapping.millis(m.getSystemProperties().getDeliveryTimestamp());
+                if (at > System.currentTimeMillis()) {
+                    e.setRecallHandle(new RecallHandle(r.topic(), r.uniqueId(), at, r.commitLogOffset()).encode());
+                }
+            }
             return e.build();
         });
+    }
+
+    /**
+     * RecallMessage: a delayed message is recalled before its delivery time and never delivered. BAD_REQUEST for a
+     * handle that is not one (or names another topic), NOT_FOUND when no delayed message waits under it any more
+     * (delivered, or never delayed).
+     */
+    CompletableFuture<RecallMessageResponse> recall(final RecallMessageRequest request) {
+        final String topic = request.getTopic().getName();
+        if (topic.isEmpty()) {
+            return CompletableFuture.completedFuture(RecallMessageResponse.newBuilder()
+                    .setStatus(Statuses.of(Code.ILLEGAL_TOPIC, "topic is missing")).build());
+        }
+        final RecallHandle handle = RecallHandle.decode(request.getRecallHandle());
+        if (handle == null || !handle.topic().equals(topic)) {
+            return CompletableFuture.completedFuture(RecallMessageResponse.newBuilder()
+                    .setStatus(Statuses.of(Code.BAD_REQUEST, handle == null ? "recall handle is not valid"
+                            : "recall handle is of another topic")).build());
+        }
+        CompletableFuture<Void> recalled;
+        try {
+            recalled = messaging.recall(handle);
+        } catch (RuntimeException e) {
+            recalled = CompletableFuture.failedFuture(e);
+        }
+        return recalled.handle((v, failure) -> RecallMessageResponse.newBuilder()
+                .setStatus(failure == null ? Statuses.OK : Statuses.fromFailure(failure, Code.NOT_FOUND))
+                .setMessageId(handle.uniqueId()).build());
     }
 
     /** Why a message is refused before it reaches the core, or null. */

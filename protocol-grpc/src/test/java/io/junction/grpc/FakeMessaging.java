@@ -13,11 +13,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** A {@link Messaging} with topics, groups and a send that records messages; everything else is unsupported. */
+/**
+ * A {@link Messaging} with topics, groups, a send that records messages and a recorded changeInvisibleTime; everything
+ * else is unsupported.
+ */
 final class FakeMessaging {
     final Map<String, TopicConfig> topics = new HashMap<>();
     final Map<String, GroupConfig> groups = new HashMap<>();
     final List<Message> sent = new ArrayList<>();
+    /** changeInvisibleTime calls as "handle@millis"; each answers the handle with a '+' appended. */
+    final List<String> invisibilityChanges = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Messaging messaging() {
         final Messaging.GroupAdmin groupAdmin = (Messaging.GroupAdmin) Proxy.newProxyInstance(
@@ -45,6 +50,9 @@ final class FakeMessaging {
                             sent.add(msg);
                             return CompletableFuture.completedFuture(new SendResult(msg.uniqueId(), msg.topic(), 0,
                                     sent.size() - 1L, 0L, new java.net.InetSocketAddress("127.0.0.1", 1)));
+                        case "changeInvisibleTime":
+                            invisibilityChanges.add(args[1] + "@" + args[2]);
+                            return CompletableFuture.completedFuture(args[1] + "+");
                         default:
                             throw new UnsupportedOperationException(m.getName());
                     }

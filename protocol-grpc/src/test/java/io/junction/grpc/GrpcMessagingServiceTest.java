@@ -43,7 +43,7 @@ class GrpcMessagingServiceTest {
                                         .setExpression("*"))))
                 .build());
         assertThat(reply.getSubscription().getReceiveBatchSize()).isEqualTo(32);
-        assertThat(MessageMapping.millis(reply.getSubscription().getLongPollingTimeout())).isEqualTo(20_000);
+        assertThat(MessageMapping.millis(reply.getSubscription().getLongPollingTimeout())).isEqualTo(5_000);
         assertThat(reply.getSubscription().getFifo()).isFalse();
         assertThat(reply.getSubscription().getSubscriptionsCount()).isEqualTo(1);
         assertThat(reply.getBackoffPolicy().getMaxAttempts()).isEqualTo(17);

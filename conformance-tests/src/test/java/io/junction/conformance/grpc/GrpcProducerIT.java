@@ -5,6 +5,7 @@ import static io.junction.conformance.grpc.GrpcClients.body;
 import static io.junction.conformance.grpc.GrpcClients.unique;
 import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.junction.conformance.support.BrokerProcess;
 import java.nio.file.Path;
@@ -15,7 +16,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
 import org.apache.rocketmq.client.apis.message.MessageView;
+import org.apache.rocketmq.client.java.exception.BadRequestException;
+import org.apache.rocketmq.client.java.exception.NotFoundException;
 import org.apache.rocketmq.client.apis.producer.Producer;
+import org.apache.rocketmq.client.apis.producer.RecallReceipt;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +28,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Producers of the 5.x Java client: normal, FIFO and delayed messages, read back with a SimpleConsumer. */
+/**
+ * Producers of the 5.x Java client: normal, FIFO and delayed messages, read back with a SimpleConsumer; recalling a
+ * delayed message.
+ */
 class GrpcProducerIT {
     @TempDir
     static Path dir;
@@ -111,5 +118,42 @@ class GrpcProducerIT {
         assertThat(body(got.get(0))).isEqualTo("later");
         assertThat(arrived).isGreaterThanOrEqualTo(deliverAt);
         assertThat(got.get(0).getDeliveryTimestamp()).contains(deliverAt);
+    }
+
+    @Test
+    void shouldNeverDeliverADelayedMessageRecalledBeforeItsTime() throws Exception {
+        final String topic = unique("grpc-recall");
+        final Producer producer = clients.producer(topic);
+        final SimpleConsumer consumer = clients.simpleConsumer(unique("grpc-g"), topic);
+        final long deliverAt = System.currentTimeMillis() + 3_000;
+        final SendReceipt recalled = producer.send(PROVIDER.newMessageBuilder().setTopic(topic)
+                .setDeliveryTimestamp(deliverAt).setBody(utf8("recalled")).build());
+        final SendReceipt kept = producer.send(PROVIDER.newMessageBuilder().setTopic(topic)
+                .setDeliveryTimestamp(deliverAt).setBody(utf8("kept")).build());
+        assertThat(recalled.getRecallHandle()).isNotEmpty().isNotEqualTo(kept.getRecallHandle());
+        final RecallReceipt receipt = producer.recallMessage(topic, recalled.getRecallHandle());
+        assertThat(receipt.getMessageId().toString()).isEqualTo(recalled.getMessageId().toString());
+        // a second recall before the time is harmless
+        producer.recallMessage(topic, recalled.getRecallHandle());
+
+        // receive until well past the delivery time: only the kept message comes
+        final List<MessageView> got = GrpcClients.drain(consumer, 2,
+                Duration.ofMillis(deliverAt + 3_000 - System.currentTimeMillis()));
+        assertThat(got).extracting(GrpcClients::body).containsExactly("kept");
+        assertThat(got.get(0).getMessageId().toString()).isEqualTo(kept.getMessageId().toString());
+
+        // too late now, for either message; a garbled handle or one of another topic is a bad request
+        assertThatThrownBy(() -> producer.recallMessage(topic, kept.getRecallHandle()))
+                .isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> producer.recallMessage(topic, recalled.getRecallHandle()))
+                .isInstanceOf(NotFoundException.class);
+        assertThatThrownBy(() -> producer.recallMessage(topic, "bm90LWEtaGFuZGxl"))
+                .isInstanceOf(BadRequestException.class);
+        final Producer other = clients.producer(topic + "-other");
+        assertThatThrownBy(() -> other.recallMessage(topic + "-other", kept.getRecallHandle()))
+                .isInstanceOf(BadRequestException.class);
+        // a message sent without delay gets no recall handle
+        assertThat(producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("now")).build())
+                .getRecallHandle()).isNullOrEmpty();
     }
 }

@@ -5,6 +5,7 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
+import io.junction.core.RecallHandle;
 import io.junction.core.PullStatus;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
@@ -164,7 +165,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool);
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
-                m -> routed(m, DeliveryTime.NONE)), clock,
+                m -> routed(m, DeliveryTime.NONE), this::appendTimerRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
         this.reviver = Executors.newSingleThreadScheduledExecutor(named("junction-pop-revive"));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
@@ -363,6 +364,40 @@ public final class MessageStore implements Messaging, AutoCloseable {
             return new SendResult(uniqueId, topicName, queueId, r.queueOffset(), r.physicalOffset(),
                     config.storeHost());
         });
+    }
+
+    /** Appends a record of the timer service's own (a recall marker) to the timer queue. */
+    private CompletableFuture<SendResult> appendTimerRecord(final Message record) {
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        }
+        final ByteBuffer encoded;
+        try {
+            encoded = RecordCodec.encode(record, config.storeHost());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
+        }
+        return appender.append(encoded, TimerService.TOPIC, 0).thenApply(r -> new SendResult(record.uniqueId(),
+                TimerService.TOPIC, 0, r.queueOffset(), r.physicalOffset(), config.storeHost()));
+    }
+
+    @Override
+    public CompletableFuture<Void> recall(final RecallHandle handle) {
+        // The handle names the parked record's log offset: read that one record and check it is the message meant.
+        return CompletableFuture.supplyAsync(() -> queries.at(handle.logOffset()), readPool)
+                .exceptionally(failure -> Optional.empty())
+                .thenCompose(found -> {
+                    final StoredMessage parked = found.orElse(null);
+                    if (parked == null || !TimerService.TOPIC.equals(parked.topic())
+                            || TimerMessages.recalledId(parked) != null
+                            || !handle.uniqueId().equals(parked.uniqueId())
+                            || !handle.topic().equals(parked.property(MessageProperties.REAL_TOPIC))
+                            || TimerMessages.deliverAt(parked) != handle.deliverAt()) {
+                        return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
+                                "no delayed message of topic " + handle.topic() + " has this recall handle"));
+                    }
+                    return timers.recall(parked);
+                });
     }
 
     /** Timers parked and not yet due (diagnostics and tests). */

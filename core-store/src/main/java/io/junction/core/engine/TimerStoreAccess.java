@@ -22,11 +22,17 @@ final class TimerStoreAccess implements TimerLog {
     private final CommitLog log;
     private final Function<String, Optional<TopicConfig>> topics;
     private final Function<Message, CompletableFuture<?>> deliverNow;
+    private final Function<Message, CompletableFuture<?>> appendToTimerQueue;
 
-    /** @param deliverNow appends a message to its topic now (no timer routing) */
+    /**
+     * @param deliverNow         appends a message to its topic now (no timer routing)
+     * @param appendToTimerQueue appends a record to the timer queue
+     */
     TimerStoreAccess(final ConsumeQueueStore queues, final QueueReader reader, final MessageQueries queries,
                      final CommitLog log, final Function<String, Optional<TopicConfig>> topics,
-                     final Function<Message, CompletableFuture<?>> deliverNow) {
+                     final Function<Message, CompletableFuture<?>> deliverNow,
+                     final Function<Message, CompletableFuture<?>> appendToTimerQueue) {
+        this.appendToTimerQueue = appendToTimerQueue;
         this.queues = queues;
         this.reader = reader;
         this.queries = queries;
@@ -63,6 +69,11 @@ final class TimerStoreAccess implements TimerLog {
     @Override
     public long logFlushedOffset() {
         return log.flushedOffset();
+    }
+
+    @Override
+    public CompletableFuture<?> appendToTimerQueue(final Message record) {
+        return appendToTimerQueue.apply(record);
     }
 
     @Override

@@ -28,6 +28,9 @@ public interface TimerLog {
     /** Everything below this log offset is on disk (forced). */
     long logFlushedOffset();
 
+    /** Appends a record to the timer queue itself (a recall marker); completes when durable under the flush mode. */
+    CompletableFuture<?> appendToTimerQueue(Message record);
+
     /** Appends {@code message} to its (real) topic and queue; completes when durable under the flush mode. */
     CompletableFuture<?> deliver(Message message);
 

@@ -57,6 +57,30 @@ public final class TimerMessages {
                 parked.bornTimestamp(), parked.bornHost(), parked.reconsumeTimes());
     }
 
+    /** Property of a recall marker: the unique id of the parked message it cancels. */
+    public static final String RECALL_OF = "JUNCTION_RECALL_OF";
+
+    /**
+     * A recall marker, stored in {@link TimerService#TOPIC} after the parked record it cancels: the real topic, the
+     * delivery time and {@link #RECALL_OF} name that record; no body. The timer service never delivers a marker.
+     */
+    public static Message recallMarker(final String realTopic, final String uniqueId, final long deliverAt) {
+        return Message.builder(TimerService.TOPIC).queueId(0).body(new byte[0])
+                .property(MessageProperties.REAL_TOPIC, realTopic)
+                .property(MessageProperties.DELIVER_AT, Long.toString(deliverAt))
+                .property(RECALL_OF, uniqueId).build();
+    }
+
+    /** The unique id a recall marker cancels, or null when the record is a parked message. */
+    public static String recalledId(final StoredMessage record) {
+        return record.property(RECALL_OF);
+    }
+
+    /** What identifies one parked message among recalls: real topic, unique id and delivery time. */
+    static String recallKey(final String realTopic, final String uniqueId, final long deliverAt) {
+        return realTopic + '\u0000' + uniqueId + '\u0000' + deliverAt;
+    }
+
     /** The deliver time a parked record carries, or 0 (fire at once) when it is missing or garbled. */
     public static long deliverAt(final StoredMessage parked) {
         try {

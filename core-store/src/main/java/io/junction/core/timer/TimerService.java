@@ -4,12 +4,16 @@ import io.junction.core.PullResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.MetadataFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,6 +47,10 @@ public final class TimerService implements AutoCloseable {
     private static final int LOAD_BATCH = 256;
     private static final int MAX_LOAD_PER_TICK = 32 * 1024;
     private static final int MAX_FIRE_PER_TICK = 32 * 1024;
+    /** A due timer whose recall marker is still being stored waits this long before it is looked at again. */
+    private static final long RECALL_PENDING_RETRY_MILLIS = 10;
+    /** Recalls of timers that never showed up (fired before a restart, or deleted) are forgotten this long after. */
+    private static final long RECALL_FORGET_AFTER_MILLIS = 60_000;
 
     private final TimerLog log;
     private final LongSupplier clock;
@@ -53,6 +61,12 @@ public final class TimerService implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
+    /**
+     * Recalled timers by {@link TimerMessages#recallKey}. A recall's future completes once its marker is durable;
+     * until then the timer is held back, and it is fired after all if storing the marker failed. Written by recalls
+     * (under this service's lock), by marker-store completions (lock-free) and by the tick.
+     */
+    private final Map<String, Recall> recalled = new ConcurrentHashMap<>();
     private long persistedWatermark;
     /** A watermark waiting for the log to be forced up to {@link #stagedLogEnd} before it may be saved. */
     private long stagedWatermark = -1;
@@ -60,6 +74,7 @@ public final class TimerService implements AutoCloseable {
     private long lastPersistNanos;
     private long fired;
     private long skippedAsDelivered;
+    private long recalledCount;
 
     /**
      * @param log      the store, as far as timers need it (everything already recovered and indexed)
@@ -111,6 +126,10 @@ public final class TimerService implements AutoCloseable {
         }
     }
 
+    /** A recalled timer: its delivery time and whether (once done) its marker is durable. */
+    private record Recall(long deliverAt, CompletableFuture<Void> stored) {
+    }
+
     /** A finished delivery attempt, handed from the append path's thread to the tick. */
     private record Completion(TimerWheel.Timer timer, Throwable failure) {
     }
@@ -118,15 +137,22 @@ public final class TimerService implements AutoCloseable {
     /** One round: apply finished deliveries, load new timer records, fire the due ones, save the watermark at times. */
     synchronized void tick() {
         applyCompletions();
-        load();
-        fireDue();
+        final boolean loadedSome = load();
+        // While the queue found at start is still being reloaded, fire nothing: a recall marker further on must be
+        // known before the timer it cancels comes due (unless loading is stuck, which must not stop every timer).
+        if (!loadedSome || wheel.loadedUpTo() >= recoveredEnd) {
+            fireDue();
+        }
         if (System.nanoTime() - lastPersistNanos >= PERSIST_EVERY_NANOS) {
             persist();
+            forgetStaleRecalls();
         }
     }
 
-    private void load() {
+    /** Loads new timer records (and recall markers); true when it got any further. */
+    private boolean load() {
         final long end = log.timerQueueMaxOffset();
+        final long start = wheel.loadedUpTo();
         int loaded = 0;
         while (wheel.loadedUpTo() < end && loaded < MAX_LOAD_PER_TICK) {
             final long from = wheel.loadedUpTo();
@@ -140,12 +166,21 @@ public final class TimerService implements AutoCloseable {
                 break;
             }
             for (StoredMessage m : r.messages()) {
-                wheel.add(new TimerWheel.Timer(TimerMessages.deliverAt(m), m.queueOffset(), m.commitLogOffset(),
-                        m.queueOffset() < recoveredEnd));
+                final String recalledId = TimerMessages.recalledId(m);
+                if (recalledId != null) {
+                    final long at = TimerMessages.deliverAt(m);
+                    recalled.putIfAbsent(TimerMessages.recallKey(m.property(MessageProperties.REAL_TOPIC),
+                            recalledId, at), new Recall(at, CompletableFuture.completedFuture(null)));
+                    wheel.skipTo(m.queueOffset() + 1);
+                } else {
+                    wheel.add(new TimerWheel.Timer(TimerMessages.deliverAt(m), m.queueOffset(), m.commitLogOffset(),
+                            m.queueOffset() < recoveredEnd));
+                }
                 loaded++;
             }
             wheel.skipTo(Math.max(wheel.loadedUpTo(), Math.min(r.nextOffset(), end)));
         }
+        return wheel.loadedUpTo() > start;
     }
 
     private void fireDue() {
@@ -157,6 +192,21 @@ public final class TimerService implements AutoCloseable {
                 LOG.warn("Timer record at log offset {} is gone or not a timer record; dropped", t.logOffset());
                 wheel.finish(t.queueOffset());
                 continue;
+            }
+            if (!recalled.isEmpty() && message.uniqueId() != null) {
+                final String key = TimerMessages.recallKey(message.topic(), message.uniqueId(),
+                        TimerMessages.deliverAt(parked));
+                final Recall r = recalled.get(key);
+                if (r != null && !r.stored().isDone()) {
+                    wheel.retry(t, now + RECALL_PENDING_RETRY_MILLIS);
+                    continue;
+                }
+                if (r != null && !r.stored().isCompletedExceptionally()) {
+                    recalled.remove(key);
+                    recalledCount++;
+                    wheel.finish(t.queueOffset());
+                    continue;
+                }
             }
             if (t.recovered() && message.uniqueId() != null && log.deliveredAfter(message.topic(),
                     message.uniqueId(), TimerMessages.deliverAt(parked), t.logOffset())) {
@@ -228,6 +278,62 @@ public final class TimerService implements AutoCloseable {
         } catch (IOException e) {
             LOG.error("Saving timer progress failed (a restart reloads more timers); will retry", e);
         }
+    }
+
+    /**
+     * Cancels the timer of {@code parked} (a record of the timer queue, not a marker): it will never be delivered.
+     * Stores a recall marker so the recall outlives a restart; completes once that is durable.
+     *
+     * @throws StoreException ILLEGAL_ARGUMENT (in the future) when the delivery time has come already
+     */
+    public CompletableFuture<Void> recall(final StoredMessage parked) {
+        final String topic = parked.property(MessageProperties.REAL_TOPIC);
+        final String uniqueId = parked.uniqueId();
+        final long deliverAt = TimerMessages.deliverAt(parked);
+        final String key = TimerMessages.recallKey(topic, uniqueId, deliverAt);
+        final Recall recall;
+        synchronized (this) {
+            // The tick fires under this lock: a timer not yet due here has not fired and will see the recall.
+            if (deliverAt <= clock.getAsLong()) {
+                return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
+                        "message " + uniqueId + " was due at " + deliverAt + ": too late to recall it"));
+            }
+            final Recall earlier = recalled.get(key);
+            if (earlier != null && !earlier.stored().isCompletedExceptionally()) {
+                return earlier.stored();
+            }
+            recall = new Recall(deliverAt, new CompletableFuture<>());
+            recalled.put(key, recall);
+        }
+        CompletableFuture<?> stored;
+        try {
+            stored = log.appendToTimerQueue(TimerMessages.recallMarker(topic, uniqueId, deliverAt));
+        } catch (RuntimeException e) {
+            stored = CompletableFuture.failedFuture(e);
+        }
+        stored.whenComplete((r, failure) -> {
+            if (failure != null) {
+                recalled.remove(key, recall);
+                recall.stored().completeExceptionally(failure);
+            } else {
+                recall.stored().complete(null);
+            }
+        });
+        return recall.stored();
+    }
+
+    /** Drops recalls whose timer never came (it fired before a restart, or its record is gone). */
+    private void forgetStaleRecalls() {
+        if (recalled.isEmpty()) {
+            return;
+        }
+        final long before = clock.getAsLong() - RECALL_FORGET_AFTER_MILLIS;
+        recalled.values().removeIf(r -> r.deliverAt() < before && r.stored().isDone());
+    }
+
+    /** Timers recalled (not delivered) since start. */
+    public synchronized long recalledCount() {
+        return recalledCount;
     }
 
     /** Timers loaded and waiting for their time. */

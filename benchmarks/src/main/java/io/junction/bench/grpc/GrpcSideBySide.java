@@ -1,0 +1,208 @@
+package io.junction.bench.grpc;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * gRPC side by side, in one run: the same {@link GrpcLoad} (rocketmq-client-java 5.x: 1 KiB bodies, 32 sender
+ * threads, 30 s, then a SimpleConsumer drain) against Junction's gRPC front-end and against Apache RocketMQ 5.3.3's
+ * proxy in cluster mode (with its name server and broker), one after the other on this machine's loopback, each with
+ * a fresh data directory and asynchronous flushing. Prints both results, the ratios and the bars: Junction's send
+ * rate and drain rate at least 1.5 times the proxy's, its send p99 no worse. Exit 0 when every bar passes, 2 when
+ * one fails, 1 on a usage or run error.
+ *
+ * <pre>
+ * mvn -q -f benchmarks/peers/rocketmq-proxy/pom.xml dependency:build-classpath -Dmdep.outputFile=/tmp/rmq.cp
+ * java -cp benchmarks/target/benchmarks.jar io.junction.bench.grpc.GrpcSideBySide \
+ *      --junction-jar broker/target/junction.jar --rocketmq-classpath /tmp/rmq.cp [--seconds 30] [--threads 32]
+ * </pre>
+ */
+public final class GrpcSideBySide {
+    private static final Duration START_LIMIT = Duration.ofSeconds(120);
+
+    private GrpcSideBySide() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final Map<String, String> opts = options(args);
+        if (opts.containsKey("help") || !opts.containsKey("rocketmq-classpath") && !opts.containsKey("endpoints")) {
+            System.out.println("usage: GrpcSideBySide --rocketmq-classpath FILE [--junction-jar broker/target/junction.jar]"
+                    + " [--seconds 30] [--threads 32] [--body 1024] [--drain-threads 8] [--dir DIR]"
+                    + " [--only junction|rocketmq] [--junction-jvm-args '-Xmx1g ...']\n"
+                    + "   or: GrpcSideBySide --endpoints HOST:PORT [--topic T] ...   (the load alone, against a running"
+                    + " server)");
+            System.exit(opts.containsKey("help") ? 0 : 1);
+        }
+        final GrpcLoad.Settings settings = new GrpcLoad.Settings(
+                Integer.parseInt(opts.getOrDefault("body", "1024")),
+                Integer.parseInt(opts.getOrDefault("threads", "32")),
+                Duration.ofSeconds(Long.parseLong(opts.getOrDefault("seconds", "30"))),
+                Duration.ofSeconds(Long.parseLong(opts.getOrDefault("warm-up-seconds", "5"))),
+                Integer.parseInt(opts.getOrDefault("drain-threads", "8")),
+                Duration.ofSeconds(Long.parseLong(opts.getOrDefault("drain-limit-seconds", "180"))));
+        final Path dir = opts.containsKey("dir") ? Path.of(opts.get("dir"))
+                : Files.createTempDirectory("grpc-side-by-side");
+        Files.createDirectories(dir);
+        final String only = opts.getOrDefault("only", "");
+        if (opts.containsKey("endpoints")) {
+            print(opts.get("endpoints"), GrpcLoad.run(opts.get("endpoints"), opts.getOrDefault("topic", "grpc-bench"),
+                    opts.getOrDefault("topic", "grpc-bench") + "-group", settings));
+            System.exit(0);
+        }
+        System.out.printf(Locale.ROOT, "gRPC side by side: %d B bodies, %d senders for %s (after %s warm-up), "
+                + "%d drainers; run directory %s%n", settings.bodyBytes(), settings.threads(), settings.sendTime(),
+                settings.warmUp(), settings.drainThreads(), dir);
+
+        GrpcLoad.Result junction = null;
+        GrpcLoad.Result proxy = null;
+        if (!"rocketmq".equals(only)) {
+            final Path jar = Path.of(opts.getOrDefault("junction-jar", "broker/target/junction.jar"));
+            final List<String> jvmArgs = List.of(opts.getOrDefault("junction-jvm-args", "-Xmx1g").trim()
+                    .split("\\s+"));
+            for (int attempt = 1; junction == null; attempt++) {
+                try {
+                    junction = runJunction(jar, jvmArgs, dir.resolve("junction-" + attempt), settings);
+                } catch (IllegalStateException e) {
+                    // another process took one of the ports between the probe and the bind: new ports, once more
+                    if (attempt == 3 || !e.getMessage().contains("in use") && !e.getMessage().contains("bind")) {
+                        throw e;
+                    }
+                }
+            }
+            print("Junction", junction);
+        }
+        if (!"junction".equals(only)) {
+            final String classpath = Files.readString(Path.of(opts.get("rocketmq-classpath")),
+                    StandardCharsets.UTF_8).trim();
+            proxy = runRocketMq(classpath, dir.resolve("rocketmq"), settings);
+            print("RocketMQ 5.3.3 proxy", proxy);
+        }
+        if (junction == null || proxy == null) {
+            System.exit(0);
+        }
+        final double send = junction.sendRate() / proxy.sendRate();
+        final double drain = junction.drainRate() / proxy.drainRate();
+        final double p99 = (double) junction.p99() / proxy.p99();
+        System.out.printf(Locale.ROOT, "%nJunction / proxy: send %.2fx, drain %.2fx, send p99 %.2fx%n", send, drain,
+                p99);
+        final boolean sendOk = send >= 1.5;
+        final boolean drainOk = drain >= 1.5;
+        final boolean p99Ok = junction.p99() <= proxy.p99();
+        System.out.printf(Locale.ROOT, "bar send   >= 1.5x proxy : %s%n", sendOk ? "PASS" : "FAIL");
+        System.out.printf(Locale.ROOT, "bar drain  >= 1.5x proxy : %s%n", drainOk ? "PASS" : "FAIL");
+        System.out.printf(Locale.ROOT, "bar p99   <= proxy's     : %s%n", p99Ok ? "PASS" : "FAIL");
+        System.exit(sendOk && drainOk && p99Ok ? 0 : 2);
+    }
+
+    private static GrpcLoad.Result runJunction(final Path jar, final List<String> jvmArgs, final Path dir,
+                                               final GrpcLoad.Settings settings) throws Exception {
+        Files.createDirectories(dir);
+        final int[] ports = ServerProcess.freePorts(5);
+        final int grpc = ports[0];
+        final List<String> args = new ArrayList<>(jvmArgs);
+        args.addAll(List.of("-jar", jar.toAbsolutePath().toString(),
+                "--data-dir", dir.resolve("data").toString(), "--set", "grpc.port=" + grpc,
+                "--set", "grpc.auto-create-queues=8"));
+        final List<String> others = List.of("http.port", "remoting.port", "mqtt.port", "amqp.port");
+        for (int i = 0; i < others.size(); i++) {
+            args.add("--set");
+            args.add(others.get(i) + "=" + ports[i + 1]);
+        }
+        try (ServerProcess broker = ServerProcess.start("junction", dir, args, Map.of())) {
+            broker.awaitOutput("Junction ready", START_LIMIT);
+            broker.awaitPort(grpc, START_LIMIT);
+            return GrpcLoad.run("127.0.0.1:" + grpc, "grpc-bench", "grpc-bench-group", settings);
+        }
+    }
+
+    private static GrpcLoad.Result runRocketMq(final String classpath, final Path dir,
+                                               final GrpcLoad.Settings settings) throws Exception {
+        Files.createDirectories(dir);
+        final Map<String, String> env = Map.of("ROCKETMQ_HOME", dir.toString());
+        final int brokerPort = ServerProcess.freeBrokerPort();
+        final int[] ports = ServerProcess.freePorts(3);
+        final int ns = ports[0];
+        final int grpc = ports[1];
+        final int proxyRemoting = ports[2];
+        write(dir.resolve("ns.conf"), "listenPort=" + ns + "\n" + "bindAddress=127.0.0.1\n");
+        write(dir.resolve("broker.conf"), String.join("\n",
+                "brokerClusterName=DefaultCluster", "brokerName=broker-a", "brokerId=0",
+                "namesrvAddr=127.0.0.1:" + ns, "listenPort=" + brokerPort, "haListenPort=" + (brokerPort + 1),
+                "bindAddress=127.0.0.1", "brokerIP1=127.0.0.1",
+                "storePathRootDir=" + dir.resolve("store"), "storePathCommitLog=" + dir.resolve("store/commitlog"),
+                "flushDiskType=ASYNC_FLUSH", "autoCreateTopicEnable=true", "autoCreateSubscriptionGroup=true",
+                "timerWheelEnable=true", "") + "\n");
+        write(dir.resolve("rmq-proxy.json"), "{\"rocketMQClusterName\": \"DefaultCluster\", \"namesrvAddr\": "
+                + "\"127.0.0.1:" + ns + "\", \"proxyMode\": \"cluster\", \"grpcServerPort\": " + grpc
+                + ", \"remotingListenPort\": " + proxyRemoting + "}\n");
+        final List<String> jvm = List.of("-Drocketmq.home.dir=" + dir, "-Duser.home=" + dir, "-cp", classpath);
+        try (ServerProcess nameServer = ServerProcess.start("namesrv", dir, concat(jvm, "-Xmx256m",
+                "org.apache.rocketmq.namesrv.NamesrvStartup", "-c", dir.resolve("ns.conf").toString()), env)) {
+            nameServer.awaitPort(ns, START_LIMIT);
+            try (ServerProcess broker = ServerProcess.start("broker", dir, concat(jvm, "-Xmx512m",
+                    "org.apache.rocketmq.broker.BrokerStartup", "-c", dir.resolve("broker.conf").toString()), env)) {
+                broker.awaitOutput("boot success", START_LIMIT);
+                final int created = ServerProcess.start("mqadmin", dir, concat(jvm, "-Xmx256m",
+                        "org.apache.rocketmq.tools.command.MQAdminStartup", "updateTopic", "-n", "127.0.0.1:" + ns,
+                        "-c", "DefaultCluster", "-t", "grpc-bench", "-r", "8", "-w", "8"), env)
+                        .awaitExit(START_LIMIT);
+                if (created != 0) {
+                    throw new IllegalStateException("mqadmin updateTopic exited with " + created);
+                }
+                try (ServerProcess proxy = ServerProcess.start("proxy", dir, concat(jvm, "-Xmx512m",
+                        "org.apache.rocketmq.proxy.ProxyStartup", "-pc", dir.resolve("rmq-proxy.json").toString(),
+                        "-pm", "cluster"), env)) {
+                    proxy.awaitPort(grpc, START_LIMIT);
+                    // the proxy learns the route from the name server: give it its first refresh
+                    ServerProcess.sleep(3_000);
+                    return GrpcLoad.run("127.0.0.1:" + grpc, "grpc-bench", "grpc-bench-group", settings);
+                }
+            }
+        }
+    }
+
+    private static void print(final String who, final GrpcLoad.Result r) {
+        System.out.printf(Locale.ROOT, "%-22s send %,10.0f msg/s (%,d in %.1f s, %d errors), p50 %.2f ms, p99 %.2f ms,"
+                        + " p99.9 %.2f ms; drain %,10.0f msg/s (%,d in %.1f s)%n", who, r.sendRate(), r.sent(),
+                r.sendSeconds(), r.sendErrors(), r.p50() / 1e6, r.p99() / 1e6, r.p999() / 1e6, r.drainRate(),
+                r.drained(), r.drainSeconds());
+    }
+
+    private static List<String> concat(final List<String> head, final String... tail) {
+        final List<String> all = new ArrayList<>();
+        all.add(tail[0]);
+        all.addAll(head);
+        all.addAll(List.of(tail).subList(1, tail.length));
+        return all;
+    }
+
+    private static void write(final Path file, final String text) throws IOException {
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+    }
+
+    private static Map<String, String> options(final String[] args) {
+        final Map<String, String> opts = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + args[i]);
+            }
+            final String key = args[i].substring(2);
+            if (key.equals("help")) {
+                opts.put(key, "");
+            } else if (i + 1 < args.length) {
+                opts.put(key, args[++i]);
+            } else {
+                throw new IllegalArgumentException("--" + key + " needs a value");
+            }
+        }
+        return opts;
+    }
+}
