@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * clients use TLS unless told otherwise), with a self-signed certificate when none is configured.
  */
 public final class GrpcFrontEnd implements ProtocolFrontEnd {
+    /** When the TLS context is made if no TLS client asked for it first (after the broker is normally up). */
+    private static final long TLS_WARM_UP_DELAY_MS = 1500;
     /** Largest inbound gRPC message (the proxy's value: room for a 4 MiB body batch and more). */
     static final int MAX_INBOUND_MESSAGE_SIZE = 130 * 1024 * 1024;
 
@@ -65,7 +67,10 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                     new InetSocketAddress(ctx.bindAddress(), port));
             final String tls = ctx.config().string("tls");
             if (!"DISABLED".equals(tls)) {
-                builder.protocolNegotiator(new OptionalTlsNegotiator(tlsContexts(ctx), !"REQUIRED".equals(tls)));
+                final TlsContextSource contexts = tlsContexts(ctx);
+                builder.protocolNegotiator(new OptionalTlsNegotiator(contexts, !"REQUIRED".equals(tls)));
+                // Off the start-up path, but ready before most clients come: set TLS up a moment after start.
+                CompletableFuture.delayedExecutor(TLS_WARM_UP_DELAY_MS, TimeUnit.MILLISECONDS).execute(contexts::get);
             }
             server = builder
                     .executor(executor)

@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where the listener's {@link SslContext} comes from. A configured certificate is loaded at start, so a bad file stops
- * the broker with a clear error. The self-signed one is loaded (or made, and kept in the data directory) only when
- * the first TLS client arrives, on a thread of its own: setting up JSSE costs about half a second of class loading,
- * which would otherwise be most of the broker's start-up time, and a plaintext-only deployment never pays it.
+ * the broker with a clear error. The self-signed one is loaded (or made, and kept in the data directory) on a thread of
+ * its own, when the first TLS client arrives or a moment after start, whichever comes first: setting up JSSE costs
+ * about half a second of class loading, which would otherwise be most of the broker's start-up time.
  */
 final class TlsContextSource {
     private static final Logger LOG = LoggerFactory.getLogger(TlsContextSource.class);
