@@ -31,12 +31,17 @@ final class AmqpBroker {
     static final String ATTR_SELECTOR = "amqp.selector";
     static final String ATTR_TOPIC = "amqp.topic";
 
+    /** How long messages of an ended link wait for the group's next link. */
+    static final long ORPHAN_MS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(AmqpBroker.class);
 
     private final Messaging messaging;
     private final AccessControl accessControl;
     private final AmqpSettings settings;
     private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
+    /** Messages popped for a link that had ended by the time they came (see {@link #adopt}), by group. */
+    private final Map<String, java.util.ArrayDeque<io.junction.core.PoppedMessage>> orphans = new ConcurrentHashMap<>();
+    private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
 
@@ -82,11 +87,67 @@ final class AmqpBroker {
                 attributes));
     }
 
-    /** Makes a new group start at the current end of every queue of the topic (a subscription sees new messages). */
-    void startAtEnd(final String group, final TopicConfig topic) {
-        for (int q = 0; q < topic.queueCount(); q++) {
-            messaging.commitOffset(group, topic.name(), q, messaging.maxOffset(topic.name(), q));
+    /**
+     * Makes a group start at the current end of every queue of the topic (a new subscription sees new messages only).
+     * Goes through the core's offset reset, which also moves the POP positions the core keeps in memory for a group
+     * of the same name that existed before.
+     */
+    CompletableFuture<Void> startAtEnd(final String group, final TopicConfig topic) {
+        final long now = System.currentTimeMillis() + 1;
+        final String retry = io.junction.core.pop.RetryPolicy.retryTopic(group, topic.name());
+        final CompletableFuture<?> retried = messaging.route(retry).isPresent()
+                ? messaging.consumers().resetOffsets(group, retry, now) // redeliveries of an earlier namesake
+                : CompletableFuture.completedFuture(null);
+        return retried.thenCompose(x -> messaging.consumers().resetOffsets(group, topic.name(), now))
+                .thenApply(x -> null);
+    }
+
+    /**
+     * Keeps messages popped for a consumer link that ended before they could be delivered (a long poll parked in the
+     * core cannot be cancelled). The group's next link takes them first, so order holds and no delivery is counted;
+     * those nobody claims within {@value #ORPHAN_MS} ms are made visible to the group again.
+     */
+    void adopt(final String group, final java.util.List<io.junction.core.PoppedMessage> messages,
+               final java.util.concurrent.ScheduledExecutorService timer) {
+        if (messages.isEmpty()) {
+            return;
         }
+        orphans.compute(group, (k, q) -> {
+            final java.util.ArrayDeque<io.junction.core.PoppedMessage> queue = q == null ? new java.util.ArrayDeque<>() : q;
+            queue.addAll(messages);
+            return queue;
+        });
+        timer.schedule(() -> {
+            for (io.junction.core.PoppedMessage m : messages) {
+                if (removeOrphan(group, m)) {
+                    messaging.changeInvisibleTime(group, m.receiptHandle(), 0);
+                }
+            }
+        }, ORPHAN_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Takes up to {@code max} adopted messages of the group, oldest first. */
+    java.util.List<io.junction.core.PoppedMessage> claim(final String group, final int max) {
+        if (orphans.isEmpty()) {
+            return java.util.List.of();
+        }
+        final java.util.List<io.junction.core.PoppedMessage> out = new java.util.ArrayList<>();
+        orphans.computeIfPresent(group, (k, q) -> {
+            while (out.size() < max && !q.isEmpty()) {
+                out.add(q.poll());
+            }
+            return q.isEmpty() ? null : q;
+        });
+        return out;
+    }
+
+    private boolean removeOrphan(final String group, final io.junction.core.PoppedMessage m) {
+        final boolean[] removed = new boolean[1];
+        orphans.computeIfPresent(group, (k, q) -> {
+            removed[0] = q.remove(m);
+            return q.isEmpty() ? null : q;
+        });
+        return removed[0];
     }
 
     /** Counts a link on a shared non-durable subscription; true for the first. */
@@ -100,13 +161,25 @@ final class AmqpBroker {
         return left == null;
     }
 
-    /** Deletes a group the front-end made (a subscription that ended); failures are only logged. */
-    void deleteGroup(final String group) {
-        messaging.groups().delete(group).whenComplete((r, e) -> {
+    /**
+     * Deletes a group the front-end made (a subscription that ended); failures are only logged. A later group of the
+     * same name is a new incarnation: messages still held for the old one are acknowledged, never handed to it.
+     */
+    CompletableFuture<Boolean> deleteGroup(final String group) {
+        incarnations.merge(group, 1, Integer::sum);
+        for (io.junction.core.PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
+            messaging.ack(group, m.receiptHandle());
+        }
+        return messaging.groups().delete(group).whenComplete((r, e) -> {
             if (e != null) {
                 LOG.debug("Deleting consumer group {} failed", group, e);
             }
         });
+    }
+
+    /** Which incarnation of a group name is current (see {@link #deleteGroup}). */
+    int incarnation(final String group) {
+        return incarnations.getOrDefault(group, 0);
     }
 
     /** Deletes a temporary topic and its consumer group. */

@@ -41,6 +41,8 @@ final class ConsumerLink implements LinkHandler {
     private final boolean presettled;
     private final java.util.function.Consumer<Boolean> onEnd;
     private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
+    /** The incarnation of the group this link reads (a subscription deleted and made again is a new one). */
+    private final int incarnation;
     private boolean popping;
     private boolean popWaits;
     private boolean ended;
@@ -54,6 +56,7 @@ final class ConsumerLink implements LinkHandler {
         this.plan = plan;
         this.presettled = presettled;
         this.onEnd = onEnd;
+        this.incarnation = endpoints.broker().incarnation(plan.group());
     }
 
     ConsumerPlan plan() {
@@ -77,6 +80,14 @@ final class ConsumerLink implements LinkHandler {
         deliverReady();
         if (sender.getCredit() <= 0 || !ready.isEmpty()) {
             return; // waiting for credit, or for the channel to drain
+        }
+        final java.util.List<PoppedMessage> adopted = endpoints.broker().claim(plan.group(), sender.getCredit());
+        if (!adopted.isEmpty()) {
+            ready.addAll(adopted);
+            deliverReady();
+            if (sender.getCredit() <= 0 || !ready.isEmpty()) {
+                return;
+            }
         }
         if (popping) {
             if (sender.getDrain() && popWaits) {
@@ -102,7 +113,7 @@ final class ConsumerLink implements LinkHandler {
         popping = false;
         if (ended) {
             if (result != null) {
-                result.messages().forEach(m -> release(m.receiptHandle()));
+                orphan(result.messages());
             }
             return;
         }
@@ -208,6 +219,16 @@ final class ConsumerLink implements LinkHandler {
         messaging.changeInvisibleTime(plan.group(), receipt, 0).whenComplete((r, e) -> logFailure("release", e));
     }
 
+    /** Messages this link took but never delivered: the group's next link gets them (unless the group is gone). */
+    private void orphan(final java.util.List<PoppedMessage> messages) {
+        if (plan.kind() == ConsumerPlan.Kind.TRANSIENT
+                || endpoints.broker().incarnation(plan.group()) != incarnation) {
+            messages.forEach(m -> ack(m.receiptHandle()));
+        } else {
+            endpoints.broker().adopt(plan.group(), messages, endpoints.connection().executor());
+        }
+    }
+
     private void logFailure(final String what, final Throwable e) {
         if (e != null) {
             LOG.debug("AMQP {} for group {} failed: {}", what, plan.group(), e.getMessage());
@@ -220,9 +241,7 @@ final class ConsumerLink implements LinkHandler {
             return;
         }
         ended = true;
-        for (PoppedMessage m : ready) {
-            release(m.receiptHandle());
-        }
+        orphan(new java.util.ArrayList<>(ready));
         ready.clear();
         for (Delivery d = sender.head(); d != null; d = d.next()) {
             if (d.getContext() instanceof String receipt) {

@@ -241,11 +241,9 @@ final class LinkAttacher {
             return CompletableFuture.completedFuture(existing.get());
         }
         final CompletableFuture<Boolean> cleared = existing.isPresent()
-                ? broker.messaging().groups().delete(group) : CompletableFuture.completedFuture(false);
-        return cleared.thenCompose(x -> broker.ensureGroup(group, attributes)).thenApply(g -> {
-            broker.startAtEnd(group, topic);
-            return g;
-        });
+                ? broker.deleteGroup(group) : CompletableFuture.completedFuture(false);
+        return cleared.thenCompose(x -> broker.ensureGroup(group, attributes))
+                .thenCompose(g -> broker.startAtEnd(group, topic).thenApply(x -> g));
     }
 
     private void subscriptionEnded(final ConsumerPlan plan, final boolean closed) {
