@@ -41,6 +41,7 @@ final class AmqpBroker {
     private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
     /** Messages popped for a link that had ended by the time they came (see {@link #adopt}), by group. */
     private final Map<String, java.util.ArrayDeque<io.junction.core.PoppedMessage>> orphans = new ConcurrentHashMap<>();
+    private final Map<String, java.util.Set<ConsumerLink>> consumers = new ConcurrentHashMap<>();
     private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
@@ -117,6 +118,12 @@ final class AmqpBroker {
             queue.addAll(messages);
             return queue;
         });
+        final java.util.Set<ConsumerLink> live = consumers.get(group);
+        if (live != null) {
+            for (ConsumerLink link : live) {
+                link.wake(); // a link parked on a long poll takes them now
+            }
+        }
         timer.schedule(() -> {
             for (io.junction.core.PoppedMessage m : messages) {
                 if (removeOrphan(group, m)) {
@@ -124,6 +131,18 @@ final class AmqpBroker {
                 }
             }
         }, ORPHAN_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** A consumer link of the group is live (it may be woken to take adopted messages). */
+    void consumerStarted(final ConsumerLink link) {
+        consumers.computeIfAbsent(link.plan().group(), k -> ConcurrentHashMap.newKeySet()).add(link);
+    }
+
+    void consumerEnded(final ConsumerLink link) {
+        consumers.computeIfPresent(link.plan().group(), (k, set) -> {
+            set.remove(link);
+            return set.isEmpty() ? null : set;
+        });
     }
 
     /** Takes up to {@code max} adopted messages of the group, oldest first. */

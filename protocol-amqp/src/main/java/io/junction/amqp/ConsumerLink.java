@@ -68,6 +68,14 @@ final class ConsumerLink implements LinkHandler {
         pump();
     }
 
+    /** From any thread: look for work (messages another link of the group left behind). */
+    void wake() {
+        endpoints.connection().executor().execute(() -> {
+            pump();
+            endpoints.connection().requestFlush();
+        });
+    }
+
     @Override
     public void onWritable() {
         pump();
@@ -241,6 +249,7 @@ final class ConsumerLink implements LinkHandler {
             return;
         }
         ended = true;
+        endpoints.broker().consumerEnded(this);
         orphan(new java.util.ArrayList<>(ready));
         ready.clear();
         for (Delivery d = sender.head(); d != null; d = d.next()) {

@@ -265,6 +265,7 @@ final class LinkAttacher {
         s.open();
         final ConsumerLink handler = new ConsumerLink(endpoints, s, plan, presettled, onEnd);
         endpoints.register(s, handler);
+        endpoints.broker().consumerStarted(handler);
         handler.onFlow();
     }
 
