@@ -387,10 +387,12 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
                 ended = pending < 0;
                 break;
             }
+            // head() runs the output side again and may hold more than pending() said: copy and pop what it holds
             final ByteBuffer head = transport.head();
-            final ByteBuf out = ctx.alloc().ioBuffer(pending);
+            final int n = head.remaining();
+            final ByteBuf out = ctx.alloc().ioBuffer(n);
             out.writeBytes(head);
-            transport.pop(pending);
+            transport.pop(n);
             ctx.write(out);
             wrote = true;
         }

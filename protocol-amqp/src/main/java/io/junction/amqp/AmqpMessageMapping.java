@@ -40,7 +40,8 @@ import org.apache.qpid.proton.codec.ReadableBuffer;
  * <tr><td>amqp-value holding a string</td><td>body = its UTF-8 bytes, {@value #BODY}={@code text}</td></tr>
  * <tr><td>any other amqp-value / amqp-sequence sections</td><td>body = the encoded sections,
  *     {@value #BODY}={@code value} / {@code sequence}</td></tr>
- * <tr><td>header durable=false / priority / ttl</td><td>{@value #DURABLE}, {@value #PRIORITY}, {@value #TTL}</td></tr>
+ * <tr><td>header durable (absent means false, as in AMQP) / priority / ttl</td><td>{@value #DURABLE}={@code false}
+ *     when not durable (a message from another protocol is durable), {@value #PRIORITY}, {@value #TTL}</td></tr>
  * <tr><td>header delivery-count (outgoing)</td><td>the core's reconsume times</td></tr>
  * <tr><td>message-id</td><td>{@code UNIQ_KEY} (non-string ids with the JMS mapping's {@code AMQP_*:} prefixes);
  *     a message without one gets the core's id</td></tr>
@@ -152,6 +153,7 @@ final class AmqpMessageMapping {
         final StringBuilder types = new StringBuilder();
         String to = null;
         long creation = 0;
+        boolean durable = false; // AMQP's default when the header or its field is absent
         long ttl = -1;
         long expiresAt = 0;
         byte[] body = null;
@@ -163,9 +165,7 @@ final class AmqpMessageMapping {
                 final int start = buffer.position();
                 final Object section = decoder.readObject();
                 if (section instanceof Header h) {
-                    if (Boolean.FALSE.equals(h.getDurable())) {
-                        props.put(DURABLE, "false");
-                    }
+                    durable = Boolean.TRUE.equals(h.getDurable());
                     if (h.getPriority() != null) {
                         props.put(PRIORITY, h.getPriority().toString());
                     }
@@ -218,6 +218,9 @@ final class AmqpMessageMapping {
             throw new MalformedMessageException(AmqpErrors.DECODE_ERROR, "malformed message: " + e.getMessage());
         } finally {
             decoder.setBuffer(null);
+        }
+        if (!durable) {
+            props.put(DURABLE, "false");
         }
         if (bodyKind >= 2) {
             body = java.util.Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
