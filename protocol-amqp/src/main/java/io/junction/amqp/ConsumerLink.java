@@ -145,8 +145,8 @@ final class ConsumerLink implements LinkHandler {
         while (sender.getCredit() > 0 && !ready.isEmpty() && endpoints.connection().writable()) {
             final PoppedMessage m = ready.poll();
             final long expiresAt = AmqpMessageMapping.expiresAt(m.message().properties());
-            if (expiresAt > 0 && expiresAt <= now) {
-                ack(m.receiptHandle()); // expired: never delivered
+            if (expiresAt > 0 && expiresAt <= now || m.message().storeTimestamp() < plan.since()) {
+                ack(m.receiptHandle()); // expired, or older than the subscription: never delivered
                 continue;
             }
             final GrowableBuffer out = endpoints.encodeBuffer();

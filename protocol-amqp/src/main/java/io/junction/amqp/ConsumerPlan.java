@@ -11,8 +11,11 @@ import io.junction.core.filter.MessageFilter;
  * @param group   the POP consumer group
  * @param filter  the JMS selector (or {@link MessageFilter#ALL})
  * @param kind    the semantics the link's capabilities and terminus chose
+ * @param since   for a subscription made by this attach: its creation time (epoch ms); messages stored before it are
+ *                skipped (the core may index a message sent just before the subscription only after the subscription
+ *                took the queues' ends). 0 otherwise.
  */
-record ConsumerPlan(String address, String topic, String group, MessageFilter filter, Kind kind) {
+record ConsumerPlan(String address, String topic, String group, MessageFilter filter, Kind kind, long since) {
 
     /** How a consumer link maps onto consumer groups. */
     enum Kind {

@@ -95,6 +95,17 @@ final class Endpoints {
         if (session.getLocalState() != EndpointState.CLOSED) {
             session.close();
         }
+        freeIfDone(session);
+    }
+
+    /**
+     * Lets proton forget an endpoint both sides have closed; otherwise a long-lived connection that opens and closes
+     * many links or sessions would keep every one of them.
+     */
+    private static void freeIfDone(final org.apache.qpid.proton.engine.Endpoint endpoint) {
+        if (endpoint.getLocalState() == EndpointState.CLOSED && endpoint.getRemoteState() == EndpointState.CLOSED) {
+            endpoint.free();
+        }
     }
 
     void linkOpened(final Link link) {
@@ -118,6 +129,7 @@ final class Endpoints {
                 link.detach();
             }
         }
+        freeIfDone(link);
     }
 
     /** The broker ends a link with an error (the client's link is detached, closed). */

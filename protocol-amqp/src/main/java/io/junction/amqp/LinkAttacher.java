@@ -149,7 +149,7 @@ final class LinkAttacher {
                 final Source local = (Source) source.copy();
                 local.setAddress(core);
                 s.setSource(local);
-                openConsumer(s, new ConsumerPlan(core, core, core, MessageFilter.ALL, ConsumerPlan.Kind.QUEUE),
+                openConsumer(s, new ConsumerPlan(core, core, core, MessageFilter.ALL, ConsumerPlan.Kind.QUEUE, 0),
                         presettled, closed -> endpoints.removeTemporaryTopic(core));
             });
             return;
@@ -201,14 +201,16 @@ final class LinkAttacher {
             kind = ConsumerPlan.Kind.TRANSIENT;
             group = AmqpBroker.TRANSIENT_PREFIX + broker.nextId();
         }
-        final ConsumerPlan plan = new ConsumerPlan(address, core, group, filter, kind);
         final Map<String, String> attributes = Map.of(AmqpBroker.ATTR_ADDRESS, address, AmqpBroker.ATTR_TOPIC, core,
                 AmqpBroker.ATTR_SELECTOR, selector == null ? "" : selector);
         if (kind == ConsumerPlan.Kind.SHARED_VOLATILE) {
             broker.joinSharedVolatile(group);
         }
-        whenReady(s, broker.ensureTopic(core).thenCompose(t -> subscription(group, t, attributes)),
-                g -> openConsumer(s, plan, presettled, closed -> subscriptionEnded(plan, closed)));
+        final long since = System.currentTimeMillis();
+        whenReady(s, broker.ensureTopic(core).thenCompose(t -> subscription(group, t, attributes)), fresh -> {
+            final ConsumerPlan plan = new ConsumerPlan(address, core, group, filter, kind, fresh ? since : 0);
+            openConsumer(s, plan, presettled, closed -> subscriptionEnded(plan, closed));
+        });
     }
 
     private void attachQueueConsumer(final Sender s, final String address, final String core, final String selector,
@@ -230,20 +232,23 @@ final class LinkAttacher {
             });
         });
         whenReady(s, ready, g -> openConsumer(s, new ConsumerPlan(address, core, group, filter,
-                ConsumerPlan.Kind.QUEUE), presettled, null));
+                ConsumerPlan.Kind.QUEUE, 0), presettled, null));
     }
 
-    /** A subscription's group: a new one starts at the topic's end; one made for another address or selector too. */
-    private CompletableFuture<GroupConfig> subscription(final String group, final TopicConfig topic,
-                                                        final Map<String, String> attributes) {
+    /**
+     * A subscription's group: a new one starts at the topic's end; one made for another address or selector too.
+     * Completes with true when the group is new.
+     */
+    private CompletableFuture<Boolean> subscription(final String group, final TopicConfig topic,
+                                                    final Map<String, String> attributes) {
         final Optional<GroupConfig> existing = broker.messaging().groups().get(group);
         if (existing.isPresent() && existing.get().attributes().equals(attributes)) {
-            return CompletableFuture.completedFuture(existing.get());
+            return CompletableFuture.completedFuture(false);
         }
         final CompletableFuture<Boolean> cleared = existing.isPresent()
                 ? broker.deleteGroup(group) : CompletableFuture.completedFuture(false);
         return cleared.thenCompose(x -> broker.ensureGroup(group, attributes))
-                .thenCompose(g -> broker.startAtEnd(group, topic).thenApply(x -> g));
+                .thenCompose(g -> broker.startAtEnd(group, topic).thenApply(x -> true));
     }
 
     private void subscriptionEnded(final ConsumerPlan plan, final boolean closed) {
