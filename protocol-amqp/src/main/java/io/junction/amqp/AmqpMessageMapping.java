@@ -445,11 +445,25 @@ final class AmqpMessageMapping {
         } else if ("value".equals(kind) || "sequence".equals(kind)) {
             out.put(body); // already encoded sections
         } else {
-            final byte[] bytes = new byte[body.remaining()];
-            body.get(bytes);
-            encoder.writeObject(new Data(new Binary(bytes)));
+            writeData(body, out); // straight from the stored record: no copy of the body on the way out
         }
         encoder.setByteBuffer((java.nio.ByteBuffer) null);
+    }
+
+    /** A data section (descriptor 0x75) holding {@code body}: vbin8 below 256 bytes, else vbin32. */
+    private static void writeData(final ByteBuffer body, final GrowableBuffer out) {
+        final int length = body.remaining();
+        out.put((byte) 0x00);
+        out.put((byte) 0x53);
+        out.put((byte) 0x75);
+        if (length < 256) {
+            out.put((byte) 0xA0);
+            out.put((byte) length);
+        } else {
+            out.put((byte) 0xB0);
+            out.putInt(length);
+        }
+        out.put(body);
     }
 
     /** When the message expires (epoch ms), or 0 when it does not. */
