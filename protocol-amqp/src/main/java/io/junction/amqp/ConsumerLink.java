@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * A link on which the broker sends (the client's receiver): reads its consumer group with POP as far as the link's
  * credit goes, and maps the client's dispositions onto the core.
  *
- * <p>Credit drives the reads: one pop at a time, for at most the remaining credit (32 at most), waiting at the end of
- * the queues for {@code longPollMs}; a drain request reads once without waiting and then gives the rest of the credit
+ * <p>Credit drives the reads: a pop asks for at most the credit not yet covered by reads in flight (32 at most), and a
+ * second runs while the first is out when the credit covers both; they wait at the end of the queues for
+ * {@code longPollMs}; a drain request reads once without waiting and then gives the rest of the credit
  * back. Messages popped while the link had no credit left wait in a short queue (at most one pop's worth).
  * Outcomes: accepted → ack; released and modified → visible again at once (the core counts a delivery, so the next
  * delivery's delivery-count and JMSRedelivered show it; after {@code amqp.max-delivery-attempts} the message goes to
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
 final class ConsumerLink implements LinkHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
     private static final long RETRY_MS = 500;
+    private static final int MAX_POPS = 2;
 
     private final Endpoints endpoints;
     private final Sender sender;
@@ -43,7 +45,9 @@ final class ConsumerLink implements LinkHandler {
     private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
     /** The incarnation of the group this link reads (a subscription deleted and made again is a new one). */
     private final int incarnation;
-    private boolean popping;
+    /** Reads in flight, the messages they may bring, and whether one of them waits at the end of the queues. */
+    private int popping;
+    private int asked;
     private boolean popWaits;
     private boolean ended;
     private long tags;
@@ -97,28 +101,41 @@ final class ConsumerLink implements LinkHandler {
                 return;
             }
         }
-        if (popping) {
-            if (sender.getDrain() && popWaits) {
-                sender.drained(); // nothing now; what the parked read brings waits for new credit
-                endpoints.connection().requestFlush();
+        if (sender.getDrain()) {
+            if (popping > 0) {
+                if (popWaits) {
+                    sender.drained(); // nothing now; what the parked read brings waits for new credit
+                    endpoints.connection().requestFlush();
+                }
+                return;
             }
+            pop(true);
             return;
         }
-        pop(sender.getDrain());
+        // Two reads in flight when the credit covers both: one checkpoint is being stored while the other reads.
+        while (popping < MAX_POPS && sender.getCredit() - asked > 0
+                && (popping == 0 || sender.getCredit() - asked >= PopRequest.MAX_MESSAGES)) {
+            pop(false);
+        }
     }
 
     private void pop(final boolean noWait) {
-        popping = true;
-        popWaits = !noWait;
-        final int max = Math.min(PopRequest.MAX_MESSAGES, sender.getCredit());
+        final int max = Math.min(PopRequest.MAX_MESSAGES, sender.getCredit() - asked);
+        popping++;
+        asked += max;
+        popWaits |= !noWait;
         messaging.pop(new PopRequest(plan.group(), plan.topic(), plan.filter(), max,
                         endpoints.broker().settings().invisibleMs(),
                         noWait ? 0 : endpoints.broker().settings().longPollMs()))
-                .whenCompleteAsync((r, e) -> popped(r, e, noWait), endpoints.connection().executor());
+                .whenCompleteAsync((r, e) -> popped(r, e, noWait, max), endpoints.connection().executor());
     }
 
-    private void popped(final PopResult result, final Throwable error, final boolean noWait) {
-        popping = false;
+    private void popped(final PopResult result, final Throwable error, final boolean noWait, final int max) {
+        popping--;
+        asked -= max;
+        if (popping == 0) {
+            popWaits = false;
+        }
         if (ended) {
             if (result != null) {
                 orphan(result.messages());
