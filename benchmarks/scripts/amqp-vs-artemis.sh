@@ -55,6 +55,22 @@ load() {
         || { cat "$WORK/load.err" >&2; return 1; }
 }
 
+# CPU seconds a process used so far (user + system), from /proc.
+cpu_seconds() {
+    awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
+}
+
+# Runs the load against the broker started as $BROKER_PID and appends the broker's CPU per message.
+load_and_measure() {
+    local before after
+    before="$(cpu_seconds "$BROKER_PID")"
+    local result
+    result="$(load)"
+    after="$(cpu_seconds "$BROKER_PID")"
+    awk -v r="$result" -v b="$before" -v a="$after" -v n="$MESSAGES" 'BEGIN {
+        printf "%s broker_cpu_us_per_msg=%.0f\n", r, (a - b) * 1e6 / (n * 1.2) }'
+}
+
 run_junction() {
     rm -rf "$WORK/junction"
     java -Xmx1g -jar broker/target/junction.jar --data-dir "$WORK/junction" \
@@ -63,7 +79,7 @@ run_junction() {
         --set http-cloudevents.enabled=false >"$WORK/junction.log" 2>&1 &
     BROKER_PID=$!
     wait_port
-    load
+    load_and_measure
     stop_broker
 }
 
@@ -72,7 +88,7 @@ run_artemis() {
     java -Xmx1g -cp "$PEER_CP" io.junction.bench.amqp.ArtemisPeer "$PORT" "$WORK/artemis" >"$WORK/artemis.log" 2>&1 &
     BROKER_PID=$!
     wait_port
-    load
+    load_and_measure
     stop_broker
 }
 

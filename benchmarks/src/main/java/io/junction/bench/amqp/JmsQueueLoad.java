@@ -25,7 +25,8 @@ import org.apache.qpid.jms.JmsConnectionFactory;
  * start to its last message; a warm-up of {@code messages / 5} on another queue runs first.
  *
  * <p>Usage: {@code JmsQueueLoad <amqp-uri> <messages> <producers> <consumers> [size]}; prints
- * {@code RESULT produce_msgs_per_s=<n> consume_msgs_per_s=<n>}.
+ * {@code RESULT produce_msgs_per_s=<n> consume_msgs_per_s=<n> load_cpu_us_per_msg=<produce>/<consume>} (the
+ * load process's own CPU per message in each phase, to tell a client-bound phase from a broker-bound one).
  */
 public final class JmsQueueLoad {
     private JmsQueueLoad() {
@@ -41,7 +42,8 @@ public final class JmsQueueLoad {
         final String run = Long.toString(System.nanoTime(), 36);
         run(factory, "warmup-" + run, Math.max(producers, messages / 5), producers, consumers, size);
         final double[] result = run(factory, "bench-" + run, messages, producers, consumers, size);
-        System.out.printf("RESULT produce_msgs_per_s=%.0f consume_msgs_per_s=%.0f%n", result[0], result[1]);
+        System.out.printf("RESULT produce_msgs_per_s=%.0f consume_msgs_per_s=%.0f load_cpu_us_per_msg=%.0f/%.0f%n",
+                result[0], result[1], result[2], result[3]);
     }
 
     private static double[] run(final JmsConnectionFactory factory, final String queueName, final int messages,
@@ -51,6 +53,7 @@ public final class JmsQueueLoad {
         final CountDownLatch produced = new CountDownLatch(producers);
         final List<Thread> threads = new ArrayList<>();
         final long produceStart = System.nanoTime();
+        final long cpuAtStart = cpuNanos();
         for (int p = 0; p < producers; p++) {
             final int share = messages / producers + (p < messages % producers ? 1 : 0);
             threads.add(started(() -> {
@@ -72,6 +75,7 @@ public final class JmsQueueLoad {
         }
         produced.await();
         final long produceNanos = System.nanoTime() - produceStart;
+        final long cpuAfterProduce = cpuNanos();
         check(failure);
 
         final AtomicInteger received = new AtomicInteger();
@@ -99,11 +103,19 @@ public final class JmsQueueLoad {
         }
         consumed.await();
         final long consumeNanos = System.nanoTime() - consumeStart;
+        final long cpuAfterConsume = cpuNanos();
         check(failure);
         for (Thread t : threads) {
             t.join();
         }
-        return new double[] {messages * 1e9 / produceNanos, messages * 1e9 / consumeNanos};
+        return new double[] {messages * 1e9 / produceNanos, messages * 1e9 / consumeNanos,
+            (cpuAfterProduce - cpuAtStart) / 1e3 / messages, (cpuAfterConsume - cpuAfterProduce) / 1e3 / messages};
+    }
+
+    /** CPU time of this (load) process: how much of the shared machine the client itself took. */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static Thread started(final Runnable task) {
