@@ -31,6 +31,8 @@ if [ ! -f broker/target/junction.jar ] || [ ! -f benchmarks/target/classes/io/ju
 fi
 mvn -B -q -o -f benchmarks/peers/amqp/pom.xml dependency:build-classpath -Dmdep.outputFile="$WORK/peer.cp" >/dev/null
 PEER_CP="benchmarks/target/classes:$(cat "$WORK/peer.cp")"
+# Warnings only in the Artemis and load JVMs (logback's default would log at DEBUG and slow both down).
+PEER_LOGGING="-Dlogback.configurationFile=benchmarks/peers/amqp/logback.xml"
 
 wait_port() {
     for _ in $(seq 1 300); do
@@ -50,7 +52,7 @@ stop_broker() {
 }
 
 load() {
-    java -Xmx512m -cp "$PEER_CP" io.junction.bench.amqp.JmsQueueLoad "amqp://127.0.0.1:$PORT" \
+    java -Xmx512m "$PEER_LOGGING" -cp "$PEER_CP" io.junction.bench.amqp.JmsQueueLoad "amqp://127.0.0.1:$PORT" \
         "$MESSAGES" "$PRODUCERS" "$CONSUMERS" "$SIZE" 2>"$WORK/load.err" | grep '^RESULT' \
         || { cat "$WORK/load.err" >&2; return 1; }
 }
@@ -65,7 +67,7 @@ load_and_measure() {
     local before after
     before="$(cpu_seconds "$BROKER_PID")"
     local result
-    result="$(load)"
+    result="$(load)" || { echo "load failed; broker log tail:" >&2; tail -20 "$WORK"/*.log >&2; return 1; }
     after="$(cpu_seconds "$BROKER_PID")"
     awk -v r="$result" -v b="$before" -v a="$after" -v n="$MESSAGES" 'BEGIN {
         printf "%s broker_cpu_us_per_msg=%.0f\n", r, (a - b) * 1e6 / (n * 1.2) }'
@@ -85,7 +87,7 @@ run_junction() {
 
 run_artemis() {
     rm -rf "$WORK/artemis"
-    java -Xmx1g -cp "$PEER_CP" io.junction.bench.amqp.ArtemisPeer "$PORT" "$WORK/artemis" >"$WORK/artemis.log" 2>&1 &
+    java -Xmx1g "$PEER_LOGGING" -cp "$PEER_CP" io.junction.bench.amqp.ArtemisPeer "$PORT" "$WORK/artemis" >"$WORK/artemis.log" 2>&1 &
     BROKER_PID=$!
     wait_port
     load_and_measure

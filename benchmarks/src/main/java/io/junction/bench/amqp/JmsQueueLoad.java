@@ -3,10 +3,8 @@ package io.junction.bench.amqp;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
-import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
-import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +18,8 @@ import org.apache.qpid.jms.JmsConnectionFactory;
  *
  * <p>Produce phase: {@code producers} threads, each on its own connection and session, send their share of
  * {@code messages} persistent BytesMessages with plain {@code send} (Qpid JMS waits for each persistent send to be
- * accepted, so the broker's durability is on the clock). Consume phase: {@code consumers} threads, each on its own
- * connection with an AUTO_ACKNOWLEDGE consumer (default prefetch), take all of them. Each phase is timed from its
+ * accepted, so the broker's durability is on the clock). Consume phase: {@code consumers} connections, each with an
+ * AUTO_ACKNOWLEDGE consumer (default prefetch) and a message listener, take all of them. Each phase is timed from its
  * start to its last message; a warm-up of {@code messages / 5} on another queue runs first.
  *
  * <p>Usage: {@code JmsQueueLoad <amqp-uri> <messages> <producers> <consumers> [size]}; prints
@@ -79,31 +77,32 @@ public final class JmsQueueLoad {
         check(failure);
 
         final AtomicInteger received = new AtomicInteger();
-        final CountDownLatch consumed = new CountDownLatch(consumers);
+        final CountDownLatch consumed = new CountDownLatch(1);
+        final List<Connection> consumerConnections = new ArrayList<>();
         final long consumeStart = System.nanoTime();
         for (int k = 0; k < consumers; k++) {
-            threads.add(started(() -> {
-                try (Connection c = factory.createConnection()) {
-                    c.start();
-                    final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                    final Queue queue = s.createQueue(queueName);
-                    final MessageConsumer consumer = s.createConsumer(queue);
-                    while (received.get() < messages) {
-                        final Message m = consumer.receive(200);
-                        if (m != null && received.incrementAndGet() >= messages) {
-                            break;
-                        }
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                } finally {
+            // A listener per consumer (Qpid JMS calls it on its session thread): no hand-off to a receiving thread.
+            final Connection c = factory.createConnection();
+            consumerConnections.add(c);
+            final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            final MessageConsumer consumer = s.createConsumer(s.createQueue(queueName));
+            consumer.setMessageListener(m -> {
+                if (received.incrementAndGet() == messages) {
                     consumed.countDown();
                 }
-            }));
+            });
+            c.setExceptionListener(e -> {
+                failure.compareAndSet(null, e);
+                consumed.countDown();
+            });
+            c.start();
         }
         consumed.await();
         final long consumeNanos = System.nanoTime() - consumeStart;
         final long cpuAfterConsume = cpuNanos();
+        for (Connection c : consumerConnections) {
+            c.close();
+        }
         check(failure);
         for (Thread t : threads) {
             t.join();
