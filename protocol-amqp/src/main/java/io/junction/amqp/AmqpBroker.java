@@ -1,0 +1,227 @@
+package io.junction.amqp;
+
+import io.junction.core.Messaging;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import io.junction.tenancy.AccessControl;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every AMQP connection shares: the core, tenancy, settings, and the bookkeeping of names that outlive one link
+ * (shared non-durable subscriptions, in use by several links; groups and topics the front-end creates).
+ *
+ * <p>Core names the front-end creates: consumer groups {@value #TRANSIENT_PREFIX}{@code *} (non-durable topic
+ * subscriptions, deleted when their last link goes and at start), {@value #DURABLE_PREFIX}{@code *} and
+ * {@value #SHARED_PREFIX}{@code *} (durable subscriptions, kept until unsubscribed), and topics
+ * {@value #TEMP_PREFIX}{@code *} (temporary queues and topics, deleted with their connection and at start).
+ */
+final class AmqpBroker {
+    static final String TRANSIENT_PREFIX = "amqp-tmp-";
+    static final String DURABLE_PREFIX = "amqp-sub-";
+    static final String SHARED_PREFIX = "amqp-shared-";
+    static final String TEMP_PREFIX = "amqp-temp-";
+    /** Group attributes of a subscription: the address and selector it was made for. */
+    static final String ATTR_ADDRESS = "amqp.address";
+    static final String ATTR_SELECTOR = "amqp.selector";
+    static final String ATTR_TOPIC = "amqp.topic";
+
+    /** How long messages of an ended link wait for the group's next link. */
+    static final long ORPHAN_MS = 10_000;
+    private static final Logger LOG = LoggerFactory.getLogger(AmqpBroker.class);
+
+    private final Messaging messaging;
+    private final AccessControl accessControl;
+    private final AmqpSettings settings;
+    private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
+    /** Messages popped for a link that had ended by the time they came (see {@link #adopt}), by group. */
+    private final Map<String, java.util.ArrayDeque<io.junction.core.PoppedMessage>> orphans = new ConcurrentHashMap<>();
+    private final Map<String, java.util.Set<ConsumerLink>> consumers = new ConcurrentHashMap<>();
+    private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
+    /** Links consuming from each shared non-durable subscription group. */
+    private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
+
+    AmqpBroker(final Messaging messaging, final AccessControl accessControl, final AmqpSettings settings) {
+        this.messaging = messaging;
+        this.accessControl = accessControl;
+        this.settings = settings;
+    }
+
+    Messaging messaging() {
+        return messaging;
+    }
+
+    AccessControl accessControl() {
+        return accessControl;
+    }
+
+    AmqpSettings settings() {
+        return settings;
+    }
+
+    /** A process-unique number for generated names. */
+    long nextId() {
+        return ids.incrementAndGet();
+    }
+
+    /** The topic, created with {@code amqp.topic-queues} queues when it does not exist. */
+    CompletableFuture<TopicConfig> ensureTopic(final String core) {
+        final Optional<TopicConfig> existing = messaging.route(core);
+        if (existing.isPresent()) {
+            return CompletableFuture.completedFuture(existing.get());
+        }
+        return messaging.topics().createIfAbsent(TopicConfig.of(core, settings.topicQueues()));
+    }
+
+    /** The consumer group, created when absent with the front-end's delivery limit and {@code attributes}. */
+    CompletableFuture<GroupConfig> ensureGroup(final String group, final Map<String, String> attributes) {
+        final Optional<GroupConfig> existing = messaging.groups().get(group);
+        if (existing.isPresent()) {
+            return CompletableFuture.completedFuture(existing.get());
+        }
+        return messaging.groups().createOrUpdate(new GroupConfig(group, settings.maxDeliveries() - 1, false, false,
+                attributes));
+    }
+
+    /**
+     * Makes a group start at the current end of every queue of the topic (a new subscription sees new messages only).
+     * Goes through the core's offset reset, which also moves the POP positions the core keeps in memory for a group
+     * of the same name that existed before.
+     */
+    CompletableFuture<Void> startAtEnd(final String group, final TopicConfig topic) {
+        final long now = System.currentTimeMillis() + 1;
+        final String retry = io.junction.core.pop.RetryPolicy.retryTopic(group, topic.name());
+        final CompletableFuture<?> retried = messaging.route(retry).isPresent()
+                ? messaging.consumers().resetOffsets(group, retry, now) // redeliveries of an earlier namesake
+                : CompletableFuture.completedFuture(null);
+        return retried.thenCompose(x -> messaging.consumers().resetOffsets(group, topic.name(), now))
+                .thenApply(x -> null);
+    }
+
+    /**
+     * Keeps messages popped for a consumer link that ended before they could be delivered (a long poll parked in the
+     * core cannot be cancelled). The group's next link takes them first, so order holds and no delivery is counted;
+     * those nobody claims within {@value #ORPHAN_MS} ms are made visible to the group again.
+     */
+    void adopt(final String group, final java.util.List<io.junction.core.PoppedMessage> messages,
+               final java.util.concurrent.ScheduledExecutorService timer) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        orphans.compute(group, (k, q) -> {
+            final java.util.ArrayDeque<io.junction.core.PoppedMessage> queue = q == null ? new java.util.ArrayDeque<>() : q;
+            queue.addAll(messages);
+            return queue;
+        });
+        final java.util.Set<ConsumerLink> live = consumers.get(group);
+        if (live != null) {
+            for (ConsumerLink link : live) {
+                link.wake(); // a link parked on a long poll takes them now
+            }
+        }
+        timer.schedule(() -> {
+            for (io.junction.core.PoppedMessage m : messages) {
+                if (removeOrphan(group, m)) {
+                    messaging.changeInvisibleTime(group, m.receiptHandle(), 0);
+                }
+            }
+        }, ORPHAN_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** A consumer link of the group is live (it may be woken to take adopted messages). */
+    void consumerStarted(final ConsumerLink link) {
+        consumers.computeIfAbsent(link.plan().group(), k -> ConcurrentHashMap.newKeySet()).add(link);
+    }
+
+    void consumerEnded(final ConsumerLink link) {
+        consumers.computeIfPresent(link.plan().group(), (k, set) -> {
+            set.remove(link);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    /** Takes up to {@code max} adopted messages of the group, oldest first. */
+    java.util.List<io.junction.core.PoppedMessage> claim(final String group, final int max) {
+        if (orphans.isEmpty()) {
+            return java.util.List.of();
+        }
+        final java.util.List<io.junction.core.PoppedMessage> out = new java.util.ArrayList<>();
+        orphans.computeIfPresent(group, (k, q) -> {
+            while (out.size() < max && !q.isEmpty()) {
+                out.add(q.poll());
+            }
+            return q.isEmpty() ? null : q;
+        });
+        return out;
+    }
+
+    private boolean removeOrphan(final String group, final io.junction.core.PoppedMessage m) {
+        final boolean[] removed = new boolean[1];
+        orphans.computeIfPresent(group, (k, q) -> {
+            removed[0] = q.remove(m);
+            return q.isEmpty() ? null : q;
+        });
+        return removed[0];
+    }
+
+    /** Counts a link on a shared non-durable subscription; true for the first. */
+    boolean joinSharedVolatile(final String group) {
+        return sharedVolatileLinks.merge(group, 1, Integer::sum) == 1;
+    }
+
+    /** Uncounts a link; true when it was the last (the subscription goes away). */
+    boolean leaveSharedVolatile(final String group) {
+        final Integer left = sharedVolatileLinks.computeIfPresent(group, (k, n) -> n <= 1 ? null : n - 1);
+        return left == null;
+    }
+
+    /**
+     * Deletes a group the front-end made (a subscription that ended); failures are only logged. A later group of the
+     * same name is a new incarnation: messages still held for the old one are acknowledged, never handed to it.
+     */
+    CompletableFuture<Boolean> deleteGroup(final String group) {
+        incarnations.merge(group, 1, Integer::sum);
+        for (io.junction.core.PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
+            messaging.ack(group, m.receiptHandle());
+        }
+        return messaging.groups().delete(group).whenComplete((r, e) -> {
+            if (e != null) {
+                LOG.debug("Deleting consumer group {} failed", group, e);
+            }
+        });
+    }
+
+    /** Which incarnation of a group name is current (see {@link #deleteGroup}). */
+    int incarnation(final String group) {
+        return incarnations.getOrDefault(group, 0);
+    }
+
+    /** Deletes a temporary topic and its consumer group. */
+    void deleteTemporary(final String topic) {
+        messaging.topics().delete(topic).whenComplete((r, e) -> {
+            if (e != null) {
+                LOG.debug("Deleting temporary topic {} failed", topic, e);
+            }
+        });
+        deleteGroup(topic);
+    }
+
+    /** At start: non-durable subscriptions and temporary topics of connections that died with the last process. */
+    void removeLeftovers() {
+        for (GroupConfig g : messaging.groups().list()) {
+            if (g.name().startsWith(TRANSIENT_PREFIX) || g.name().startsWith(TEMP_PREFIX)) {
+                deleteGroup(g.name());
+            }
+        }
+        for (TopicConfig t : messaging.topics().list()) {
+            if (t.name().startsWith(TEMP_PREFIX)) {
+                deleteTemporary(t.name());
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package io.junction.amqp;
+
+import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PoppedMessage;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.messaging.Modified;
+import org.apache.qpid.proton.amqp.messaging.Outcome;
+import org.apache.qpid.proton.amqp.messaging.Rejected;
+import org.apache.qpid.proton.amqp.messaging.Released;
+import org.apache.qpid.proton.amqp.transaction.TransactionalState;
+import org.apache.qpid.proton.amqp.transport.DeliveryState;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.Sender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A link on which the broker sends (the client's receiver): reads its consumer group with POP as far as the link's
+ * credit goes, and maps the client's dispositions onto the core.
+ *
+ * <p>Credit drives the reads: a pop asks for at most the credit not yet covered by reads in flight (32 at most), and a
+ * second runs while the first is out when the credit covers both; they wait at the end of the queues for
+ * {@code longPollMs}; a drain request reads once without waiting and then gives the rest of the credit
+ * back. Messages popped while the link had no credit left wait in a short queue (at most one pop's worth).
+ * Outcomes: accepted → ack; released and modified → visible again at once (the core counts a delivery, so the next
+ * delivery's delivery-count and JMSRedelivered show it; after {@code amqp.max-delivery-attempts} the message goes to
+ * the group's dead-letter topic); rejected → the dead-letter topic now. Presettled (at-most-once) links ack each
+ * message as it is written. When the link ends, every message it holds unsettled goes back to the group at once.
+ */
+final class ConsumerLink implements LinkHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
+    private static final long RETRY_MS = 500;
+    private static final int MAX_POPS = 2;
+
+    private final Endpoints endpoints;
+    private final Sender sender;
+    private final Messaging messaging;
+    private final ConsumerPlan plan;
+    private final boolean presettled;
+    private final java.util.function.Consumer<Boolean> onEnd;
+    private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
+    /** The incarnation of the group this link reads (a subscription deleted and made again is a new one). */
+    private final int incarnation;
+    /** Reads in flight, the messages they may bring, and whether one of them waits at the end of the queues. */
+    private int popping;
+    private int asked;
+    private boolean popWaits;
+    private boolean ended;
+    private long tags;
+
+    ConsumerLink(final Endpoints endpoints, final Sender sender, final ConsumerPlan plan, final boolean presettled,
+                 final java.util.function.Consumer<Boolean> onEnd) {
+        this.endpoints = endpoints;
+        this.sender = sender;
+        this.messaging = endpoints.broker().messaging();
+        this.plan = plan;
+        this.presettled = presettled;
+        this.onEnd = onEnd;
+        this.incarnation = endpoints.broker().incarnation(plan.group());
+    }
+
+    ConsumerPlan plan() {
+        return plan;
+    }
+
+    @Override
+    public void onFlow() {
+        pump();
+    }
+
+    /** From any thread: look for work (messages another link of the group left behind). */
+    void wake() {
+        endpoints.connection().executor().execute(() -> {
+            pump();
+            endpoints.connection().requestFlush();
+        });
+    }
+
+    @Override
+    public void onWritable() {
+        pump();
+    }
+
+    private void pump() {
+        if (ended) {
+            return;
+        }
+        deliverReady();
+        if (sender.getCredit() <= 0 || !ready.isEmpty()) {
+            return; // waiting for credit, or for the channel to drain
+        }
+        final java.util.List<PoppedMessage> adopted = endpoints.broker().claim(plan.group(), sender.getCredit());
+        if (!adopted.isEmpty()) {
+            ready.addAll(adopted);
+            deliverReady();
+            if (sender.getCredit() <= 0 || !ready.isEmpty()) {
+                return;
+            }
+        }
+        if (sender.getDrain()) {
+            if (popping > 0) {
+                if (popWaits) {
+                    sender.drained(); // nothing now; what the parked read brings waits for new credit
+                    endpoints.connection().requestFlush();
+                }
+                return;
+            }
+            pop(true);
+            return;
+        }
+        // Two reads in flight when the credit covers both: one checkpoint is being stored while the other reads.
+        while (popping < MAX_POPS && sender.getCredit() - asked > 0
+                && (popping == 0 || sender.getCredit() - asked >= PopRequest.MAX_MESSAGES)) {
+            pop(false);
+        }
+    }
+
+    private void pop(final boolean noWait) {
+        final int max = Math.min(PopRequest.MAX_MESSAGES, sender.getCredit() - asked);
+        popping++;
+        asked += max;
+        popWaits |= !noWait;
+        messaging.pop(new PopRequest(plan.group(), plan.topic(), plan.filter(), max,
+                        endpoints.broker().settings().invisibleMs(),
+                        noWait ? 0 : endpoints.broker().settings().longPollMs()))
+                .whenCompleteAsync((r, e) -> popped(r, e, noWait, max), endpoints.connection().executor());
+    }
+
+    private void popped(final PopResult result, final Throwable error, final boolean noWait, final int max) {
+        popping--;
+        asked -= max;
+        if (popping == 0) {
+            popWaits = false;
+        }
+        if (ended) {
+            if (result != null) {
+                orphan(result.messages());
+            }
+            return;
+        }
+        if (error != null) {
+            LOG.debug("Pop for {} on {} failed", plan.group(), plan.topic(), error);
+            endpoints.connection().executor().schedule(this::pump, RETRY_MS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        ready.addAll(result.messages());
+        deliverReady();
+        if (noWait && sender.getDrain() && sender.getCredit() > 0 && ready.isEmpty()) {
+            sender.drained();
+        } else {
+            pump();
+        }
+        endpoints.connection().requestFlush();
+    }
+
+    private void deliverReady() {
+        final long now = System.currentTimeMillis();
+        while (sender.getCredit() > 0 && !ready.isEmpty() && endpoints.connection().writable()) {
+            final PoppedMessage m = ready.poll();
+            final long expiresAt = AmqpMessageMapping.expiresAt(m.message().properties());
+            if (expiresAt > 0 && expiresAt <= now || m.message().storeTimestamp() < plan.since()) {
+                ack(m.receiptHandle()); // expired, or older than the subscription: never delivered
+                continue;
+            }
+            final GrowableBuffer out = endpoints.encodeBuffer();
+            endpoints.mapping().toAmqp(m.message(), plan.address(), m.reconsumeTimes(), out);
+            final Delivery d = sender.delivery(nextTag());
+            sender.send(out.array(), 0, out.position());
+            if (presettled) {
+                d.settle();
+                ack(m.receiptHandle());
+            } else {
+                d.setContext(m.receiptHandle());
+            }
+            sender.advance();
+        }
+    }
+
+    private byte[] nextTag() {
+        long t = tags++;
+        int n = 1;
+        for (long v = t >>> 8; v != 0; v >>>= 8) {
+            n++;
+        }
+        final byte[] tag = new byte[n];
+        for (int i = n - 1; i >= 0; i--) {
+            tag[i] = (byte) t;
+            t >>>= 8;
+        }
+        return tag;
+    }
+
+    @Override
+    public void onDelivery(final Delivery d) {
+        final String receipt = (String) d.getContext();
+        if (receipt == null) {
+            if (d.remotelySettled()) {
+                d.settle();
+            }
+            return;
+        }
+        final DeliveryState state = d.getRemoteState();
+        if (state instanceof TransactionalState ts) {
+            final LocalTransaction txn = endpoints.transactions().get(ts.getTxnId());
+            if (txn == null) {
+                return; // unknown transaction: the message stays taken until the link ends
+            }
+            txn.enlistOutcome(this, receipt, ts.getOutcome());
+            d.setContext(null);
+            d.settle();
+            return;
+        }
+        if (state == null && !d.remotelySettled()) {
+            return;
+        }
+        settle(receipt, state instanceof Outcome o ? o : Accepted.getInstance());
+        d.setContext(null);
+        d.settle();
+    }
+
+    /** Applies an outcome to a message this link delivered (now, or at a transaction's commit). */
+    void settle(final String receipt, final Outcome outcome) {
+        if (outcome instanceof Accepted) {
+            ack(receipt);
+        } else if (outcome instanceof Rejected) {
+            messaging.deadLetter(plan.group(), receipt).whenComplete((r, e) -> logFailure("dead-letter", e));
+        } else if (outcome instanceof Released || outcome instanceof Modified) {
+            release(receipt);
+        } else {
+            ack(receipt);
+        }
+    }
+
+    private void ack(final String receipt) {
+        messaging.ack(plan.group(), receipt).whenComplete((r, e) -> logFailure("ack", e));
+    }
+
+    /** Makes a message visible to the group again at once. */
+    void release(final String receipt) {
+        messaging.changeInvisibleTime(plan.group(), receipt, 0).whenComplete((r, e) -> logFailure("release", e));
+    }
+
+    /** Messages this link took but never delivered: the group's next link gets them (unless the group is gone). */
+    private void orphan(final java.util.List<PoppedMessage> messages) {
+        if (plan.kind() == ConsumerPlan.Kind.TRANSIENT
+                || endpoints.broker().incarnation(plan.group()) != incarnation) {
+            messages.forEach(m -> ack(m.receiptHandle()));
+        } else {
+            endpoints.broker().adopt(plan.group(), messages, endpoints.connection().executor());
+        }
+    }
+
+    private void logFailure(final String what, final Throwable e) {
+        if (e != null) {
+            LOG.debug("AMQP {} for group {} failed: {}", what, plan.group(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void onEnd(final boolean closed) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        endpoints.broker().consumerEnded(this);
+        orphan(new java.util.ArrayList<>(ready));
+        ready.clear();
+        for (Delivery d = sender.head(); d != null; d = d.next()) {
+            if (d.getContext() instanceof String receipt) {
+                d.setContext(null);
+                release(receipt);
+            }
+        }
+        if (onEnd != null) {
+            onEnd.accept(closed);
+        }
+    }
+
+    /** For logging. */
+    @Override
+    public String toString() {
+        return "consumer " + plan;
+    }
+}

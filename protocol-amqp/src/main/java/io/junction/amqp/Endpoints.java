@@ -1,0 +1,202 @@
+package io.junction.amqp;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.engine.Connection;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.EndpointState;
+import org.apache.qpid.proton.engine.Link;
+import org.apache.qpid.proton.engine.Session;
+
+/**
+ * The AMQP endpoints of one connection (connection, sessions, links) and what lives exactly as long as the
+ * connection: its links' handlers, transactions, temporary topics, and the per-connection codec and encode buffer.
+ */
+final class Endpoints {
+    static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
+    static final Symbol DELAYED_DELIVERY = Symbol.valueOf("DELAYED_DELIVERY");
+    static final Symbol SHARED_SUBS = Symbol.valueOf("SHARED-SUBS");
+
+    private final AmqpConnection connection;
+    private final AmqpBroker broker;
+    private final Connection proton;
+    private final LinkAttacher attacher;
+    private final AmqpMessageMapping mapping = new AmqpMessageMapping();
+    private final GrowableBuffer encodeBuffer = new GrowableBuffer(4096);
+    private final Map<Link, LinkHandler> links = new LinkedHashMap<>();
+    private final Map<Binary, LocalTransaction> transactions = new HashMap<>();
+    private final List<String> temporaryTopics = new ArrayList<>();
+    private boolean lost;
+
+    Endpoints(final AmqpConnection connection, final AmqpBroker broker, final Connection proton) {
+        this.connection = connection;
+        this.broker = broker;
+        this.proton = proton;
+        this.attacher = new LinkAttacher(this);
+    }
+
+    AmqpConnection connection() {
+        return connection;
+    }
+
+    AmqpBroker broker() {
+        return broker;
+    }
+
+    AmqpMessageMapping mapping() {
+        return mapping;
+    }
+
+    GrowableBuffer encodeBuffer() {
+        return encodeBuffer;
+    }
+
+    Map<Binary, LocalTransaction> transactions() {
+        return transactions;
+    }
+
+    /** The client's container id (its JMS client id when it set one). */
+    String containerId() {
+        final String id = proton.getRemoteContainer();
+        return id == null ? "" : id;
+    }
+
+    boolean lost() {
+        return lost;
+    }
+
+    /** Answers the client's OPEN. */
+    void open() {
+        proton.setContainer("junction");
+        proton.setOfferedCapabilities(new Symbol[] {ANONYMOUS_RELAY, DELAYED_DELIVERY, SHARED_SUBS});
+        proton.open();
+    }
+
+    void sessionOpened(final Session session) {
+        if (session.getLocalState() == EndpointState.UNINITIALIZED) {
+            // Flow control is per link (credit, bounded in-flight bytes); the session window stays open.
+            session.setIncomingCapacity(Integer.MAX_VALUE);
+            session.open();
+        }
+    }
+
+    void sessionClosed(final Session session) {
+        for (Link link : new ArrayList<>(links.keySet())) {
+            if (link.getSession() == session) {
+                ended(link, false);
+            }
+        }
+        if (session.getLocalState() != EndpointState.CLOSED) {
+            session.close();
+        }
+        freeIfDone(session);
+    }
+
+    /**
+     * Lets proton forget an endpoint both sides have closed; otherwise a long-lived connection that opens and closes
+     * many links or sessions would keep every one of them.
+     */
+    private static void freeIfDone(final org.apache.qpid.proton.engine.Endpoint endpoint) {
+        if (endpoint.getLocalState() == EndpointState.CLOSED && endpoint.getRemoteState() == EndpointState.CLOSED) {
+            endpoint.free();
+        }
+    }
+
+    void linkOpened(final Link link) {
+        if (link.getLocalState() == EndpointState.UNINITIALIZED) {
+            attacher.attach(link);
+        }
+    }
+
+    /** Registers the handler of a link the attacher opened. */
+    void register(final Link link, final LinkHandler handler) {
+        link.setContext(handler);
+        links.put(link, handler);
+    }
+
+    void linkEnded(final Link link, final boolean closed) {
+        ended(link, closed);
+        if (link.getLocalState() != EndpointState.CLOSED) {
+            if (closed) {
+                link.close();
+            } else {
+                link.detach();
+            }
+        }
+        freeIfDone(link);
+    }
+
+    /** The broker ends a link with an error (the client's link is detached, closed). */
+    void endLink(final Link link, final ErrorCondition condition) {
+        ended(link, false);
+        link.setCondition(condition);
+        link.close();
+        connection.requestFlush();
+    }
+
+    private void ended(final Link link, final boolean closed) {
+        final LinkHandler handler = links.remove(link);
+        if (handler != null) {
+            link.setContext(null);
+            handler.onEnd(closed);
+        }
+    }
+
+    void flow(final Link link) {
+        final LinkHandler handler = links.get(link);
+        if (handler != null) {
+            handler.onFlow();
+        }
+    }
+
+    void delivery(final Delivery delivery) {
+        final LinkHandler handler = links.get(delivery.getLink());
+        if (handler != null) {
+            handler.onDelivery(delivery);
+        } else if (delivery.remotelySettled()) {
+            delivery.settle();
+        }
+    }
+
+    void writable() {
+        for (LinkHandler handler : new ArrayList<>(links.values())) {
+            handler.onWritable();
+        }
+    }
+
+    /** A temporary topic this connection created; deleted when the connection ends. */
+    void addTemporaryTopic(final String topic) {
+        temporaryTopics.add(topic);
+    }
+
+    void removeTemporaryTopic(final String topic) {
+        if (temporaryTopics.remove(topic)) {
+            broker.deleteTemporary(topic);
+        }
+    }
+
+    /** The connection ended (closed by either side or dropped): every link ends, open transactions roll back. */
+    void connectionLost() {
+        if (lost) {
+            return;
+        }
+        lost = true;
+        for (Link link : new ArrayList<>(links.keySet())) {
+            ended(link, false);
+        }
+        for (LocalTransaction txn : transactions.values()) {
+            txn.rollback();
+        }
+        transactions.clear();
+        for (String topic : temporaryTopics) {
+            broker.deleteTemporary(topic);
+        }
+        temporaryTopics.clear();
+    }
+}
