@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# MQTT QoS 1 side by side: Junction against Eclipse Mosquitto (Debian package; persistence on), and against ActiveMQ
-# Artemis when ARTEMIS_CMD names a command that starts it with an MQTT acceptor on $ARTEMIS_PORT. The same load
+# MQTT QoS 1 side by side: Junction against Eclipse Mosquitto (Debian package; persistence on) and ActiveMQ Artemis
+# 2.40 embedded (benchmarks' ArtemisPeer with an MQTT acceptor, persistence on; ARTEMIS=0 leaves it out). The same load
 # (benchmarks' MqttLoad: fan-in = 100 publishers -> 1 subscriber, fan-out = 1 publisher -> 100 subscribers, 64-byte
 # payloads, window 10 per publisher) runs against each broker in turn, ROUNDS times (A, B, A, B, ...), and the medians
 # and ratios are printed. Needs: mosquitto (apt-get install mosquitto), mvn -q -B -DskipTests package.
@@ -35,13 +35,20 @@ mosquitto -c "$data/mosquitto.conf" >"$data/mosquitto.log" 2>&1 &
 pid[mosquitto]=$!; pids+=($!)
 
 brokers=(junction mosquitto)
-if [ -n "${ARTEMIS_CMD:-}" ]; then
-  port[artemis]="${ARTEMIS_PORT:-28885}"
-  bash -c "$ARTEMIS_CMD" >"$data/artemis.log" 2>&1 &
+if [ "${ARTEMIS:-1}" != 0 ]; then
+  # Artemis needs Netty 4.1: its own JVM on the classpath of benchmarks/peers/amqp/pom.xml.
+  mvn -B -q -o -f benchmarks/peers/amqp/pom.xml dependency:build-classpath -Dmdep.outputFile="$data/peer.cp" >/dev/null
+  port[artemis]=28885
+  java -Xmx1g -Dlogback.configurationFile=benchmarks/peers/amqp/logback.xml \
+    -cp "benchmarks/target/classes:$(cat "$data/peer.cp")" io.junction.bench.amqp.ArtemisPeer 28886 "$data/artemis" \
+    28885 >"$data/artemis.log" 2>&1 &
   pid[artemis]=$!; pids+=($!)
   brokers+=(artemis)
 fi
 for b in "${brokers[@]}"; do await_port "${port[$b]}"; done
+if [ -n "${pid[artemis]:-}" ]; then # its acceptors open before it is ready for clients
+  for _ in $(seq 1 600); do grep -q "ARTEMIS READY" "$data/artemis.log" && break; sleep 0.1; done
+fi
 
 load() { # broker scenario publishers subscribers
   java -Xmx1g -cp "$bench" io.junction.bench.mqtt.MqttLoad --port "${port[$1]}" --label "$1 $2" \

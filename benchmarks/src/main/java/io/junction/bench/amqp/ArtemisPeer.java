@@ -15,7 +15,8 @@ import org.apache.activemq.artemis.core.settings.impl.AddressSettings;
  * (anycast by default, as a JMS queue). Prints {@code ARTEMIS READY} once it accepts connections and runs until it
  * is killed.
  *
- * <p>Usage: {@code ArtemisPeer <port> <data-dir>}.
+ * <p>Usage: {@code ArtemisPeer <amqp-port> <data-dir> [<mqtt-port>]}; with an MQTT port, an MQTT acceptor too (the
+ * MQTT side by side, scripts/mqtt-side-by-side.sh).
  */
 public final class ArtemisPeer {
     private ArtemisPeer() {
@@ -35,11 +36,23 @@ public final class ArtemisPeer {
                 .setSecurityEnabled(false)
                 .setCriticalAnalyzer(false)
                 .addAcceptorConfiguration("amqp", "tcp://127.0.0.1:" + port + "?protocols=AMQP");
+        if (args.length > 2) {
+            config.addAcceptorConfiguration("mqtt", "tcp://127.0.0.1:" + Integer.parseInt(args[2]) + "?protocols=MQTT");
+        }
         config.addAddressSetting("#", new AddressSettings()
                 .setAutoCreateAddresses(true)
                 .setAutoCreateQueues(true)
                 .setDefaultAddressRoutingType(RoutingType.ANYCAST)
                 .setDefaultQueueRoutingType(RoutingType.ANYCAST));
+        if (args.length > 2) {
+            // MQTT topics are publish-subscribe: the load's topics (bench/...) are multicast addresses, whatever the
+            // JMS-queue default above says.
+            config.addAddressSetting("bench.#", new AddressSettings()
+                    .setAutoCreateAddresses(true)
+                    .setAutoCreateQueues(true)
+                    .setDefaultAddressRoutingType(RoutingType.MULTICAST)
+                    .setDefaultQueueRoutingType(RoutingType.MULTICAST));
+        }
         final EmbeddedActiveMQ server = new EmbeddedActiveMQ();
         server.setConfiguration(config);
         server.start();
