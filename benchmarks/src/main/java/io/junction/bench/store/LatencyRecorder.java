@@ -5,25 +5,25 @@ import java.util.List;
 
 /**
  * Latency samples of one thread (no sharing, no synchronisation); {@link #merge} combines threads after they stopped.
- * Keeps every sample: a SYNC run of seconds produces at most a few million, a few MB of longs.
+ * Keeps every sample (also used by the Remoting load tool): a SYNC run of seconds produces at most a few million, a few MB of longs.
  */
-final class LatencyRecorder {
+public final class LatencyRecorder {
     private long[] samples = new long[16 * 1024];
     private int count;
 
-    void record(final long nanos) {
+    public void record(final long nanos) {
         if (count == samples.length) {
             samples = Arrays.copyOf(samples, count * 2);
         }
         samples[count++] = nanos;
     }
 
-    int count() {
+    public int count() {
         return count;
     }
 
     /** Percentiles of all samples of {@code recorders}; call only after their threads finished. */
-    static Percentiles merge(final List<LatencyRecorder> recorders) {
+    public static Percentiles merge(final List<LatencyRecorder> recorders) {
         int total = 0;
         for (LatencyRecorder r : recorders) {
             total += r.count;
@@ -47,6 +47,6 @@ final class LatencyRecorder {
     }
 
     /** Latency percentiles in nanoseconds. */
-    record Percentiles(long count, long p50, long p99, long p999, long max) {
+    public record Percentiles(long count, long p50, long p99, long p999, long max) {
     }
 }
