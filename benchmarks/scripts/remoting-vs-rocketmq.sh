@@ -45,6 +45,7 @@ cleanup() {
   if [ "${KEEP:-0}" = 1 ]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 await_line() { # file pattern pid what
   for _ in $(seq 1 600); do
@@ -73,9 +74,10 @@ wait_for_quiet() {
   done
 }
 
-load() { # label namesrv -> RESULT line
+load() { # label namesrv broker-pids -> RESULT line
   java -Xmx1g -cp "$classes:$rmqcp" io.junction.bench.remoting.RemotingLoad --namesrv "$2" --label "$1" \
        --threads "$threads" --seconds "$seconds" --warmup-seconds "$warmup" --size "$size" --queues "$queues" \
+       --broker-pids "$3" \
        >"$run/load.txt" 2>"$run/load.err" || true
   grep "^$1: " "$run/load.txt" >&2 || true
   grep '^RESULT ' "$run/load.txt" || { echo "the load tool failed:" >&2; tail -20 "$run/load.err" >&2; exit 1; }
@@ -87,7 +89,7 @@ run_junction() { # mode
        --set http-cloudevents.enabled=false >"$run/broker.log" 2>&1 &
   local pid=$!; pids+=("$pid")
   await_line "$run/broker.log" "Junction ready" "$pid" "Junction"
-  result="$(load junction "127.0.0.1:$jport")"
+  result="$(load junction "127.0.0.1:$jport" "$pid")"
   read -r rss_kb anon_kb file_kb <<<"$(rss "$pid")"
   stop "$pid"
   echo "$result rss_kb=$rss_kb anon_kb=$anon_kb file_kb=$file_kb ns_rss_kb=0" >"$run/result"
@@ -120,7 +122,7 @@ CONF
       >"$run/broker.log" 2>&1 &
   local broker=$!; pids+=("$broker")
   await_line "$run/broker.log" "boot success" "$broker" "RocketMQ broker"
-  result="$(load rocketmq "127.0.0.1:$nport")"
+  result="$(load rocketmq "127.0.0.1:$nport" "$broker,$ns")"
   read -r rss_kb anon_kb file_kb <<<"$(rss "$broker")"
   read -r ns_kb _ _ <<<"$(rss "$ns")"
   stop "$broker"; stop "$ns"
@@ -137,7 +139,8 @@ for mode in $modes; do
       loadavg="$(cut -d' ' -f1 /proc/loadavg)"
       echo "== $mode flush, round $round, $broker (load average $loadavg)" >&2
       "run_$broker" "$mode" # not in a subshell: the EXIT trap must know the brokers it started
-      echo "mode=$mode round=$round load=$loadavg $(cat "$run/result")" | tee -a "$results" >&2
+      echo "mode=$mode round=$round load=$loadavg end_load=$(cut -d' ' -f1 /proc/loadavg) $(cat "$run/result")" \
+        | tee -a "$results" >&2
       rm -rf "$run/data" "$run/store"
     done
   done
@@ -151,27 +154,31 @@ function median(key,   n, i, j, t, a) {
   for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+function ratio(name) { return med["rocketmq", name] == 0 ? 0 : med["junction", name] / med["rocketmq", name] }
+BEGIN { split("tps p50_ms p99_ms drain_rate broker_send_us broker_drain_us client_send_us rss_kb anon_kb file_kb ns_rss_kb", names, " ") }
 {
   m = field("mode"); b = field("label"); modes[m] = 1; runs[m, b]++
-  split("tps p50_ms p99_ms drain_rate rss_kb anon_kb file_kb ns_rss_kb failed", names, " ")
   for (k in names) { key = m SUBSEP b SUBSEP names[k]; vals[key] = vals[key] (vals[key] == "" ? "" : " ") field(names[k]) }
 }
 END {
-  printf "\n%-6s %-9s %4s %10s %9s %9s %11s %9s %9s %9s %8s\n", "flush", "broker", "runs", "send/s", "p50 ms", "p99 ms", \
-         "drain/s", "RSS MB", "anon MB", "file MB", "+ns MB"
+  printf "\n%-6s %-9s %4s %9s %8s %8s %9s %10s %10s %10s %7s %7s %7s %6s\n", "flush", "broker", "runs", "send/s", \
+         "p50 ms", "p99 ms", "drain/s", "CPU us/s", "CPU us/d", "client/s", "RSS MB", "anon", "file", "+ns"
   for (m in modes) {
     for (bi = 1; bi <= 2; bi++) {
       b = bi == 1 ? "junction" : "rocketmq"
       for (k in names) med[b, names[k]] = median(m SUBSEP b SUBSEP names[k])
-      printf "%-6s %-9s %4d %10.0f %9.2f %9.2f %11.0f %9.0f %9.0f %9.0f %8.0f\n", m, b, runs[m, b], med[b, "tps"], \
-             med[b, "p50_ms"], med[b, "p99_ms"], med[b, "drain_rate"], med[b, "rss_kb"] / 1024, med[b, "anon_kb"] / 1024, \
+      printf "%-6s %-9s %4d %9.0f %8.2f %8.2f %9.0f %10.1f %10.1f %10.1f %7.0f %7.0f %7.0f %6.0f\n", m, b, runs[m, b], \
+             med[b, "tps"], med[b, "p50_ms"], med[b, "p99_ms"], med[b, "drain_rate"], med[b, "broker_send_us"], \
+             med[b, "broker_drain_us"], med[b, "client_send_us"], med[b, "rss_kb"] / 1024, med[b, "anon_kb"] / 1024, \
              med[b, "file_kb"] / 1024, med[b, "ns_rss_kb"] / 1024
     }
-    printf "%-6s %-9s      %9.2fx %8.2fx %8.2fx %10.2fx %8.2fx   (Junction / RocketMQ broker; RSS vs broker + name server: %.2fx)\n", \
-           m, "ratio", med["junction", "tps"] / med["rocketmq", "tps"], med["junction", "p50_ms"] / med["rocketmq", "p50_ms"], \
-           med["junction", "p99_ms"] / med["rocketmq", "p99_ms"], med["junction", "drain_rate"] / med["rocketmq", "drain_rate"], \
-           med["junction", "rss_kb"] / med["rocketmq", "rss_kb"], \
+    printf "%-6s %-14s %8.2fx %7.2fx %7.2fx %8.2fx %9.2fx %9.2fx %10s %6.2fx %6.2fx %6.2fx   J / R; RSS vs broker + name server: %.2fx\n", \
+           m, "ratio J/R", ratio("tps"), ratio("p50_ms"), ratio("p99_ms"), ratio("drain_rate"), ratio("broker_send_us"), \
+           ratio("broker_drain_us"), "", ratio("rss_kb"), ratio("anon_kb"), ratio("file_kb"), \
            med["junction", "rss_kb"] / (med["rocketmq", "rss_kb"] + med["rocketmq", "ns_rss_kb"])
   }
-  print "\nBars (issue 4, ASYNC): send/s and drain/s >= 1.50x RocketMQ, p99 no worse (ratio <= 1.00)."
+  print "\nsend/s, p50/p99: measured send phase; drain/s: first to last delivery; CPU us/s, us/d: broker CPU time per"
+  print "message sent / drained (RocketMQ: broker + name server); client/s: the load tool'"'"'s CPU per message sent;"
+  print "RSS after the run (anon = heap and native, file = mapped log pages). Medians of the runs."
+  print "Bars (issue 4, ASYNC): send/s and drain/s >= 1.50x RocketMQ, p99 no worse (ratio <= 1.00)."
 }' "$results"

@@ -154,6 +154,7 @@ class RemotingProducerIT {
         final DefaultMQProducer big = Clients.producer(broker);
         try {
             big.setMaxMessageSize(16 << 20); // let the client send it: the broker must refuse
+            big.setSendMsgTimeout(30_000); // 5 MiB on a busy machine can take longer than the usual 5 s
             big.setCompressMsgBodyOverHowmuch(Integer.MAX_VALUE);
             big.setRetryTimesWhenSendFailed(0);
             final byte[] body = new byte[5 << 20];
@@ -175,6 +176,7 @@ class RemotingProducerIT {
         final DefaultMQProducer big = Clients.producer(broker);
         try {
             big.setMaxMessageSize(16 << 20); // let the client send it: the broker must refuse
+            big.setSendMsgTimeout(30_000); // 5 MiB on a busy machine can take longer than the usual 5 s
             big.setRetryTimesWhenSendFailed(0);
             final byte[] large = new byte[5 << 20];
             new java.util.Random(2).nextBytes(large);
