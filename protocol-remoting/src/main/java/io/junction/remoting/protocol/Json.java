@@ -32,11 +32,6 @@ public final class Json {
         }
     }
 
-    /** The value the parser stands at, as a tree. */
-    static JsonNode readTree(final com.fasterxml.jackson.core.JsonParser parser) throws java.io.IOException {
-        return MAPPER.readTree(parser);
-    }
-
     /** UTF-8 bytes of a JSON text. */
     public static byte[] bytes(final CharSequence json) {
         return json.toString().getBytes(StandardCharsets.UTF_8);

@@ -1,101 +1,383 @@
 package io.junction.remoting.protocol;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Reads a JSON (type 0) header straight into a command with Jackson's streaming parser: every request of a JSON
- * client passes here, and building a tree first cost more than the rest of decoding. Keys it does not know are
- * skipped; {@code extFields} values are kept as text (a nested value as its JSON text).
+ * Reads a JSON (type 0) header straight into a command. Every request of a JSON client passes here, and a general
+ * JSON library cost several microseconds and kilobytes of garbage per header; this reader knows the header's shape
+ * (one object: ints, strings, an {@code extFields} object of strings) and walks the bytes once, making a string only
+ * for what it keeps.
+ *
+ * <p>It accepts any JSON: keys it does not know are skipped whatever their value; an {@code extFields} value that is
+ * not a string is kept as its JSON text (numbers and booleans as written, nested values verbatim). Bytes after the
+ * header object are ignored. Anything else (broken syntax, an unterminated string, nesting deeper than
+ * {@value #MAX_DEPTH}, a non-numeric int field) is a {@link HeaderException}, never another exception.
  */
 final class JsonHeaderReader {
-    private static final JsonFactory FACTORY = new JsonFactory();
+    static final int MAX_DEPTH = 64;
 
-    private JsonHeaderReader() {
+    private final byte[] in;
+    private int pos;
+
+    private JsonHeaderReader(final byte[] in) {
+        this.in = in;
     }
 
     static void read(final RemotingCommand cmd, final byte[] bytes) {
-        try (JsonParser p = FACTORY.createParser(bytes)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new HeaderException("the JSON header is not an object");
-            }
-            boolean hasCode = false;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                final String name = p.currentName();
-                final JsonToken value = p.nextToken();
-                switch (name) {
-                    case "code" -> {
-                        if (value == JsonToken.VALUE_NULL) {
-                            throw new HeaderException("the JSON header has no int code");
-                        }
-                        cmd.code(intValue(p, value, name));
-                        hasCode = true;
+        new JsonHeaderReader(bytes).header(cmd);
+    }
+
+    private void header(final RemotingCommand cmd) {
+        if (next() != '{') {
+            throw malformed("the JSON header is not an object");
+        }
+        pos++;
+        cmd.version(0); // what the sender claims; absent means 0, not this server's version
+        boolean hasCode = false;
+        if (next() == '}') {
+            throw new HeaderException("the JSON header has no int code");
+        }
+        while (true) {
+            final String name = string();
+            expect(':');
+            switch (name) {
+                case "code" -> {
+                    if (isNull()) {
+                        throw new HeaderException("the JSON header has no int code");
                     }
-                    case "language" -> cmd.language(value == JsonToken.VALUE_NULL ? "JAVA" : text(p, value));
-                    case "version" -> cmd.version(intValue(p, value, name));
-                    case "opaque" -> cmd.opaque(intValue(p, value, name));
-                    case "flag" -> cmd.flag(intValue(p, value, name));
-                    case "remark" -> cmd.remark(value == JsonToken.VALUE_NULL ? null : text(p, value));
-                    case "extFields" -> readExtFields(cmd, p, value);
-                    default -> p.skipChildren();
+                    cmd.code(intValue(name));
+                    hasCode = true;
                 }
+                case "language" -> cmd.language(isNull() ? "JAVA" : text());
+                case "version" -> cmd.version(intValue(name));
+                case "opaque" -> cmd.opaque(intValue(name));
+                case "flag" -> cmd.flag(intValue(name));
+                case "remark" -> cmd.remark(isNull() ? null : text());
+                case "extFields" -> extFields(cmd);
+                default -> skipValue(1);
             }
-            if (!hasCode) {
-                throw new HeaderException("the JSON header has no int code");
+            if (!endOfMembers()) {
+                break;
             }
-        } catch (JsonProcessingException e) {
-            throw new HeaderException("malformed JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new HeaderException("unreadable JSON: " + e.getMessage());
+        }
+        if (!hasCode) {
+            throw new HeaderException("the JSON header has no int code");
         }
     }
 
-    private static void readExtFields(final RemotingCommand cmd, final JsonParser p, final JsonToken value)
-            throws IOException {
-        if (value == JsonToken.VALUE_NULL) {
+    private void extFields(final RemotingCommand cmd) {
+        if (isNull()) {
             return;
         }
-        if (value != JsonToken.START_OBJECT) {
+        if (next() != '{') {
             throw new HeaderException("extFields is not an object");
         }
-        final Map<String, String> map = new HashMap<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            final String key = p.currentName();
-            final JsonToken token = p.nextToken();
-            if (token != JsonToken.VALUE_NULL) {
-                map.put(key, text(p, token));
-            }
+        pos++;
+        final Map<String, String> map = new HashMap<>(32); // a send header has 14 fields: no resize
+        if (next() == '}') {
+            pos++;
+        } else {
+            do {
+                final String key = string();
+                expect(':');
+                if (isNull()) {
+                    map.remove(key);
+                } else {
+                    map.put(key, text());
+                }
+            } while (endOfMembers());
         }
         cmd.extFields(map);
     }
 
-    /** A scalar's text, or a nested value's compact JSON text. */
-    private static String text(final JsonParser p, final JsonToken token) throws IOException {
-        if (token.isScalarValue()) {
-            return p.getText();
+    /** After a member: true at a comma (another member follows), false at the closing brace. */
+    private boolean endOfMembers() {
+        final int c = next();
+        pos++;
+        if (c == ',') {
+            return true;
         }
-        return Json.readTree(p).toString();
+        if (c == '}') {
+            return false;
+        }
+        throw malformed("expected ',' or '}' at " + (pos - 1));
     }
 
-    /** A header int: a JSON number within int range; null counts as 0 (as the field's default). */
-    private static int intValue(final JsonParser p, final JsonToken token, final String field) throws IOException {
-        if (token == JsonToken.VALUE_NULL) {
+    /** Consumes a null literal if one is next. */
+    private boolean isNull() {
+        if (next() == 'n') {
+            literal("null");
+            return true;
+        }
+        return false;
+    }
+
+    /** A value as text: a string's content, any other value's JSON text as written. */
+    private String text() {
+        if (next() == '"') {
+            return string();
+        }
+        final int start = pos;
+        skipValue(1);
+        return new String(in, start, pos - start, StandardCharsets.UTF_8);
+    }
+
+    private int intValue(final String field) {
+        final int c = next();
+        if (c == 'n') {
+            literal("null");
             return 0;
         }
-        if (token == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
-            return p.getIntValue();
+        if (c != '-' && (c < '0' || c > '9')) {
+            throw new HeaderException("the JSON header field " + field + " is not an int");
         }
-        if (token == JsonToken.VALUE_NUMBER_FLOAT) {
-            final double d = p.getDoubleValue();
+        final int start = pos;
+        final boolean integral = number();
+        final String digits = new String(in, start, pos - start, StandardCharsets.ISO_8859_1);
+        try {
+            if (integral) {
+                return Integer.parseInt(digits);
+            }
+            final double d = Double.parseDouble(digits);
             if (d >= Integer.MIN_VALUE && d <= Integer.MAX_VALUE) {
                 return (int) d;
             }
+        } catch (NumberFormatException e) {
+            // out of int range: refused below
         }
         throw new HeaderException("the JSON header field " + field + " is not an int");
+    }
+
+    /** Skips one JSON number; returns whether it had neither fraction nor exponent. */
+    private boolean number() {
+        boolean integral = true;
+        if (peek() == '-') {
+            pos++;
+        }
+        if (digits() == 0) {
+            throw malformed("bad number at " + pos);
+        }
+        if (peek() == '.') {
+            pos++;
+            integral = false;
+            if (digits() == 0) {
+                throw malformed("bad number at " + pos);
+            }
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            pos++;
+            integral = false;
+            if (peek() == '+' || peek() == '-') {
+                pos++;
+            }
+            if (digits() == 0) {
+                throw malformed("bad number at " + pos);
+            }
+        }
+        return integral;
+    }
+
+    private int digits() {
+        final int start = pos;
+        while (pos < in.length && in[pos] >= '0' && in[pos] <= '9') {
+            pos++;
+        }
+        return pos - start;
+    }
+
+    private void skipValue(final int depth) {
+        if (depth > MAX_DEPTH) {
+            throw malformed("nested deeper than " + MAX_DEPTH);
+        }
+        final int c = next();
+        switch (c) {
+            case '"' -> skipString();
+            case '{' -> {
+                pos++;
+                if (next() == '}') {
+                    pos++;
+                    return;
+                }
+                do {
+                    skipString();
+                    expect(':');
+                    skipValue(depth + 1);
+                } while (endOfMembers());
+            }
+            case '[' -> {
+                pos++;
+                if (next() == ']') {
+                    pos++;
+                    return;
+                }
+                while (true) {
+                    skipValue(depth + 1);
+                    final int d = next();
+                    pos++;
+                    if (d == ']') {
+                        return;
+                    }
+                    if (d != ',') {
+                        throw malformed("expected ',' or ']' at " + (pos - 1));
+                    }
+                }
+            }
+            case 't' -> literal("true");
+            case 'f' -> literal("false");
+            case 'n' -> literal("null");
+            default -> {
+                if (c == '-' || (c >= '0' && c <= '9')) {
+                    number();
+                } else {
+                    throw malformed("unexpected " + describe(c) + " at " + pos);
+                }
+            }
+        }
+    }
+
+    private void skipString() {
+        if (next() != '"') {
+            throw malformed("expected a string at " + pos);
+        }
+        pos++;
+        while (pos < in.length) {
+            final byte b = in[pos++];
+            if (b == '"') {
+                return;
+            }
+            if (b == '\\') {
+                pos++;
+            } else if (b >= 0 && b < 0x20) {
+                throw malformed("control character in a string at " + (pos - 1));
+            }
+        }
+        throw malformed("unterminated string");
+    }
+
+    /** A string token: plain ASCII (nearly always) straight from the bytes, otherwise decoded. */
+    private String string() {
+        if (next() != '"') {
+            throw malformed("expected a string at " + pos);
+        }
+        final int start = ++pos;
+        while (pos < in.length) {
+            final byte b = in[pos];
+            if (b == '"') {
+                pos++;
+                final String known = HeaderWords.lookup(in, start, pos - 1 - start);
+                return known != null ? known : new String(in, start, pos - 1 - start, StandardCharsets.ISO_8859_1);
+            }
+            if (b == '\\' || b < 0x20) { // b < 0 for bytes of multi-byte UTF-8 sequences
+                return decodeString(start);
+            }
+            pos++;
+        }
+        throw malformed("unterminated string");
+    }
+
+    /** The general case of {@link #string()}, from the string's first byte: escapes and UTF-8. */
+    private String decodeString(final int start) {
+        final StringBuilder sb = new StringBuilder(Math.max(16, pos - start + 16));
+        pos = start;
+        while (pos < in.length) {
+            final byte b = in[pos];
+            if (b == '"') {
+                pos++;
+                return sb.toString();
+            }
+            if (b < 0) {
+                // A run of multi-byte UTF-8 sequences: decoded together (rare in headers).
+                final int run = pos;
+                while (pos < in.length && in[pos] < 0) {
+                    pos++;
+                }
+                sb.append(new String(in, run, pos - run, StandardCharsets.UTF_8));
+                continue;
+            }
+            if (b < 0x20) {
+                throw malformed("control character in a string at " + pos);
+            }
+            if (b != '\\') {
+                sb.append((char) b);
+                pos++;
+                continue;
+            }
+            if (pos + 1 >= in.length) {
+                throw malformed("unterminated string");
+            }
+            final byte e = in[pos + 1];
+            pos += 2;
+            switch (e) {
+                case '"' -> sb.append('"');
+                case '\\' -> sb.append('\\');
+                case '/' -> sb.append('/');
+                case 'b' -> sb.append('\b');
+                case 'f' -> sb.append('\f');
+                case 'n' -> sb.append('\n');
+                case 'r' -> sb.append('\r');
+                case 't' -> sb.append('\t');
+                case 'u' -> sb.append(hexChar());
+                default -> throw malformed("bad escape " + describe(e & 0xFF) + " at " + (pos - 2));
+            }
+        }
+        throw malformed("unterminated string");
+    }
+
+    private char hexChar() {
+        if (pos + 4 > in.length) {
+            throw malformed("truncated \\u escape");
+        }
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+            final int d = Character.digit(in[pos + i], 16);
+            if (d < 0) {
+                throw malformed("bad \\u escape at " + (pos - 2));
+            }
+            v = (v << 4) | d;
+        }
+        pos += 4;
+        return (char) v;
+    }
+
+    private void literal(final String word) {
+        for (int i = 0; i < word.length(); i++) {
+            if (pos + i >= in.length || in[pos + i] != word.charAt(i)) {
+                throw malformed("unexpected token at " + pos);
+            }
+        }
+        pos += word.length();
+    }
+
+    private void expect(final char c) {
+        if (next() != c) {
+            throw malformed("expected '" + c + "' at " + pos);
+        }
+        pos++;
+    }
+
+    /** The next byte after white space (not consumed), or -1 at the end. */
+    private int next() {
+        while (pos < in.length) {
+            final byte b = in[pos];
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return b & 0xFF;
+            }
+            pos++;
+        }
+        return -1;
+    }
+
+    private int peek() {
+        return pos < in.length ? in[pos] & 0xFF : -1;
+    }
+
+    private static String describe(final int c) {
+        return c < 0 ? "end of input" : "'" + (char) c + "'";
+    }
+
+    private static HeaderException malformed(final String why) {
+        return new HeaderException("malformed JSON: " + why);
     }
 }

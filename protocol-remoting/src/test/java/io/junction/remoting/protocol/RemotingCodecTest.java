@@ -141,4 +141,14 @@ class RemotingCodecTest {
                     .code()).as(bad).isEqualTo(RemotingDecoder.MALFORMED);
         }
     }
+
+    @Test
+    void shouldRoundTripEveryKindOfIntInAJsonHeader() {
+        for (int n : new int[] {0, 7, 10, 99, 100, 123456789, Integer.MAX_VALUE, -1, -10, Integer.MIN_VALUE}) {
+            final RemotingCommand back = decode(encode(RemotingCommand.request(n, n, false).flag(n)), 1 << 20);
+            assertThat(back.code()).isEqualTo(n);
+            assertThat(back.opaque()).isEqualTo(n);
+            assertThat(back.flag()).isEqualTo(n);
+        }
+    }
 }
