@@ -10,7 +10,8 @@
 #   benchmarks/scripts/remoting-vs-rocketmq.sh [SECONDS] [THREADS] [ROUNDS] [MODES]
 #   e.g. benchmarks/scripts/remoting-vs-rocketmq.sh 30 32 2 "ASYNC SYNC"
 # Environment: HEAP (broker heaps, default 1g), WARMUP (seconds, default 5), QUEUES (default 8), SIZE (default 1024),
-# MAX_LOAD (wait before each run until the 1-minute load average is below it, at most 10 minutes; default: no wait),
+# MAX_LOAD (wait before each run until the 1-minute load average is below it, at most MAX_WAIT seconds, default 600;
+# default: no wait),
 # KEEP=1 keeps the work directory (logs, per-run output).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -68,7 +69,7 @@ rss() { # pid -> "rss_kb anon_kb file_kb"
 
 wait_for_quiet() {
   [ -n "${MAX_LOAD:-}" ] || return 0
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 $(( ${MAX_WAIT:-600} / 5 ))); do
     awk -v max="$MAX_LOAD" '{exit !($1 < max)}' /proc/loadavg && return 0
     sleep 5
   done

@@ -277,8 +277,75 @@ final class JsonHeaderReader {
         throw malformed("unterminated string");
     }
 
-    /** The general case of {@link #string()}, from the string's first byte: escapes and UTF-8. */
+    /**
+     * The general case of {@link #string()}, from the string's first byte: escapes (a send's property string has
+     * two per property) and UTF-8. Plain runs are copied in bulk into a byte array that becomes the string; only text
+     * beyond Latin-1 (rare in headers) goes through a {@link StringBuilder}.
+     */
     private String decodeString(final int start) {
+        byte[] out = new byte[Math.max(16, pos - start + 32)];
+        int n = 0;
+        pos = start;
+        while (pos < in.length) {
+            final int run = pos;
+            while (pos < in.length && in[pos] >= 0x20 && in[pos] != '"' && in[pos] != '\\') {
+                pos++;
+            }
+            if (pos > run) {
+                if (n + pos - run > out.length) {
+                    out = java.util.Arrays.copyOf(out, Math.max(out.length * 2, n + pos - run));
+                }
+                System.arraycopy(in, run, out, n, pos - run);
+                n += pos - run;
+            }
+            if (pos >= in.length) {
+                break;
+            }
+            final byte b = in[pos];
+            if (b == '"') {
+                pos++;
+                return new String(out, 0, n, StandardCharsets.ISO_8859_1);
+            }
+            if (b < 0) {
+                return decodeUnicode(start); // UTF-8 text: the general path
+            }
+            if (b != '\\') {
+                throw malformed("control character in a string at " + pos);
+            }
+            if (pos + 1 >= in.length) {
+                throw malformed("unterminated string");
+            }
+            final char c = escape(in[pos + 1]);
+            if (c > 0xFF) {
+                return decodeUnicode(start);
+            }
+            if (n == out.length) {
+                out = java.util.Arrays.copyOf(out, out.length * 2);
+            }
+            out[n++] = (byte) c;
+        }
+        throw malformed("unterminated string");
+    }
+
+    /** Reads the escape whose letter is {@code e} (the backslash at {@code pos}) and moves past it. */
+    private char escape(final byte e) {
+        pos += 2;
+        return switch (e) {
+            case '"' -> '"';
+            case '\\' -> '\\';
+            case '/' -> '/';
+            case 'b' -> '\b';
+            case 'f' -> '\f';
+            case 'n' -> '\n';
+            case 'r' -> '\r';
+            case 't' -> '\t';
+            case 'u' -> hexChar();
+            default -> throw malformed("bad escape " + describe(e & 0xFF) + " at " + (pos - 2));
+        };
+    }
+
+    /** A string with text beyond Latin-1, from its first byte. */
+    private String decodeUnicode(final int start) {
         final StringBuilder sb = new StringBuilder(Math.max(16, pos - start + 16));
         pos = start;
         while (pos < in.length) {
@@ -288,38 +355,21 @@ final class JsonHeaderReader {
                 return sb.toString();
             }
             if (b < 0) {
-                // A run of multi-byte UTF-8 sequences: decoded together (rare in headers).
                 final int run = pos;
                 while (pos < in.length && in[pos] < 0) {
                     pos++;
                 }
                 sb.append(new String(in, run, pos - run, StandardCharsets.UTF_8));
-                continue;
-            }
-            if (b < 0x20) {
+            } else if (b < 0x20) {
                 throw malformed("control character in a string at " + pos);
-            }
-            if (b != '\\') {
+            } else if (b == '\\') {
+                if (pos + 1 >= in.length) {
+                    throw malformed("unterminated string");
+                }
+                sb.append(escape(in[pos + 1]));
+            } else {
                 sb.append((char) b);
                 pos++;
-                continue;
-            }
-            if (pos + 1 >= in.length) {
-                throw malformed("unterminated string");
-            }
-            final byte e = in[pos + 1];
-            pos += 2;
-            switch (e) {
-                case '"' -> sb.append('"');
-                case '\\' -> sb.append('\\');
-                case '/' -> sb.append('/');
-                case 'b' -> sb.append('\b');
-                case 'f' -> sb.append('\f');
-                case 'n' -> sb.append('\n');
-                case 'r' -> sb.append('\r');
-                case 't' -> sb.append('\t');
-                case 'u' -> sb.append(hexChar());
-                default -> throw malformed("bad escape " + describe(e & 0xFF) + " at " + (pos - 2));
             }
         }
         throw malformed("unterminated string");
