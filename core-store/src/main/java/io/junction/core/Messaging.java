@@ -27,6 +27,21 @@ public interface Messaging {
     CompletableFuture<SendResult> send(Message message);
 
     /**
+     * Stores messages as one unit: all of them or none. The members must share a topic and a queue id
+     * ({@link Message#ANY_QUEUE}: one queue is chosen for all); they land next to each other in the log, in order, with
+     * consecutive queue offsets, and become visible to consumers together. Only normal messages batch: a delayed or
+     * transactional member, a member that a single send would refuse, or bodies adding up to more than the maximum
+     * message size fail the whole batch, and nothing of it is stored. A write that fails half-way leaves nothing
+     * either, not even after a restart.
+     *
+     * @return one result per member, in order
+     */
+    default CompletableFuture<List<SendResult>> sendBatch(final List<Message> messages) {
+        return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE,
+                "this message core does not store batches"));
+    }
+
+    /**
      * Reads messages of one queue from an offset; waits for arrivals when asked to. Cancelling the future of a waiting
      * read (its client left) drops the wait at once.
      */

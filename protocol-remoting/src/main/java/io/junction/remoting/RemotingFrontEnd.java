@@ -29,6 +29,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -60,6 +61,9 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
     static final ConfigKey MAX_IN_FLIGHT = ConfigKey.of("remoting.max-inflight-requests", ValueKind.INT, "4096",
             "Requests one connection may have in progress (parked long polls included); more are answered "
                     + "SYSTEM_BUSY.");
+
+    /** Most responses held back before a flush while more are on their way. */
+    private static final int FLUSH_AFTER_WRITES = 64;
 
     private final ChannelGroup open = new DefaultChannelGroup("remoting", GlobalEventExecutor.INSTANCE);
     private Channel server;
@@ -103,6 +107,9 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                         ch.pipeline()
                                 .addLast("connections", context.connections().handler())
                                 .addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
+                                // Responses complete on store threads, many per appender batch: one write system
+                                // call for all of them instead of one each.
+                                .addLast("flush", new FlushConsolidationHandler(FLUSH_AFTER_WRITES, true))
                                 .addLast("encoder", RemotingEncoder.INSTANCE)
                                 .addLast("decoder", new RemotingDecoder(maxFrame))
                                 .addLast("handler", handler);

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Latency samples of one thread (no sharing, no synchronisation); {@link #merge} combines threads after they stopped.
- * Keeps every sample: a SYNC run of seconds produces at most a few million, a few MB of longs.
+ * Keeps every sample (also used by the Remoting load tool): a SYNC run of seconds produces at most a few million, a few MB of longs.
  */
 public final class LatencyRecorder {
     private long[] samples = new long[16 * 1024];

@@ -212,4 +212,60 @@ class RemotingBadInputIT {
             assertThat(parked.json()).contains("\"code\":19").contains("\"nextBeginOffset\":\"1\"");
         }
     }
+
+    /** One member of a SEND_BATCH_MESSAGE body: size, magic, body CRC, flag, body, properties. */
+    private static byte[] batchMember(final String body, final String properties) {
+        final byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        final byte[] p = properties.getBytes(StandardCharsets.UTF_8);
+        final int size = 4 + 4 + 4 + 4 + 4 + b.length + 2 + p.length;
+        return ByteBuffer.allocate(size).putInt(size).putInt(0).putInt(0).putInt(0).putInt(b.length).put(b)
+                .putShort((short) p.length).put(p).array();
+    }
+
+    private static byte[] batchFrame(final String topic, final int opaque, final byte[]... members) {
+        final java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        for (byte[] m : members) {
+            body.writeBytes(m);
+        }
+        return jsonFrame("{\"code\":320,\"extFields\":{\"a\":\"pg\",\"b\":\"" + topic
+                + "\",\"c\":\"TBW102\",\"d\":\"4\",\"e\":\"1\",\"f\":\"0\",\"g\":\"0\",\"h\":\"0\","
+                + "\"j\":\"0\",\"k\":\"false\",\"m\":\"true\"},\"flag\":0,\"opaque\":" + opaque
+                + ",\"version\":479}", body.toByteArray());
+    }
+
+    @Test
+    void shouldStoreNothingOfABatchWithATruncatedOrADelayedMember() throws Exception {
+        final String topic = RemotingBroker.unique("batch");
+        final String uniq = "UNIQ_KEY\u0001";
+        try (Socket s = connect()) {
+            final byte[] whole = batchMember("third", "");
+            s.getOutputStream().write(batchFrame(topic, 1, batchMember("first", ""), batchMember("second", ""),
+                    java.util.Arrays.copyOf(whole, whole.length - 3)));
+            assertThat(read(s).json()).contains("\"opaque\":1").doesNotContain("\"code\":0")
+                    .contains("batch");
+            s.getOutputStream().write(batchFrame(topic, 2, batchMember("first", uniq + "A1\u0002"),
+                    batchMember("later", uniq + "A2\u0002DELAY\u00013\u0002"),
+                    batchMember("third", uniq + "A3\u0002")));
+            assertThat(read(s).json()).contains("\"opaque\":2").contains("\"code\":13").contains("delayed");
+            s.getOutputStream().write(batchFrame(topic, 3, batchMember("one", uniq + "B1\u0002"),
+                    batchMember("two", uniq + "B2\u0002")));
+            final String ok = read(s).json();
+            assertThat(ok).contains("\"opaque\":3").contains("\"code\":0").contains("\"queueId\":\"1\"")
+                    .as("no member of the refused batches took a queue offset").contains("\"queueOffset\":\"0\"");
+            // The queue ends right after the accepted batch; no other queue got anything (GET_MAX_OFFSET).
+            String maxOffset = "";
+            for (int i = 0; i < 100 && !maxOffset.contains("\"offset\":\"2\""); i++) {
+                s.getOutputStream().write(jsonFrame("{\"code\":30,\"extFields\":{\"topic\":\"" + topic
+                        + "\",\"queueId\":\"1\"},\"flag\":0,\"opaque\":4,\"version\":479}", new byte[0]));
+                maxOffset = read(s).json();
+                Thread.sleep(20);
+            }
+            assertThat(maxOffset).contains("\"offset\":\"2\"");
+            for (int q : new int[] {0, 2, 3}) {
+                s.getOutputStream().write(jsonFrame("{\"code\":30,\"extFields\":{\"topic\":\"" + topic
+                        + "\",\"queueId\":\"" + q + "\"},\"flag\":0,\"opaque\":5,\"version\":479}", new byte[0]));
+                assertThat(read(s).json()).contains("\"offset\":\"0\"");
+            }
+        }
+    }
 }

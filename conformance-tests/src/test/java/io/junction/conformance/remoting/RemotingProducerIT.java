@@ -154,6 +154,7 @@ class RemotingProducerIT {
         final DefaultMQProducer big = Clients.producer(broker);
         try {
             big.setMaxMessageSize(16 << 20); // let the client send it: the broker must refuse
+            big.setSendMsgTimeout(30_000); // 5 MiB on a busy machine can take longer than the usual 5 s
             big.setCompressMsgBodyOverHowmuch(Integer.MAX_VALUE);
             big.setRetryTimesWhenSendFailed(0);
             final byte[] body = new byte[5 << 20];
@@ -166,5 +167,31 @@ class RemotingProducerIT {
         } finally {
             big.shutdown();
         }
+    }
+
+    @Test
+    void shouldRefuseAWholeBatchWithAMemberAboveTheMaximumSizeAndStoreNoneOfIt() throws Exception {
+        final String topic = RemotingBroker.unique("bigbatch");
+        producer.send(new Message(topic, "warm-up".getBytes(StandardCharsets.UTF_8))); // creates the topic
+        final DefaultMQProducer big = Clients.producer(broker);
+        try {
+            big.setMaxMessageSize(16 << 20); // let the client send it: the broker must refuse
+            big.setSendMsgTimeout(30_000); // 5 MiB on a busy machine can take longer than the usual 5 s
+            big.setRetryTimesWhenSendFailed(0);
+            final byte[] large = new byte[5 << 20];
+            new java.util.Random(2).nextBytes(large);
+            final List<Message> batch = List.of(new Message(topic, "B", "small-0".getBytes(StandardCharsets.UTF_8)),
+                    new Message(topic, "B", large), new Message(topic, "B", "small-2".getBytes(StandardCharsets.UTF_8)));
+
+            assertThatThrownBy(() -> big.send(batch))
+                    .isInstanceOf(MQBrokerException.class)
+                    .satisfies(e -> assertThat(((MQBrokerException) e).getResponseCode()).isEqualTo(13))
+                    .hasMessageContaining("batch member 1").hasMessageContaining("exceeds the maximum");
+        } finally {
+            big.shutdown();
+        }
+        // Nothing of the batch landed: the topic holds the warm-up message only.
+        final List<MessageExt> got = Clients.drain(broker, topic, 2, Duration.ofSeconds(5));
+        assertThat(got).extracting(m -> new String(m.getBody(), StandardCharsets.UTF_8)).containsExactly("warm-up");
     }
 }

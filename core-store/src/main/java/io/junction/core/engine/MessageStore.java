@@ -17,6 +17,7 @@ import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
 import io.junction.core.log.RecordCodec;
+import io.junction.core.log.RecordDescriptor;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageIds;
 import io.junction.core.message.MessageProperties;
@@ -43,6 +44,7 @@ import io.junction.core.txn.TransactionService;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -249,6 +251,100 @@ public final class MessageStore implements Messaging, AutoCloseable {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    @Override
+    public CompletableFuture<List<SendResult>> sendBatch(final List<Message> messages) {
+        try {
+            final StoreException refusal = batchFailure(messages);
+            if (refusal != null) {
+                return CompletableFuture.failedFuture(refusal);
+            }
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        final String name = messages.get(0).topic();
+        final Optional<TopicConfig> topic = topicTable.get(name);
+        if (topic.isPresent()) {
+            return appendBatch(messages, topic.get());
+        }
+        if (!config.autoCreateTopics()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
+                    "topic " + name + " does not exist"));
+        }
+        return topics.createIfAbsent(name).thenCompose(t -> appendBatch(messages, t));
+    }
+
+    /** Why a batch cannot be stored as a whole, or null: every member is checked before anything is written. */
+    private StoreException batchFailure(final List<Message> messages) {
+        if (messages.isEmpty()) {
+            return new StoreException(StoreError.ILLEGAL_ARGUMENT, "the batch is empty");
+        }
+        final Message first = messages.get(0);
+        final long now = clock.getAsLong();
+        long bodies = 0;
+        for (int i = 0; i < messages.size(); i++) {
+            final Message m = messages.get(i);
+            final StoreException refusal = admissionFailure(m);
+            if (refusal != null) {
+                return new StoreException(refusal.error(), "batch member " + i + ": " + refusal.getMessage());
+            }
+            if (!m.topic().equals(first.topic()) || m.queueId() != first.queueId()) {
+                return new StoreException(StoreError.ILLEGAL_ARGUMENT, "batch member " + i
+                        + ": all members of a batch go to one topic and one queue");
+            }
+            if (TransactionMessages.isHalf(m)
+                    || DeliveryTime.resolve(m.properties(), now, config.maxDelay()) > now) {
+                return new StoreException(StoreError.ILLEGAL_MESSAGE, "batch member " + i
+                        + ": delayed and transactional messages cannot be sent in a batch");
+            }
+            bodies += m.body().length;
+        }
+        if (bodies > config.maxMessageSize()) {
+            return new StoreException(StoreError.MESSAGE_TOO_LARGE, "the bodies of the batch add up to " + bodies
+                    + " bytes, which exceeds the maximum of " + config.maxMessageSize());
+        }
+        return null;
+    }
+
+    private CompletableFuture<List<SendResult>> appendBatch(final List<Message> messages, final TopicConfig topic) {
+        if (!topic.writable()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
+                    "topic " + topic.name() + " is not writable"));
+        }
+        final Message first = messages.get(0);
+        int queueId = first.queueId();
+        if (queueId == Message.ANY_QUEUE) {
+            final String group = first.messageGroup();
+            queueId = group != null ? Math.floorMod(group.hashCode(), topic.queueCount())
+                    : Math.floorMod(roundRobin.getAndIncrement(), topic.queueCount());
+        } else if (queueId < 0 || queueId >= topic.queueCount()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.QUEUE_NOT_FOUND, "queue " + queueId
+                    + " of topic " + topic.name() + " does not exist (it has " + topic.queueCount() + ")"));
+        }
+        final BatchRecords records;
+        try {
+            records = BatchRecords.encode(messages, config.storeHost());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
+        }
+        if (records.buffer().remaining() > config.segmentSize() - RecordDescriptor.BLANK_LENGTH) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.MESSAGE_TOO_LARGE, "a batch of "
+                    + records.buffer().remaining() + " bytes does not fit one log segment"));
+        }
+        final long startNanos = System.nanoTime();
+        final String topicName = topic.name();
+        final int finalQueueId = queueId;
+        return appender.appendBatch(records.buffer(), records.starts(), topicName, finalQueueId).thenApply(r -> {
+            final long elapsed = System.nanoTime() - startNanos;
+            final List<SendResult> results = new ArrayList<>(messages.size());
+            for (int k = 0; k < messages.size(); k++) {
+                config.observer().messageStored(topicName, records.length(k), elapsed);
+                results.add(new SendResult(records.uniqueIds()[k], topicName, finalQueueId, r.queueOffset() + k,
+                        r.physicalOffset() + records.starts()[k], config.storeHost()));
+            }
+            return results;
+        });
     }
 
     /** Looks up (or auto-creates) the topic and appends; {@code deliverAt} other than NONE parks it as a timer. */

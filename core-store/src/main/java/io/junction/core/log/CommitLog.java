@@ -212,6 +212,30 @@ public final class CommitLog implements AutoCloseable {
         writeOffset = offset + length;
     }
 
+    /**
+     * Writes several records as one unit (a batch), as {@link #write} does, except that the first record's magic goes
+     * in last, once everything else is in place. Recovery ends the log at the first record it cannot verify, so a unit
+     * cut short by a failed write, or by a crash before its last step, is dropped whole: never a prefix of it.
+     *
+     * @throws IOException when a write failed; the write offset is unchanged then
+     */
+    public void writeUnit(final ByteBuffer data) throws IOException {
+        final long offset = writeOffset;
+        final SegmentFile segment = segmentFor(offset);
+        final int length = data.remaining();
+        final int base = data.position();
+        final int position = (int) (offset - segment.baseOffset());
+        final int magic = data.getInt(base + RecordDescriptor.MAGIC_OFFSET);
+        data.putInt(base + RecordDescriptor.MAGIC_OFFSET, 0);
+        try {
+            segment.write(position, data.duplicate());
+        } finally {
+            data.putInt(base + RecordDescriptor.MAGIC_OFFSET, magic);
+        }
+        segment.write(position + RecordDescriptor.MAGIC_OFFSET, ByteBuffer.allocate(4).putInt(0, magic));
+        writeOffset = offset + length;
+    }
+
     /** Closes the current segment with a blank record and moves the write offset to the next segment's start. */
     public void roll() throws IOException {
         final long offset = writeOffset;

@@ -75,6 +75,27 @@ public final class LogAppender implements AutoCloseable {
         return future;
     }
 
+    /**
+     * Appends a batch: records rendered by {@link RecordCodec#encode} back to back in {@code records} (position 0 to
+     * limit), {@code members[k]} being where record k starts, all of one queue. They are written as one unit (see
+     * {@link CommitLog#writeUnit}): all land, contiguously and with consecutive queue offsets, or none does. The result
+     * names the first record; record k is at {@code physicalOffset + members[k]}, queue offset {@code queueOffset + k}.
+     * The caller keeps the unit within a segment (at most {@code segmentSize - BLANK_LENGTH} bytes).
+     */
+    public CompletableFuture<AppendResult> appendBatch(final ByteBuffer records, final int[] members,
+                                                       final String topic, final int queueId) {
+        final CompletableFuture<AppendResult> future = new CompletableFuture<>();
+        if (!running) {
+            future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
+            return future;
+        }
+        queue.add(new PendingAppend(records, topic, queueId, future, null, members.clone()));
+        if (idle) {
+            LockSupport.unpark(thread);
+        }
+        return future;
+    }
+
     /** Runs {@code action} on the appender thread between batches (e.g. forgetting a deleted topic's counters). */
     public CompletableFuture<Void> runOnAppender(final Runnable action) {
         final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -143,6 +164,15 @@ public final class LogAppender implements AutoCloseable {
                 r.control.run();
                 continue;
             }
+            if (r.members != null) {
+                // A batch is written on its own, as a unit: the staging buffer would mix it with single records.
+                if (!writeStaging(batch, chunkStart, i, stagingOffset) || !writeUnit(batch, i, now)) {
+                    return;
+                }
+                chunkStart = i + 1;
+                stagingOffset = log.writeOffset();
+                continue;
+            }
             final int length = r.record.remaining();
             final long offset = stagingOffset + staging.position();
             if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
@@ -209,6 +239,39 @@ public final class LogAppender implements AutoCloseable {
             return false;
         } finally {
             staging.clear();
+        }
+    }
+
+    /** Seals and writes the batch at {@code batch[index]} at the write offset, rolling the segment first if needed. */
+    private boolean writeUnit(final List<PendingAppend> batch, final int index, final long now) {
+        final PendingAppend r = batch.get(index);
+        final int length = r.record.remaining();
+        try {
+            final long offset = log.writeOffset();
+            if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
+                    && log.remainingInSegment(offset) < log.segmentSize()) {
+                log.roll();
+            }
+            log.ensureSegment(log.writeOffset() - log.writeOffset() % log.segmentSize());
+        } catch (IOException e) {
+            fail(batch, index, ioFailure(e));
+            return false;
+        }
+        r.physicalOffset = log.writeOffset();
+        r.queueOffset = queueOffsets.reserve(r.topic, r.queueId, r.members.length);
+        r.assigned = true;
+        r.storeTimestamp = now;
+        final int base = r.record.position();
+        for (int k = 0; k < r.members.length; k++) {
+            RecordCodec.seal(r.record.duplicate().position(base + r.members[k]), r.queueId, r.queueOffset + k,
+                    r.physicalOffset + r.members[k], now, 0);
+        }
+        try {
+            log.writeUnit(r.record.duplicate());
+            return true;
+        } catch (IOException e) {
+            fail(batch, index, ioFailure(e));
+            return false;
         }
     }
 

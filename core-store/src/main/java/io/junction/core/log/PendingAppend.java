@@ -5,7 +5,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A record on its way into the log (or a control action for the appender thread), carrying where it landed once
- * written, until the flusher completes its sender's future.
+ * written, until the flusher completes its sender's future. A batch is one pending append whose buffer holds several
+ * records back to back ({@link #members} says where each starts); its queue offset is the first member's.
  */
 final class PendingAppend {
     final ByteBuffer record;
@@ -13,6 +14,8 @@ final class PendingAppend {
     final int queueId;
     final CompletableFuture<AppendResult> future;
     final Runnable control;
+    /** Where each record of a batch starts in {@link #record}, relative to its position; null for one record. */
+    final int[] members;
     long queueOffset;
     long physicalOffset;
     long storeTimestamp;
@@ -20,6 +23,12 @@ final class PendingAppend {
 
     PendingAppend(final ByteBuffer record, final String topic, final int queueId,
                   final CompletableFuture<AppendResult> future, final Runnable control) {
+        this(record, topic, queueId, future, control, null);
+    }
+
+    PendingAppend(final ByteBuffer record, final String topic, final int queueId,
+                  final CompletableFuture<AppendResult> future, final Runnable control, final int[] members) {
+        this.members = members;
         this.record = record;
         this.topic = topic;
         this.queueId = queueId;

@@ -25,6 +25,13 @@ final class QueueOffsetCounter {
         return counters[queueId]++;
     }
 
+    /** Hands out {@code count} consecutive offsets of a queue at once (a batch) and returns the first. */
+    long reserve(final String topic, final int queueId, final int count) {
+        final long first = next(topic, queueId);
+        next.get(topic)[queueId] += count - 1;
+        return first;
+    }
+
     /** Gives back offsets handed out for records that were not written. */
     void rollback(final String topic, final int queueId, final long offset) {
         final long[] counters = next.get(topic);

@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The message is stored as received: body (possibly compressed, the sys flag says how), flag, sys flag, property
  * string. The core reads delays ({@code DELAY}, {@code TIMER_*}) and transactions ({@code TRAN_MSG}) from the
- * properties. A send to {@code %RETRY%group} whose reconsume times passed the maximum goes to {@code %DLQ%group}.
+ * properties. A batch is stored as one unit: a member the store refuses fails the whole batch. A send to {@code %RETRY%group} whose reconsume times passed the maximum goes to {@code %DLQ%group}.
  */
 public final class SendProcessor implements RequestProcessor {
     /** SEND_MESSAGE_V2's one-letter header keys, by the V1 field they stand for. */
@@ -87,19 +87,16 @@ public final class SendProcessor implements RequestProcessor {
         if (messages.isEmpty()) {
             return Responses.done(Responses.error(request, ResponseCode.MESSAGE_ILLEGAL, "the batch is empty"));
         }
-        final List<CompletableFuture<SendResult>> sends = new ArrayList<>(messages.size());
-        for (Message m : messages) {
-            sends.add(messaging.send(m));
-        }
-        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            final StringBuilder ids = new StringBuilder();
-            for (CompletableFuture<SendResult> f : sends) {
+        // One unit in the store: every member lands, next to each other in the queue, or none does.
+        return messaging.sendBatch(messages).thenApply(results -> {
+            final StringBuilder ids = new StringBuilder(results.size() * 33);
+            for (SendResult r : results) {
                 if (ids.length() > 0) {
                     ids.append(',');
                 }
-                ids.append(f.join().offsetMessageId());
+                ids.append(r.offsetMessageId());
             }
-            final SendResult first = sends.get(0).join();
+            final SendResult first = results.get(0);
             return respond(request, ids.toString(), first.queueId(), first.queueOffset(), first.uniqueId());
         });
     }

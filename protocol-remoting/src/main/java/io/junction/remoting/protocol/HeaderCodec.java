@@ -1,12 +1,9 @@
 package io.junction.remoting.protocol;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
-import java.util.TreeMap;
 
 /** The two header serializations: JSON (type 0) and ROCKETMQ binary (type 1), both ways. */
 public final class HeaderCodec {
@@ -22,54 +19,11 @@ public final class HeaderCodec {
         if (type == SerializeType.JSON) {
             final byte[] bytes = new byte[length];
             in.readBytes(bytes);
-            decodeJson(cmd, bytes);
+            JsonHeaderReader.read(cmd, bytes);
         } else {
             decodeBinary(cmd, in.readSlice(length));
         }
         return cmd;
-    }
-
-    private static void decodeJson(final RemotingCommand cmd, final byte[] bytes) {
-        final JsonNode node = Json.parse(bytes);
-        if (!node.isObject()) {
-            throw new HeaderException("the JSON header is not an object");
-        }
-        final JsonNode code = node.get("code");
-        if (code == null || !code.canConvertToInt()) {
-            throw new HeaderException("the JSON header has no int code");
-        }
-        cmd.code(code.asInt());
-        cmd.language(node.hasNonNull("language") ? node.get("language").asText() : "JAVA");
-        cmd.version(intOf(node, "version"));
-        cmd.opaque(intOf(node, "opaque"));
-        cmd.flag(intOf(node, "flag"));
-        cmd.remark(Json.text(node, "remark"));
-        final JsonNode ext = node.get("extFields");
-        if (ext != null && !ext.isNull()) {
-            if (!ext.isObject()) {
-                throw new HeaderException("extFields is not an object");
-            }
-            final Map<String, String> map = new HashMap<>();
-            final Iterator<Map.Entry<String, JsonNode>> it = ext.fields();
-            while (it.hasNext()) {
-                final Map.Entry<String, JsonNode> e = it.next();
-                if (!e.getValue().isNull()) {
-                    map.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString());
-                }
-            }
-            cmd.extFields(map);
-        }
-    }
-
-    private static int intOf(final JsonNode node, final String field) {
-        final JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
-            return 0;
-        }
-        if (!v.canConvertToInt()) {
-            throw new HeaderException("the JSON header field " + field + " is not an int");
-        }
-        return v.asInt();
     }
 
     private static void decodeBinary(final RemotingCommand cmd, final ByteBuf in) {
@@ -121,23 +75,24 @@ public final class HeaderCodec {
         return cmd.serializeType() == SerializeType.ROCKETMQ ? encodeBinary(cmd) : encodeJson(cmd);
     }
 
+    /** Writes the header of {@code cmd} in its serialize type at the writer index; returns its length. */
+    public static int write(final RemotingCommand cmd, final ByteBuf out) {
+        if (cmd.serializeType() == SerializeType.ROCKETMQ) {
+            final byte[] header = encodeBinary(cmd);
+            out.writeBytes(header);
+            return header.length;
+        }
+        return JsonHeaderWriter.write(cmd, out);
+    }
+
     static byte[] encodeJson(final RemotingCommand cmd) {
-        final StringBuilder sb = new StringBuilder(128);
-        sb.append("{\"code\":").append(cmd.code());
-        if (cmd.extFields() != null) {
-            sb.append(",\"extFields\":");
-            Json.value(sb, new TreeMap<>(cmd.extFields()));
+        final ByteBuf buf = io.netty.buffer.Unpooled.buffer(256);
+        try {
+            JsonHeaderWriter.write(cmd, buf);
+            return io.netty.buffer.ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
         }
-        sb.append(",\"flag\":").append(cmd.flag());
-        sb.append(",\"language\":");
-        Json.string(sb, cmd.language());
-        sb.append(",\"opaque\":").append(cmd.opaque());
-        if (cmd.remark() != null) {
-            sb.append(",\"remark\":");
-            Json.string(sb, cmd.remark());
-        }
-        sb.append(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":").append(cmd.version()).append('}');
-        return Json.bytes(sb);
     }
 
     static byte[] encodeBinary(final RemotingCommand cmd) {

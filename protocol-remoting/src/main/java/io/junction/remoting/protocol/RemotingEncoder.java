@@ -10,6 +10,8 @@ import java.util.List;
 @ChannelHandler.Sharable
 public final class RemotingEncoder extends MessageToMessageEncoder<RemotingCommand> {
     public static final RemotingEncoder INSTANCE = new RemotingEncoder();
+    /** Room for a typical header: the buffer grows when a header is longer. */
+    private static final int HEADER_ESTIMATE = 8 + 256;
 
     private RemotingEncoder() {
     }
@@ -18,12 +20,19 @@ public final class RemotingEncoder extends MessageToMessageEncoder<RemotingComma
     protected void encode(final ChannelHandlerContext ctx, final RemotingCommand cmd, final List<Object> out) {
         final ByteBuf payload = cmd.payload();
         try {
-            final byte[] header = HeaderCodec.encode(cmd);
             final int bodyLength = cmd.bodyLength();
-            final ByteBuf head = ctx.alloc().buffer(8 + header.length + (payload == null ? bodyLength : 0));
-            head.writeInt(4 + header.length + bodyLength);
-            head.writeInt((cmd.serializeType().code() << 24) | header.length);
-            head.writeBytes(header);
+            final ByteBuf head = ctx.alloc().buffer(HEADER_ESTIMATE + (payload == null ? bodyLength : 0));
+            // The header goes straight into the buffer; the two length words are filled in once its length is known.
+            head.writeLong(0);
+            final int headerLength;
+            try {
+                headerLength = HeaderCodec.write(cmd, head);
+            } catch (RuntimeException e) {
+                head.release();
+                throw e;
+            }
+            head.setInt(0, 4 + headerLength + bodyLength);
+            head.setInt(4, (cmd.serializeType().code() << 24) | headerLength);
             if (payload == null) {
                 if (cmd.body() != null) {
                     head.writeBytes(cmd.body());

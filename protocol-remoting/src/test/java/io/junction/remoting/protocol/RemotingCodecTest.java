@@ -110,4 +110,45 @@ class RemotingCodecTest {
         assertThatThrownBy(() -> decode(Unpooled.buffer().writeInt(8).writeInt(5 << 24).writeInt(0), 1 << 20))
                 .isInstanceOf(DecoderException.class);
     }
+
+    @Test
+    void shouldWriteJsonHeadersInFastjsonOrderAndEscapeWhatNeedsIt() {
+        final RemotingCommand cmd = RemotingCommand.request(11, 5, false).put("topic", "t").put("a", "x\\y\n\u0001")
+                .remark("caf\u00e9 \ud83d\ude00 \"q\"");
+        assertThat(new String(HeaderCodec.encode(cmd), StandardCharsets.UTF_8)).isEqualTo("{\"code\":11,"
+                + "\"extFields\":{\"a\":\"x\\\\y\\n\\u0001\",\"topic\":\"t\"},\"flag\":0,\"language\":\"JAVA\","
+                + "\"opaque\":5,\"remark\":\"caf\u00e9 \ud83d\ude00 \\\"q\\\"\",\"serializeTypeCurrentRPC\":\"JSON\","
+                + "\"version\":" + RemotingCommand.SERVER_VERSION + "}");
+        final RemotingCommand back = decode(encode(cmd), 1 << 20);
+        assertThat(back.field("a")).isEqualTo("x\\y\n\u0001");
+        assertThat(back.remark()).isEqualTo("caf\u00e9 \ud83d\ude00 \"q\"");
+    }
+
+    @Test
+    void shouldKeepNestedExtFieldValuesAsJsonTextAndRefuseNonNumericInts() {
+        final byte[] h = ("{\"code\":105,\"opaque\":3,\"remark\":null,\"extFields\":{\"o\":{\"k\":[1,true]},"
+                + "\"b\":false,\"z\":null}}").getBytes(StandardCharsets.UTF_8);
+        final RemotingCommand cmd = decode(Unpooled.buffer().writeInt(4 + h.length).writeInt(h.length).writeBytes(h),
+                1 << 20);
+        assertThat(cmd.extFields()).containsExactlyInAnyOrderEntriesOf(Map.of("o", "{\"k\":[1,true]}", "b", "false"));
+        assertThat(cmd.remark()).isNull();
+        assertThat(cmd.opaque()).isEqualTo(3);
+
+        for (String bad : new String[] {"{\"code\":\"105\"}", "{\"opaque\":1}", "{\"code\":1,\"flag\":\"2\"}",
+            "{\"code\":1,\"extFields\":[]}", "[1]", "{\"code\":1,\"opaque\":99999999999}"}) {
+            final byte[] b = bad.getBytes(StandardCharsets.UTF_8);
+            assertThat(decode(Unpooled.buffer().writeInt(4 + b.length).writeInt(b.length).writeBytes(b), 1 << 20)
+                    .code()).as(bad).isEqualTo(RemotingDecoder.MALFORMED);
+        }
+    }
+
+    @Test
+    void shouldRoundTripEveryKindOfIntInAJsonHeader() {
+        for (int n : new int[] {0, 7, 10, 99, 100, 123456789, Integer.MAX_VALUE, -1, -10, Integer.MIN_VALUE}) {
+            final RemotingCommand back = decode(encode(RemotingCommand.request(n, n, false).flag(n)), 1 << 20);
+            assertThat(back.code()).isEqualTo(n);
+            assertThat(back.opaque()).isEqualTo(n);
+            assertThat(back.flag()).isEqualTo(n);
+        }
+    }
 }

@@ -1,0 +1,143 @@
+package io.junction.bench.remoting;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+/**
+ * Load main: sync sends of fixed-size bodies from many threads for a fixed time (after a warm-up), then a push
+ * consumer draining the topic. Prints the figures and one machine-readable {@code RESULT key=value ...} line.
+ *
+ * <pre>
+ * java -cp benchmarks/target/classes:ROCKETMQ_CLASSPATH io.junction.bench.remoting.RemotingLoad \
+ *      --namesrv 127.0.0.1:9876 [--label junction] [--threads 32] [--seconds 30] [--warmup-seconds 5] \
+ *      [--size 1024] [--queues 8] [--drain-timeout-seconds 300] [--broker-pids PID,PID]
+ * </pre>
+ *
+ * <p>The topic (a new one per run) is created with {@code --queues} queues through the client's own topic creation,
+ * which works against both a RocketMQ broker and Junction. With {@code --broker-pids} it also reports the CPU time those
+ * processes (the broker under test) spent per message in each phase, read from {@code /proc}. Exit status: 0 when every message sent was drained,
+ * 2 when some were not (or sends failed), 1 on a usage error.
+ */
+public final class RemotingLoad {
+    private static final String DEFAULT_TOPIC_KEY = "TBW102";
+
+    private RemotingLoad() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final Map<String, String> o = options(args);
+        final String nameServer = o.getOrDefault("namesrv", "127.0.0.1:9876");
+        final String label = o.getOrDefault("label", "broker");
+        final int threads = Integer.parseInt(o.getOrDefault("threads", "32"));
+        final long seconds = Long.parseLong(o.getOrDefault("seconds", "30"));
+        final long warmup = Long.parseLong(o.getOrDefault("warmup-seconds", "5"));
+        final int size = Integer.parseInt(o.getOrDefault("size", "1024"));
+        final int queues = Integer.parseInt(o.getOrDefault("queues", "8"));
+        final long drainTimeout = Long.parseLong(o.getOrDefault("drain-timeout-seconds", "300"));
+        final ProcessCpu brokers = new ProcessCpu(o.containsKey("broker-pids")
+                ? java.util.Arrays.stream(o.get("broker-pids").split(",")).mapToLong(Long::parseLong).toArray()
+                : new long[0]);
+        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-bench-logs");
+        System.setProperty("rocketmq.client.logLevel", "WARN");
+
+        final String run = label + "-" + ProcessHandle.current().pid() + "-" + Long.toString(System.nanoTime(), 36);
+        final String topic = "bench-" + run;
+        final byte[] body = new byte[size];
+        new Random(42).nextBytes(body);
+
+        final DefaultMQProducer producer = new DefaultMQProducer("bench-producer-" + run);
+        producer.setNamesrvAddr(nameServer);
+        producer.setInstanceName("bench-producer-" + run);
+        producer.setSendMsgTimeout(10_000);
+        producer.start();
+        final SendPhase.Result warm;
+        final SendPhase.Result measured;
+        final long[] sendCpu = new long[2]; // broker, this client: CPU nanoseconds of the measured send phase
+        try {
+            createTopic(producer, topic, queues);
+            warm = SendPhase.run(producer, topic, body, threads, warmup);
+            sendCpu[0] = brokers.nanos();
+            sendCpu[1] = ProcessCpu.self();
+            measured = SendPhase.run(producer, topic, body, threads, seconds);
+            sendCpu[0] = brokers.nanos() - sendCpu[0];
+            sendCpu[1] = ProcessCpu.self() - sendCpu[1];
+        } finally {
+            producer.shutdown();
+        }
+        final long sent = 1 + warm.sent() + measured.sent(); // the first message made the route live
+        final long drainBrokerCpu = brokers.nanos();
+        final long drainSelfCpu = ProcessCpu.self();
+        final DrainPhase.Result drain = DrainPhase.run(nameServer, "bench-drain-" + run, topic, sent, drainTimeout);
+        final double brokerSendUs = sendCpu[0] / 1e3 / Math.max(1, measured.sent());
+        final double clientSendUs = sendCpu[1] / 1e3 / Math.max(1, measured.sent());
+        final double brokerDrainUs = (brokers.nanos() - drainBrokerCpu) / 1e3 / Math.max(1, drain.received());
+        final double clientDrainUs = (ProcessCpu.self() - drainSelfCpu) / 1e3 / Math.max(1, drain.received());
+
+        final double p50 = measured.latency().p50() / 1e6;
+        final double p99 = measured.latency().p99() / 1e6;
+        System.out.printf(Locale.ROOT, "%s: %d threads x %d s sync send of %d-byte bodies to %d queues: %,.0f msg/s, "
+                        + "p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, %d failed%n", label, threads, seconds, size, queues,
+                measured.perSecond(), p50, p99, measured.latency().p999() / 1e6, measured.failed());
+        System.out.printf(Locale.ROOT, "%s: push consumer drained %,d of %,d messages at %,.0f msg/s (%.1f s from its "
+                        + "start)%n", label, drain.received(), sent, drain.perSecond(), drain.totalNanos() / 1e9);
+        System.out.printf(Locale.ROOT, "%s: CPU per message, send phase: broker %.1f us, client %.1f us; drain phase: "
+                + "broker %.1f us, client %.1f us%n", label, brokerSendUs, clientSendUs, brokerDrainUs, clientDrainUs);
+        System.out.printf(Locale.ROOT, "RESULT label=%s threads=%d seconds=%d size=%d sent=%d failed=%d tps=%.1f "
+                        + "p50_ms=%.3f p99_ms=%.3f drained=%d drain_rate=%.1f drain_seconds=%.2f broker_send_us=%.2f "
+                        + "client_send_us=%.2f broker_drain_us=%.2f client_drain_us=%.2f%n", label, threads,
+                seconds, size, measured.sent(), measured.failed() + warm.failed(), measured.perSecond(), p50, p99,
+                drain.received(), drain.perSecond(), drain.totalNanos() / 1e9, brokerSendUs, clientSendUs,
+                brokerDrainUs, clientDrainUs);
+        System.exit(drain.received() >= sent && measured.failed() + warm.failed() == 0 ? 0 : 2);
+    }
+
+    /**
+     * Creates the topic through its cluster's brokers (UPDATE_AND_CREATE_TOPIC) and waits until it has a route. A
+     * broker that just started may not have registered with its name server yet: retried for up to a minute.
+     */
+    @SuppressWarnings("deprecation") // MQAdmin.createTopic: deprecated in the client, still what it offers producers
+    private static void createTopic(final DefaultMQProducer producer, final String topic, final int queues)
+            throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        boolean created = false;
+        while (true) {
+            try {
+                if (!created) {
+                    producer.createTopic(DEFAULT_TOPIC_KEY, topic, queues, Map.of());
+                    created = true;
+                }
+                if (producer.fetchPublishMessageQueues(topic).size() >= queues) {
+                    producer.send(new Message(topic, new byte[] {1})); // one message to make the route live
+                    return;
+                }
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topic " + topic + " has no route after 60 s");
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static Map<String, String> options(final String[] args) {
+        final Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                System.err.println("usage: RemotingLoad --namesrv HOST:PORT [--label NAME] [--threads 32] "
+                        + "[--seconds 30] [--warmup-seconds 5] [--size 1024] [--queues 8] [--drain-timeout-seconds 300] "
+                        + "[--broker-pids PID,PID]");
+                System.exit(1);
+            }
+            out.put(args[i].substring(2), args[++i]);
+        }
+        return out;
+    }
+}
