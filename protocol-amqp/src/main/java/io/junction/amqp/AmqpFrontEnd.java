@@ -4,6 +4,7 @@ import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
+import io.junction.spi.tls.ServerTls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -11,11 +12,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import io.junction.spi.config.FrontEndConfig;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import java.io.File;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -25,8 +23,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The AMQP 1.0 front-end on {@code amqp.port} (default 5672).
  *
- * <p>With {@code amqp.tls-cert-file} and {@code amqp.tls-key-file} set, a second listener on {@code amqp.tls-port}
- * (default 5671) speaks AMQP over TLS: the same pipeline behind an {@code SslHandler}.
+ * <p>With {@code amqp.tls-enabled}, a second listener on {@code amqp.tls-port} (default 5671) speaks AMQP over TLS:
+ * the same pipeline behind an {@code SslHandler}, with the configured certificate or the shared self-signed one
+ * (see {@link ServerTls}).
  *
  * <p>Pipeline per connection: connection counter → {@link AmqpConnection}, which checks the protocol header itself
  * and then drives one proton-j transport, connection and collector from the channel's event loop (proton-j is not
@@ -64,7 +63,7 @@ public final class AmqpFrontEnd implements ProtocolFrontEnd {
         broker.removeLeftovers();
         final SslContext tls;
         try {
-            tls = tlsContext(context.config());
+            tls = ServerTls.enabled(context.config()) ? ServerTls.serverContext(context) : null;
         } catch (IOException | IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new IllegalStateException("AMQP TLS: " + e.getMessage(), e));
         }
@@ -114,18 +113,6 @@ public final class AmqpFrontEnd implements ProtocolFrontEnd {
 
     private static int portOf(final Channel channel) {
         return ((InetSocketAddress) channel.localAddress()).getPort();
-    }
-
-    /** The TLS listener's context when a certificate and key are configured, else null. */
-    private static SslContext tlsContext(final FrontEndConfig config) throws IOException {
-        if (!config.isSet("tls-cert-file") && !config.isSet("tls-key-file")) {
-            return null;
-        }
-        if (!config.isSet("tls-cert-file") || !config.isSet("tls-key-file")) {
-            throw new IllegalArgumentException("amqp.tls-cert-file and amqp.tls-key-file must be set together");
-        }
-        return SslContextBuilder.forServer(new File(config.string("tls-cert-file")),
-                new File(config.string("tls-key-file"))).build();
     }
 
     @Override

@@ -3,6 +3,8 @@ package io.junction.amqp;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
+import io.junction.spi.tls.ServerTls;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -51,17 +53,12 @@ record AmqpSettings(int maxFrameSize, int channelMax, int idleTimeoutMs, int sas
             "Deliveries of a message to a consumer group before a failed one (modified with delivery-failed) goes "
                     + "to the group's dead-letter topic; applies to groups the AMQP front-end creates.");
 
-    static final ConfigKey TLS_PORT = ConfigKey.of("amqp.tls-port", ValueKind.PORT, "5671",
-            "Port of the AMQP-over-TLS listener, which runs only when amqp.tls-cert-file and amqp.tls-key-file are set.");
-    static final ConfigKey TLS_CERT_FILE = ConfigKey.of("amqp.tls-cert-file", ValueKind.STRING, "",
-            "PEM certificate chain of the AMQP TLS listener; unset: no TLS listener.");
-    static final ConfigKey TLS_KEY_FILE = ConfigKey.of("amqp.tls-key-file", ValueKind.STRING, "",
-            "PEM (PKCS#8) private key matching amqp.tls-cert-file.");
-
     static List<ConfigKey> keys() {
-        return List.of(MAX_FRAME_SIZE, CHANNEL_MAX, IDLE_TIMEOUT_MS, SASL_TIMEOUT_MS, LINK_CREDIT,
-                MAX_MESSAGE_SIZE, MAX_TRANSACTION_SIZE, DELIVERY_TIMEOUT_MS, TOPIC_QUEUES, MAX_DELIVERIES, TLS_PORT, TLS_CERT_FILE,
-                TLS_KEY_FILE);
+        final List<ConfigKey> keys = new ArrayList<>(List.of(MAX_FRAME_SIZE, CHANNEL_MAX, IDLE_TIMEOUT_MS,
+                SASL_TIMEOUT_MS, LINK_CREDIT, MAX_MESSAGE_SIZE, MAX_TRANSACTION_SIZE, DELIVERY_TIMEOUT_MS, TOPIC_QUEUES,
+                MAX_DELIVERIES));
+        keys.addAll(ServerTls.keys("amqp", 5671)); // the TLS listener's keys, as every front-end has them
+        return keys;
     }
 
     static AmqpSettings from(final FrontEndConfig config) {

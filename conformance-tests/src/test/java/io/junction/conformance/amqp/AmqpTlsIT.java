@@ -16,9 +16,9 @@ import org.apache.qpid.jms.JmsConnectionFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * AMQP over TLS: with a certificate and key configured, Qpid JMS connects with {@code amqps://} to the TLS port and
- * sends and receives; the plain port keeps working. The certificate is made with the openssl command (skipped
- * without it).
+ * AMQP over TLS ({@code amqp.tls-enabled}): Qpid JMS connects with {@code amqps://} to the TLS port and sends and
+ * receives; the plain port keeps working. With a configured certificate (made with the openssl command; that case is
+ * skipped without it) and with the self-signed one the broker keeps in its data directory.
  */
 class AmqpTlsIT {
 
@@ -38,7 +38,7 @@ class AmqpTlsIT {
         }
         assumeTrue(openssl.waitFor(30, TimeUnit.SECONDS) && openssl.exitValue() == 0, "openssl failed");
         final String tlsPort = Integer.toString(FreePorts.next());
-        try (AmqpTestBroker broker = AmqpTestBroker.start(Map.of("amqp.tls-port", tlsPort,
+        try (AmqpTestBroker broker = AmqpTestBroker.start(Map.of("amqp.tls-enabled", "true", "amqp.tls-port", tlsPort,
                 "amqp.tls-cert-file", cert.toString(), "amqp.tls-key-file", key.toString()))) {
             final JmsConnectionFactory tls = new JmsConnectionFactory("amqps://127.0.0.1:" + tlsPort
                     + "?transport.trustAll=true&transport.verifyHost=false");
@@ -52,6 +52,26 @@ class AmqpTlsIT {
                 assertThat(m.getText()).isEqualTo("over tls");
             }
             assertThat(broker.process().stdout()).contains("amqps=");
+        }
+    }
+
+    @Test
+    void shouldServeAmqpOverTlsWithTheSelfSignedCertificate() throws Exception {
+        final String tlsPort = Integer.toString(FreePorts.next());
+        try (AmqpTestBroker broker = AmqpTestBroker.start(Map.of("amqp.tls-enabled", "true",
+                "amqp.tls-port", tlsPort))) {
+            final JmsConnectionFactory tls = new JmsConnectionFactory("amqps://127.0.0.1:" + tlsPort
+                    + "?transport.trustAll=true&transport.verifyHost=false");
+            try (Connection c = tls.createConnection()) {
+                c.start();
+                final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                final Queue q = s.createQueue("secure-self-signed");
+                s.createProducer(q).send(s.createTextMessage("self-signed"));
+                final TextMessage m = (TextMessage) s.createConsumer(q).receive(10_000);
+                assertThat(m.getText()).isEqualTo("self-signed");
+                assertThat(c.getClientID()).isNotNull();
+            }
+            assertThat(broker.process().stdout()).contains("amqps=").contains(":" + tlsPort);
         }
     }
 }
