@@ -16,7 +16,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -113,7 +112,6 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
                         }
                         ch.pipeline().addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
                                 .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
-                                .addLast("flush-consolidation", flushConsolidation())
                                 .addLast("mqtt", new MqttConnection(broker));
                     }
                 })
@@ -129,15 +127,6 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
             }
         });
         return bound;
-    }
-
-    /**
-     * Acknowledgements and deliveries each ask for a flush; this turns the flushes of one read, or of the tasks one
-     * event-loop turn runs, into one write system call (a subscriber's batch of PUBACKs releases a batch of PUBLISHes,
-     * a batch of stored publishes a batch of PUBACKs).
-     */
-    static FlushConsolidationHandler flushConsolidation() {
-        return new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true);
     }
 
     @Override

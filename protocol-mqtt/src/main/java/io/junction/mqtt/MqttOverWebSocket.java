@@ -59,7 +59,6 @@ final class MqttOverWebSocket implements HttpHandler {
                 .addLast("ws-frames-out", BytesToFrames.INSTANCE)
                 .addLast("mqtt-decoder", new MqttDecoder(broker.settings().maxPacketSize(), 65535))
                 .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
-                .addLast("flush-consolidation", MqttFrontEnd.flushConsolidation())
                 .addLast("mqtt", new MqttConnection(broker));
         connections.opened();
         exchange.channel().closeFuture().addListener(f -> connections.closed());
