@@ -9,8 +9,10 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.Message;
 
 /**
- * Load main: sync sends of fixed-size bodies from many threads for a fixed time (after a warm-up), then a push
- * consumer draining the topic. Prints the figures and one machine-readable {@code RESULT key=value ...} line.
+ * Load main: sync sends of fixed-size bodies from many threads for a fixed time, then a push consumer draining the
+ * topic. A warm-up comes first: sends for {@code --warmup-seconds}, drained by a consumer of another group, so both the
+ * send and the consume paths of broker and client are compiled before anything is measured. Prints the figures and
+ * one machine-readable {@code RESULT key=value ...} line.
  *
  * <pre>
  * java -cp benchmarks/target/classes:ROCKETMQ_CLASSPATH io.junction.bench.remoting.RemotingLoad \
@@ -61,6 +63,8 @@ public final class RemotingLoad {
         try {
             createTopic(producer, topic, queues);
             warm = SendPhase.run(producer, topic, body, threads, warmup);
+            // Warm the consume path as well (broker and client compile it), so the measured drain runs compiled code.
+            DrainPhase.run(nameServer, "bench-warm-" + run, topic, 1 + warm.sent(), drainTimeout);
             sendCpu[0] = brokers.nanos();
             sendCpu[1] = ProcessCpu.self();
             measured = SendPhase.run(producer, topic, body, threads, seconds);
