@@ -1,7 +1,6 @@
 package io.junction.amqp;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import io.junction.spi.CoreNames;
 
 /**
  * The reversible mapping between AMQP addresses (and the names in subscription identities) and core names.
@@ -15,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 final class AddressNames {
     /** Longest core name the store takes. */
     static final int MAX_CORE_LENGTH = 255;
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private AddressNames() {
     }
@@ -27,31 +25,7 @@ final class AddressNames {
     }
 
     static String escape(final String text) {
-        if (text.equals(".")) {
-            return "%2E";
-        }
-        if (text.equals("..")) {
-            return "%2E%2E";
-        }
-        StringBuilder sb = null;
-        for (int i = 0; i < text.length(); i++) {
-            final char c = text.charAt(i);
-            if (plain(c)) {
-                if (sb != null) {
-                    sb.append(c);
-                }
-                continue;
-            }
-            if (sb == null) {
-                sb = new StringBuilder(text.length() + 8).append(text, 0, i);
-            }
-            final int end = Character.isHighSurrogate(c) && i + 1 < text.length() ? i + 2 : i + 1;
-            for (byte b : text.substring(i, end).getBytes(StandardCharsets.UTF_8)) {
-                sb.append('%').append(HEX[(b >> 4) & 0xF]).append(HEX[b & 0xF]);
-            }
-            i = end - 1;
-        }
-        return sb == null ? text : sb.toString();
+        return CoreNames.escape(text);
     }
 
     /**
@@ -65,7 +39,7 @@ final class AddressNames {
         }
         for (int i = 0; i < name.length(); i++) {
             final char c = name.charAt(i);
-            if (!plain(c) && c != '%') {
+            if (!CoreNames.isPlain(c) && c != '%') {
                 return false;
             }
         }
@@ -77,33 +51,6 @@ final class AddressNames {
         if (core.indexOf('%') < 0 || isSystem(core)) {
             return core;
         }
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(core.length());
-        for (int i = 0; i < core.length(); i++) {
-            final char c = core.charAt(i);
-            if (c == '%' && i + 2 < core.length()
-                    && hex(core.charAt(i + 1)) >= 0 && hex(core.charAt(i + 2)) >= 0) {
-                out.write(hex(core.charAt(i + 1)) << 4 | hex(core.charAt(i + 2)));
-                i += 2;
-            } else {
-                final byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                out.write(b, 0, b.length);
-            }
-        }
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    private static boolean plain(final char c) {
-        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-                || c == '|' || c == '.';
-    }
-
-    private static int hex(final char c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
+        return CoreNames.unescape(core);
     }
 }
