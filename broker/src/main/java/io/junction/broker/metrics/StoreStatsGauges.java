@@ -37,6 +37,9 @@ public final class StoreStatsGauges {
         g.gauge(registry, "junction.store.topics", null, "Topics known to the store", StoreStats::topicCount);
         g.gauge(registry, "junction.store.recovered.from.crash", null,
                 "1 when the last start found the store not cleanly shut down", s -> s.recoveredFromCrash() ? 1 : 0);
+        g.gauge(registry, "junction.store.damaged.records", null,
+                "Records found damaged on disk (failing their CRC) since the start; skipped, never served",
+                StoreStats::damagedRecords);
     }
 
     private void gauge(final MeterRegistry registry, final String name, final String unit, final String description,

@@ -42,7 +42,7 @@ final class MessageQueries {
         if (offset < 0) {
             return Optional.empty();
         }
-        final ByteBuffer record = log.readRecord(offset);
+        final ByteBuffer record = log.lookupRecord(offset);
         return record == null ? Optional.empty() : Optional.of(RecordCodec.decode(record));
     }
 

@@ -150,7 +150,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
         dispatcherRef[0] = dispatcher;
 
         final long started = System.nanoTime();
-        final long end = log.recover(recoverFrom, (view, pos, size) -> {
+        final int maxRecordSize = RecordDescriptor.recordLength(RecordDescriptor.SYS_FLAG_BORN_HOST_V6
+                        | RecordDescriptor.SYS_FLAG_STORE_HOST_V6, config.maxMessageSize(),
+                RecordDescriptor.MAX_TOPIC_LENGTH, RecordDescriptor.MAX_PROPERTIES_LENGTH);
+        final long end = log.recover(recoverFrom, maxRecordSize, (view, pos, size) -> {
             try {
                 dispatcher.index(view, pos);
             } catch (IOException e) {
@@ -718,7 +721,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
             // Reported as unknown.
         }
         return new StoreStats(log.writeOffset() - log.minOffset() + queueBytes, free, log.minOffset(),
-                log.writeOffset(), log.flushedOffset(), topicTable.size(), dataDir.crashed());
+                log.writeOffset(), log.flushedOffset(), topicTable.size(), dataDir.crashed(),
+                log.damagedRecords());
     }
 
     /** The offset below which everything is indexed (tests and diagnostics). */

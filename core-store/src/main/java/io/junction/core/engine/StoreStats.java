@@ -10,6 +10,7 @@ package io.junction.core.engine;
  * @param logFlushedOffset  end of the forced log
  * @param topicCount        topics known
  * @param recoveredFromCrash whether the last start found the store not cleanly shut down
+ * @param damagedRecords    records found damaged on disk (failing their CRC) since the start; never served
  */
 public record StoreStats(
         long diskUsedBytes,
@@ -18,5 +19,6 @@ public record StoreStats(
         long logWriteOffset,
         long logFlushedOffset,
         int topicCount,
-        boolean recoveredFromCrash) {
+        boolean recoveredFromCrash,
+        long damagedRecords) {
 }

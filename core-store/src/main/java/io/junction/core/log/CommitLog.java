@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +27,8 @@ import org.slf4j.LoggerFactory;
 public final class CommitLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLog.class);
     private static final int ZERO_CHUNK = 64 * 1024;
+    /** Damaged offsets remembered so that each is logged and counted once, not once per reader. */
+    private static final int MAX_REMEMBERED_DAMAGE = 4096;
 
     private final Path dir;
     private final int segmentSize;
@@ -31,6 +36,8 @@ public final class CommitLog implements AutoCloseable {
     private volatile List<SegmentFile> segments;
     private volatile long writeOffset;
     private volatile long flushedOffset;
+    private final LongAdder damagedRecords = new LongAdder();
+    private final Set<Long> reportedDamage = ConcurrentHashMap.newKeySet();
 
     private CommitLog(final Path dir, final int segmentSize, final SegmentFileFactory factory,
                       final List<SegmentFile> segments) {
@@ -97,14 +104,23 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Scans from {@code from} (a record boundary, or the log's start when below it), verifying every record, and
-     * makes the first invalid position the log's end: the rest of that segment is zeroed and forced, and later
+     * Scans from {@code from} (a record boundary, or the log's start when below it), verifying every record, and makes
+     * the end of the last valid record the log's end: the rest of that segment is zeroed and forced, and later
      * segments are deleted. Runs before the log is opened for writing.
      *
-     * @param visitor called for each valid record, in order (the dispatcher re-indexing what the checkpoint lacks)
+     * <p>Where the log ends: at a position whose size or magic is zero (never written, or a unit whose magic — written
+     * last — never went in; see {@link #writeUnit}), or at an invalid record that nothing valid follows. Records are
+     * written in order and each was forced before it was acknowledged (SYNC), so a written record that fails its
+     * check with a valid one after it is damage in the middle of the log (a flipped bit): it is reported and stepped
+     * over, and the records after it stay. The next record must start within {@code maxRecordSize} of the damaged one,
+     * which bounds the search.
+     *
+     * @param maxRecordSize the largest record the store can have written (bounds the search past damage)
+     * @param visitor       called for each valid record, in order (the dispatcher re-indexing what the checkpoint
+     *                      lacks)
      * @return the recovered end
      */
-    public long recover(final long from, final RecordVisitor visitor) throws IOException {
+    public long recover(final long from, final int maxRecordSize, final RecordVisitor visitor) throws IOException {
         final List<SegmentFile> all = segments;
         if (all.isEmpty()) {
             writeOffset = from - from % segmentSize;
@@ -133,8 +149,20 @@ public final class CommitLog implements AutoCloseable {
                     continue scan;
                 }
                 if (size == RecordCodec.INVALID) {
-                    end = segment.baseOffset() + pos;
-                    break scan;
+                    final long damaged = segment.baseOffset() + pos;
+                    final long next = unwritten(view, pos) ? -1 : validAfterDamage(all, index, pos, maxRecordSize);
+                    if (next < 0) {
+                        end = damaged;
+                        break scan;
+                    }
+                    reportDamage(damaged, next);
+                    if (next >= segment.baseOffset() + segmentSize) {
+                        offset = next;
+                        end = next;
+                        continue scan;
+                    }
+                    pos = (int) (next - segment.baseOffset());
+                    continue;
                 }
                 visitor.visit(view, pos, size);
                 pos += size;
@@ -149,6 +177,64 @@ public final class CommitLog implements AutoCloseable {
         writeOffset = end;
         flushedOffset = end;
         return end;
+    }
+
+    /** Whether the record at {@code pos} was never (completely) written: its size or its magic is still zero. */
+    private static boolean unwritten(final ByteBuffer view, final int pos) {
+        return pos + RecordDescriptor.BLANK_LENGTH > view.limit()
+                || view.getInt(pos + RecordDescriptor.TOTAL_SIZE_OFFSET) == 0
+                || view.getInt(pos + RecordDescriptor.MAGIC_OFFSET) == 0;
+    }
+
+    /**
+     * Where the next valid record (or blank filler) after damage at {@code pos} of segment {@code index} starts: in the
+     * same segment within {@code maxRecordSize}, or at the next segment's start when the damage reaches this segment's
+     * end; -1 when there is none (a tail).
+     */
+    private long validAfterDamage(final List<SegmentFile> all, final int index, final int pos,
+                                  final int maxRecordSize) {
+        final SegmentFile segment = all.get(index);
+        final ByteBuffer view = segment.view();
+        final long base = segment.baseOffset();
+        final int windowEnd = (int) Math.min(segmentSize, (long) pos + maxRecordSize + 1);
+        // Fast path: a flipped bit in the body or CRC leaves the size field intact.
+        final int claimed = view.getInt(pos + RecordDescriptor.TOTAL_SIZE_OFFSET);
+        if (claimed > 0 && (long) pos + claimed < windowEnd
+                && RecordCodec.check(view, pos + claimed, base + pos + claimed) != RecordCodec.INVALID) {
+            return base + pos + claimed;
+        }
+        final long found = firstValid(view, base, pos + 1, windowEnd);
+        if (found >= 0) {
+            return found;
+        }
+        if (windowEnd == segmentSize && index + 1 < all.size()) {
+            final SegmentFile nextSegment = all.get(index + 1);
+            if (RecordCodec.check(nextSegment.view(), 0, nextSegment.baseOffset()) != RecordCodec.INVALID) {
+                return nextSegment.baseOffset();
+            }
+        }
+        return -1;
+    }
+
+    /** Logs and counts a damaged record once, however many readers meet it. */
+    private void reportDamage(final long offset, final long resumeAt) {
+        if (reportedDamage.size() >= MAX_REMEMBERED_DAMAGE) {
+            reportedDamage.clear();
+        }
+        if (reportedDamage.add(offset)) {
+            damagedRecords.increment();
+            if (resumeAt >= 0) {
+                LOG.error("Log offset {}: record fails its check (damaged on disk); skipped, the log continues at {}",
+                        offset, resumeAt);
+            } else {
+                LOG.error("Log offset {}: record fails its check (damaged on disk); it is not served", offset);
+            }
+        }
+    }
+
+    /** Damaged records met so far (by recovery, scans and reads), each counted once. */
+    public long damagedRecords() {
+        return damagedRecords.sum();
     }
 
     /** Zeroes everything from {@code end} to its segment's end and deletes later segments. */
@@ -214,7 +300,7 @@ public final class CommitLog implements AutoCloseable {
 
     /**
      * Writes several records as one unit (a batch), as {@link #write} does, except that the first record's magic goes
-     * in last, once everything else is in place. Recovery ends the log at the first record it cannot verify, so a unit
+     * in last, once everything else is in place. Recovery ends the log at a record whose magic is still zero, so a unit
      * cut short by a failed write, or by a crash before its last step, is dropped whole: never a prefix of it.
      *
      * @throws IOException when a write failed; the write offset is unchanged then
@@ -282,10 +368,23 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * The valid record at {@code offset}, verified (size, magic, own offset, CRC), or null when there is none. Bytes
-     * that fail the check are never served.
+     * The valid record at {@code offset}, an offset an index points at, verified (size, magic, own offset, CRC), or
+     * null when there is none. Bytes that fail the check are never served; as the index says a record is there, they
+     * are damage, reported once.
      */
     public ByteBuffer readRecord(final long offset) {
+        return verifiedRecord(offset, true);
+    }
+
+    /**
+     * Like {@link #readRecord} for an offset nobody vouches for (one decoded from a client's message id): no record
+     * there is an answer, not damage.
+     */
+    public ByteBuffer lookupRecord(final long offset) {
+        return verifiedRecord(offset, false);
+    }
+
+    private ByteBuffer verifiedRecord(final long offset, final boolean indexed) {
         final List<SegmentFile> all = segments;
         final int index = indexOf(offset, all);
         if (index < 0 || offset >= writeOffset) {
@@ -296,6 +395,9 @@ public final class CommitLog implements AutoCloseable {
         final int pos = (int) (offset - segment.baseOffset());
         final int size = RecordCodec.check(view, pos, offset);
         if (size <= 0) {
+            if (indexed && size == RecordCodec.INVALID) {
+                reportDamage(offset, -1);
+            }
             return null;
         }
         return view.position(pos).limit(pos + size).slice();
@@ -322,7 +424,7 @@ public final class CommitLog implements AutoCloseable {
                 // Written and checked before it became visible, so this is damage (a flipped bit): report, and
                 // step to the next valid record boundary if there is one.
                 final long next = resync(view, pos, segment.baseOffset(), to);
-                LOG.error("Log offset {}: record fails its check (corrupt); skipping to {}", offset, next);
+                reportDamage(offset, next);
                 offset = next;
                 continue;
             }
@@ -334,15 +436,21 @@ public final class CommitLog implements AutoCloseable {
 
     /** Finds the next position after a corrupt record where a valid record starts (or the segment's end). */
     private long resync(final ByteBuffer view, final int from, final long base, final long limit) {
-        final int end = (int) Math.min(segmentSize, limit - base);
-        for (int p = from + 1; p + RecordDescriptor.BLANK_LENGTH <= end; p++) {
+        final long found = firstValid(view, base, from + 1, (int) Math.min(segmentSize, limit - base));
+        return found >= 0 ? found : Math.min(base + segmentSize, limit);
+    }
+
+    /** The first position in [from, end) of a segment view where a valid record or blank filler starts, else -1. */
+    private static long firstValid(final ByteBuffer view, final long base, final int from, final int end) {
+        for (int p = from; p + RecordDescriptor.BLANK_LENGTH <= end; p++) {
             final int magic = view.getInt(p + RecordDescriptor.MAGIC_OFFSET);
             if ((magic == RecordDescriptor.MAGIC_V1 || magic == RecordDescriptor.MAGIC_V2
-                    || magic == RecordDescriptor.BLANK_MAGIC) && RecordCodec.check(view, p, base + p) != RecordCodec.INVALID) {
+                    || magic == RecordDescriptor.BLANK_MAGIC)
+                    && RecordCodec.check(view, p, base + p) != RecordCodec.INVALID) {
                 return base + p;
             }
         }
-        return Math.min(base + segmentSize, limit);
+        return -1;
     }
 
     /** Creates the segment starting at {@code baseOffset} if it does not exist (appender thread). */

@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Recovery over a log damaged anywhere: it never throws, never ends the log past the last intact record, keeps every
- * record before the first damaged byte, and leaves a log that recovers to the same end again.
+ * Recovery over a log damaged anywhere: it never throws, takes nothing for a record that was not written as one, keeps
+ * every record no damage touched (damage in the middle is stepped over, not taken for the log's end) up to one that
+ * looks unwritten (zero size or magic), ends the log after the last valid record, and leaves a log that recovers to the same end again.
  */
 class RecoveryScanFuzzTest {
     private static final int SEGMENT = 64 * 1024;
@@ -34,7 +35,7 @@ class RecoveryScanFuzzTest {
             final List<Long> ends = new ArrayList<>();
             long end = 0;
             try (FileChannel ch = FileChannel.open(dir.resolve(String.format("%020d", 0)), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE)) {
+                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 ch.write(ByteBuffer.allocate(1), SEGMENT - 1);
                 for (int i = 0; i < records; i++) {
                     final ByteBuffer r = RecordCodec.encode(Message.builder("t").body(new byte[data.consumeInt(0, 900)])
@@ -48,30 +49,44 @@ class RecoveryScanFuzzTest {
                     ends.add(end);
                 }
                 final int damages = data.consumeInt(0, 4);
-                long firstDamage = Long.MAX_VALUE;
+                final List<long[]> damaged = new ArrayList<>(); // [from, to) byte ranges written over
                 for (int d = 0; d < damages; d++) {
                     final long at = data.consumeLong(0, end + 64);
                     final byte[] garbage = data.consumeBytes(16);
                     ch.write(ByteBuffer.wrap(garbage), at);
-                    if (garbage.length > 0) {
-                        firstDamage = Math.min(firstDamage, at);
-                    }
+                    damaged.add(new long[] {at, at + garbage.length});
                 }
+                final List<Long> visited = new ArrayList<>();
                 final long recovered;
                 try (CommitLog log = CommitLog.open(dir, SEGMENT, MappedSegmentFile.FACTORY)) {
-                    recovered = log.recover(0, (view, pos, size) -> { });
+                    recovered = log.recover(0, SEGMENT, (view, pos, size) -> visited.add((long) pos + size));
                 }
-                if (recovered > end && firstDamage > end) {
-                    throw new IllegalStateException("recovered past the last record: " + recovered + " > " + end);
+                if (!ends.containsAll(visited)) {
+                    throw new IllegalStateException("recovery took something for a record that was not one: "
+                            + visited + " vs " + ends);
                 }
+                final long lastVisited = visited.isEmpty() ? 0 : visited.get(visited.size() - 1);
+                if (recovered != lastVisited) {
+                    throw new IllegalStateException("recovered end " + recovered + " is not the end of the last valid"
+                            + " record " + lastVisited);
+                }
+                // Damage in the middle is stepped over: every record no damage touched is kept, up to a record whose
+                // size or magic now reads zero (what an unfinished write leaves: the log's end).
+                long start = 0;
                 for (long e : ends) {
-                    if (e <= firstDamage && recovered < e) {
-                        throw new IllegalStateException("lost an intact record ending at " + e + " (recovered "
-                                + recovered + ", first damage at " + firstDamage + ")");
+                    final ByteBuffer header = ByteBuffer.allocate(8);
+                    ch.read(header, start);
+                    if (header.getInt(0) == 0 || header.getInt(4) == 0) {
+                        break;
                     }
+                    if (untouched(start, e, damaged) && !visited.contains(e)) {
+                        throw new IllegalStateException("lost an intact record " + start + ".." + e + " (recovered "
+                                + recovered + ", damage " + ranges(damaged) + ")");
+                    }
+                    start = e;
                 }
                 try (CommitLog again = CommitLog.open(dir, SEGMENT, MappedSegmentFile.FACTORY)) {
-                    if (again.recover(0, (view, pos, size) -> { }) != recovered) {
+                    if (again.recover(0, SEGMENT, (view, pos, size) -> { }) != recovered) {
                         throw new IllegalStateException("a second recovery disagrees");
                     }
                 }
@@ -83,5 +98,18 @@ class RecoveryScanFuzzTest {
                 }
             }
         }
+    }
+
+    private static boolean untouched(final long from, final long to, final List<long[]> damaged) {
+        for (long[] d : damaged) {
+            if (d[0] < to && d[1] > from) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String ranges(final List<long[]> damaged) {
+        return damaged.stream().map(d -> d[0] + ".." + d[1]).toList().toString();
     }
 }
