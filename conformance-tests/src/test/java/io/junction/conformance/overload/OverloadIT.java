@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
@@ -14,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -237,7 +240,7 @@ class OverloadIT {
     }
 
     private static void assertBody(final String id, final byte[] body) {
-        if (!java.util.Arrays.equals(body, body(id))) {
+        if (!Arrays.equals(body, body(id))) {
             throw new AssertionError("message " + id + " arrived altered");
         }
     }
@@ -247,11 +250,11 @@ class OverloadIT {
                 .serverHost("127.0.0.1").serverPort(Integer.parseInt(broker.setting("mqtt.port"))).buildBlocking();
         client.connect();
         try (Mqtt5BlockingClient.Mqtt5Publishes publishes = client.publishes(
-                com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+                MqttGlobalPublishFilter.ALL)) {
             client.subscribeWith().topicFilter("ovlafter/x").qos(MqttQos.AT_LEAST_ONCE).send();
             client.publishWith().topic("ovlafter/x").qos(MqttQos.AT_LEAST_ONCE)
                     .payload("still here".getBytes(StandardCharsets.UTF_8)).send();
-            final var received = publishes.receive(10, java.util.concurrent.TimeUnit.SECONDS);
+            final var received = publishes.receive(10, TimeUnit.SECONDS);
             assertThat(received).as("a message after the overload").isPresent();
             assertThat(new String(received.get().getPayloadAsBytes(), StandardCharsets.UTF_8)).isEqualTo("still here");
         } catch (InterruptedException e) {
