@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Arbitrary bytes as an HTTP request, through Netty's request decoder and aggregator (as the broker's listener reads
@@ -25,6 +26,7 @@ class HttpIngressFuzzTest {
     private final EventDecoder decoder = new EventDecoder(new ObjectMapper(), MAX_REQUEST, 16);
     private final CloudEventMapping mapping = new CloudEventMapping("http://127.0.0.1:8080", "io.junction.event");
 
+    @Timeout(1) // while fuzzing: an input that takes over a second is a hang finding (see junit-platform.properties)
     @FuzzTest(maxDuration = "10m")
     void arbitraryRequest(final FuzzedDataProvider data) {
         final EmbeddedChannel channel = new EmbeddedChannel(new HttpRequestDecoder(), new HttpObjectAggregator(

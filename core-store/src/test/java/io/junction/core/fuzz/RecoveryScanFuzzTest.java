@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Recovery over a log damaged anywhere: it never throws, takes nothing for a record that was not written as one, keeps
@@ -27,6 +28,7 @@ class RecoveryScanFuzzTest {
     private static final int SEGMENT = 64 * 1024;
     private static final InetSocketAddress HOST = new InetSocketAddress("127.0.0.1", 9876);
 
+    @Timeout(1) // while fuzzing: an input that takes over a second is a hang finding (see junit-platform.properties)
     @FuzzTest(maxDuration = "10m")
     void recoverDamagedLog(final FuzzedDataProvider data) throws IOException {
         final Path dir = Files.createTempDirectory("recovery-fuzz");
