@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
@@ -204,7 +205,7 @@ public final class RecordCodec {
         p += topicLength;
         final int propertiesLength = r.getShort(p) & 0xFFFF;
         p += 2;
-        final String properties = string(r, p, propertiesLength);
+        final Map<String, String> properties = MessageProperties.decodeLazily(r, p, propertiesLength);
         return new StoredMessage(
                 topic,
                 r.getInt(QUEUE_ID_OFFSET),
@@ -219,7 +220,7 @@ public final class RecordCodec {
                 storeHost,
                 r.getInt(reconsumeTimesOffset(sysFlag)),
                 r.getLong(preparedTransactionOffsetOffset(sysFlag)),
-                MessageProperties.decode(properties),
+                properties,
                 body,
                 r.limit(size));
     }

@@ -1,5 +1,6 @@
 package io.junction.core.message;
 
+import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -81,6 +82,14 @@ public final class MessageProperties {
             start = end + 1;
         }
         return map;
+    }
+
+    /**
+     * The properties encoded as {@code length} UTF-8 bytes at {@code position} of {@code buffer}, decoded only when
+     * first asked for (read-only). The buffer's bytes must not change.
+     */
+    public static Map<String, String> decodeLazily(final ByteBuffer buffer, final int position, final int length) {
+        return length == 0 ? Collections.emptyMap() : new LazyProperties(buffer, position, length);
     }
 
     /** Adds one property to an encoded property string. */

@@ -127,6 +127,7 @@ class RecoveryTest {
             assertThat(store.stats().damagedRecords()).isEqualTo(1);
             assertThat(store.send(Message.builder("t").queueId(0).body("after".getBytes(StandardCharsets.UTF_8))
                     .build()).join().queueOffset()).isEqualTo(5);
+            TestStores.awaitIndexed(store);
             assertThat(readAll(store, "t", 0)).extracting(TestStores::body).endsWith("message-4", "after");
         }
     }
