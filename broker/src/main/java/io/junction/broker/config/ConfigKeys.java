@@ -9,6 +9,7 @@ import static io.junction.spi.config.ValueKind.STRING;
 
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
+import io.junction.spi.tls.ServerTls;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -62,6 +63,8 @@ public final class ConfigKeys {
     public static final ConfigKey INDEX_FILE_ENTRIES = ConfigKey.of("store.index-file-entries", INT, "2000000",
             "Entries per index file (keys and message ids).");
 
+    /** Prefix of the shared HTTP listener's keys, TLS ones included ({@code http.tls-enabled}, …). */
+    public static final String HTTP_PREFIX = "http";
     public static final ConfigKey HTTP_PORT = ConfigKey.of("http.port", PORT, "8080",
             "Shared HTTP listener: /health, /metrics, CloudEvents, MQTT over WebSocket (0 picks a free port).");
     public static final ConfigKey HTTP_MAX_REQUEST_SIZE = ConfigKey.of("http.max-request-size", INT_SIZE, "8m",
@@ -128,6 +131,7 @@ public final class ConfigKeys {
                 AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
                 DISK_FULL_RATIO, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS));
+        keys.addAll(ServerTls.keys(HTTP_PREFIX, 8443));
         STANDARD_FRONT_ENDS.forEach((name, port) -> {
             keys.add(enabledKey(name));
             if (!port.isEmpty()) {

@@ -12,9 +12,14 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 
-/** The shared HTTP server: binds, builds each connection's pipeline, and closes the server socket on stop. */
+/**
+ * The shared HTTP server: binds, builds each connection's pipeline, and closes the server socket on stop. The same
+ * routes are served in plain HTTP and, when configured, on a second listener inside TLS (HTTPS, and WSS for MQTT over
+ * WebSocket).
+ */
 public final class HttpListener implements AutoCloseable {
 
     /** Limits of one connection's requests. */
@@ -40,6 +45,28 @@ public final class HttpListener implements AutoCloseable {
     public static HttpListener bind(final EventLoops loops, final String bindAddress, final int port,
                                     final String advertisedHost, final HttpRouter router, final Limits limits,
                                     final ConnectionCounter connections) throws ListenException {
+        final HttpListener plain = bind(loops, bindAddress, port, advertisedHost, router, limits, connections, null);
+        router.baseUrl(plain.endpoint.address());
+        return plain;
+    }
+
+    /**
+     * Binds the HTTPS listener: the same routes inside TLS.
+     *
+     * @throws ListenException when the address cannot be bound
+     */
+    public static HttpListener bindTls(final EventLoops loops, final String bindAddress, final int port,
+                                       final String advertisedHost, final HttpRouter router, final Limits limits,
+                                       final ConnectionCounter connections, final SslContext tls)
+            throws ListenException {
+        return bind(loops, bindAddress, port, advertisedHost, router, limits, connections, tls);
+    }
+
+    private static HttpListener bind(final EventLoops loops, final String bindAddress, final int port,
+                                     final String advertisedHost, final HttpRouter router, final Limits limits,
+                                     final ConnectionCounter connections, final SslContext tls)
+            throws ListenException {
+        final String scheme = tls == null ? "http" : "https";
         final ChannelFuture bound = loops.serverBootstrap()
                 .option(ChannelOption.SO_BACKLOG, 256)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -48,6 +75,9 @@ public final class HttpListener implements AutoCloseable {
                     protected void initChannel(final Channel ch) {
                         final ChannelPipeline p = ch.pipeline();
                         p.addLast(connections.handler());
+                        if (tls != null) {
+                            p.addLast("tls", tls.newHandler(ch.alloc()));
+                        }
                         p.addLast(HttpExchange.CODEC_HANDLER, new HttpServerCodec(new HttpDecoderConfig()
                                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                                 .setMaxHeaderSize(MAX_HEADER_BYTES)));
@@ -58,12 +88,10 @@ public final class HttpListener implements AutoCloseable {
                 .bind(bindAddress, port)
                 .awaitUninterruptibly();
         if (!bound.isSuccess()) {
-            throw new ListenException("http", bindAddress, port, bound.cause());
+            throw new ListenException(scheme, bindAddress, port, bound.cause());
         }
         final int actualPort = ((InetSocketAddress) bound.channel().localAddress()).getPort();
-        final Endpoint endpoint = Endpoint.url("http", "http", advertisedHost, actualPort, "");
-        router.baseUrl(endpoint.address());
-        return new HttpListener(bound.channel(), endpoint);
+        return new HttpListener(bound.channel(), Endpoint.url(scheme, scheme, advertisedHost, actualPort, ""));
     }
 
     public Endpoint endpoint() {

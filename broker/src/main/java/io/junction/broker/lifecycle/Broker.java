@@ -17,8 +17,12 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.metrics.ConnectionCounter;
+import io.junction.spi.tls.ServerTls;
 import io.junction.tenancy.AccessControl;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -88,7 +92,18 @@ public final class Broker {
                     new HttpListener.Limits(config.intSize(ConfigKeys.HTTP_MAX_REQUEST_SIZE),
                             config.intValue(ConfigKeys.HTTP_READ_TIMEOUT_MS)),
                     new ConnectionCounter(metrics.registry(), "http")));
-            health.listening(List.of(http.endpoint()));
+            final List<Endpoint> httpEndpoints = new ArrayList<>(List.of(http.endpoint()));
+            final FrontEndConfig httpConfig = config.frontEnd(ConfigKeys.HTTP_PREFIX);
+            if (ServerTls.enabled(httpConfig)) {
+                final SslContext tls = httpTls(httpConfig, config.dataDir(), advertisedHost);
+                final HttpListener https = resources.push("https listener", HttpListener.bindTls(transport,
+                        bindAddress, httpConfig.intValue("tls-port"), advertisedHost, router,
+                        new HttpListener.Limits(config.intSize(ConfigKeys.HTTP_MAX_REQUEST_SIZE),
+                                config.intValue(ConfigKeys.HTTP_READ_TIMEOUT_MS)),
+                        new ConnectionCounter(metrics.registry(), "https"), tls));
+                httpEndpoints.add(https.endpoint());
+            }
+            health.listening(List.copyOf(httpEndpoints));
 
             final AccessControl accessControl = AccessControl.open(); // auth off until the tenancy work lands
             final List<Endpoint> endpoints = new ArrayList<>();
@@ -108,7 +123,7 @@ public final class Broker {
             for (final Map.Entry<String, CompletableFuture<List<Endpoint>>> e : starting.entrySet()) {
                 endpoints.addAll(awaitStarted(e.getKey(), e.getValue()));
             }
-            endpoints.add(http.endpoint());
+            endpoints.addAll(httpEndpoints);
             health.up(endpoints);
             return new Broker(resources, health, List.copyOf(endpoints), config.dataDir());
         } catch (final ConfigException | BrokerStartException e) {
@@ -123,7 +138,16 @@ public final class Broker {
         }
     }
 
-    /** The endpoints clients can use, front-ends first, then the HTTP listener. */
+    private static SslContext httpTls(final FrontEndConfig httpConfig, final Path dataDir,
+                                      final String advertisedHost) throws BrokerStartException {
+        try {
+            return ServerTls.serverContext(httpConfig, dataDir, advertisedHost);
+        } catch (final IOException | IllegalArgumentException e) {
+            throw new BrokerStartException("HTTP TLS: " + e.getMessage(), e);
+        }
+    }
+
+    /** The endpoints clients can use, front-ends first, then the HTTP listeners. */
     public List<Endpoint> endpoints() {
         return endpoints;
     }

@@ -9,12 +9,13 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import javax.net.ssl.SSLException;
 
 /**
- * A front-end's second, TLS listener (MQTT 8883, AMQP 5671, …): the keys every such front-end declares under its
+ * A second, TLS listener (MQTT 8883, AMQP 5671, HTTP 8443, …): the keys every such front-end declares under its
  * prefix, and the server {@link SslContext} they describe. TLS is off unless {@code <prefix>.tls-enabled}; with no
  * certificate configured it uses the self-signed development certificate kept in {@code <data-dir>/tls/}, shared by
  * every listener. {@code <prefix>.tls-client-auth} asks clients for certificates signed by the CAs in
@@ -57,7 +58,18 @@ public final class ServerTls {
      *                                  certificates required with nothing to check them against)
      */
     public static SslContext serverContext(final BrokerContext context) throws IOException {
-        final FrontEndConfig config = context.config();
+        return serverContext(context.config(), context.dataDir(), context.advertisedHost());
+    }
+
+    /**
+     * The server context {@code config}'s TLS keys describe; the self-signed certificate, when needed, is kept in
+     * {@code <dataDir>/tls/} and names {@code advertisedHost}.
+     *
+     * @throws IOException              naming the file when a certificate, key or trust file cannot be used
+     * @throws IllegalArgumentException when the keys contradict each other
+     */
+    public static SslContext serverContext(final FrontEndConfig config, final Path dataDir,
+                                           final String advertisedHost) throws IOException {
         final String prefix = config.prefix();
         final SslContextBuilder builder;
         if (config.isSet("tls-cert-file") != config.isSet("tls-key-file")) {
@@ -73,8 +85,8 @@ public final class ServerTls {
                 throw new IOException("cannot use " + cert + " / " + key + ": " + e.getMessage(), e);
             }
         } else {
-            final SelfSignedCertificate self = SelfSignedCertificate.loadOrCreate(
-                    context.dataDir().resolve("tls"), context.advertisedHost());
+            final SelfSignedCertificate self = SelfSignedCertificate.loadOrCreate(dataDir.resolve("tls"),
+                    advertisedHost);
             builder = SslContextBuilder.forServer(self.privateKey(), self.certificate());
         }
         final ClientAuth clientAuth = ClientAuth.valueOf(config.string("tls-client-auth"));
