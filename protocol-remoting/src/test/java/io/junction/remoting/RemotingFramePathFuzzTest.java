@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * leak; the decoder holds less than one maximum frame; a stream that breaks framing (a length outside [4, max], an
  * unknown serialize type, a header longer than its frame) is closed by the server on its own; the server side closes
  * once the client leaves and the connection gauge returns to zero; a fresh client's route query is answered; checking
- * back the half messages left so far goes without errors.
+ * back the half messages and reviving the popped messages left so far goes without errors.
  */
 class RemotingFramePathFuzzTest {
     static final int MAX_FRAME = 1024;
@@ -103,8 +103,8 @@ class RemotingFramePathFuzzTest {
         }
         problems = ProblemLog.attach();
         final Path dir = Files.createTempDirectory("remoting-fuzz");
-        // Half messages are due for their check-back at once: the test runs a check round after every input (not
-        // once a minute), so what an input's half messages cause is found while that input is the one running.
+        // Half messages are due for their check-back at once: the test runs a check round (and a POP revive round)
+        // after every input, so what an input leaves behind is found while that input is the one running.
         store = MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20).flushInterval(Duration.ofMillis(50))
                 .diskFullRatio(1.01).maxDiskUsedRatio(1.01).transactionCheckInterval(Duration.ofMillis(1)).build());
         loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
@@ -169,6 +169,7 @@ class RemotingFramePathFuzzTest {
 
         assertRouteAnswered();
         store.checkTransactionsNow();
+        store.reviveNow();
         assertThat(eventually(() -> connections.current() == 0)).as("open connections counted after all closed")
                 .isTrue();
         problems.assertNone();
