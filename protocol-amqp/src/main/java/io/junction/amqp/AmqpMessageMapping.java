@@ -145,6 +145,19 @@ final class AmqpMessageMapping {
 
     // ------------------------------------------------------------------------------------------------ inbound
 
+    /**
+     * The next section, from untrusted bytes: whatever proton-j's decoder throws means the message is malformed. Its
+     * fast-path map decoders (application-properties, annotations) dereference a null value constructor when a value
+     * has an unknown type code: a NullPointerException, not a DecodeException.
+     */
+    private Object readSection() throws MalformedMessageException {
+        try {
+            return decoder.readObject();
+        } catch (RuntimeException e) {
+            throw new MalformedMessageException(AmqpErrors.DECODE_ERROR, "malformed message: " + e.getMessage());
+        }
+    }
+
     /** Decodes an encoded AMQP message (the bytes of one transfer). */
     Inbound toCore(final byte[] bytes, final int length, final long now) throws MalformedMessageException {
         final ReadableBuffer buffer = ReadableBuffer.ByteBufferReader.wrap(ByteBuffer.wrap(bytes, 0, length));
@@ -163,7 +176,7 @@ final class AmqpMessageMapping {
         try {
             while (buffer.hasRemaining()) {
                 final int start = buffer.position();
-                final Object section = decoder.readObject();
+                final Object section = readSection();
                 if (section instanceof Header h) {
                     durable = Boolean.TRUE.equals(h.getDurable());
                     if (h.getPriority() != null) {

@@ -24,8 +24,10 @@ import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -104,15 +106,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                             return;
                         }
                         open.add(ch);
-                        ch.pipeline()
-                                .addLast("connections", context.connections().handler())
-                                .addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
-                                // Responses complete on store threads, many per appender batch: one write system
-                                // call for all of them instead of one each.
-                                .addLast("flush", new FlushConsolidationHandler(FLUSH_AFTER_WRITES, true))
-                                .addLast("encoder", RemotingEncoder.INSTANCE)
-                                .addLast("decoder", new RemotingDecoder(maxFrame))
-                                .addLast("handler", handler);
+                        initPipeline(ch.pipeline(), context.connections().handler(), idleMillis, maxFrame, handler);
                     }
                 })
                 .bind(context.bindAddress(), port);
@@ -120,7 +114,10 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             if (f.isSuccess()) {
                 server = bind.channel();
                 final int bound = ((InetSocketAddress) server.localAddress()).getPort();
-                handler = handler(context, bound);
+                final String host = context.advertisedHost();
+                handler = handler(context.messaging(), config, new BrokerIdentity(config.string("broker-name"),
+                        config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
+                        + bound));
                 started.complete(List.of(Endpoint.tcp(name(), context.advertisedHost(), bound)));
             } else {
                 started.completeExceptionally(new IllegalStateException("remoting: cannot listen on "
@@ -130,12 +127,25 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         return started;
     }
 
-    private RemotingHandler handler(final BrokerContext context, final int boundPort) {
-        final FrontEndConfig config = context.config();
-        final Messaging m = context.messaging();
-        final String host = context.advertisedHost();
-        final BrokerIdentity identity = new BrokerIdentity(config.string("broker-name"),
-                config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + boundPort);
+    /**
+     * A connection's pipeline: connection counter, idle timeout, flush consolidation, encoder, the frame decoder
+     * capped at {@code maxFrame}, then the shared request handler. The fuzz target builds the same one on an in-VM
+     * channel.
+     */
+    static void initPipeline(final ChannelPipeline pipeline, final ChannelHandler connections, final int idleMillis,
+                             final int maxFrame, final RemotingHandler handler) {
+        pipeline.addLast("connections", connections)
+                .addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
+                // Responses complete on store threads, many per appender batch: one write system call for all of
+                // them instead of one each.
+                .addLast("flush", new FlushConsolidationHandler(FLUSH_AFTER_WRITES, true))
+                .addLast("encoder", RemotingEncoder.INSTANCE)
+                .addLast("decoder", new RemotingDecoder(maxFrame))
+                .addLast("handler", handler);
+    }
+
+    /** The request handler shared by all connections, with every processor wired to {@code m}. */
+    RemotingHandler handler(final Messaging m, final FrontEndConfig config, final BrokerIdentity identity) {
         final ClientChannels channels = new ClientChannels();
         final FilterCache filters = new FilterCache();
         final SystemTopics systemTopics = new SystemTopics(m);

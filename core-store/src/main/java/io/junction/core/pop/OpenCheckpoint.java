@@ -20,6 +20,8 @@ final class OpenCheckpoint {
     final long reviveOffset;
     private final BitSet done;
     private int open;
+    /** After a failed revive, when the next attempt is due (in memory only: a restart retries at once). */
+    volatile long retryAt;
 
     OpenCheckpoint(final boolean fifo, final long id, final long deadline, final String group, final String topic, final int queueId,
                    final long[] offsets, final int[] reconsumeTimes, final int reviveQueue, final long reviveOffset) {

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,6 +59,8 @@ public final class PopService {
     private static final Logger LOG = LoggerFactory.getLogger(PopService.class);
     /** Most entries one FIFO pop looks at past the base. */
     private static final int FIFO_SCAN_LIMIT = 2048;
+    /** Pause before a failed revive of a checkpoint is tried again. */
+    static final long REVIVE_RETRY_MILLIS = 5_000;
     private static final List<String> TIMER_PROPERTIES =
             List.of("DELAY", "TIMER_DELIVER_MS", "TIMER_DELAY_MS", "TIMER_DELAY_SEC");
 
@@ -573,6 +576,10 @@ public final class PopService {
             if (!open.containsKey(ck.id)) {
                 continue;
             }
+            if (ck.retryAt > now) {
+                keepForLater(ck);
+                continue;
+            }
             for (int i = 0; i < ck.offsets.length; i++) {
                 if (!ck.isOpen(i)) {
                     continue;
@@ -581,19 +588,33 @@ public final class PopService {
                     reviveOne(ck, i).join();
                     revived++;
                 } catch (RuntimeException e) {
-                    LOG.warn("Reviving {}/{}@{} for group {} failed; will retry", ck.topic, ck.queueId,
-                            ck.offsets[i], ck.group, e);
-                    reviveLock.lock();
-                    try {
-                        byDeadline.add(ck);
-                    } finally {
-                        reviveLock.unlock();
+                    // Retried after a pause, not on the next tick: a refusal (a retry or dead-letter topic made
+                    // read-only, a full disk) lasts until an operator acts, and the message waits for it.
+                    ck.retryAt = now + REVIVE_RETRY_MILLIS;
+                    final Throwable cause = e instanceof CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    if (cause instanceof StoreException refused) {
+                        LOG.warn("Reviving {}/{}@{} for group {} was refused ({}); retrying in {} ms", ck.topic,
+                                ck.queueId, ck.offsets[i], ck.group, refused.getMessage(), REVIVE_RETRY_MILLIS);
+                    } else {
+                        LOG.warn("Reviving {}/{}@{} for group {} failed; retrying in {} ms", ck.topic, ck.queueId,
+                                ck.offsets[i], ck.group, REVIVE_RETRY_MILLIS, e);
                     }
+                    keepForLater(ck);
                     break;
                 }
             }
         }
         return revived;
+    }
+
+    private void keepForLater(final OpenCheckpoint ck) {
+        reviveLock.lock();
+        try {
+            byDeadline.add(ck);
+        } finally {
+            reviveLock.unlock();
+        }
     }
 
     private CompletableFuture<Void> reviveOne(final OpenCheckpoint ck, final int index) {

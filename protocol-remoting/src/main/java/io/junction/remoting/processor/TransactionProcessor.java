@@ -59,7 +59,9 @@ public final class TransactionProcessor implements RequestProcessor, Transaction
 
     @Override
     public void check(final String producerGroup, final StoredMessage half, final int checkTimes) {
-        final List<Channel> producers = channels.producerChannels(producerGroup);
+        // A half message sent without PGROUP (any raw client can) names no group to ask; the store's timeout
+        // resolution settles it. Looking up a null group threw out of every check round.
+        final List<Channel> producers = producerGroup == null ? List.of() : channels.producerChannels(producerGroup);
         if (producers.isEmpty()) {
             LOG.debug("no connected producer of group {} to check transaction {}", producerGroup, half.uniqueId());
             return;
