@@ -3,6 +3,7 @@ package io.junction.conformance.crash;
 import io.junction.conformance.support.BrokerProcess;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,13 +27,16 @@ final class CrashBroker {
     private static final String[] JVM_ARGS = {"-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"};
 
     /**
-     * Small segments so the log rolls over several times during a run (rolls are crash points too); a short AMQP
-     * delivery timeout because a message the JMS client had prefetched when the broker died comes back only after it.
+     * Small log segments, consume-queue files and index files, so each rolls over several times during a run (a roll
+     * is a crash point too); a short AMQP delivery timeout because a message the JMS client had prefetched when the
+     * broker died comes back only after it.
      */
     private static final Map<String, String> SETTINGS = Map.of(
             "store.flush-mode", "SYNC",
-            "store.segment-size", "8m",
-            "store.max-message-size", "1m",
+            "store.segment-size", "1m",
+            "store.max-message-size", "256k",
+            "store.queue-file-entries", "256",
+            "store.index-file-entries", "1024",
             "amqp.delivery-timeout-ms", "3000",
             "grpc.enabled", "false");
 
@@ -66,6 +70,14 @@ final class CrashBroker {
                 System.out.println("CrashBroker: a chosen port was taken before the broker bound it; new ports");
             }
         }
+    }
+
+    /**
+     * The lines a broker logged at ERROR level (recovery or serving after a crash must not need any); read before
+     * the process is closed.
+     */
+    static List<String> loggedErrors(final BrokerProcess broker) {
+        return broker.stdout().lines().filter(l -> l.contains(" ERROR ")).toList();
     }
 
     static String nameServer(final BrokerProcess broker) {

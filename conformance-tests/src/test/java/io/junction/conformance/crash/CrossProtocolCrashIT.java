@@ -3,6 +3,7 @@ package io.junction.conformance.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.history.History;
 import io.junction.conformance.support.BrokerProcess;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -27,16 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>One data directory, many rounds. Each round starts the broker (recovering from the previous kill), then runs
  * for a random 0.5 to 2.5 s: a Remoting producer doing sync sends to topic A, an MQTT publisher at QoS 1 (every
- * fourth message QoS 2) to topic B,
- * a JMS producer doing persistent sends to queue C and an HTTP client posting binary CloudEvents to topic D, while a
- * persistent MQTT session (subscribed to B once, in the first round) and a JMS consumer of C take deliveries; then
- * the broker is killed with SIGKILL, whatever is in flight. In one of the first rounds a {@link PopProbe} leaves POP
- * messages in flight across the kill. After the last kill the broker starts once more and everything is drained:
- * A with a fresh Remoting consumer group from the first offset, B from the same MQTT session, C through the same
- * JMS queue, D through a pull subscription made in the first round. Then the {@link Ledger}'s verdict: no
- * acknowledged message lost, each delivered body equal to what was sent, no message nobody sent, B's first
- * deliveries in publish order; duplicates are counted and allowed where delivery is at-least-once (the MQTT session,
- * the JMS queue, the probe), not where a fresh reader reads the store once (A, D).
+ * fourth message QoS 2) to topic B, a JMS producer doing persistent sends to queue C and an HTTP client posting
+ * binary CloudEvents to topic D, while a persistent MQTT session (subscribed to B once, in the first round) and a JMS
+ * consumer of C take deliveries; then the broker is killed with SIGKILL, whatever is in flight. In one of the first
+ * rounds a {@link PopProbe} leaves POP messages in flight across the kill. After the last kill the broker starts
+ * once more and everything is drained: A with a fresh Remoting consumer group from the first offset, B from the same
+ * MQTT session, C through the same JMS queue, D through a pull subscription made in the first round. Then the
+ * {@link Ledger}'s verdict: no acknowledged message lost, each delivered body equal to what was sent, no message
+ * nobody sent, B's first deliveries in publish order; duplicates are counted and allowed where delivery is
+ * at-least-once (the MQTT session, the JMS queue, the probe), not where a fresh reader reads the store once (A, D).
+ * The broker must not log an ERROR in any round, and stops cleanly after the drain.
  *
  * <p>Rounds: {@code -Djunction.crash.kills} (default 10); the seed of every random choice (kill moments, message
  * sizes, the probe round) is printed, {@code -Djunction.crash.seed} replays it.
@@ -106,13 +107,17 @@ class CrossProtocolCrashIT {
                 + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s");
 
         final Ledger.Verdict verdict = ledger.verdict();
-        System.out.println("CrossProtocolCrashIT verdict: " + verdict.report() + "; recovered (ack lost, stored) "
-                + verdict.recoveredByStream() + "; duplicate deliveries " + verdict.duplicatesByStream());
+        final History.Report report = verdict.report();
+        System.out.println("CrossProtocolCrashIT verdict: acknowledged " + report.acknowledged() + ", deliveries "
+                + report.delivered() + ", lost " + report.lost().size() + ", out of order " + report.outOfOrder().size()
+                + ", never sent " + verdict.foreign().size() + ", wrong content " + verdict.wrongContent().size()
+                + "; delivered though not acknowledged (stored just before a kill) " + verdict.recoveredByStream()
+                + "; extra deliveries (at-least-once) " + verdict.duplicatesByStream());
         System.out.println(probe.describe());
         // QoS 2 promises exactly once, but its delivery state (the session's committed offsets) is persisted every
         // few seconds, not per message: after a crash the session replays from the last persisted offset, QoS 2
         // messages included. Counted and shown, like the QoS 1 duplicates, not failed.
-        System.out.println("  MQTT QoS 2 messages delivered again after a crash: " + verdict.report().duplicates()
+        System.out.println("  MQTT QoS 2 messages delivered again after a crash: " + report.duplicates()
                 .entrySet().stream().filter(e -> Ledger.streamOf(e.getKey()).equals("B")
                         && Ledger.sequenceOf(e.getKey()) % Senders.MQTT_QOS2_EVERY == 0)
                 .mapToInt(e -> e.getValue() - 1).sum());
@@ -122,11 +127,11 @@ class CrossProtocolCrashIT {
             assertThat(ledger.acknowledgedCount(stream)).as("acknowledged sends of stream %s", stream).isPositive();
         }
         assertThat(problems).as("problems during the rounds").isEmpty();
-        assertThat(verdict.report().lost()).as("acknowledged messages lost").isEmpty();
+        assertThat(report.lost()).as("acknowledged messages lost").isEmpty();
         assertThat(verdict.wrongContent()).as("messages delivered with other bytes or ids than sent").isEmpty();
         assertThat(verdict.unreadable()).as("deliveries without an id").isEmpty();
         assertThat(verdict.foreign()).as("delivered messages nobody sent").isEmpty();
-        assertThat(verdict.report().outOfOrder()).as("MQTT first deliveries out of publish order").isEmpty();
+        assertThat(report.outOfOrder()).as("MQTT first deliveries out of publish order").isEmpty();
         assertThat(verdict.duplicates("A")).as("A read once by a fresh group: duplicates mean stored twice")
                 .isZero();
         assertThat(verdict.duplicates("D")).as("D read once by a fresh subscription: duplicates mean stored twice")
@@ -164,11 +169,16 @@ class CrossProtocolCrashIT {
             }
             final JmsQueueConsumer jms = JmsQueueConsumer.open(process, QUEUE_C, ledger, "jms@" + round);
             clients.add(jms);
-            loops.add(loop("A", round, Senders.remoting(process, TOPIC_A, round, round == 1), random, stop));
-            loops.add(loop("B", round, Senders.mqtt(process, TOPIC_B, round), random, stop));
-            loops.add(loop("C", round, Senders.jms(process, QUEUE_C), random, stop));
-            loops.add(loop("D", round, Senders.cloudEvents(process, http, TOPIC_D), random, stop));
-            loops.forEach(l -> clients.add(l.sender()));
+            for (String stream : List.of("A", "B", "C", "D")) {
+                final Sender sender = switch (stream) {
+                    case "A" -> Senders.remoting(process, TOPIC_A, round, round == 1);
+                    case "B" -> Senders.mqtt(process, TOPIC_B, round);
+                    case "C" -> Senders.jms(process, QUEUE_C);
+                    default -> Senders.cloudEvents(process, http, TOPIC_D);
+                };
+                clients.add(sender);
+                loops.add(new ProducerLoop(stream, round, sender, ledger, new Random(random.nextLong()), stop));
+            }
             if (probeRound) {
                 probe.send(process, round, random);
             } else if (probe.popped() && !probe.allBack()) {
@@ -224,14 +234,10 @@ class CrossProtocolCrashIT {
                 }
                 return null;
             }));
+            CrashBroker.loggedErrors(process).forEach(l -> problems.add("round " + round + ": broker logged " + l));
             process.close();
             System.out.println("round " + round + " took " + millisSince(roundStarted) + " ms");
         }
-    }
-
-    private ProducerLoop loop(final String stream, final int round, final Sender sender, final Random random,
-                              final AtomicBoolean stop) {
-        return new ProducerLoop(stream, round, sender, ledger, new Random(random.nextLong()), stop);
     }
 
     /** The last start: every stream drained, all at once, each until its acknowledged messages have all arrived. */
@@ -288,6 +294,7 @@ class CrossProtocolCrashIT {
             if (jms != null) {
                 jms.close();
             }
+            CrashBroker.loggedErrors(process).forEach(l -> problems.add("final start: the broker logged " + l));
             process.close();
         }
     }

@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * POP messages in flight across a crash. In one round the probe sends a few events to its own topic before the load
- * starts, and just before the kill receives them through a pull subscription (a POP group) without acking them. The pop checkpoints were stored before the receive answered, so after the restart (or several) the
- * messages must stay invisible until their visibility time has passed, and then come back. From the next round on,
- * {@link #watch} receives on the subscription, acks whatever comes, and notes when each probe message reappears.
+ * starts, and just before the kill receives them through a pull subscription (a POP group) without acking them. The
+ * pop checkpoints were stored before the receive answered, so after the restart (or several) the messages must stay
+ * invisible until their visibility time has passed, and then come back. From the next round on, {@link #watch}
+ * receives on the subscription, acks whatever comes, and notes when each probe message reappears.
  */
 final class PopProbe {
     static final String STREAM = "P";

@@ -53,10 +53,6 @@ final class ProducerLoop implements Runnable {
         return stream;
     }
 
-    Sender sender() {
-        return sender;
-    }
-
     int acknowledged() {
         return acknowledged;
     }
