@@ -13,10 +13,12 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -162,22 +164,29 @@ class CrossProtocolCrashIT {
                 subscriptionD.create(process, TOPIC_D, 30);
                 probe.createSubscription(process);
             }
-            final MqttSession session = MqttSession.connect(process, TOPIC_B, ledger, "mqtt-session@" + round);
-            clients.add(session);
+            // Clients connect in parallel (mostly network round trips); each one made is closed, even if another fails.
+            final Future<MqttSession> sessionConnect = threads.submit(
+                    () -> MqttSession.connect(process, TOPIC_B, ledger, "mqtt-session@" + round));
+            final Future<JmsQueueConsumer> jmsConnect = threads.submit(
+                    () -> JmsQueueConsumer.open(process, QUEUE_C, ledger, "jms@" + round));
+            final List<Future<Sender>> senderConnects = List.of(
+                    threads.submit(() -> Senders.remoting(process, TOPIC_A, round, round == 1)),
+                    threads.submit(() -> Senders.mqtt(process, TOPIC_B, round)),
+                    threads.submit(() -> Senders.jms(process, QUEUE_C)),
+                    threads.submit(() -> Senders.cloudEvents(process, http, TOPIC_D)));
+            final List<Throwable> failures = new ArrayList<>();
+            final MqttSession session = connected(sessionConnect, clients, failures);
+            final JmsQueueConsumer jms = connected(jmsConnect, clients, failures);
+            final List<String> streams = List.of("A", "B", "C", "D");
+            for (int i = 0; i < streams.size(); i++) {
+                loops.add(new ProducerLoop(streams.get(i), round, connected(senderConnects.get(i), clients, failures),
+                        ledger, new Random(random.nextLong()), stop));
+            }
+            if (!failures.isEmpty()) {
+                throw new AssertionError("round " + round + ": a client could not connect", failures.get(0));
+            }
             if (round > 1 && !session.sessionPresent()) {
                 problems.add("round " + round + ": the persistent MQTT session was gone after the restart");
-            }
-            final JmsQueueConsumer jms = JmsQueueConsumer.open(process, QUEUE_C, ledger, "jms@" + round);
-            clients.add(jms);
-            for (String stream : List.of("A", "B", "C", "D")) {
-                final Sender sender = switch (stream) {
-                    case "A" -> Senders.remoting(process, TOPIC_A, round, round == 1);
-                    case "B" -> Senders.mqtt(process, TOPIC_B, round);
-                    case "C" -> Senders.jms(process, QUEUE_C);
-                    default -> Senders.cloudEvents(process, http, TOPIC_D);
-                };
-                clients.add(sender);
-                loops.add(new ProducerLoop(stream, round, sender, ledger, new Random(random.nextLong()), stop));
             }
             if (probeRound) {
                 probe.send(process, round, random);
@@ -238,6 +247,24 @@ class CrossProtocolCrashIT {
             process.close();
             System.out.println("round " + round + " took " + millisSince(roundStarted) + " ms");
         }
+    }
+
+    /**
+     * The client a connect task made, registered for closing; null when it failed (the failure is added to
+     * {@code failures}), so the other clients are still collected and closed.
+     */
+    private static <T extends AutoCloseable> T connected(final Future<T> connect, final List<AutoCloseable> clients,
+                                                         final List<Throwable> failures) throws InterruptedException {
+        try {
+            final T client = connect.get(CrashBroker.START_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            clients.add(client);
+            return client;
+        } catch (final ExecutionException e) {
+            failures.add(e.getCause());
+        } catch (final TimeoutException e) {
+            failures.add(e);
+        }
+        return null;
     }
 
     /** The last start: every stream drained, all at once, each until its acknowledged messages have all arrived. */

@@ -48,7 +48,9 @@ final class Senders {
         final DefaultMQProducer producer = new DefaultMQProducer("crash-producer");
         producer.setNamesrvAddr(CrashBroker.nameServer(broker));
         producer.setInstanceName("crash-producer-" + round);
-        producer.setSendMsgTimeout(3000);
+        // Generous: a send that times out while the broker lives fails the run (only the kill may fail sends), and
+        // after the kill the closed connection fails the send at once anyway.
+        producer.setSendMsgTimeout(10_000);
         producer.setRetryTimesWhenSendFailed(0);
         producer.start();
         if (createTopic) {
@@ -174,7 +176,7 @@ final class Senders {
         boolean post(final BrokerProcess broker, final Ledger.Outgoing message) throws Exception {
             final HttpResponse<Void> response = http.send(HttpRequest.newBuilder(
                             URI.create(broker.httpBase() + "/topics/" + topic))
-                    .timeout(Duration.ofSeconds(5))
+                    .timeout(Duration.ofSeconds(10))
                     .header("ce-specversion", "1.0").header("ce-id", message.id())
                     .header("ce-source", "/crash-test").header("ce-type", "io.junction.crash")
                     .header("content-type", "application/octet-stream")
