@@ -49,7 +49,9 @@ public interface Messaging {
 
     /**
      * Takes messages of a topic for a consumer group across all its queues (server-side balancing); each stays
-     * invisible to the group until acked or until its invisible time passes, then it is redelivered.
+     * invisible to the group until acked or until its invisible time passes, then it is redelivered. Cancelling the
+     * future of a waiting pop (its client left) drops the wait at once; messages it was taking just then go back to
+     * the group at once.
      */
     CompletableFuture<PopResult> pop(PopRequest request);
 

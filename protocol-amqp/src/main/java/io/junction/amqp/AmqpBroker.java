@@ -45,6 +45,10 @@ final class AmqpBroker {
     private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
+    /** Messages being made visible again (links that ended, adopted messages nobody claimed); a stop waits for them. */
+    private final java.util.Set<CompletableFuture<?>> givingBack = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile CompletableFuture<Void> allConnectionsEnded;
 
     AmqpBroker(final Messaging messaging, final AccessControl accessControl, final AmqpSettings settings) {
         this.messaging = messaging;
@@ -104,8 +108,8 @@ final class AmqpBroker {
     }
 
     /**
-     * Keeps messages popped for a consumer link that ended before they could be delivered (a long poll parked in the
-     * core cannot be cancelled). The group's next link takes them first, so order holds and no delivery is counted;
+     * Keeps messages popped for a consumer link that ended before they could be delivered (a read that completed just
+     * as the link ended; parked ones are cancelled). The group's next link takes them first, so order holds and no delivery is counted;
      * those nobody claims within {@value #ORPHAN_MS} ms are made visible to the group again.
      */
     void adopt(final String group, final java.util.List<io.junction.core.PoppedMessage> messages,
@@ -127,10 +131,61 @@ final class AmqpBroker {
         timer.schedule(() -> {
             for (io.junction.core.PoppedMessage m : messages) {
                 if (removeOrphan(group, m)) {
-                    messaging.changeInvisibleTime(group, m.receiptHandle(), 0);
+                    giveBack(group, m.receiptHandle());
                 }
             }
         }, ORPHAN_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Makes a message a link took visible to the group again at once; a stop waits for it to be stored. */
+    CompletableFuture<String> giveBack(final String group, final String receipt) {
+        final CompletableFuture<String> done = messaging.changeInvisibleTime(group, receipt, 0);
+        givingBack.add(done);
+        done.whenComplete((r, e) -> {
+            givingBack.remove(done);
+            if (e != null) {
+                LOG.debug("Giving back a message of group {} failed: {}", group, e.getMessage());
+            }
+        });
+        return done;
+    }
+
+    /** A connection is up (a stop waits for it to end its links). */
+    void connectionStarted() {
+        connections.incrementAndGet();
+    }
+
+    /** A connection has ended its links. */
+    void connectionEnded() {
+        final CompletableFuture<Void> waiting = allConnectionsEnded;
+        if (connections.decrementAndGet() == 0 && waiting != null) {
+            waiting.complete(null);
+        }
+    }
+
+    /**
+     * For a stop, once the channels are closing: completes when every connection has ended its links and every
+     * message held for a link (delivered unsettled, or adopted) has been made visible to its group again, so a
+     * restart finds them at once instead of after their invisible time. Bounded by {@code timeoutMs}.
+     */
+    CompletableFuture<Void> giveEverythingBack(final long timeoutMs) {
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+        allConnectionsEnded = ended;
+        if (connections.get() == 0) {
+            ended.complete(null);
+        }
+        return ended.orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .exceptionally(e -> null)
+                .thenCompose(x -> {
+                    for (String group : java.util.List.copyOf(orphans.keySet())) {
+                        for (io.junction.core.PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
+                            giveBack(group, m.receiptHandle());
+                        }
+                    }
+                    return CompletableFuture.allOf(givingBack.toArray(CompletableFuture[]::new));
+                })
+                .orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .exceptionally(e -> null);
     }
 
     /** A consumer link of the group is live (it may be woken to take adopted messages). */

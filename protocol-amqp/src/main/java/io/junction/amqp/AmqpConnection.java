@@ -98,6 +98,7 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         if (settings.idleTimeoutMs() > 0) {
             transport.setIdleTimeout(settings.idleTimeoutMs());
         }
+        broker.connectionStarted();
         guard = new FrameGuard(settings.channelMax());
         ((TransportImpl) transport).setProtocolTracer(guard);
         sasl = new SaslServer(transport.sasl(), broker.accessControl(), ctx.channel().remoteAddress());
@@ -163,6 +164,7 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         cancelTimers();
         if (endpoints != null) {
             endpoints.connectionLost();
+            broker.connectionEnded();
         }
         ctx.fireChannelInactive();
     }

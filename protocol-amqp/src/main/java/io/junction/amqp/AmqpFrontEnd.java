@@ -39,6 +39,8 @@ import java.util.concurrent.CompletableFuture;
  * as documented in {@link AmqpMessageMapping}.
  */
 public final class AmqpFrontEnd implements ProtocolFrontEnd {
+    /** How long a stop waits for connections to end their links and for their messages to be given back. */
+    private static final long GIVE_BACK_MS = 3_000;
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 256 * 1024);
 
     private Channel serverChannel;
@@ -124,7 +126,9 @@ public final class AmqpFrontEnd implements ProtocolFrontEnd {
         if (tlsChannel != null) {
             tlsChannel.close();
         }
-        channels.close().addListener(f -> stopped.complete(null));
+        // Closing ends every link; what they held goes back to the groups before the core stops.
+        channels.close().addListener(f -> broker.giveEverythingBack(GIVE_BACK_MS)
+                .whenComplete((r, e) -> stopped.complete(null)));
         return stopped;
     }
 }

@@ -5,6 +5,7 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
@@ -43,6 +44,8 @@ final class ConsumerLink implements LinkHandler {
     private final boolean presettled;
     private final java.util.function.Consumer<Boolean> onEnd;
     private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
+    /** The reads in flight, cancelled when the link ends (a parked one would otherwise take messages for nobody). */
+    private final java.util.List<CompletableFuture<PopResult>> inFlight = new java.util.ArrayList<>(MAX_POPS);
     /** The incarnation of the group this link reads (a subscription deleted and made again is a new one). */
     private final int incarnation;
     /** Reads in flight, the messages they may bring, and whether one of them waits at the end of the queues. */
@@ -124,13 +127,16 @@ final class ConsumerLink implements LinkHandler {
         popping++;
         asked += max;
         popWaits |= !noWait;
-        messaging.pop(new PopRequest(plan.group(), plan.topic(), plan.filter(), max,
-                        endpoints.broker().settings().invisibleMs(),
-                        noWait ? 0 : endpoints.broker().settings().longPollMs()))
-                .whenCompleteAsync((r, e) -> popped(r, e, noWait, max), endpoints.connection().executor());
+        final CompletableFuture<PopResult> pop = messaging.pop(new PopRequest(plan.group(), plan.topic(),
+                plan.filter(), max, endpoints.broker().settings().invisibleMs(),
+                noWait ? 0 : endpoints.broker().settings().longPollMs()));
+        inFlight.add(pop);
+        pop.whenCompleteAsync((r, e) -> popped(pop, r, e, noWait, max), endpoints.connection().executor());
     }
 
-    private void popped(final PopResult result, final Throwable error, final boolean noWait, final int max) {
+    private void popped(final CompletableFuture<PopResult> pop, final PopResult result, final Throwable error,
+                        final boolean noWait, final int max) {
+        inFlight.remove(pop);
         popping--;
         asked -= max;
         if (popping == 0) {
@@ -241,7 +247,7 @@ final class ConsumerLink implements LinkHandler {
 
     /** Makes a message visible to the group again at once. */
     void release(final String receipt) {
-        messaging.changeInvisibleTime(plan.group(), receipt, 0).whenComplete((r, e) -> logFailure("release", e));
+        endpoints.broker().giveBack(plan.group(), receipt);
     }
 
     /** Messages this link took but never delivered: the group's next link gets them (unless the group is gone). */
@@ -266,6 +272,9 @@ final class ConsumerLink implements LinkHandler {
             return;
         }
         ended = true;
+        for (CompletableFuture<PopResult> pop : java.util.List.copyOf(inFlight)) {
+            pop.cancel(false); // one that already completed still reaches popped() and is orphaned there
+        }
         endpoints.broker().consumerEnded(this);
         orphan(new java.util.ArrayList<>(ready));
         ready.clear();

@@ -106,9 +106,15 @@ final class ReceiveActivity {
         } catch (RuntimeException e) {
             popped = CompletableFuture.failedFuture(e);
         }
+        // A client that cancels (or whose deadline passes) frees a parked pop, so it takes no message for nobody; the
+        // call's context is cancelled when it ends normally too, which is a no-op on a completed pop.
+        final CompletableFuture<io.junction.core.PopResult> waiting = popped;
+        io.grpc.Context.current().addListener(context -> waiting.cancel(false), Runnable::run);
         popped.whenCompleteAsync((result, failure) -> {
             try {
-                if (failure != null) {
+                if (failure instanceof java.util.concurrent.CancellationException) {
+                    return; // the call is gone; nothing was taken for it
+                } else if (failure != null) {
                     finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST));
                 } else if (result.messages().isEmpty()) {
                     finish(out, Statuses.of(Code.MESSAGE_NOT_FOUND, "no new message"));

@@ -106,9 +106,10 @@ final class PopStoreAccess implements PopStore {
     }
 
     @Override
-    public boolean parkAny(final List<QueueRef> refs, final long waitMillis, final Runnable retry) {
-        return waiters.parkAny(refs.stream().map(r -> new LongPollWaiters.QueueKey(r.topic(), r.queueId()))
-                .toList(), waitMillis, retry) != null;
+    public Runnable parkAny(final List<QueueRef> refs, final long waitMillis, final Runnable retry) {
+        final LongPollWaiters.Parked parked = waiters.parkAny(refs.stream()
+                .map(r -> new LongPollWaiters.QueueKey(r.topic(), r.queueId())).toList(), waitMillis, retry);
+        return parked == null ? null : parked::cancel;
     }
 
     @Override

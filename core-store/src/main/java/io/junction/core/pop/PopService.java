@@ -126,6 +126,9 @@ public final class PopService {
      */
     private void popOrPark(final PopRequest request, final TopicConfig topic, final CompletableFuture<PopResult> result,
                            final long deadlineNanos) {
+        if (result.isCancelled()) {
+            return; // the caller gave up while this pop was parked
+        }
         try {
             final List<PopStore.QueueRef> order = queueOrder(request.group(), topic);
             // Queue ends before reading: a message landing between the read and the parking below must not be
@@ -148,8 +151,15 @@ public final class PopService {
             }
             final long remainingMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
                     deadlineNanos - System.nanoTime());
-            if (batches.isEmpty() && remainingMillis > 0 && store.parkAny(order, remainingMillis,
-                    () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, deadlineNanos)))) {
+            final Runnable unpark = batches.isEmpty() && remainingMillis > 0 ? store.parkAny(order, remainingMillis,
+                    () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, deadlineNanos))) : null;
+            if (unpark != null) {
+                // A caller that gives up (cancels the future: its client left) frees the parked pop now.
+                result.whenComplete((x, e) -> {
+                    if (result.isCancelled()) {
+                        unpark.run();
+                    }
+                });
                 for (int i = 0; i < ends.length; i++) {
                     final PopStore.QueueRef q = order.get(i);
                     if (store.maxOffset(q.topic(), q.queueId()) != ends[i]) {
@@ -168,12 +178,23 @@ public final class PopService {
                 }
                 if (all.isEmpty() && e != null) {
                     result.completeExceptionally(e);
-                } else {
-                    result.complete(new PopResult(all));
+                } else if (!result.complete(new PopResult(all))) {
+                    giveBack(request.group(), all); // cancelled while taking them: nobody will deliver these
                 }
             });
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
+        }
+    }
+
+    /** Makes messages a cancelled pop took visible to the group again at once. */
+    private void giveBack(final String group, final List<PoppedMessage> messages) {
+        for (PoppedMessage m : messages) {
+            changeInvisibleTime(group, m.receiptHandle(), 0).whenComplete((h, e) -> {
+                if (e != null) {
+                    LOG.debug("Giving back a message of a cancelled pop for {} failed: {}", group, e.getMessage());
+                }
+            });
         }
     }
 

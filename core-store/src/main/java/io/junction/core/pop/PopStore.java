@@ -36,8 +36,11 @@ public interface PopStore {
 
     void commitOffset(String group, String topic, int queueId, long offset);
 
-    /** Parks {@code retry} until one of the queues gets an entry or the wait ends; false when too many are parked. */
-    boolean parkAny(List<QueueRef> queues, long waitMillis, Runnable retry);
+    /**
+     * Parks {@code retry} until one of the queues gets an entry or the wait ends; returns what drops the wait early
+     * (then {@code retry} never runs), or null when too many are parked.
+     */
+    Runnable parkAny(List<QueueRef> queues, long waitMillis, Runnable retry);
 
     /** Wakes pops parked on a queue (a FIFO group's blocked message became available or done). */
     void wake(String topic, int queueId);

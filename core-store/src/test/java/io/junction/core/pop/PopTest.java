@@ -253,6 +253,21 @@ class PopTest {
     }
 
     @Test
+    void shouldLeaveArrivalsToTheGroupWhenAParkedPopIsCancelled() throws Exception {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
+            final CompletableFuture<PopResult> parked = store.pop(new PopRequest("g", "t", null, 4, INVISIBLE, 20_000));
+            Thread.sleep(200); // let it park
+            assertThat(parked.cancel(false)).isTrue();
+            store.send(Message.builder("t").queueId(1).body("x".getBytes(StandardCharsets.UTF_8)).build()).join();
+            TestStores.awaitIndexed(store);
+            Thread.sleep(200); // a wake-up would have taken it by now
+            assertThat(store.inFlight()).as("nothing taken for the cancelled pop").isZero();
+            assertThat(pop(store, "g", "t", 4).messages()).extracting(PopTest::body).containsExactly("x");
+        }
+    }
+
+    @Test
     void shouldKeepInFlightMessagesAcrossARestart() {
         final StoreConfig config = TestStores.small(dir).build();
         final Set<String> acked = new HashSet<>();
