@@ -59,6 +59,14 @@ final class Session {
     private ScheduledFuture<?> topicScan;
 
     private final ArrayDeque<Delivery> pending = new ArrayDeque<>();
+    /**
+     * Retained messages new subscriptions still have to get: a wildcard may match very many, so they become
+     * deliveries only as {@code pending} drains, and readers wait until they are through (retained first).
+     */
+    private final ArrayDeque<RetainedSend> retainedBacklog = new ArrayDeque<>();
+    /** What readers offered while a retained backlog was left: newer than those, so it goes out after them. */
+    private final ArrayDeque<Delivery> heldBehindRetained = new ArrayDeque<>();
+    private boolean drainScheduled;
     private final LinkedHashMap<Integer, Delivery> inflight = new LinkedHashMap<>();
     private int nextPacketId = 1;
 
@@ -121,8 +129,14 @@ final class Session {
     /** Readers pull on while fewer deliveries than this wait for the window (backpressure towards the store). */
     private static final int PENDING_LOW_WATER = 64;
 
+    /** At most this many PUBLISHes per drain, then the rest in a later task: one session never holds its loop long. */
+    private static final int WRITES_PER_TURN = 256;
+
+    private record RetainedSend(RetainedStore.Retained message, int qos, List<Integer> ids) {
+    }
+
     boolean wantsMore() {
-        return pending.size() < PENDING_LOW_WATER;
+        return pending.size() < PENDING_LOW_WATER && retainedBacklog.isEmpty();
     }
 
     int window() {
@@ -202,6 +216,8 @@ final class Session {
             topicScan.cancel(false);
         }
         pending.clear();
+        retainedBacklog.clear();
+        heldBehindRetained.clear();
         inflight.clear();
     }
 
@@ -376,8 +392,13 @@ final class Session {
         if (qos < 0) {
             return false;
         }
-        enqueue(new Delivery(out.topic(), out.payload(), Math.min(qos, out.qos()),
-                retainAsPublished && out.retain(), withIds(out.properties(), ids), out.expiresAt(), onDone));
+        final Delivery d = new Delivery(out.topic(), out.payload(), Math.min(qos, out.qos()),
+                retainAsPublished && out.retain(), withIds(out.properties(), ids), out.expiresAt(), onDone);
+        if (retainedBacklog.isEmpty()) {
+            enqueue(d);
+        } else {
+            heldBehindRetained.add(d); // bounded: readers do not pull while the backlog lasts
+        }
         return true;
     }
 
@@ -388,13 +409,27 @@ final class Session {
         }
         final List<Integer> ids = sub.subscriptionId() > 0 ? List.of(sub.subscriptionId()) : List.of();
         for (RetainedStore.Retained r : retained.matching(sub.filter())) {
-            final MqttMessageMapping.Outbound out =
-                    MqttMessageMapping.fromCore(r.coreTopic(), r.properties(), r.body(), System.currentTimeMillis());
-            if (out.expiresAt() > 0 && out.expiresAt() <= System.currentTimeMillis()) {
+            retainedBacklog.add(new RetainedSend(r, sub.qos(), ids));
+        }
+        drain();
+    }
+
+    /** Turns retained messages of the backlog into deliveries until {@code pending} is at its low-water mark. */
+    private void takeRetained() {
+        final long now = System.currentTimeMillis();
+        while (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
+            final RetainedSend r = retainedBacklog.poll();
+            final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(r.message().coreTopic(),
+                    r.message().properties(), r.message().body(), now);
+            if (out.expiresAt() > 0 && out.expiresAt() <= now) {
                 continue;
             }
-            enqueue(new Delivery(out.topic(), out.payload(), Math.min(sub.qos(), out.qos()), true,
-                    withIds(out.properties(), ids), out.expiresAt(), null));
+            pending.add(new Delivery(out.topic(), out.payload(), Math.min(r.qos(), out.qos()), true,
+                    withIds(out.properties(), r.ids()), out.expiresAt(), null));
+        }
+        if (retainedBacklog.isEmpty()) {
+            pending.addAll(heldBehindRetained);
+            heldBehindRetained.clear();
         }
     }
 
@@ -417,7 +452,24 @@ final class Session {
             return;
         }
         boolean wrote = false;
-        while (!pending.isEmpty() && conn.writable()) {
+        int budget = WRITES_PER_TURN;
+        while (conn.writable()) {
+            if (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
+                takeRetained();
+            }
+            if (pending.isEmpty()) {
+                break;
+            }
+            if (budget-- == 0) {
+                if (!drainScheduled) { // the rest after whatever else waits on this loop (a close, other sessions)
+                    drainScheduled = true;
+                    executor.execute(() -> {
+                        drainScheduled = false;
+                        drain();
+                    });
+                }
+                break;
+            }
             final Delivery d = pending.peek();
             if (d.qos > 0 && inflight.size() >= window()) {
                 break;
@@ -441,7 +493,7 @@ final class Session {
         if (wrote) {
             conn.flush();
         }
-        if (pending.size() < PENDING_LOW_WATER && !readers.isEmpty()) {
+        if (wantsMore() && !readers.isEmpty()) {
             readers.values().forEach(TopicReader::resume);
         }
     }

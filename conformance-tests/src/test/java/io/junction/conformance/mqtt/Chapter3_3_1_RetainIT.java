@@ -67,6 +67,34 @@ class Chapter3_3_1_RetainIT {
     }
 
     @Test
+    void shouldSendEveryRetainedMessageOfAWideWildcardOnceAndBeforeNewOnes() throws Exception {
+        // More than the session turns into deliveries at a time and writes per event-loop turn: they come in pages.
+        final int count = 2_000;
+        final Mqtt5BlockingClient pub = Clients.v5(broker, "wide-pub");
+        final var async = pub.toAsync();
+        final List<java.util.concurrent.CompletableFuture<?>> sent = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sent.add(async.publishWith().topic("wide/dev" + i).qos(MqttQos.AT_LEAST_ONCE).retain(true)
+                    .payload(bytes("r" + i)).send());
+        }
+        sent.forEach(java.util.concurrent.CompletableFuture::join);
+        final Mqtt5BlockingClient sub = Clients.v5(broker, "wide-sub");
+        try (var in = publishes(sub)) {
+            sub.subscribeWith().topicFilter("wide/#").qos(MqttQos.AT_LEAST_ONCE).send();
+            pub.publishWith().topic("wide/live").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("live")).send();
+            final List<Mqtt5Publish> got = receive(in, count + 1);
+            assertThat(got.subList(0, count)).allMatch(Mqtt5Publish::isRetain);
+            assertThat(texts(got.subList(0, count))).doesNotHaveDuplicates().hasSize(count);
+            assertThat(Clients.text(got.get(count))).isEqualTo("live");
+            assertThat(got.get(count).isRetain()).isFalse();
+            Clients.assertNoMore(in, 300);
+        } finally {
+            pub.disconnect();
+            sub.disconnect();
+        }
+    }
+
+    @Test
     void shouldHonourRetainHandlingAndRetainAsPublished() throws Exception {
         final Mqtt5BlockingClient pub = Clients.v5(broker, "rh-pub");
         pub.publishWith().topic("rh/x").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload(bytes("kept")).send();
