@@ -2,12 +2,9 @@ package io.junction.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.junction.core.fuzz.ProblemLog;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.config.ConfigKey;
@@ -31,9 +28,7 @@ import io.netty.channel.local.LocalServerChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -48,7 +43,6 @@ import org.apache.qpid.proton.amqp.security.SaslOutcome;
 import org.apache.qpid.proton.amqp.transport.Open;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * Arbitrary bytes on an AMQP connection through the pipeline the front-end builds (connection counter, then
@@ -203,42 +197,5 @@ class AmqpFramePathFuzzTest {
             LockSupport.parkNanos(50_000);
         }
         return true;
-    }
-
-    /**
-     * Counts log events at WARN or above that carry a stack trace (an exception nobody handled: handled failures
-     * close the connection with a condition and are logged at DEBUG), and Netty leak reports.
-     */
-    static final class ProblemLog extends AppenderBase<ILoggingEvent> {
-        private final List<String> seen = new ArrayList<>();
-
-        static ProblemLog attach() {
-            final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-            final ProblemLog log = new ProblemLog();
-            log.setContext(root.getLoggerContext());
-            log.start();
-            root.addAppender(log);
-            return log;
-        }
-
-        @Override
-        protected synchronized void append(final ILoggingEvent event) {
-            final String text = event.getFormattedMessage();
-            if (event.getLevel().isGreaterOrEqual(Level.WARN) && event.getThrowableProxy() != null) {
-                seen.add(text + ": " + event.getThrowableProxy().getClassName() + ": "
-                        + event.getThrowableProxy().getMessage());
-            } else if (text != null && text.contains("LEAK:")) {
-                seen.add(text);
-            }
-        }
-
-        /** Fails on what was logged since the last call, and forgets it (one problem fails one input, not all after). */
-        synchronized void assertNone() {
-            try {
-                assertThat(seen).as("errors nobody handled, leaks").isEmpty();
-            } finally {
-                seen.clear();
-            }
-        }
     }
 }
