@@ -2,6 +2,7 @@ package io.junction.remoting.processor;
 
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
@@ -14,6 +15,7 @@ import io.junction.remoting.protocol.ResponseCode;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -67,7 +69,7 @@ public final class PopProcessor implements RequestProcessor {
     public CompletableFuture<RemotingCommand> process(final Channel channel, final RemotingCommand request) {
         return switch (request.code()) {
             case QUERY_ASSIGNMENT -> Responses.done(assignment(request));
-            case POP_MESSAGE -> pop(request);
+            case POP_MESSAGE -> pop(channel, request);
             case ACK_MESSAGE -> ack(request);
             case CHANGE_MESSAGE_INVISIBLETIME -> changeInvisibleTime(request);
             default -> Responses.done(Responses.error(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
@@ -100,7 +102,7 @@ public final class PopProcessor implements RequestProcessor {
                 assignments))));
     }
 
-    private CompletableFuture<RemotingCommand> pop(final RemotingCommand request) {
+    private CompletableFuture<RemotingCommand> pop(final Channel channel, final RemotingCommand request) {
         final String group = request.requireField("consumerGroup");
         final String topic = request.requireField("topic");
         final int max = request.intField("maxMsgNums", 32);
@@ -121,8 +123,16 @@ public final class PopProcessor implements RequestProcessor {
                     "topic[" + topic + "] not exist, apply first please!"));
         }
         sweep();
-        return messaging.pop(new PopRequest(group, topic, filter, max, invisible, poll))
-                .thenApply(result -> respond(request, group, topic, invisible, result.messages()));
+        final CompletableFuture<PopResult> popped =
+                messaging.pop(new PopRequest(group, topic, filter, max, invisible, poll));
+        if (poll > 0 && !popped.isDone()) {
+            // A client that goes away frees its parked pop, which would otherwise take messages for nobody (they
+            // would come back only after their invisible time).
+            final ChannelFutureListener gone = f -> popped.cancel(false);
+            channel.closeFuture().addListener(gone);
+            popped.whenComplete((r, e) -> channel.closeFuture().removeListener(gone));
+        }
+        return popped.thenApply(result -> respond(request, group, topic, invisible, result.messages()));
     }
 
     private RemotingCommand respond(final RemotingCommand request, final String group, final String topic,
