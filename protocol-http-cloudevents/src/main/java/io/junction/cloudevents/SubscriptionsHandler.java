@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cloudevents.jackson.JsonFormat;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
@@ -15,6 +16,8 @@ import io.junction.spi.http.HttpHandler;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
 import io.netty.buffer.ByteBufInputStream;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
@@ -22,7 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -220,7 +225,11 @@ final class SubscriptionsHandler implements HttpHandler {
     private void receive(final HttpExchange exchange, final Subscription s) {
         final int max = queryInt(exchange, "max", 1, 1, PopRequest.MAX_MESSAGES);
         final int wait = queryInt(exchange, "waitSeconds", 0, 0, MAX_WAIT_SECONDS);
-        pop(s, max, System.nanoTime() + wait * 1_000_000_000L).whenComplete((messages, e) -> {
+        pop(s, max, System.nanoTime() + wait * 1_000_000_000L, exchange.channel()).whenComplete((messages, e) -> {
+            if (e instanceof CancellationException
+                    || e instanceof CompletionException && e.getCause() instanceof CancellationException) {
+                return; // the client went away while waiting: nobody to answer, nothing was taken for it
+            }
             if (e != null) {
                 Responses.storeFailure(exchange, json, e);
                 return;
@@ -240,18 +249,27 @@ final class SubscriptionsHandler implements HttpHandler {
 
     /**
      * Pops until something comes or the deadline passes: a long-polling pop may return empty early (woken by an
-     * arrival its filter rejects), so an empty answer before the deadline is asked again with the time left.
+     * arrival its filter rejects), so an empty answer before the deadline is asked again with the time left. A client
+     * that closes its connection cancels the waiting pop, which would otherwise take events for nobody (they would
+     * come back only after the subscription's visibility timeout).
      */
-    private CompletableFuture<List<PoppedMessage>> pop(final Subscription s, final int max, final long deadline) {
+    private CompletableFuture<List<PoppedMessage>> pop(final Subscription s, final int max, final long deadline,
+                                                       final Channel client) {
         final long waitMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
-        return messaging.pop(new PopRequest(s.name(), s.topic(), filters.getOrDefault(s.name(),
-                io.junction.core.filter.MessageFilter.ALL), max,
-                s.visibilitySeconds() * 1000L, waitMillis)).thenCompose(result -> {
-                    if (!result.messages().isEmpty() || deadline - System.nanoTime() < MIN_REPOLL_NANOS) {
-                        return CompletableFuture.completedFuture(result.messages());
-                    }
-                    return pop(s, max, deadline);
-                });
+        final CompletableFuture<PopResult> popped = messaging.pop(new PopRequest(s.name(),
+                s.topic(), filters.getOrDefault(s.name(), io.junction.core.filter.MessageFilter.ALL), max,
+                s.visibilitySeconds() * 1000L, waitMillis));
+        if (waitMillis > 0 && !popped.isDone()) {
+            final ChannelFutureListener gone = f -> popped.cancel(false);
+            client.closeFuture().addListener(gone);
+            popped.whenComplete((r, e) -> client.closeFuture().removeListener(gone));
+        }
+        return popped.thenCompose(result -> {
+            if (!result.messages().isEmpty() || deadline - System.nanoTime() < MIN_REPOLL_NANOS) {
+                return CompletableFuture.completedFuture(result.messages());
+            }
+            return pop(s, max, deadline, client);
+        });
     }
 
     /**

@@ -457,6 +457,24 @@ class CloudEventsIT {
     }
 
     @Test
+    void aLongPollWhoseClientLeftTakesNothing() throws Exception {
+        final String[] s = pullSubscription(",\"visibilitySeconds\":60");
+        final int port = Integer.parseInt(broker.setting("http.port"));
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            final OutputStream out = socket.getOutputStream();
+            out.write(("POST /subscriptions/" + s[1] + "/receive?max=1&waitSeconds=20 HTTP/1.1\r\nHost: x\r\n"
+                    + "content-length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread.sleep(500); // the receive is parked in the broker
+        }
+        Thread.sleep(300); // the broker sees the connection close
+        assertThat(postBinary(s[0], "after-leave", "text/plain", "for the next receive").statusCode()).isEqualTo(202);
+        final JsonNode got = receive(s[1], 1, 5);
+        assertThat(got).as("the event went to the next receive, not to the client that left").hasSize(1);
+        assertThat(got.get(0).get("id").asText()).isEqualTo("after-leave");
+    }
+
+    @Test
     void slowHeadersAreCutOffByTheReadTimeout() throws IOException {
         final String[] s = pullSubscription("");
         final int port = Integer.parseInt(broker.setting("http.port"));
