@@ -7,6 +7,7 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +28,7 @@ final class SharedReader {
     private final String shareName;
     private final MessageFilter filter;
     private boolean popping;
+    private CompletableFuture<PopResult> inFlight;
     private int outstanding;
     private boolean closed;
 
@@ -60,17 +62,22 @@ final class SharedReader {
             return;
         }
         popping = true;
-        messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.MAX_MESSAGES,
-                        session.window()), INVISIBLE_MS, session.longPollMs()))
-                .whenCompleteAsync(this::onPopped, session.executor());
+        inFlight = messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.MAX_MESSAGES,
+                session.window()), INVISIBLE_MS, session.longPollMs()));
+        inFlight.whenCompleteAsync(this::onPopped, session.executor());
     }
 
+    /** Stops reading; a pop parked in the core is dropped now, so it takes nothing for a member that left. */
     void close() {
         closed = true;
+        if (inFlight != null) {
+            inFlight.cancel(false);
+        }
     }
 
     private void onPopped(final PopResult r, final Throwable e) {
         popping = false;
+        inFlight = null;
         final List<PoppedMessage> messages = r == null ? List.of() : r.messages();
         if (closed || !session.online()) {
             for (PoppedMessage m : messages) {
