@@ -475,7 +475,7 @@ class CloudEventsIT {
     }
 
     @Test
-    void slowHeadersAreCutOffByTheReadTimeout() throws IOException {
+    void slowHeadersAreCutOffByTheReadTimeout() throws Exception {
         final String[] s = pullSubscription("");
         final int port = Integer.parseInt(broker.setting("http.port"));
         final long start = System.nanoTime();
@@ -502,7 +502,14 @@ class CloudEventsIT {
         }
         assertThat(closed).as("the broker closed the trickling connection").isTrue();
         assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(15_000);
-        assertThat(receive(s[1], 10, 1)).as("nothing stored").isEmpty();
+        // On a new connection: the shared client's pooled one idled as long as the trickle and is being closed by
+        // the same read timeout just now.
+        final HttpResponse<String> r = HttpClient.newHttpClient().send(request("/subscriptions/" + s[1]
+                + "/receive?max=10&waitSeconds=1").header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body())).as("nothing stored").isEmpty();
     }
 
     @Test
