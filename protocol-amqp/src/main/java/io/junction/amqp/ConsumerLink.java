@@ -35,7 +35,6 @@ import org.slf4j.LoggerFactory;
 final class ConsumerLink implements LinkHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
     private static final long RETRY_MS = 500;
-    private static final int MAX_POPS = 2;
 
     private final Endpoints endpoints;
     private final Sender sender;
@@ -44,13 +43,15 @@ final class ConsumerLink implements LinkHandler {
     private final boolean presettled;
     private final java.util.function.Consumer<Boolean> onEnd;
     private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
-    /** The reads in flight, cancelled when the link ends (a parked one would otherwise take messages for nobody). */
-    private final java.util.List<CompletableFuture<PopResult>> inFlight = new java.util.ArrayList<>(MAX_POPS);
+    /**
+     * The read in flight, or null; cancelled when the link ends (a parked one would otherwise take messages for
+     * nobody). One at a time: two concurrent pops of one queue can complete in either order, and a JMS consumer must
+     * get one producer's messages in the order they were sent.
+     */
+    private CompletableFuture<PopResult> inFlight;
     /** The incarnation of the group this link reads (a subscription deleted and made again is a new one). */
     private final int incarnation;
-    /** Reads in flight, the messages they may bring, and whether one of them waits at the end of the queues. */
-    private int popping;
-    private int asked;
+    /** Whether the read in flight may wait at the end of the queues (a long poll). */
     private boolean popWaits;
     private boolean ended;
     private long tags;
@@ -104,44 +105,29 @@ final class ConsumerLink implements LinkHandler {
                 return;
             }
         }
-        if (sender.getDrain()) {
-            if (popping > 0) {
-                if (popWaits) {
-                    sender.drained(); // nothing now; what the parked read brings waits for new credit
-                    endpoints.connection().requestFlush();
-                }
-                return;
+        if (inFlight != null) {
+            if (sender.getDrain() && popWaits) {
+                sender.drained(); // nothing now; what the parked read brings waits for new credit
+                endpoints.connection().requestFlush();
             }
-            pop(true);
             return;
         }
-        // Two reads in flight when the credit covers both: one checkpoint is being stored while the other reads.
-        while (popping < MAX_POPS && sender.getCredit() - asked > 0
-                && (popping == 0 || sender.getCredit() - asked >= PopRequest.MAX_MESSAGES)) {
-            pop(false);
-        }
+        pop(sender.getDrain());
     }
 
     private void pop(final boolean noWait) {
-        final int max = Math.min(PopRequest.MAX_MESSAGES, sender.getCredit() - asked);
-        popping++;
-        asked += max;
-        popWaits |= !noWait;
+        final int max = Math.min(PopRequest.MAX_MESSAGES, sender.getCredit());
+        popWaits = !noWait;
         final CompletableFuture<PopResult> pop = messaging.pop(new PopRequest(plan.group(), plan.topic(),
                 plan.filter(), max, endpoints.broker().settings().invisibleMs(),
                 noWait ? 0 : endpoints.broker().settings().longPollMs()));
-        inFlight.add(pop);
-        pop.whenCompleteAsync((r, e) -> popped(pop, r, e, noWait, max), endpoints.connection().executor());
+        inFlight = pop;
+        pop.whenCompleteAsync((r, e) -> popped(r, e, noWait), endpoints.connection().executor());
     }
 
-    private void popped(final CompletableFuture<PopResult> pop, final PopResult result, final Throwable error,
-                        final boolean noWait, final int max) {
-        inFlight.remove(pop);
-        popping--;
-        asked -= max;
-        if (popping == 0) {
-            popWaits = false;
-        }
+    private void popped(final PopResult result, final Throwable error, final boolean noWait) {
+        inFlight = null;
+        popWaits = false;
         if (ended) {
             if (result != null) {
                 orphan(result.messages());
@@ -272,8 +258,8 @@ final class ConsumerLink implements LinkHandler {
             return;
         }
         ended = true;
-        for (CompletableFuture<PopResult> pop : java.util.List.copyOf(inFlight)) {
-            pop.cancel(false); // one that already completed still reaches popped() and is orphaned there
+        if (inFlight != null) {
+            inFlight.cancel(false); // one that already completed still reaches popped() and is orphaned there
         }
         endpoints.broker().consumerEnded(this);
         orphan(new java.util.ArrayList<>(ready));
