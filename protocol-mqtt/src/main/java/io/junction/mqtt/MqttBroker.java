@@ -32,6 +32,7 @@ final class MqttBroker {
     private final RetainedStore retained;
     private final ConcurrentMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final SessionStore sessionStore;
+    private final Qos2Ledger qos2Ledger;
     /** Client ids with a live record in the session log. */
     private final java.util.Set<String> durable = ConcurrentHashMap.newKeySet();
     private final EventLoopGroup loops;
@@ -46,6 +47,7 @@ final class MqttBroker {
         this.loops = loops;
         this.retained = new RetainedStore(messaging);
         this.sessionStore = new SessionStore(messaging);
+        this.qos2Ledger = new Qos2Ledger(messaging);
     }
 
     Messaging messaging() {
@@ -69,18 +71,32 @@ final class MqttBroker {
      * logs for compaction every {@code mqtt.compaction-check-ms}.
      */
     CompletableFuture<Void> start() {
-        return retained.load().thenCompose(x -> sessionStore.load()).thenAccept(saved -> {
+        final CompletableFuture<java.util.Map<String, Qos2Ledger.Saved>> qos2 = new CompletableFuture<>();
+        return retained.load().thenCompose(x -> qos2Ledger.load()).thenCompose(q -> {
+            qos2.complete(q);
+            return sessionStore.load();
+        }).thenAccept(saved -> {
             compaction = loops.next().scheduleWithFixedDelay(() -> {
                 retained.log().compactIfDue();
                 sessionStore.log().compactIfDue();
+                qos2Ledger.log().compactIfDue();
             }, settings.compactionCheckMs(), settings.compactionCheckMs(), TimeUnit.MILLISECONDS);
+            final java.util.Map<String, Qos2Ledger.Saved> outbound = qos2.join();
+            for (String orphan : outbound.keySet()) {
+                if (!saved.containsKey(orphan)) {
+                    qos2Ledger.delete(orphan); // its session ended just before the restart
+                }
+            }
             for (SessionStore.Saved s : saved.values()) {
-                final Session session = new Session(s.clientId(), loops.next(), messaging, settings, retained);
+                final Session session = new Session(s.clientId(), loops.next(), messaging, settings, retained,
+                        qos2Ledger);
                 session.setExpiry(true, s.expirySeconds());
                 durable.add(s.clientId());
                 sessions.put(s.clientId(), session);
                 session.run(() -> {
+                    session.restoreQos2(outbound.getOrDefault(s.clientId(), Qos2Ledger.Saved.EMPTY));
                     s.subscriptions().forEach(session::restore);
+                    session.dropUnreachableQos2();
                     session.startExpiryClock(() -> sessionEnded(session));
                 });
             }
@@ -103,8 +119,11 @@ final class MqttBroker {
                 return existing;
             }
             dropped[0] = existing;
-            return new Session(id, loop, messaging, settings, retained);
+            return new Session(id, loop, messaging, settings, retained, qos2Ledger);
         });
+        if (!present[0]) {
+            qos2Ledger.delete(clientId); // a new session: no delivery state of an old one may resurface at a restart
+        }
         if (dropped[0] != null) {
             final Session old = dropped[0];
             old.run(() -> {
@@ -122,6 +141,7 @@ final class MqttBroker {
     void sessionEnded(final Session s) {
         if (sessions.remove(s.clientId, s) && durable.remove(s.clientId)) {
             sessionStore.delete(s.clientId);
+            qos2Ledger.delete(s.clientId);
         }
     }
 
@@ -132,6 +152,7 @@ final class MqttBroker {
             sessionStore.save(s.clientId, s.sessionExpirySeconds(), s.subscriptions().values());
         } else if (durable.remove(s.clientId)) {
             sessionStore.delete(s.clientId);
+            qos2Ledger.delete(s.clientId);
         }
     }
 

@@ -72,16 +72,21 @@ final class Session {
 
     /** Inbound QoS 2: packet id → the store's send, until PUBREL. */
     final Map<Integer, CompletableFuture<Void>> awaitingRelease = new HashMap<>();
+    /** Outbound QoS 2 state kept durable for a persistent session (exactly once across a broker crash). */
+    private final ExactlyOnce exactlyOnce;
+    /** Deliveries a drain took that wait for the ledger to record their QoS 2 packet ids before they are written. */
+    private List<Delivery> recording;
     private boolean closed;
 
     Session(final String clientId, final EventLoop executor, final Messaging messaging, final MqttSettings settings,
-            final RetainedStore retained) {
+            final RetainedStore retained, final Qos2Ledger ledger) {
         this.clientId = clientId;
         this.executor = executor;
         this.messaging = messaging;
         this.settings = settings;
         this.retained = retained;
         this.offsetKey = "mqtt-" + CoreTopics.escape(clientId);
+        this.exactlyOnce = new ExactlyOnce(clientId, ledger, executor, inflight::values, this::committedOffsets);
     }
 
     EventLoop executor() {
@@ -168,9 +173,12 @@ final class Session {
         this.clientMaxPacketSize = maxPacketSize;
         for (Delivery d : inflight.values()) {
             if (d.released) {
-                conn.write(pubRel(d.packetId));
-            } else {
-                conn.write(publish(d, true, conn));
+                if (d.releaseRecorded) { // else the ledger write under way sends it
+                    conn.write(pubRel(d.packetId));
+                }
+            } else if (d.recorded && !d.isPlaceholder()) { // a placeholder's message comes when its reader reads it
+                conn.write(publish(d, d.sent, conn));
+                d.sent = true;
             }
         }
         conn.flush();
@@ -208,6 +216,7 @@ final class Session {
     /** Ends the session: stops its readers and forgets its state. */
     void close() {
         closed = true;
+        exactlyOnce.stop();
         readers.values().forEach(TopicReader::close);
         sharedReaders.values().forEach(SharedReader::close);
         readers.clear();
@@ -253,6 +262,42 @@ final class Session {
             }
         }
         return existed;
+    }
+
+    /**
+     * Takes the outbound QoS 2 state read back at start (before the subscriptions, whose readers start from the
+     * offsets it knew): the deliveries in flight at the crash keep their packet ids.
+     */
+    void restoreQos2(final Qos2Ledger.Saved saved) {
+        for (Delivery d : exactlyOnce.restore(saved)) {
+            inflight.put(d.packetId, d);
+        }
+    }
+
+    /**
+     * After the subscriptions are restored: a restored in-flight delivery that no reader will bring again (its
+     * subscription is gone) is forgotten unless it was released (then its PUBREL still goes out).
+     */
+    void dropUnreachableQos2() {
+        for (Delivery d : exactlyOnce.unclaimed()) {
+            if (!d.released && !readers.containsKey(d.position.queue().coreTopic())) {
+                exactlyOnce.claim(d.position);
+                inflight.remove(d.packetId, d);
+            }
+        }
+    }
+
+    /** The read offset of a queue as the QoS 2 ledger knew it at start (it may be ahead of the core's), or -1. */
+    long restoredOffset(final String coreTopic, final int queueId) {
+        return exactlyOnce.restoredOffset(coreTopic, queueId);
+    }
+
+    private Map<Qos2Ledger.Queue, Long> committedOffsets() {
+        final Map<Qos2Ledger.Queue, Long> out = new HashMap<>();
+        for (TopicReader r : readers.values()) {
+            r.committedOffsets(out);
+        }
+        return out;
     }
 
     /** Restores a subscription of a session read back at start: readers resume from committed offsets. */
@@ -365,8 +410,26 @@ final class Session {
         if (closed) {
             return false;
         }
+        // A persistent session's own subscriptions: QoS 2 state is in the ledger, by the message's store position.
+        final Qos2Ledger.Position position = persistent && shareName == null
+                ? new Qos2Ledger.Position(new Qos2Ledger.Queue(coreTopic, m.queueId()), m.queueOffset()) : null;
+        if (position != null && exactlyOnce.isDone(position)) {
+            return false; // delivered exactly once before a restart; read again because offsets are saved lazily
+        }
+        final Delivery restored = position == null ? null : exactlyOnce.claim(position);
         final MqttMessageMapping.Outbound out =
                 MqttMessageMapping.fromCore(coreTopic, m.properties(), m.bodyBytes(), System.currentTimeMillis());
+        if (restored != null) {
+            // In flight at the restart: the same packet id again, PUBLISH with DUP unless it was released already.
+            final Delivery d = new Delivery(out.topic(), out.payload(), 2, out.retain(), out.properties(),
+                    0, onDone).takeOver(restored);
+            inflight.put(d.packetId, d);
+            final MqttConnection conn = connection;
+            if (!d.released && conn != null && !closed) {
+                conn.writeAndFlush(publish(d, true, conn));
+            }
+            return true;
+        }
         if (out.expiresAt() > 0 && out.expiresAt() <= System.currentTimeMillis()
                 || !TopicFilter.isValidTopicName(out.topic())) {
             return false; // expired, or a core topic whose name is no MQTT topic name
@@ -394,6 +457,10 @@ final class Session {
         }
         final Delivery d = new Delivery(out.topic(), out.payload(), Math.min(qos, out.qos()),
                 retainAsPublished && out.retain(), withIds(out.properties(), ids), out.expiresAt(), onDone);
+        if (d.qos == 2 && position != null) {
+            d.position = position;
+            d.recorded = false;
+        }
         if (retainedBacklog.isEmpty()) {
             enqueue(d);
         } else {
@@ -448,10 +515,11 @@ final class Session {
     /** Sends queued deliveries while the channel is writable and the window has room. */
     void drain() {
         final MqttConnection conn = connection;
-        if (conn == null || closed) {
-            return;
+        if (conn == null || closed || recording != null) {
+            return; // while the ledger records, writing on would overtake what waits for it
         }
         boolean wrote = false;
+        List<Delivery> toRecord = null;
         int budget = WRITES_PER_TURN;
         while (conn.writable()) {
             if (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
@@ -484,7 +552,15 @@ final class Session {
                 d.packetId = allocatePacketId();
                 inflight.put(d.packetId, d);
             }
+            if (toRecord == null && !d.recorded) {
+                toRecord = new ArrayList<>();
+            }
+            if (toRecord != null) {
+                toRecord.add(d); // this and everything after it: in order, once the ledger has the packet ids
+                continue;
+            }
             conn.write(publish(d, false, conn));
+            d.sent = true;
             wrote = true;
             if (d.qos == 0) {
                 d.done();
@@ -493,9 +569,44 @@ final class Session {
         if (wrote) {
             conn.flush();
         }
+        if (toRecord != null) {
+            final List<Delivery> batch = toRecord;
+            recording = batch;
+            exactlyOnce.save().thenRun(() -> recorded(batch));
+            return;
+        }
         if (wantsMore() && !readers.isEmpty()) {
             readers.values().forEach(TopicReader::resume);
         }
+    }
+
+    /** The ledger holds the packet ids of a drain's QoS 2 deliveries: they (and what followed them) go out now. */
+    private void recorded(final List<Delivery> batch) {
+        recording = null;
+        if (closed) {
+            return;
+        }
+        final MqttConnection conn = connection;
+        for (Delivery d : batch) {
+            d.recorded = true;
+            if (conn == null) {
+                if (d.qos == 0) {
+                    d.done(); // offline: QoS 0 is not kept; QoS 1/2 wait in flight for the next connection
+                }
+                continue;
+            }
+            if (!d.sent && inflight.get(d.packetId) == d || d.qos == 0) {
+                conn.write(publish(d, false, conn));
+                d.sent = true;
+                if (d.qos == 0) {
+                    d.done();
+                }
+            }
+        }
+        if (conn != null) {
+            conn.flush();
+        }
+        drain();
     }
 
     void onPubAck(final int packetId) {
@@ -517,24 +628,48 @@ final class Session {
             return;
         }
         if (failed) {
-            inflight.remove(packetId);
-            d.done();
-            drain();
+            complete(d);
+            return;
+        }
+        if (d.released) {
+            if (d.releaseRecorded && conn != null) {
+                conn.writeAndFlush(pubRel(packetId)); // a repeated PUBREC
+            }
             return;
         }
         d.released = true;
-        if (conn != null) {
-            conn.writeAndFlush(pubRel(packetId));
+        if (d.position == null) {
+            d.releaseRecorded = true;
+            if (conn != null) {
+                conn.writeAndFlush(pubRel(packetId));
+            }
+            return;
         }
+        // The client may forget the packet id once it has the PUBREL: the ledger must know first.
+        exactlyOnce.save().thenRun(() -> {
+            d.releaseRecorded = true;
+            final MqttConnection now = connection;
+            if (now != null && inflight.get(packetId) == d) {
+                now.writeAndFlush(pubRel(packetId));
+            }
+        });
     }
 
     void onPubComp(final int packetId) {
         final Delivery d = inflight.get(packetId);
         if (d != null && d.qos == 2) {
-            inflight.remove(packetId);
-            d.done();
-            drain();
+            complete(d);
         }
+    }
+
+    /** A QoS 2 delivery is finished with (PUBCOMP, or a PUBREC with an error reason). */
+    private void complete(final Delivery d) {
+        inflight.remove(d.packetId);
+        d.done();
+        if (d.position != null) {
+            exactlyOnce.completed(d);
+        }
+        drain();
     }
 
     int inflightCount() {

@@ -106,7 +106,8 @@ final class TopicReader {
         queues = new QueueState[n];
         for (int q = 0; q < n; q++) {
             long offset = session.persistent() && !startAtEnd
-                    ? messaging.queryOffset(session.offsetKey(), coreTopic, q) : -1;
+                    ? Math.max(messaging.queryOffset(session.offsetKey(), coreTopic, q),
+                            session.restoredOffset(coreTopic, q)) : -1;
             if (offset < 0) {
                 offset = startAtEnd && !topicWasMissing ? messaging.maxOffset(coreTopic, q) : messaging.minOffset(coreTopic, q);
                 if (session.persistent()) {
@@ -116,6 +117,15 @@ final class TopicReader {
             queues[q] = new QueueState(q, offset);
         }
         resume();
+    }
+
+    /** Adds this reader's committed offset of each queue to {@code out}. */
+    void committedOffsets(final Map<Qos2Ledger.Queue, Long> out) {
+        if (queues != null) {
+            for (QueueState q : queues) {
+                out.put(new Qos2Ledger.Queue(coreTopic, q.queueId), q.committed);
+            }
+        }
     }
 
     /** Starts pulling every idle queue (after a subscribe, a reconnect, or a batch finished). */

@@ -44,6 +44,13 @@ final class MqttTestBroker implements AutoCloseable {
         launch(port);
     }
 
+    /** Kills the broker (SIGKILL, nothing flushed or closed) and starts it again on the same data directory. */
+    void crash() {
+        process.kill();
+        process.close();
+        launch(null); // new ports: the killed process's may linger
+    }
+
     private void launch(final String port) {
         final BrokerProcess.Builder b = BrokerProcess.builder(dir.resolve("data"))
                 .set("mqtt.connect-timeout-ms", "1000")

@@ -273,6 +273,26 @@ final class RawMqtt implements AutoCloseable {
         return null;
     }
 
+    static byte[] pubRec(final int packetId) {
+        return new byte[] {0x50, 2, (byte) (packetId >> 8), (byte) packetId};
+    }
+
+    static byte[] pubComp(final int packetId) {
+        return new byte[] {0x70, 2, (byte) (packetId >> 8), (byte) packetId};
+    }
+
+    /** The packet id of a PUBACK, PUBREC, PUBREL or PUBCOMP read by {@link #readPacket}. */
+    static int ackPacketId(final byte[] packet) {
+        return (packet[1] & 0xFF) << 8 | packet[2] & 0xFF;
+    }
+
+    /** The payload of an MQTT 3.1.1 QoS 1/2 PUBLISH read by {@link #readPacket}. */
+    static String publishPayload311(final byte[] packet) {
+        final int topicLength = (packet[1] & 0xFF) << 8 | packet[2] & 0xFF;
+        final int start = 5 + topicLength;
+        return new String(packet, start, packet.length - start, StandardCharsets.UTF_8);
+    }
+
     /** The packet id of a QoS 1/2 PUBLISH read by {@link #readPacket}. */
     static int publishPacketId(final byte[] packet) {
         final int topicLength = (packet[1] & 0xFF) << 8 | packet[2] & 0xFF;
