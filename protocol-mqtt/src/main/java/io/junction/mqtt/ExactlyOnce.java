@@ -1,5 +1,6 @@
 package io.junction.mqtt;
 
+import io.junction.core.message.MessageIds;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,6 +30,8 @@ final class ExactlyOnce {
     /** In-flight deliveries read back at start whose message no reader has brought again yet. */
     private final Map<Qos2Ledger.Position, Delivery> awaitingReader = new HashMap<>();
     private final Map<Qos2Ledger.Queue, Long> restoredOffsets = new HashMap<>();
+    /** Inbound QoS 2 PUBLISHes awaiting PUBREL, by packet id (also those read back at start). */
+    private final Map<Integer, Qos2Ledger.Inbound> inbound = new HashMap<>();
     /** The state to save, taken when the write is issued: the session's in-flight QoS 2 deliveries and offsets. */
     private final Supplier<Iterable<Delivery>> inFlight;
     private final Supplier<Map<Qos2Ledger.Queue, Long>> committed;
@@ -51,6 +54,7 @@ final class ExactlyOnce {
     List<Delivery> restore(final Qos2Ledger.Saved saved) {
         done.addAll(saved.done());
         restoredOffsets.putAll(saved.committed());
+        saved.inbound().forEach(i -> inbound.put(i.packetId(), i));
         final List<Delivery> placeholders = new ArrayList<>();
         for (Qos2Ledger.InFlight f : saved.inFlight()) {
             final Delivery d = Delivery.placeholder(f.packetId(), f.position(), f.released());
@@ -84,6 +88,37 @@ final class ExactlyOnce {
         awaitingReader.remove(d.position);
         done.add(d.position);
         save();
+    }
+
+    /**
+     * An inbound QoS 2 PUBLISH is about to be stored: records it with a fresh unique id for its message, issued now so
+     * that the record precedes the message in the log. Returns the unique id to store the message with.
+     */
+    String receiving(final int packetId, final String coreTopic) {
+        final Qos2Ledger.Inbound i = new Qos2Ledger.Inbound(packetId, MessageIds.newUniqueId(), coreTopic);
+        inbound.put(packetId, i);
+        if (!stopped) {
+            write().whenComplete((r, e) -> {
+                if (e != null) {
+                    LOG.warn("MQTT QoS 2 state of {} not stored: {}", clientId, e.toString());
+                }
+            });
+        }
+        return i.uniqueId();
+    }
+
+    /** The recorded inbound PUBLISH of a packet id (one read back at start, when a resend comes), or null. */
+    Qos2Ledger.Inbound inbound(final int packetId) {
+        return inbound.get(packetId);
+    }
+
+    /** PUBREL came for an inbound packet id (or its store failed): forgotten, lazily. */
+    boolean released(final int packetId) {
+        if (inbound.remove(packetId) == null) {
+            return false;
+        }
+        save();
+        return true;
     }
 
     /** Saves the session's state soon (with whatever else changes in this turn); completes when it is durable. */
@@ -123,6 +158,6 @@ final class ExactlyOnce {
                 tracked.add(new Qos2Ledger.InFlight(d.packetId, d.released, d.position));
             }
         }
-        return ledger.save(clientId, tracked, done, offsets);
+        return ledger.save(clientId, tracked, done, offsets, List.copyOf(inbound.values()));
     }
 }

@@ -2,6 +2,8 @@ package io.junction.mqtt;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Credentials;
@@ -196,7 +198,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 final byte[] payload = ByteBufUtil.getBytes(p.payload());
                 final Session s = session;
                 s.run(() -> onPublish(p.variableHeader().topicName(), payload, p.fixedHeader().qosLevel().value(),
-                        p.fixedHeader().isRetain(), p.variableHeader().packetId(), p.variableHeader().properties()));
+                        p.fixedHeader().isRetain(), p.fixedHeader().isDup(), p.variableHeader().packetId(),
+                        p.variableHeader().properties()));
                 return;
             }
             ReferenceCountUtil.retain(m);
@@ -372,7 +375,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     // ------------------------------------------------------------------------------------------------ PUBLISH in
 
     private void onPublish(final String topicName, final byte[] payload, final int qos, final boolean retain,
-                           final int packetId, final MqttProperties props) {
+                           final boolean dup, final int packetId, final MqttProperties props) {
         if (state != State.CONNECTED) {
             return;
         }
@@ -420,21 +423,32 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             }
         }
         final String mqttTopic = topic;
+        final String coreTopic = CoreTopics.coreTopicOf(topic);
+        // QoS 2 of a persistent session: the message's unique id is in the QoS 2 ledger before the message is stored.
+        // A resend of a recorded packet id after a restart is stored only if the message did not make it.
+        final Qos2Ledger.Inbound recorded = qos == 2 && dup ? session.recordedInbound(packetId) : null;
+        final String uniqueId = qos != 2 ? null
+                : recorded != null ? recorded.uniqueId() : session.recordInbound(packetId, coreTopic);
         final CompletableFuture<Void> stored;
-        if (serialized != null && !serialized.isDone()
-                || broker.messaging().route(CoreTopics.coreTopicOf(topic)).isEmpty()) {
+        if (recorded != null) {
+            stored = broker.messaging().queryById(recorded.coreTopic(), uniqueId)
+                    .handle((m, e) -> m != null && m.isPresent())
+                    .thenComposeAsync(found -> found ? CompletableFuture.<Void>completedFuture(null)
+                            : broker.ensureTopic(coreTopic).thenCompose(queues -> store(mqttTopic, payload, qos,
+                            retain, props, queues, uniqueId)), session.executor());
+        } else if (serialized != null && !serialized.isDone()
+                || broker.messaging().route(coreTopic).isEmpty()) {
             // A core topic about to be created: this and later publishes of the connection wait for the previous
             // one, so the first messages of a new topic keep their order (they all land in the topic's queue).
             final CompletableFuture<Void> previous = serialized == null ? CompletableFuture.completedFuture(null)
                     : serialized;
-            stored = previous.handle((x, e) -> null).thenComposeAsync(x -> broker.ensureTopic(
-                    CoreTopics.coreTopicOf(mqttTopic)).thenCompose(queues -> store(mqttTopic, payload, qos, retain,
-                    props, queues)), session.executor());
+            stored = previous.handle((x, e) -> null).thenComposeAsync(x -> broker.ensureTopic(coreTopic)
+                    .thenCompose(queues -> store(mqttTopic, payload, qos, retain, props, queues, uniqueId)),
+                    session.executor());
             serialized = stored;
         } else {
-            final int queues = broker.messaging().route(CoreTopics.coreTopicOf(topic))
-                    .map(TopicConfig::queueCount).orElse(0);
-            stored = store(topic, payload, qos, retain, props, queues);
+            final int queues = broker.messaging().route(coreTopic).map(TopicConfig::queueCount).orElse(0);
+            stored = store(topic, payload, qos, retain, props, queues, uniqueId);
         }
         switch (qos) {
             case 1 -> queueAck(stored, e -> {
@@ -452,6 +466,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 queueAck(stored, e -> {
                     if (e != null) {
                         session.awaitingRelease.remove(packetId);
+                        session.releaseInbound(packetId);
                         inboundInflight--;
                         if (version != 5) {
                             disconnect(0x80, "not stored");
@@ -465,13 +480,23 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Stores a PUBLISH; {@code uniqueId} is the message's unique id when chosen in advance, else null. */
     private CompletableFuture<Void> store(final String topic, final byte[] payload, final int qos,
-                                          final boolean retain, final MqttProperties props, final int queues) {
+                                          final boolean retain, final MqttProperties props, final int queues,
+                                          final String uniqueId) {
         final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(topic, payload, qos, retain, props,
                 session.clientId, queues, System.currentTimeMillis());
-        return in.message() == null
-                ? CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT, in.error()))
-                : broker.publish(in.message(), retain);
+        if (in.message() == null) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT, in.error()));
+        }
+        Message message = in.message();
+        if (uniqueId != null) {
+            final Map<String, String> properties = new HashMap<>(message.properties());
+            properties.put(MessageProperties.UNIQUE_ID, uniqueId);
+            message = new Message(message.topic(), message.queueId(), message.body(), message.flag(), properties,
+                    message.sysFlag(), message.bornTimestamp(), message.bornHost(), message.reconsumeTimes());
+        }
+        return broker.publish(message, retain);
     }
 
     private void queueAck(final CompletableFuture<Void> stored, final java.util.function.Consumer<Throwable> reply) {
@@ -536,10 +561,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             case PUBCOMP -> session.onPubComp(packetId(m));
             case PUBREL -> {
                 final int id = packetId(m);
-                final boolean known = session.awaitingRelease.remove(id) != null;
+                boolean known = session.awaitingRelease.remove(id) != null;
                 if (known) {
                     inboundInflight--;
                 }
+                known |= session.releaseInbound(id); // one recorded before a restart counts as known too
                 writeAndFlush(new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBCOMP, false,
                         MqttQoS.AT_MOST_ONCE, false, 0), new MqttPubReplyMessageVariableHeader(id,
                         (byte) (known || version != 5 ? 0 : 0x92), MqttProperties.NO_PROPERTIES)));

@@ -29,7 +29,12 @@ import org.slf4j.LoggerFactory;
  * c queueId committedOffset coreTopic              the reader's committed offset when the record was written
  * f packetId released(0|1) queueId offset coreTopic   in flight
  * d queueId offset coreTopic                        completed, at or above its queue's committed offset
+ * i packetId uniqueId coreTopic                     inbound, awaiting PUBREL
  * </pre>
+ *
+ * <p>Inbound QoS 2 the same way round: a persistent session's PUBLISH is stored with a unique id chosen in advance,
+ * and the record naming it is issued before the message, so it is in the log (and durable) whenever the message is.
+ * After a restart, a resent PUBLISH (DUP) of a recorded packet id is stored only when no message has that id.
  */
 final class Qos2Ledger {
     private static final Logger LOG = LoggerFactory.getLogger(Qos2Ledger.class);
@@ -47,9 +52,16 @@ final class Qos2Ledger {
     record InFlight(int packetId, boolean released, Position position) {
     }
 
+    /**
+     * An inbound QoS 2 PUBLISH awaiting its PUBREL: its packet id, and the unique id and core topic its message is (or
+     * is about to be) stored with, so that a resend after a restart can tell whether the message is in the store.
+     */
+    record Inbound(int packetId, String uniqueId, String coreTopic) {
+    }
+
     /** A session's state as read back at start. */
-    record Saved(List<InFlight> inFlight, Set<Position> done, Map<Queue, Long> committed) {
-        static final Saved EMPTY = new Saved(List.of(), Set.of(), Map.of());
+    record Saved(List<InFlight> inFlight, Set<Position> done, Map<Queue, Long> committed, List<Inbound> inbound) {
+        static final Saved EMPTY = new Saved(List.of(), Set.of(), Map.of(), List.of());
     }
 
     private final CompactedLog log;
@@ -75,7 +87,7 @@ final class Qos2Ledger {
 
     /** Records a session's state; the future completes when it is durable. */
     CompletableFuture<?> save(final String clientId, final Iterable<InFlight> inFlight, final Iterable<Position> done,
-                              final Map<Queue, Long> committed) {
+                              final Map<Queue, Long> committed, final Iterable<Inbound> inbound) {
         if (!MessageProperties.isEncodable(clientId)) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("client id cannot be a property"));
         }
@@ -92,6 +104,10 @@ final class Qos2Ledger {
         for (Position d : done) {
             sb.append("d ").append(d.queue().queueId()).append(' ').append(d.offset()).append(' ')
                     .append(d.queue().coreTopic()).append('\n');
+        }
+        for (Inbound i : inbound) {
+            sb.append("i ").append(i.packetId()).append(' ').append(i.uniqueId()).append(' ').append(i.coreTopic())
+                    .append('\n');
         }
         return log.put(clientId, Map.of(), sb.toString().getBytes(StandardCharsets.UTF_8));
     }
@@ -111,6 +127,7 @@ final class Qos2Ledger {
         final List<InFlight> inFlight = new ArrayList<>();
         final Set<Position> done = new HashSet<>();
         final Map<Queue, Long> committed = new LinkedHashMap<>();
+        final List<Inbound> inbound = new ArrayList<>();
         for (String line : new String(body, StandardCharsets.UTF_8).split("\n")) {
             try {
                 if (line.startsWith("c ")) {
@@ -123,11 +140,14 @@ final class Qos2Ledger {
                 } else if (line.startsWith("d ")) {
                     final String[] f = line.split(" ", 4);
                     done.add(new Position(new Queue(f[3], Integer.parseInt(f[1])), Long.parseLong(f[2])));
+                } else if (line.startsWith("i ")) {
+                    final String[] f = line.split(" ", 4);
+                    inbound.add(new Inbound(Integer.parseInt(f[1]), f[2], f[3]));
                 }
             } catch (RuntimeException e) {
                 LOG.warn("skipping a malformed MQTT QoS 2 record line of {}: {}", clientId, line);
             }
         }
-        return new Saved(inFlight, done, committed);
+        return new Saved(inFlight, done, committed, inbound);
     }
 }

@@ -287,6 +287,24 @@ final class Session {
         }
     }
 
+    /**
+     * An inbound QoS 2 PUBLISH of a persistent session is about to be stored: the unique id to store it with (recorded
+     * in the QoS 2 ledger ahead of it); null for a clean session, whose state a restart ends anyway.
+     */
+    String recordInbound(final int packetId, final String coreTopic) {
+        return persistent ? exactlyOnce.receiving(packetId, coreTopic) : null;
+    }
+
+    /** The inbound QoS 2 PUBLISH recorded under a packet id (across a restart too), or null. */
+    Qos2Ledger.Inbound recordedInbound(final int packetId) {
+        return exactlyOnce.inbound(packetId);
+    }
+
+    /** Forgets a recorded inbound packet id (PUBREL came, or its store failed); false when none was recorded. */
+    boolean releaseInbound(final int packetId) {
+        return exactlyOnce.released(packetId);
+    }
+
     /** The read offset of a queue as the QoS 2 ledger knew it at start (it may be ahead of the core's), or -1. */
     long restoredOffset(final String coreTopic, final int queueId) {
         return exactlyOnce.restoredOffset(coreTopic, queueId);

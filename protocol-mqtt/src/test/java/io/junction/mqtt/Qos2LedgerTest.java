@@ -47,14 +47,15 @@ class Qos2LedgerTest {
         Qos2Ledger ledger = open();
         ledger.load().get(10, TimeUnit.SECONDS);
         ledger.save("a", List.of(new Qos2Ledger.InFlight(7, false, at("x", 1, 40))), Set.of(),
-                Map.of(new Qos2Ledger.Queue("x", 1), 38L)).get(10, TimeUnit.SECONDS);
+                Map.of(new Qos2Ledger.Queue("x", 1), 38L), List.of()).get(10, TimeUnit.SECONDS);
         ledger.save("a", List.of(new Qos2Ledger.InFlight(7, true, at("x", 1, 40)),
                         new Qos2Ledger.InFlight(65535, false, at("y%2F", 0, 3))),
-                Set.of(at("x", 1, 39)), Map.of(new Qos2Ledger.Queue("x", 1), 39L)).get(10, TimeUnit.SECONDS);
-        ledger.save("b", List.of(new Qos2Ledger.InFlight(1, false, at("x", 0, 0))), Set.of(), Map.of())
+                Set.of(at("x", 1, 39)), Map.of(new Qos2Ledger.Queue("x", 1), 39L),
+                List.of(new Qos2Ledger.Inbound(3, "AC1100010000ABCD", "t%2F"))).get(10, TimeUnit.SECONDS);
+        ledger.save("b", List.of(new Qos2Ledger.InFlight(1, false, at("x", 0, 0))), Set.of(), Map.of(), List.of())
                 .get(10, TimeUnit.SECONDS);
         ledger.delete("b");
-        ledger.save("c", List.of(), Set.of(), Map.of()).get(10, TimeUnit.SECONDS);
+        ledger.save("c", List.of(), Set.of(), Map.of(), List.of()).get(10, TimeUnit.SECONDS);
 
         ledger = open();
         final Map<String, Qos2Ledger.Saved> saved = ledger.load().get(10, TimeUnit.SECONDS);
@@ -64,15 +65,17 @@ class Qos2LedgerTest {
                 new Qos2Ledger.InFlight(65535, false, at("y%2F", 0, 3)));
         assertThat(a.done()).containsExactly(at("x", 1, 39));
         assertThat(a.committed()).containsExactly(Map.entry(new Qos2Ledger.Queue("x", 1), 39L));
+        assertThat(a.inbound()).containsExactly(new Qos2Ledger.Inbound(3, "AC1100010000ABCD", "t%2F"));
         assertThat(saved.get("c").inFlight()).isEmpty();
     }
 
     @Test
     void shouldSkipMalformedLinesAndKeepTheRest() {
         final Qos2Ledger.Saved s = Qos2Ledger.decode("a", ("qos2\nf 1 0 2 10 t\nf x 0 2 11 t\nd 2\nc 2 9 t\n"
-                + "d 2 12 t\nunknown line\n").getBytes(StandardCharsets.UTF_8));
+                + "d 2 12 t\ni 5 ABC t\ni 6\nunknown line\n").getBytes(StandardCharsets.UTF_8));
         assertThat(s.inFlight()).containsExactly(new Qos2Ledger.InFlight(1, false, at("t", 2, 10)));
         assertThat(s.done()).containsExactly(at("t", 2, 12));
         assertThat(s.committed()).containsExactly(Map.entry(new Qos2Ledger.Queue("t", 2), 9L));
+        assertThat(s.inbound()).containsExactly(new Qos2Ledger.Inbound(5, "ABC", "t"));
     }
 }

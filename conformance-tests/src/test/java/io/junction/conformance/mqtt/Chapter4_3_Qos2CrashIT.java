@@ -3,14 +3,21 @@ package io.junction.conformance.mqtt;
 import static io.junction.conformance.mqtt.Clients.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
+import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -129,6 +136,62 @@ class Chapter4_3_Qos2CrashIT {
             sub.send(RawMqtt.connect311(CLIENT, false));
             assertThat(sub.readPacket(WAIT)).as("CONNACK").isNotNull();
             assertThat(sub.readPacket(Duration.ofSeconds(2))).as("nothing after a clean restart").isNull();
+        }
+    }
+
+    /**
+     * The other way round: a persistent publisher's QoS 2 PUBLISH resent (DUP) after a crash, as when the crash lost
+     * its PUBREC, is stored once; a PUBREL resent after a crash is completed; a new PUBLISH (no DUP) reusing a
+     * packet id is a new message.
+     */
+    @Test
+    void shouldStoreAnInboundQos2MessageOnceWhenItIsResentAfterACrash() throws Exception {
+        final Mqtt3BlockingClient sub = MqttClient.builder().useMqttVersion3().identifier("qos2-crash-in-sub")
+                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+        sub.connectWith().cleanSession(false).send();
+        sub.subscribeWith().topicFilter("in2/#").qos(MqttQos.EXACTLY_ONCE).send();
+        sub.disconnect();
+
+        try (RawMqtt pub = new RawMqtt(broker.port())) {
+            pub.send(RawMqtt.connect311("qos2-crash-in-pub", false));
+            assertThat(pub.readPacket(WAIT)).as("CONNACK").isNotNull();
+            pub.send(RawMqtt.publishQos2("in2/a", "in1", 10, false));
+            assertThat(pub.readPacket(WAIT)).as("PUBREC 10").containsExactly(0x50, 0, 10);
+            pub.send(RawMqtt.publishQos2("in2/a", "in2", 11, false));
+            assertThat(pub.readPacket(WAIT)).as("PUBREC 11").containsExactly(0x50, 0, 11);
+            pub.send(RawMqtt.pubRel(11));
+            assertThat(pub.readPacket(WAIT)).as("PUBCOMP 11").containsExactly(0x70, 0, 11);
+        }
+
+        broker.crash();
+
+        try (RawMqtt pub = new RawMqtt(broker.port())) {
+            pub.send(RawMqtt.connect311("qos2-crash-in-pub", false));
+            final byte[] connAck = pub.readPacket(WAIT);
+            assertThat(connAck).as("CONNACK").isNotNull();
+            assertThat(connAck[1] & 0x01).as("session present").isEqualTo(1);
+            pub.send(RawMqtt.publishQos2("in2/a", "in1", 10, true)); // as if the PUBREC had been lost
+            assertThat(pub.readPacket(WAIT)).as("PUBREC 10 again").containsExactly(0x50, 0, 10);
+            pub.send(RawMqtt.pubRel(10));
+            assertThat(pub.readPacket(WAIT)).as("PUBCOMP 10").containsExactly(0x70, 0, 10);
+            pub.send(RawMqtt.publishQos2("in2/a", "in3", 10, false)); // packet id 10 again: a new message
+            assertThat(pub.readPacket(WAIT)).as("PUBREC 10, new").containsExactly(0x50, 0, 10);
+            pub.send(RawMqtt.pubRel(10));
+            assertThat(pub.readPacket(WAIT)).as("PUBCOMP 10, new").containsExactly(0x70, 0, 10);
+        }
+
+        final Mqtt3BlockingClient again = MqttClient.builder().useMqttVersion3().identifier("qos2-crash-in-sub")
+                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+        try (Mqtt3BlockingClient.Mqtt3Publishes in = again.publishes(MqttGlobalPublishFilter.ALL)) {
+            assertThat(again.connectWith().cleanSession(false).send().isSessionPresent()).isTrue();
+            final List<String> got = new ArrayList<>();
+            for (Optional<Mqtt3Publish> p = in.receive(5, TimeUnit.SECONDS); p.isPresent();
+                 p = in.receive(2, TimeUnit.SECONDS)) {
+                got.add(new String(p.get().getPayloadAsBytes(), StandardCharsets.UTF_8));
+            }
+            assertThat(got).as("each message once, in order").containsExactly("in1", "in2", "in3");
+        } finally {
+            again.disconnect();
         }
     }
 

@@ -273,6 +273,20 @@ final class RawMqtt implements AutoCloseable {
         return null;
     }
 
+    /** PUBLISH QoS 2, MQTT 3.1.1, with the DUP flag as given. */
+    static byte[] publishQos2(final String topic, final String payload, final int packetId, final boolean dup) {
+        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
+        writeString(vh, topic);
+        vh.write(packetId >> 8);
+        vh.write(packetId & 0xFF);
+        vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
+        return packet(0x34 | (dup ? 0x08 : 0), vh.toByteArray());
+    }
+
+    static byte[] pubRel(final int packetId) {
+        return new byte[] {0x62, 2, (byte) (packetId >> 8), (byte) packetId};
+    }
+
     static byte[] pubRec(final int packetId) {
         return new byte[] {0x50, 2, (byte) (packetId >> 8), (byte) packetId};
     }
