@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link Qos2Ledger} side of one persistent session: which QoS 2 messages it completed (so that reading them again
  * after a restart sends nothing), which ones it had in flight at the restart and whose message its readers have not
- * reached again yet, and the read offsets the ledger knew. Changes are saved coalesced: every request made in one
+ * reached again yet, the read offsets the ledger knew, and the inbound QoS 2 PUBLISHes awaiting PUBREL. Changes are saved coalesced: every request made in one
  * event-loop turn shares one write. All methods run on the session's executor.
  */
 final class ExactlyOnce {
