@@ -30,6 +30,8 @@ final class ExactlyOnce {
     /** In-flight deliveries read back at start whose message no reader has brought again yet. */
     private final Map<Qos2Ledger.Position, Delivery> awaitingReader = new HashMap<>();
     private final Map<Qos2Ledger.Queue, Long> restoredOffsets = new HashMap<>();
+    /** The queues with QoS 2 deliveries so far: their offsets go into every record. */
+    private final Set<Qos2Ledger.Queue> qos2Queues = new HashSet<>();
     /** Inbound QoS 2 PUBLISHes awaiting PUBREL, by packet id (also those read back at start). */
     private final Map<Integer, Qos2Ledger.Inbound> inbound = new HashMap<>();
     /** The state to save, taken when the write is issued: the session's in-flight QoS 2 deliveries and offsets. */
@@ -54,6 +56,7 @@ final class ExactlyOnce {
     List<Delivery> restore(final Qos2Ledger.Saved saved) {
         done.addAll(saved.done());
         restoredOffsets.putAll(saved.committed());
+        qos2Queues.addAll(saved.committed().keySet());
         saved.inbound().forEach(i -> inbound.put(i.packetId(), i));
         final List<Delivery> placeholders = new ArrayList<>();
         for (Qos2Ledger.InFlight f : saved.inFlight()) {
@@ -151,13 +154,24 @@ final class ExactlyOnce {
 
     private CompletableFuture<?> write() {
         final Map<Qos2Ledger.Queue, Long> offsets = committed.get();
-        done.removeIf(p -> p.offset() < offsets.getOrDefault(p.queue(), -1L));
         final List<Qos2Ledger.InFlight> tracked = new ArrayList<>();
         for (Delivery d : inFlight.get()) {
             if (d.position != null) { // the ones this write records included
                 tracked.add(new Qos2Ledger.InFlight(d.packetId, d.released, d.position));
             }
         }
-        return ledger.save(clientId, tracked, done, offsets, List.copyOf(inbound.values()));
+        // Offsets of the queues that ever had QoS 2 entries (not of every queue a wildcard reads): a restart starts
+        // there, past the "done" entries dropped because they lie below (the core's offsets may be older).
+        done.forEach(p -> qos2Queues.add(p.queue()));
+        tracked.forEach(f -> qos2Queues.add(f.position().queue()));
+        final Map<Qos2Ledger.Queue, Long> relevant = new HashMap<>();
+        for (Qos2Ledger.Queue q : qos2Queues) {
+            final Long at = offsets.get(q);
+            if (at != null) {
+                relevant.put(q, at);
+            }
+        }
+        done.removeIf(p -> p.offset() < relevant.getOrDefault(p.queue(), -1L));
+        return ledger.save(clientId, tracked, done, relevant, List.copyOf(inbound.values()));
     }
 }
