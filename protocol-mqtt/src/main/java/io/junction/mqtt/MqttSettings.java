@@ -28,8 +28,9 @@ record MqttSettings(int maxPacketSize, int connectTimeoutMs, int receiveMaximum,
             "A new MQTT connection that sends no CONNECT within this many milliseconds is closed.");
     static final ConfigKey RECEIVE_MAXIMUM = ConfigKey.of("mqtt.receive-maximum", ValueKind.INT, "1024",
             "Unacknowledged QoS 1/2 publishes a client may have outstanding towards the broker.");
-    static final ConfigKey MAX_INFLIGHT = ConfigKey.of("mqtt.max-inflight", ValueKind.INT, "256",
-            "Unacknowledged QoS 1/2 deliveries per MQTT session (lowered by the client's Receive Maximum).");
+    static final ConfigKey MAX_INFLIGHT = ConfigKey.of("mqtt.max-inflight", ValueKind.INT, "2048",
+            "Unacknowledged QoS 1/2 deliveries per MQTT session (lowered by the client's Receive Maximum; "
+                    + "at most 4 MiB of payload).");
     static final ConfigKey TOPIC_ALIAS_MAXIMUM = ConfigKey.of("mqtt.topic-alias-maximum", ValueKind.INT, "64",
             "Topic aliases an MQTT 5 client may use when publishing (0 disables them).");
 

@@ -59,6 +59,8 @@ final class Session {
     private ScheduledFuture<?> topicScan;
 
     private final ArrayDeque<Delivery> pending = new ArrayDeque<>();
+    private long pendingBytes;
+    private long inflightBytes;
     /**
      * Retained messages new subscriptions still have to get: a wildcard may match very many, so they become
      * deliveries only as {@code pending} drains, and readers wait until they are through (retained first).
@@ -131,8 +133,18 @@ final class Session {
         return connection;
     }
 
-    /** Readers pull on while fewer deliveries than this wait for the window (backpressure towards the store). */
-    private static final int PENDING_LOW_WATER = 64;
+    /**
+     * Readers pull on while fewer deliveries than this, holding fewer payload bytes than {@link #PENDING_BYTES}, wait
+     * for the window (backpressure towards the store). Deep enough that a subscriber on a busy event loop gets big
+     * batches per turn.
+     */
+    private static final int PENDING_LOW_WATER = 512;
+    private static final long PENDING_BYTES = 1 << 20;
+    /**
+     * Payload bytes in flight per session, besides the count window: many large messages never sit unacknowledged in
+     * memory at once (one always may).
+     */
+    private static final long INFLIGHT_BYTES = 4 << 20;
 
     /** At most this many PUBLISHes per drain, then the rest in a later task: one session never holds its loop long. */
     private static final int WRITES_PER_TURN = 256;
@@ -141,7 +153,7 @@ final class Session {
     }
 
     boolean wantsMore() {
-        return pending.size() < PENDING_LOW_WATER && retainedBacklog.isEmpty();
+        return pending.size() < PENDING_LOW_WATER && pendingBytes < PENDING_BYTES && retainedBacklog.isEmpty();
     }
 
     int window() {
@@ -225,6 +237,8 @@ final class Session {
             topicScan.cancel(false);
         }
         pending.clear();
+        pendingBytes = 0;
+        inflightBytes = 0;
         retainedBacklog.clear();
         heldBehindRetained.clear();
         inflight.clear();
@@ -442,6 +456,7 @@ final class Session {
             final Delivery d = new Delivery(out.topic(), out.payload(), 2, out.retain(), out.properties(),
                     0, onDone).takeOver(restored);
             inflight.put(d.packetId, d);
+            inflightBytes += d.payload.length;
             final MqttConnection conn = connection;
             if (!d.released && conn != null && !closed) {
                 conn.writeAndFlush(publish(d, true, conn));
@@ -509,11 +524,11 @@ final class Session {
             if (out.expiresAt() > 0 && out.expiresAt() <= now) {
                 continue;
             }
-            pending.add(new Delivery(out.topic(), out.payload(), Math.min(r.qos(), out.qos()), true,
+            addPending(new Delivery(out.topic(), out.payload(), Math.min(r.qos(), out.qos()), true,
                     withIds(out.properties(), r.ids()), out.expiresAt(), null));
         }
         if (retainedBacklog.isEmpty()) {
-            pending.addAll(heldBehindRetained);
+            heldBehindRetained.forEach(this::addPending);
             heldBehindRetained.clear();
         }
     }
@@ -526,8 +541,13 @@ final class Session {
     }
 
     private void enqueue(final Delivery d) {
-        pending.add(d);
+        addPending(d);
         drain();
+    }
+
+    private void addPending(final Delivery d) {
+        pending.add(d);
+        pendingBytes += d.payload.length;
     }
 
     /** Sends queued deliveries while the channel is writable and the window has room. */
@@ -557,10 +577,12 @@ final class Session {
                 break;
             }
             final Delivery d = pending.peek();
-            if (d.qos > 0 && inflight.size() >= window()) {
+            if (d.qos > 0 && (inflight.size() >= window()
+                    || inflightBytes > 0 && inflightBytes + d.payload.length > INFLIGHT_BYTES)) {
                 break;
             }
             pending.poll();
+            pendingBytes -= d.payload.length;
             if (d.expiresAt > 0 && d.expiresAt <= System.currentTimeMillis()
                     || estimatedSize(d) > clientMaxPacketSize) {
                 d.done(); // 3.3.2-5 expired; 3.1.2-24 too large for the client: discarded
@@ -569,6 +591,7 @@ final class Session {
             if (d.qos > 0) {
                 d.packetId = allocatePacketId();
                 inflight.put(d.packetId, d);
+                inflightBytes += d.payload.length;
             }
             if (toRecord == null && !d.recorded) {
                 toRecord = new ArrayList<>();
@@ -631,6 +654,7 @@ final class Session {
         final Delivery d = inflight.get(packetId);
         if (d != null && d.qos == 1) {
             inflight.remove(packetId);
+            inflightBytes -= d.payload.length;
             d.done();
             drain();
         }
@@ -683,6 +707,9 @@ final class Session {
     /** A QoS 2 delivery is finished with (PUBCOMP, or a PUBREC with an error reason). */
     private void complete(final Delivery d) {
         inflight.remove(d.packetId);
+        if (!d.isPlaceholder()) {
+            inflightBytes -= d.payload.length;
+        }
         d.done();
         if (d.position != null) {
             exactlyOnce.completed(d);

@@ -155,7 +155,7 @@ final class TopicReader {
             return;
         }
         q.pulling = true;
-        q.inFlight = messaging.pull(new PullRequest(session.offsetKey(), coreTopic, q.queueId, q.offset, 32, filter,
+        q.inFlight = messaging.pull(new PullRequest(session.offsetKey(), coreTopic, q.queueId, q.offset, 128, filter,
                 session.longPollMs()));
         q.inFlight.whenCompleteAsync((r, e) -> onPulled(q, r, e), session.executor());
     }
