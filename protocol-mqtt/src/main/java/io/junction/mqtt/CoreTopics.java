@@ -18,7 +18,7 @@ final class CoreTopics {
     static final String RETAINED = "%MQTT%RETAINED";
     /** Durable session state (subscriptions of persistent sessions); replayed at start. */
     static final String SESSIONS = "%MQTT%SESSIONS";
-    /** Outbound QoS 2 state of persistent sessions (see {@link Qos2Ledger}); replayed at start. */
+    /** QoS 2 state of persistent sessions, both directions (see {@link Qos2Ledger}); replayed at start. */
     static final String QOS2 = "%MQTT%QOS2";
     static final String EMPTY_LEVEL = "%";
 

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link Qos2Ledger} side of one persistent session: which QoS 2 messages it completed (so that reading them again
  * after a restart sends nothing), which ones it had in flight at the restart and whose message its readers have not
- * reached again yet, the read offsets the ledger knew, and the inbound QoS 2 PUBLISHes awaiting PUBREL. Changes are saved coalesced: every request made in one
- * event-loop turn shares one write. All methods run on the session's executor.
+ * reached again yet, the read offsets the ledger knew, and the inbound QoS 2 PUBLISHes awaiting PUBREL. Changes are
+ * saved coalesced (every request made in one event-loop turn shares one write), except an inbound PUBLISH's, which
+ * must be in the log before its message. All methods run on the session's executor.
  */
 final class ExactlyOnce {
     private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnce.class);
@@ -101,11 +102,7 @@ final class ExactlyOnce {
         final Qos2Ledger.Inbound i = new Qos2Ledger.Inbound(packetId, MessageIds.newUniqueId(), coreTopic);
         inbound.put(packetId, i);
         if (!stopped) {
-            write().whenComplete((r, e) -> {
-                if (e != null) {
-                    LOG.warn("MQTT QoS 2 state of {} not stored: {}", clientId, e.toString());
-                }
-            });
+            write().whenComplete((r, e) -> logFailure(e));
         }
         return i.uniqueId();
     }
@@ -136,15 +133,19 @@ final class ExactlyOnce {
                     return;
                 }
                 write().whenCompleteAsync((r, e) -> {
-                    if (e != null) {
-                        // The store refuses writes (disk full, stopping): deliveries go on at least once.
-                        LOG.warn("MQTT QoS 2 state of {} not stored: {}", clientId, e.toString());
-                    }
+                    logFailure(e);
                     saved.complete(null);
                 }, executor);
             });
         }
         return nextSave;
+    }
+
+    /** The store refuses writes (disk full, stopping): deliveries go on, at least once. */
+    private void logFailure(final Throwable e) {
+        if (e != null) {
+            LOG.warn("MQTT QoS 2 state of {} not stored: {}", clientId, e.toString());
+        }
     }
 
     /** The session ended: nothing more is saved. */

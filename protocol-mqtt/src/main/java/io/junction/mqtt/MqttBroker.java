@@ -196,7 +196,7 @@ final class MqttBroker {
         final int queues = messaging.route(CoreTopics.coreTopicOf(will.topic())).map(TopicConfig::queueCount)
                 .orElse(0);
         final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(will.topic(), will.payload(), will.qos(),
-                will.retain(), will.properties(), clientId, queues, System.currentTimeMillis());
+                will.retain(), will.properties(), clientId, queues, null, System.currentTimeMillis());
         if (in.message() != null) {
             publish(in.message(), will.retain()).whenComplete((r, e) -> {
                 if (e != null) {

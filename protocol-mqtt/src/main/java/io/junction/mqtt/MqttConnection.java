@@ -2,8 +2,6 @@ package io.junction.mqtt;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
-import io.junction.core.message.Message;
-import io.junction.core.message.MessageProperties;
 import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Credentials;
@@ -485,18 +483,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                                           final boolean retain, final MqttProperties props, final int queues,
                                           final String uniqueId) {
         final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(topic, payload, qos, retain, props,
-                session.clientId, queues, System.currentTimeMillis());
-        if (in.message() == null) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT, in.error()));
-        }
-        Message message = in.message();
-        if (uniqueId != null) {
-            final Map<String, String> properties = new HashMap<>(message.properties());
-            properties.put(MessageProperties.UNIQUE_ID, uniqueId);
-            message = new Message(message.topic(), message.queueId(), message.body(), message.flag(), properties,
-                    message.sysFlag(), message.bornTimestamp(), message.bornHost(), message.reconsumeTimes());
-        }
-        return broker.publish(message, retain);
+                session.clientId, queues, uniqueId, System.currentTimeMillis());
+        return in.message() == null
+                ? CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT, in.error()))
+                : broker.publish(in.message(), retain);
     }
 
     private void queueAck(final CompletableFuture<Void> stored, final java.util.function.Consumer<Throwable> reply) {

@@ -83,11 +83,12 @@ final class MqttMessageMapping {
 
     /**
      * Maps a PUBLISH. {@code queueCount} is the core topic's queue count when it exists (else 0: the core picks a
-     * queue, only the topic's first message takes that path).
+     * queue, only the topic's first message takes that path); {@code uniqueId} is the message's unique id when chosen
+     * in advance (a recorded QoS 2 PUBLISH), else null and the core assigns one.
      */
     static Inbound toCore(final String mqttTopic, final byte[] payload, final int qos, final boolean retain,
                           final MqttProperties properties, final String clientId, final int queueCount,
-                          final long now) {
+                          final String uniqueId, final long now) {
         final String core = CoreTopics.coreTopicOf(mqttTopic);
         if (core.length() > 255) {
             return new Inbound(null, "first topic level too long");
@@ -98,6 +99,7 @@ final class MqttMessageMapping {
         final Message.Builder b = Message.builder(core).body(payload)
                 .queueId(queueCount > 0 ? Math.floorMod(mqttTopic.hashCode(), queueCount) : Message.ANY_QUEUE)
                 .bornTimestamp(now)
+                .uniqueId(uniqueId)
                 .property(TOPIC, mqttTopic)
                 .property(QOS, Integer.toString(qos));
         if (retain) {
