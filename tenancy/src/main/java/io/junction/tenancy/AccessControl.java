@@ -4,27 +4,50 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The one object a front-end asks: authenticate a connection, then authorize each operation.
+ * The one object a front-end asks: authenticate a connection (or verify a signed request), then authorize each
+ * operation.
  *
- * <p>It pairs an {@link Authenticator} with an {@link Authorizer} so the broker can swap the policy (open, ACL file,
- * external) without front-ends knowing which one runs.
+ * <p>It pairs an {@link Authenticator}, a {@link SignatureVerifier} and an {@link Authorizer} so the broker can swap
+ * the policy (open, or the user directory's) without front-ends knowing which one runs.
  */
 public final class AccessControl {
     private final Authenticator authenticator;
+    private final SignatureVerifier verifier;
     private final Authorizer authorizer;
+    private final boolean enabled;
 
-    public AccessControl(final Authenticator authenticator, final Authorizer authorizer) {
+    public AccessControl(final Authenticator authenticator, final SignatureVerifier verifier,
+                         final Authorizer authorizer, final boolean enabled) {
         this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
+        this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
+        this.enabled = enabled;
     }
 
     /** Everyone is anonymous in the default namespace and everything is allowed: the embedded default. */
     public static AccessControl open() {
-        return new AccessControl(OpenPolicy.INSTANCE, OpenPolicy.INSTANCE);
+        return new AccessControl(OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, false);
+    }
+
+    /** Auth on, with {@code policy} deciding. */
+    public static AccessControl secured(final SecurePolicy policy) {
+        return new AccessControl(policy, policy, policy, true);
+    }
+
+    /**
+     * Whether credentials are checked. Front-ends use it to skip work that only matters with auth on (verifying
+     * signatures of clients that sign anyway) and to advertise the right mechanisms (no SASL ANONYMOUS when on).
+     */
+    public boolean enabled() {
+        return enabled;
     }
 
     public CompletableFuture<AuthResult> authenticate(final Credentials credentials) {
         return authenticator.authenticate(credentials);
+    }
+
+    public AuthResult verify(final SignedRequest request) {
+        return verifier.verify(request);
     }
 
     public Decision authorize(final Principal principal, final ResourceKind kind, final String name,

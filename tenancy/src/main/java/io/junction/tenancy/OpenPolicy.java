@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
  * Auth off: any credentials (or none) authenticate as {@link Principal#ANONYMOUS}, or as the presented user name, in
  * the default namespace, and every action is allowed. Keeping the presented name makes logs useful even with auth off.
  */
-public final class OpenPolicy implements Authenticator, Authorizer {
+public final class OpenPolicy implements Authenticator, Authorizer, SignatureVerifier {
 
     public static final OpenPolicy INSTANCE = new OpenPolicy();
 
@@ -23,6 +23,13 @@ public final class OpenPolicy implements Authenticator, Authorizer {
         }
         return CompletableFuture.completedFuture(
                 AuthResult.success(new Principal(credentials.username(), Principal.DEFAULT_NAMESPACE)));
+    }
+
+    /** Signatures are not checked; the access key names the caller, in the default namespace. */
+    @Override
+    public AuthResult verify(final SignedRequest request) {
+        return request.accessKey().isEmpty() ? ANONYMOUS_RESULT
+                : AuthResult.success(new Principal(request.accessKey(), Principal.DEFAULT_NAMESPACE));
     }
 
     @Override

@@ -1,0 +1,69 @@
+package io.junction.tenancy;
+
+import java.util.regex.Pattern;
+
+/**
+ * How a tenant's resource names become core names, and the check that keeps tenants apart.
+ *
+ * <p>A resource {@code orders} of namespace {@code acme} is the core topic (or group) {@code acme%orders}, the
+ * convention RocketMQ's SDKs use when a client sets a namespace; retry and dead-letter topics of a group wrap it as
+ * {@code %RETRY%acme%group} and {@code %DLQ%acme%group}. The default namespace's names are not wrapped. Because
+ * {@code %} is legal in a client-supplied name, a wrapped name is never trusted as proof of a namespace: the namespace
+ * comes from the authenticated principal, and {@link #localName} refuses any name outside it, including names of the
+ * default namespace that contain {@code %} (they could be another tenant's).
+ */
+public final class Namespaces {
+
+    /** Separates the namespace from the name in a core name. */
+    public static final char SEPARATOR = '%';
+
+    private static final String RETRY_PREFIX = "%RETRY%";
+    private static final String DLQ_PREFIX = "%DLQ%";
+    private static final Pattern VALID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    private Namespaces() {
+    }
+
+    /** Whether {@code namespace} may name a tenant: letters, digits, {@code _} and {@code -}, at most 64. */
+    public static boolean valid(final String namespace) {
+        return namespace != null && VALID.matcher(namespace).matches();
+    }
+
+    /** {@code name} inside {@code namespace}: unchanged in the default namespace, {@code namespace%name} otherwise. */
+    public static String qualify(final String namespace, final String name) {
+        if (Principal.DEFAULT_NAMESPACE.equals(namespace) || name.startsWith(namespace + SEPARATOR)) {
+            return name;
+        }
+        return namespace + SEPARATOR + name;
+    }
+
+    /** Strips {@code namespace%} from {@code coreName} when it carries it; otherwise returns it unchanged. */
+    public static String unqualify(final String namespace, final String coreName) {
+        if (Principal.DEFAULT_NAMESPACE.equals(namespace)) {
+            return coreName;
+        }
+        final String prefix = namespace + SEPARATOR;
+        return coreName.startsWith(prefix) ? coreName.substring(prefix.length()) : coreName;
+    }
+
+    /**
+     * The name a policy of {@code namespace} speaks of when a client names {@code coreName}, or {@code null} when
+     * {@code coreName} lies outside that namespace. Retry and dead-letter names resolve to their group's name.
+     */
+    public static String localName(final String namespace, final String coreName) {
+        String name = coreName;
+        if (name.startsWith(RETRY_PREFIX)) {
+            name = name.substring(RETRY_PREFIX.length());
+        } else if (name.startsWith(DLQ_PREFIX)) {
+            name = name.substring(DLQ_PREFIX.length());
+        }
+        if (!Principal.DEFAULT_NAMESPACE.equals(namespace)) {
+            final String prefix = namespace + SEPARATOR;
+            if (!name.startsWith(prefix)) {
+                return null;
+            }
+            name = name.substring(prefix.length());
+        }
+        return name.isEmpty() || name.indexOf(SEPARATOR) >= 0 ? null : name;
+    }
+}

@@ -1,0 +1,241 @@
+package io.junction.tenancy;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The users and their policies, held in memory for lock-free reads on every request and written to one JSON file on
+ * every change (to a temporary file, forced, then renamed over the old one, so a crash leaves the old or the new
+ * directory, never half of one).
+ *
+ * <p>Readers see an immutable snapshot; writers are serialized. Passwords are stored as {@link PasswordHash}es, signing
+ * secrets sealed by the {@link SecretCipher}, bearer tokens as digests.
+ */
+public final class UserDirectory {
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** One consistent view: users by name, and by token digest. */
+    private record Snapshot(Map<String, User> users, Map<String, User> byToken) {
+        static Snapshot of(final Collection<User> users) {
+            final Map<String, User> byName = new LinkedHashMap<>();
+            final Map<String, User> byToken = new HashMap<>();
+            for (final User u : users) {
+                byName.put(u.name(), u);
+                u.tokenDigests().forEach(d -> byToken.put(d, u));
+            }
+            return new Snapshot(Map.copyOf(byName), Map.copyOf(byToken));
+        }
+    }
+
+    private final Path file;
+    private final SecretCipher cipher;
+    private volatile Snapshot snapshot;
+    /** Decrypted signing secrets, by user name; rebuilt lazily after a change. */
+    private volatile Map<String, String> secrets;
+
+    private UserDirectory(final Path file, final SecretCipher cipher, final Collection<User> users) {
+        this.file = file;
+        this.cipher = cipher;
+        this.snapshot = Snapshot.of(users);
+    }
+
+    /**
+     * Opens the directory kept in {@code file} (empty when the file does not exist yet).
+     *
+     * @throws IllegalArgumentException when the file is malformed or the cipher's key does not open its secrets
+     */
+    public static UserDirectory open(final Path file, final SecretCipher cipher) {
+        final List<User> users = new ArrayList<>();
+        if (Files.exists(file)) {
+            try {
+                final JsonNode root = JSON.readTree(file.toFile());
+                for (final JsonNode u : root.path("users")) {
+                    users.add(readUser(u));
+                }
+            } catch (final IOException e) {
+                throw new IllegalArgumentException("cannot read the user directory " + file + ": " + e.getMessage(),
+                        e);
+            }
+        }
+        final UserDirectory directory = new UserDirectory(file, cipher, users);
+        directory.secrets(); // fail at start, not at the first signed request, when the key is wrong
+        return directory;
+    }
+
+    public Optional<User> user(final String name) {
+        return Optional.ofNullable(snapshot.users().get(name));
+    }
+
+    public List<User> users() {
+        return List.copyOf(snapshot.users().values());
+    }
+
+    /** The user a bearer token was issued to. */
+    public Optional<User> userOfToken(final String token) {
+        return Optional.ofNullable(snapshot.byToken().get(PasswordHash.tokenDigest(token)));
+    }
+
+    /** The signing secret of {@code name}, decrypted, or empty when the user has none. */
+    public Optional<String> signingSecret(final String name) {
+        return Optional.ofNullable(secrets().get(name));
+    }
+
+    private Map<String, String> secrets() {
+        Map<String, String> s = secrets;
+        if (s == null) {
+            final Map<String, String> decrypted = new HashMap<>();
+            for (final User u : snapshot.users().values()) {
+                if (u.sealedSecret() != null) {
+                    decrypted.put(u.name(), cipher.decrypt(u.sealedSecret()));
+                }
+            }
+            s = Map.copyOf(decrypted);
+            secrets = s;
+        }
+        return s;
+    }
+
+    /**
+     * Creates or replaces a user. A null {@code password} or {@code secret} keeps the existing one (none for a new
+     * user); rules and tokens are kept.
+     */
+    public synchronized User putUser(final String name, final String namespace, final boolean superUser,
+                                     final boolean enabled, final String password, final String secret) {
+        final User old = snapshot.users().get(name);
+        final User user = new User(name, namespace, superUser, enabled,
+                password != null ? PasswordHash.hash(password) : old == null ? null : old.passwordHash(),
+                secret != null ? cipher.encrypt(secret) : old == null ? null : old.sealedSecret(),
+                old == null ? Set.of() : old.tokenDigests(), old == null ? List.of() : old.rules());
+        replace(name, user);
+        return user;
+    }
+
+    /** Removes a user (and so its tokens and policy); false when there was none. */
+    public synchronized boolean deleteUser(final String name) {
+        if (!snapshot.users().containsKey(name)) {
+            return false;
+        }
+        replace(name, null);
+        return true;
+    }
+
+    /** Replaces a user's policy. */
+    public synchronized User setRules(final String name, final List<AclRule> rules) {
+        final User user = existing(name).withRules(rules);
+        replace(name, user);
+        return user;
+    }
+
+    /** Issues a new bearer token to {@code name}; the token is returned once and only its digest is kept. */
+    public synchronized String issueToken(final String name) {
+        final User user = existing(name);
+        final byte[] raw = new byte[32];
+        RANDOM.nextBytes(raw);
+        final String token = "jt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+        final Set<String> digests = new HashSet<>(user.tokenDigests());
+        digests.add(PasswordHash.tokenDigest(token));
+        replace(name, user.withTokenDigests(digests));
+        return token;
+    }
+
+    private User existing(final String name) {
+        final User user = snapshot.users().get(name);
+        if (user == null) {
+            throw new IllegalArgumentException("no user " + name);
+        }
+        return user;
+    }
+
+    private void replace(final String name, final User user) {
+        final Map<String, User> next = new LinkedHashMap<>(snapshot.users());
+        if (user == null) {
+            next.remove(name);
+        } else {
+            next.put(name, user);
+        }
+        final Snapshot s = Snapshot.of(next.values());
+        write(s);
+        snapshot = s;
+        secrets = null;
+    }
+
+    private void write(final Snapshot s) {
+        final ObjectNode root = JSON.createObjectNode();
+        final ArrayNode users = root.putArray("users");
+        for (final User u : s.users().values()) {
+            final ObjectNode n = users.addObject();
+            n.put("name", u.name());
+            n.put("namespace", u.namespace());
+            n.put("super", u.superUser());
+            n.put("enabled", u.enabled());
+            if (u.passwordHash() != null) {
+                n.put("passwordHash", u.passwordHash());
+            }
+            if (u.sealedSecret() != null) {
+                n.put("sealedSecret", u.sealedSecret());
+            }
+            final ArrayNode tokens = n.putArray("tokenDigests");
+            u.tokenDigests().stream().sorted().forEach(tokens::add);
+            final ArrayNode acl = n.putArray("acl");
+            for (final AclRule r : u.rules()) {
+                final ObjectNode rn = acl.addObject();
+                rn.put("resource", r.resource());
+                final ArrayNode actions = rn.putArray("actions");
+                r.actions().stream().sorted().forEach(a -> actions.add(a.name()));
+                rn.put("decision", r.decision().name());
+            }
+        }
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.write(tmp, JSON.writeValueAsBytes(root));
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot write the user directory " + file, e);
+        }
+    }
+
+    private static User readUser(final JsonNode n) {
+        final List<AclRule> rules = new ArrayList<>();
+        for (final JsonNode r : n.path("acl")) {
+            final List<String> actions = new ArrayList<>();
+            r.path("actions").forEach(a -> actions.add(a.asText()));
+            rules.add(AclRule.parse(r.path("resource").asText(), actions, r.path("decision").asText()));
+        }
+        final Set<String> tokens = new HashSet<>();
+        n.path("tokenDigests").forEach(t -> tokens.add(t.asText()));
+        return new User(n.path("name").asText(), n.path("namespace").asText(Principal.DEFAULT_NAMESPACE),
+                n.path("super").asBoolean(false), n.path("enabled").asBoolean(true),
+                n.hasNonNull("passwordHash") ? n.get("passwordHash").asText() : null,
+                n.hasNonNull("sealedSecret") ? n.get("sealedSecret").asText() : null, tokens, rules);
+    }
+}
