@@ -73,6 +73,24 @@ public final class ConfigKeys {
             "An HTTP connection must deliver a complete request within this many milliseconds of opening or of "
                     + "its previous response, or it is closed (slow or idle clients); 0 disables the timeout.");
 
+    public static final ConfigKey SECURITY_ENABLED = ConfigKey.of("security.enabled", BOOLEAN, "false",
+            "Authentication, ACL and namespaces on every protocol; off, everyone is anonymous in the default "
+                    + "namespace and may do anything.");
+    public static final ConfigKey SECURITY_SECRET_KEY = ConfigKey.of("security.secret-key", STRING, "",
+            "Key (any text) sealing the users' signing secrets at rest; required when security is on, and "
+                    + "the same key must be given at every start.");
+    public static final ConfigKey SECURITY_ADMIN_USER = ConfigKey.of("security.admin-user", STRING, "admin",
+            "Super user created at start when security.admin-password is set and no such user exists.");
+    public static final ConfigKey SECURITY_ADMIN_PASSWORD = ConfigKey.of("security.admin-password", STRING, "",
+            "Password (and signing secret) of the bootstrap super user; empty creates none.");
+    public static final ConfigKey SECURITY_MAX_FAILURES = ConfigKey.of("security.max-failures", INT, "5",
+            "Failed authentications from one client host within security.failure-window-ms after which its "
+                    + "attempts are refused unchecked until the window ends.");
+    public static final ConfigKey SECURITY_FAILURE_WINDOW_MS = ConfigKey.of("security.failure-window-ms", INT,
+            "60000", "Window of the failed-authentication throttle, in milliseconds.");
+    public static final ConfigKey SECURITY_MAX_SKEW_SECONDS = ConfigKey.of("security.max-skew-seconds", INT, "900",
+            "How far the time a gRPC client signed a request may be from the broker's clock.");
+
     /** The front-ends the project ships, with their default ports; each can be switched off. */
     public static final Map<String, String> STANDARD_FRONT_ENDS = standardFrontEnds();
 
@@ -130,7 +148,9 @@ public final class ConfigKeys {
                 SEGMENT_SIZE, FLUSH_MODE, FLUSH_INTERVAL_MS, FLUSH_THRESHOLD, MAX_MESSAGE_SIZE, AUTO_CREATE_TOPICS,
                 AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
                 DISK_FULL_RATIO, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
-                HTTP_READ_TIMEOUT_MS));
+                HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
+                SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
+                SECURITY_MAX_SKEW_SECONDS));
         keys.addAll(ServerTls.keys(HTTP_PREFIX, 8443));
         STANDARD_FRONT_ENDS.forEach((name, port) -> {
             keys.add(enabledKey(name));

@@ -13,6 +13,7 @@ import io.junction.broker.http.MetricsHandler;
 import io.junction.broker.metrics.BrokerMetrics;
 import io.junction.broker.metrics.StoreStatsGauges;
 import io.junction.broker.netty.NettyTransport;
+import io.junction.broker.security.SecuritySetup;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
@@ -105,7 +106,9 @@ public final class Broker {
             }
             health.listening(List.copyOf(httpEndpoints));
 
-            final AccessControl accessControl = AccessControl.open(); // auth off until the tenancy work lands
+            final SecuritySetup security = resources.push("security", SecuritySetup.create(config,
+                    metrics.registry()));
+            final AccessControl accessControl = security.accessControl();
             final List<Endpoint> endpoints = new ArrayList<>();
             final Map<String, CompletableFuture<List<Endpoint>>> starting = new LinkedHashMap<>();
             for (final ProtocolFrontEnd frontEnd : frontEnds) {
