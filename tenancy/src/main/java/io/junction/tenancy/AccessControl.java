@@ -14,24 +14,25 @@ public final class AccessControl {
     private final Authenticator authenticator;
     private final SignatureVerifier verifier;
     private final Authorizer authorizer;
-    private final boolean enabled;
+    private final UserDirectory users;
 
+    /** @param users the directory behind the policy, for admin commands; null when there is none (auth off) */
     public AccessControl(final Authenticator authenticator, final SignatureVerifier verifier,
-                         final Authorizer authorizer, final boolean enabled) {
+                         final Authorizer authorizer, final UserDirectory users) {
         this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
         this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
-        this.enabled = enabled;
+        this.users = users;
     }
 
     /** Everyone is anonymous in the default namespace and everything is allowed: the embedded default. */
     public static AccessControl open() {
-        return new AccessControl(OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, false);
+        return new AccessControl(OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, null);
     }
 
     /** Auth on, with {@code policy} deciding. */
-    public static AccessControl secured(final SecurePolicy policy) {
-        return new AccessControl(policy, policy, policy, true);
+    public static AccessControl secured(final SecurePolicy policy, final UserDirectory users) {
+        return new AccessControl(policy, policy, policy, java.util.Objects.requireNonNull(users, "users"));
     }
 
     /**
@@ -39,7 +40,12 @@ public final class AccessControl {
      * signatures of clients that sign anyway) and to advertise the right mechanisms (no SASL ANONYMOUS when on).
      */
     public boolean enabled() {
-        return enabled;
+        return users != null;
+    }
+
+    /** The users and their policies, for admin commands (RocketMQ's user and ACL codes, the HTTP admin API). */
+    public java.util.Optional<UserDirectory> users() {
+        return java.util.Optional.ofNullable(users);
     }
 
     public CompletableFuture<AuthResult> authenticate(final Credentials credentials) {

@@ -86,7 +86,7 @@ public final class SecuritySetup implements AutoCloseable {
                         config.intValue(ConfigKeys.SECURITY_FAILURE_WINDOW_MS), System::nanoTime),
                 new AuditCounters(registry), work, Clock.systemUTC(),
                 Duration.ofSeconds(config.intValue(ConfigKeys.SECURITY_MAX_SKEW_SECONDS)));
-        return new SecuritySetup(AccessControl.secured(policy), users, work);
+        return new SecuritySetup(AccessControl.secured(policy, users), users, work);
     }
 
     public AccessControl accessControl() {
