@@ -9,8 +9,8 @@ import java.util.regex.Pattern;
  * convention RocketMQ's SDKs use when a client sets a namespace; retry and dead-letter topics of a group wrap it as
  * {@code %RETRY%acme%group} and {@code %DLQ%acme%group}. The default namespace's names are not wrapped. Because
  * {@code %} is legal in a client-supplied name, a wrapped name is never trusted as proof of a namespace: the namespace
- * comes from the authenticated principal, and {@link #localName} refuses any name outside it, including names of the
- * default namespace that contain {@code %} (they could be another tenant's).
+ * comes from the authenticated principal, and {@link #localName} refuses any name outside it, including default-namespace
+ * names that start like a tenant's.
  */
 public final class Namespaces {
 
@@ -49,21 +49,28 @@ public final class Namespaces {
     /**
      * The name a policy of {@code namespace} speaks of when a client names {@code coreName}, or {@code null} when
      * {@code coreName} lies outside that namespace. Retry and dead-letter names resolve to their group's name.
+     *
+     * <p>A tenant's names are those starting with {@code namespace%}; what follows may contain {@code %} (escaped MQTT
+     * levels do), as the first segment alone decides the namespace. A default-namespace name is one whose first
+     * {@code %}-segment is not a tenant's namespace ({@code isTenant}), so {@code acme%orders} is never reachable
+     * from the default namespace while escaped names such as {@code %24SYS} are.
      */
-    public static String localName(final String namespace, final String coreName) {
+    public static String localName(final String namespace, final String coreName,
+                                   final java.util.function.Predicate<String> isTenant) {
         String name = coreName;
         if (name.startsWith(RETRY_PREFIX)) {
             name = name.substring(RETRY_PREFIX.length());
         } else if (name.startsWith(DLQ_PREFIX)) {
             name = name.substring(DLQ_PREFIX.length());
         }
-        if (!Principal.DEFAULT_NAMESPACE.equals(namespace)) {
-            final String prefix = namespace + SEPARATOR;
-            if (!name.startsWith(prefix)) {
-                return null;
-            }
-            name = name.substring(prefix.length());
+        if (Principal.DEFAULT_NAMESPACE.equals(namespace)) {
+            final int sep = name.indexOf(SEPARATOR);
+            return name.isEmpty() || sep > 0 && isTenant.test(name.substring(0, sep)) ? null : name;
         }
-        return name.isEmpty() || name.indexOf(SEPARATOR) >= 0 ? null : name;
+        final String prefix = namespace + SEPARATOR;
+        if (!name.startsWith(prefix) || name.length() == prefix.length()) {
+            return null;
+        }
+        return name.substring(prefix.length());
     }
 }

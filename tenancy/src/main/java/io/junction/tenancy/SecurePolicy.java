@@ -173,7 +173,8 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
         if (user.get().superUser()) {
             return Decision.ALLOW;
         }
-        final String local = kind == ResourceKind.CLUSTER ? name : Namespaces.localName(principal.namespace(), name);
+        final String local = kind == ResourceKind.CLUSTER ? name : Namespaces.localName(principal.namespace(), name,
+                users::isTenant);
         if (local == null) {
             return Decision.DENY;
         }

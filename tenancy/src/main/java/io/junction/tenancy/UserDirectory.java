@@ -41,15 +41,19 @@ public final class UserDirectory {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** One consistent view: users by name, and by token digest. */
-    private record Snapshot(Map<String, User> users, Map<String, User> byToken) {
+    private record Snapshot(Map<String, User> users, Map<String, User> byToken, Set<String> namespaces) {
         static Snapshot of(final Collection<User> users) {
             final Map<String, User> byName = new LinkedHashMap<>();
             final Map<String, User> byToken = new HashMap<>();
+            final Set<String> namespaces = new HashSet<>();
             for (final User u : users) {
                 byName.put(u.name(), u);
                 u.tokenDigests().forEach(d -> byToken.put(d, u));
+                if (!Principal.DEFAULT_NAMESPACE.equals(u.namespace())) {
+                    namespaces.add(u.namespace());
+                }
             }
-            return new Snapshot(Map.copyOf(byName), Map.copyOf(byToken));
+            return new Snapshot(Map.copyOf(byName), Map.copyOf(byToken), Set.copyOf(namespaces));
         }
     }
 
@@ -94,6 +98,11 @@ public final class UserDirectory {
 
     public List<User> users() {
         return List.copyOf(snapshot.users().values());
+    }
+
+    /** Whether some user belongs to tenant {@code namespace} (the default namespace is no tenant). */
+    public boolean isTenant(final String namespace) {
+        return snapshot.namespaces().contains(namespace);
     }
 
     /** The user a bearer token was issued to. */

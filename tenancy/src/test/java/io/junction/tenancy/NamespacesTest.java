@@ -17,13 +17,21 @@ class NamespacesTest {
 
     @Test
     void localNameRefusesEverythingOutsideTheNamespace() {
-        assertThat(Namespaces.localName("acme", "acme%orders")).isEqualTo("orders");
-        assertThat(Namespaces.localName("acme", "%RETRY%acme%g")).isEqualTo("g");
-        assertThat(Namespaces.localName("acme", "orders")).isNull();
-        assertThat(Namespaces.localName("acme", "acme%")).isNull();
-        assertThat(Namespaces.localName("default", "orders")).isEqualTo("orders");
-        assertThat(Namespaces.localName("default", "acme%orders")).as("default may not reach a tenant").isNull();
-        assertThat(Namespaces.localName("default", "%DLQ%g")).isEqualTo("g");
+        final java.util.function.Predicate<String> tenants = java.util.Set.of("acme", "globex")::contains;
+        assertThat(Namespaces.localName("acme", "acme%orders", tenants)).isEqualTo("orders");
+        assertThat(Namespaces.localName("acme", "acme%caf%C3%A9", tenants)).as("escaped MQTT level")
+                .isEqualTo("caf%C3%A9");
+        assertThat(Namespaces.localName("acme", "%RETRY%acme%g", tenants)).isEqualTo("g");
+        assertThat(Namespaces.localName("acme", "orders", tenants)).isNull();
+        assertThat(Namespaces.localName("acme", "acme%", tenants)).isNull();
+        assertThat(Namespaces.localName("acme", "globex%orders", tenants)).isNull();
+        assertThat(Namespaces.localName("default", "orders", tenants)).isEqualTo("orders");
+        assertThat(Namespaces.localName("default", "%24SYS", tenants)).isEqualTo("%24SYS");
+        assertThat(Namespaces.localName("default", "caf%C3%A9", tenants)).isEqualTo("caf%C3%A9");
+        assertThat(Namespaces.localName("default", "acme%orders", tenants)).as("default may not reach a tenant")
+                .isNull();
+        assertThat(Namespaces.localName("default", "%DLQ%acme%g", tenants)).isNull();
+        assertThat(Namespaces.localName("default", "%DLQ%g", tenants)).isEqualTo("g");
     }
 
     @Test

@@ -115,7 +115,12 @@ class SecurePolicyTest {
         // Unwrapped, another tenant's, or a name smuggling a second namespace: all outside acme.
         assertThat(access.allows(alice, ResourceKind.TOPIC, "orders", Action.PUB)).isFalse();
         assertThat(access.allows(alice, ResourceKind.TOPIC, "globex%orders", Action.PUB)).isFalse();
-        assertThat(access.allows(alice, ResourceKind.TOPIC, "acme%globex%orders", Action.PUB)).isFalse();
+        // A default-namespace super user may, an ordinary default-namespace user may not, reach a tenant's name.
+        users.putUser("dave", "default", false, true, "dave-pw", null);
+        users.setRules("dave", List.of(AclRule.parse("*", List.of("ALL"), "ALLOW")));
+        final Principal dave = login("dave", "dave-pw");
+        assertThat(access.allows(dave, ResourceKind.TOPIC, "acme%orders", Action.SUB)).isFalse();
+        assertThat(access.allows(dave, ResourceKind.TOPIC, "%24SYS", Action.SUB)).isTrue();
         // Retry and dead-letter names of the user's group resolve to the group.
         assertThat(access.allows(alice, ResourceKind.GROUP, "%RETRY%acme%billing", Action.SUB)).isTrue();
         assertThat(access.allows(alice, ResourceKind.GROUP, "%DLQ%globex%billing", Action.SUB)).isFalse();
