@@ -58,6 +58,8 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private boolean flushScheduled;
     private boolean opening;
     private Principal principal;
+    /** Whether this connection counts against its namespace's connection quota (released when it closes). */
+    private boolean countedConnection;
     private ScheduledFuture<?> openTimeout;
     private ScheduledFuture<?> tick;
     private long tickAt;
@@ -162,6 +164,10 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(final ChannelHandlerContext ctx) {
         closing = true;
         cancelTimers();
+        if (countedConnection) {
+            countedConnection = false;
+            broker.accessControl().connectionClosed(principal);
+        }
         if (endpoints != null) {
             endpoints.connectionLost();
             broker.connectionEnded();
@@ -368,6 +374,16 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         if (openTimeout != null) {
             openTimeout.cancel(false);
         }
+        if (!broker.accessControl().connectionOpened(principal)) {
+            connection.setCondition(AmqpErrors.of(AmqpErrors.RESOURCE_LIMIT,
+                    "the namespace has its maximum number of connections open"));
+            connection.open();
+            connection.close();
+            flushNow();
+            closeAfterFlush();
+            return;
+        }
+        countedConnection = true;
         endpoints.open();
     }
 

@@ -120,6 +120,13 @@ final class ProducerLink implements LinkHandler {
             }
         }
         final Message message = in.toMessage(core, queueFor(core, in), now);
+        final var admission = endpoints.broker().accessControl().admitPublish(endpoints.connection().principal(), 1,
+                message.body().length);
+        if (!admission.admitted()) {
+            reject(d, AmqpErrors.RESOURCE_LIMIT, "publish quota exceeded; retry in " + admission.retryAfterMillis()
+                    + " ms");
+            return;
+        }
         final DeliveryState remote = d.getRemoteState();
         if (remote instanceof TransactionalState ts) {
             final LocalTransaction txn = endpoints.transactions().get(ts.getTxnId());

@@ -5,6 +5,7 @@ import io.junction.spi.http.HttpExchange;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
+import io.junction.tenancy.QuotaEnforcer;
 import io.junction.tenancy.ResourceKind;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.function.BiConsumer;
@@ -24,6 +25,12 @@ final class Authorization {
     /** Authenticates the request, then runs {@code then} with its principal (or answers 401). */
     void authenticate(final HttpExchange exchange, final BiConsumer<HttpExchange, Principal> then) {
         HttpAuthentication.authenticate(access, "http", exchange, then);
+    }
+
+    /** Takes a publish from the principal's namespace quota (see {@link AccessControl#admitPublish}). */
+    QuotaEnforcer.Admission admitPublish(final Principal principal, final int messages,
+                                         final long bytes) {
+        return access.admitPublish(principal, messages, bytes);
     }
 
     /** Whether {@code principal} may act on the core resource {@code name}. */

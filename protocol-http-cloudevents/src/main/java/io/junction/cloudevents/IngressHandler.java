@@ -80,6 +80,12 @@ final class IngressHandler implements HttpHandler {
             Responses.problem(exchange, json, p);
             return;
         }
+        final var admission = authorization.admitPublish(principal, events.size(),
+                exchange.request().content().readableBytes());
+        if (!admission.admitted()) {
+            Responses.tooManyRequests(exchange, json, admission.retryAfterMillis());
+            return;
+        }
         final List<CompletableFuture<String>> ids = new ArrayList<>(events.size());
         final boolean[] duplicate = new boolean[events.size()];
         for (int i = 0; i < events.size(); i++) {

@@ -80,6 +80,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private final java.util.List<MqttMessage> early = new java.util.ArrayList<>();
     private static final int MAX_EARLY = 32;
     private Principal principal = Principal.ANONYMOUS;
+    /** Whether this connection counts against its namespace's connection quota (released when it closes). */
+    private boolean countedConnection;
     /** The last publish of a serialized run (see onPublish), or null. */
     private CompletableFuture<Void> serialized;
     /** Acknowledgements waiting for their store sends, in arrival order. */
@@ -280,6 +282,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 principal = r.principal().orElse(Principal.ANONYMOUS);
+                if (!broker.accessControl().connectionOpened(principal)) {
+                    connAckAndClose(version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED
+                            : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
+                    return;
+                }
+                countedConnection = true;
                 state = State.AWAIT_CONNECT;
                 connected(m);
             } finally {
@@ -419,6 +427,16 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 disconnect(0x87, "not authorized"); // 3.1.1 has no negative acknowledgement
             }
             return;
+        }
+        if (!broker.accessControl().admitPublish(principal, 1, payload.length).admitted()) {
+            if (version == 5 && qos > 0) {
+                writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
+                        : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
+                        new MqttPubReplyMessageVariableHeader(packetId, (byte) 0x97, MqttProperties.NO_PROPERTIES)));
+            } else if (version != 5 && qos > 0) {
+                disconnect(0x97, "quota exceeded"); // 3.1.1 has no negative acknowledgement
+            }
+            return; // QoS 0: dropped, as at most once allows
         }
         if (qos > 0 && ++inboundInflight > settings.receiveMaximum() && version == 5) {
             disconnect(0x93, "receive maximum exceeded");
@@ -702,6 +720,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(final ChannelHandlerContext ctx) {
         early.forEach(ReferenceCountUtil::release);
         early.clear();
+        if (countedConnection) {
+            countedConnection = false;
+            broker.accessControl().connectionClosed(principal);
+        }
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }

@@ -10,6 +10,7 @@ import io.junction.spi.http.HttpHandler;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.Principal;
+import io.junction.tenancy.Quota;
 import io.junction.tenancy.User;
 import io.junction.tenancy.UserDirectory;
 import io.netty.buffer.ByteBufInputStream;
@@ -24,7 +25,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
- * The user and ACL admin API under {@value #PATH}, for super users (HTTP Basic or Bearer):
+ * The user, ACL and quota admin API under {@value #PATH} and {@value #QUOTAS_PATH}, for super users (HTTP Basic or
+ * Bearer):
  * <pre>
  * GET    /admin/users                   every user (never a secret: whether one is set)
  * GET    /admin/users/{name}            one user
@@ -32,20 +34,23 @@ import java.util.function.Supplier;
  * DELETE /admin/users/{name}            removes the user, its tokens and policy
  * PUT    /admin/users/{name}/acl        {"rules": [{"resource": "Topic:orders*", "actions": ["PUB"], "decision": "ALLOW"}]}
  * POST   /admin/users/{name}/tokens     issues a bearer token, shown once
+ * GET    /admin/quotas                  every namespace's quota
+ * PUT    /admin/quotas/{namespace}      {"messagesPerSecond", "bytesPerSecond", "maxConnections"} (0: unlimited)
  * </pre>
  * Changes apply at once to connected clients. Directory writes (an fsync) run on the security executor, never on the
  * event loop.
  */
-public final class UserAdminHandler implements HttpHandler {
+public final class SecurityAdminHandler implements HttpHandler {
 
     public static final String PATH = "/admin/users";
+    public static final String QUOTAS_PATH = "/admin/quotas";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final AccessControl access;
     private final Executor work;
 
-    public UserAdminHandler(final AccessControl access, final Executor work) {
+    public SecurityAdminHandler(final AccessControl access, final Executor work) {
         this.access = access;
         this.work = work;
     }
@@ -66,6 +71,10 @@ public final class UserAdminHandler implements HttpHandler {
             return;
         }
         final UserDirectory users = access.users().orElseThrow();
+        if (exchange.path().startsWith(QUOTAS_PATH)) {
+            quotas(exchange, users);
+            return;
+        }
         final String rest = exchange.path().length() > PATH.length() ? exchange.path().substring(PATH.length() + 1)
                 : "";
         final String[] parts = rest.isEmpty() ? new String[0] : rest.split("/", -1);
@@ -120,6 +129,37 @@ public final class UserAdminHandler implements HttpHandler {
         } catch (final IllegalArgumentException e) {
             problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
         }
+    }
+
+    private void quotas(final HttpExchange exchange, final UserDirectory users) {
+        final String path = exchange.path();
+        final String namespace = path.length() > QUOTAS_PATH.length() ? path.substring(QUOTAS_PATH.length() + 1) : "";
+        final HttpMethod method = exchange.request().method();
+        try {
+            if (namespace.isEmpty() && HttpMethod.GET.equals(method)) {
+                final ObjectNode all = JSON.createObjectNode();
+                users.quotas().forEach((ns, q) -> all.set(ns, describe(q)));
+                json(exchange, HttpResponseStatus.OK, all);
+            } else if (!namespace.isEmpty() && namespace.indexOf('/') < 0 && HttpMethod.PUT.equals(method)) {
+                final JsonNode body = body(exchange);
+                final Quota quota = new Quota(body.path("messagesPerSecond").asLong(0),
+                        body.path("bytesPerSecond").asLong(0), body.path("maxConnections").asInt(0));
+                write(exchange, HttpResponseStatus.OK, () -> {
+                    users.setQuota(namespace, quota);
+                    return describe(quota).put("namespace", namespace);
+                });
+            } else {
+                problem(exchange, HttpResponseStatus.NOT_FOUND, "use GET " + QUOTAS_PATH + " or PUT " + QUOTAS_PATH
+                        + "/{namespace}");
+            }
+        } catch (final IllegalArgumentException e) {
+            problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private static ObjectNode describe(final Quota q) {
+        return JSON.createObjectNode().put("messagesPerSecond", q.messagesPerSecond())
+                .put("bytesPerSecond", q.bytesPerSecond()).put("maxConnections", q.maxConnections());
     }
 
     /** Runs a directory change off the event loop and answers with its result (400 for a refused change). */
