@@ -1,5 +1,6 @@
 package io.junction.broker;
 
+import io.junction.broker.admin.AdminCommand;
 import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
@@ -32,7 +33,7 @@ import picocli.CommandLine.Option;
  * cannot start (store, port); 2 for a bad command line or configuration. Every failure is one line on stderr.
  */
 @Command(name = "junction", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        sortOptions = false,
+        sortOptions = false, subcommands = AdminCommand.class,
         description = "Starts the Junction message broker in the foreground; stop it with Ctrl-C or SIGTERM.",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
