@@ -231,7 +231,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                         opaques.incrementAndGet(), true).put("consumerGroup", group));
             }
         });
-        final AccessGuard guard = access.enabled() ? new AccessGuard(access,
+        final AccessGuard guard = access.enabled() ? AccessGuard.of(access,
                 new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
                 identity.brokerName()) : null;
         return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")),

@@ -4,9 +4,11 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.AuthResult;
+import io.junction.tenancy.Authorizer;
 import io.junction.tenancy.Namespaces;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
+import io.junction.tenancy.SignatureVerifier;
 import io.junction.tenancy.SignedRequest;
 import io.netty.channel.Channel;
 import java.util.List;
@@ -25,20 +27,33 @@ public final class AccessGuard {
     private static final String PROTOCOL = "remoting";
     private static final byte[] NOTHING = new byte[0];
 
-    private final AccessControl access;
+    private final SignatureVerifier verifier;
+    private final Authorizer authorizer;
     private final RequestPermissions permissions;
     private final String clusterName;
     private final String brokerName;
     /** Whether a name's first segment is a tenant's namespace (then it is not a default-namespace name). */
     private final Predicate<String> isTenant;
 
-    public AccessGuard(final AccessControl access, final RequestPermissions permissions, final String clusterName,
-                       final String brokerName) {
-        this.access = access;
+    /**
+     * @param isTenant whether a namespace has users (decides whether {@code x%y} is a default-namespace name)
+     */
+    public AccessGuard(final SignatureVerifier verifier, final Authorizer authorizer, final Predicate<String> isTenant,
+                       final RequestPermissions permissions, final String clusterName, final String brokerName) {
+        this.verifier = verifier;
+        this.authorizer = authorizer;
+        this.isTenant = isTenant;
         this.permissions = permissions;
         this.clusterName = clusterName;
         this.brokerName = brokerName;
-        this.isTenant = access.users().<Predicate<String>>map(u -> u::isTenant).orElse(ns -> false);
+    }
+
+    /** The guard of a broker's access control (which must be enabled). */
+    public static AccessGuard of(final AccessControl access, final RequestPermissions permissions,
+                                 final String clusterName, final String brokerName) {
+        final Predicate<String> isTenant = access.users().<Predicate<String>>map(u -> u::isTenant)
+                .orElse(ns -> false);
+        return new AccessGuard(access::verify, access::authorize, isTenant, permissions, clusterName, brokerName);
     }
 
     /**
@@ -51,7 +66,7 @@ public final class AccessGuard {
         final boolean signed = accessKey != null && !accessKey.isEmpty() && signature != null
                 && !signature.isEmpty();
         // Unsigned requests go to the verifier too: it counts them and throttles a host that keeps failing.
-        final AuthResult auth = access.verify(new SignedRequest(PROTOCOL, accessKey,
+        final AuthResult auth = verifier.verify(new SignedRequest(PROTOCOL, accessKey,
                 signed ? SignedContent.of(request) : NOTHING, signature, SignedRequest.Encoding.BASE64, null,
                 channel.remoteAddress()));
         if (!auth.authenticated()) {
@@ -97,7 +112,7 @@ public final class AccessGuard {
 
     private boolean anyAllowed(final Principal principal, final Demand d) {
         for (Action a : d.anyOf()) {
-            if (access.allows(principal, d.kind(), d.name(), a)) {
+            if (authorizer.authorize(principal, d.kind(), d.name(), a).allowed()) {
                 return true;
             }
         }

@@ -7,7 +7,6 @@ import io.junction.core.engine.StoreConfig;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
-import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.FailureThrottle;
 import io.junction.tenancy.SecretCipher;
@@ -51,8 +50,8 @@ class AccessGuardTest {
         users.putUser("root", "default", true, true, null, "root-secret");
         final SecurePolicy policy = new SecurePolicy(users, new FailureThrottle(1000, 60_000, System::nanoTime),
                 SecurityEvents.NONE, Runnable::run, Clock.systemUTC(), Duration.ofMinutes(15));
-        final AccessControl access = AccessControl.secured(policy, users);
-        guard = new AccessGuard(access, new RequestPermissions(store, "cluster", "broker"), "cluster", "broker");
+        guard = new AccessGuard(policy, policy, users::isTenant, new RequestPermissions(store, "cluster", "broker"),
+                "cluster", "broker");
     }
 
     @AfterAll
