@@ -271,10 +271,13 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         if (p == null) {
             LOG.debug("AMQP SASL authentication of {} failed", remote());
             sasl.done(false);
+            flushNow(); // the outcome goes out before the close (Qpid JMS reports it as a JMSSecurityException)
             closeAfterFlush();
+            return;
         } else {
             principal = p;
             sasl.done(true);
+            processEvents();
         }
         flushNow();
     }
@@ -284,6 +287,9 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private void processEvents() {
         Event event;
         while ((event = collector.peek()) != null) {
+            if (principal == null && waitsForAuthentication(event.getType())) {
+                return; // a pipelining client's sessions and links wait until we know who it is (then run again)
+            }
             try {
                 dispatch(event);
             } catch (RuntimeException e) {
@@ -293,6 +299,14 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
                 collector.pop();
             }
         }
+    }
+
+    private static boolean waitsForAuthentication(final Event.Type type) {
+        return switch (type) {
+            case SESSION_REMOTE_OPEN, SESSION_REMOTE_CLOSE, LINK_REMOTE_OPEN, LINK_REMOTE_DETACH, LINK_REMOTE_CLOSE,
+                    LINK_FLOW, DELIVERY -> true;
+            default -> false;
+        };
     }
 
     private void dispatch(final Event event) {
@@ -345,6 +359,7 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
             }
             principal = p;
             open();
+            processEvents();
             flushNow();
         }, ctx.executor());
     }

@@ -105,7 +105,7 @@ final class ProducerLink implements LinkHandler {
                 reject(d, AmqpErrors.NOT_FOUND, "no address: the link is an anonymous relay and the message has no to");
                 return;
             }
-            core = AddressNames.toCore(in.to());
+            core = endpoints.core(in.to());
             if (core == null) {
                 reject(d, AmqpErrors.INVALID_FIELD, "address too long");
                 return;
