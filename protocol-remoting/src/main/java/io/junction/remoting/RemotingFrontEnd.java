@@ -16,12 +16,16 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
 import io.junction.remoting.protocol.RequestCode;
+import io.junction.remoting.security.AccessGuard;
+import io.junction.remoting.security.RequestPermissions;
+import io.junction.remoting.security.UserAdminProcessor;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
+import io.junction.tenancy.AccessControl;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -33,12 +37,15 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -72,6 +79,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
     private Messaging messaging;
     private TransactionProcessor transactions;
     private volatile RemotingHandler handler;
+    /** Writes of the user directory (user and ACL admin codes): they fsync, so never on an event loop. */
+    private ExecutorService securityWrites;
 
     @Override
     public String name() {
@@ -115,9 +124,14 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 server = bind.channel();
                 final int bound = ((InetSocketAddress) server.localAddress()).getPort();
                 final String host = context.advertisedHost();
+                final AccessControl access = context.accessControl();
+                if (access.enabled()) {
+                    securityWrites = Executors.newSingleThreadExecutor(
+                            new DefaultThreadFactory("junction-remoting-user-admin", true));
+                }
                 handler = handler(context.messaging(), config, new BrokerIdentity(config.string("broker-name"),
                         config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
-                        + bound));
+                        + bound), access, securityWrites);
                 started.complete(List.of(Endpoint.tcp(name(), context.advertisedHost(), bound)));
             } else {
                 started.completeExceptionally(new IllegalStateException("remoting: cannot listen on "
@@ -144,8 +158,19 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 .addLast("handler", handler);
     }
 
-    /** The request handler shared by all connections, with every processor wired to {@code m}. */
+    /** The request handler of an open broker (security off). */
     RemotingHandler handler(final Messaging m, final FrontEndConfig config, final BrokerIdentity identity) {
+        return handler(m, config, identity, AccessControl.open(), null);
+    }
+
+    /**
+     * The request handler shared by all connections, with every processor wired to {@code m}; with {@code access}
+     * enabled, every request is verified and authorized first.
+     *
+     * @param securityWrites runs user-directory writes; may be null when security is off
+     */
+    RemotingHandler handler(final Messaging m, final FrontEndConfig config, final BrokerIdentity identity,
+                            final AccessControl access, final ExecutorService securityWrites) {
         final ClientChannels channels = new ClientChannels();
         final FilterCache filters = new FilterCache();
         final SystemTopics systemTopics = new SystemTopics(m);
@@ -193,6 +218,11 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         }
         transactions = new TransactionProcessor(m, channels, opaques);
         processors.put(RequestCode.END_TRANSACTION, transactions);
+        final UserAdminProcessor userAdmin = new UserAdminProcessor(access,
+                securityWrites != null ? securityWrites : Runnable::run);
+        for (int code = RequestCode.AUTH_CREATE_USER; code <= RequestCode.AUTH_LIST_ACL; code++) {
+            processors.put(code, userAdmin);
+        }
         m.addTransactionChecker(transactions);
 
         m.consumers().addListener(group -> {
@@ -201,12 +231,19 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                         opaques.incrementAndGet(), true).put("consumerGroup", group));
             }
         });
-        return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")));
+        final AccessGuard guard = access.enabled() ? AccessGuard.of(access,
+                new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
+                identity.brokerName()) : null;
+        return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")),
+                guard);
     }
 
     @Override
     public CompletableFuture<Void> stop() {
         final CompletableFuture<Void> stopped = new CompletableFuture<>();
+        if (securityWrites != null) {
+            securityWrites.shutdown();
+        }
         if (messaging != null && transactions != null) {
             messaging.removeTransactionChecker(transactions);
         }

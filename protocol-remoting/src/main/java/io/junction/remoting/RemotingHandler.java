@@ -5,6 +5,8 @@ import io.junction.remoting.processor.Responses;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.security.AccessGuard;
+import io.junction.remoting.security.Admission;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,13 +33,21 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     private final int maxInFlight;
     private final ClientChannels channels;
     private final io.junction.core.Messaging messaging;
+    /** Null when security is off: then no request is verified and the path below is the open one. */
+    private final AccessGuard guard;
 
     RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
-                    final io.junction.core.Messaging messaging, final int maxInFlight) {
+                    final io.junction.core.Messaging messaging, final int maxInFlight, final AccessGuard guard) {
         this.processors = Map.copyOf(processors);
         this.maxInFlight = maxInFlight;
         this.channels = channels;
         this.messaging = messaging;
+        this.guard = guard;
+    }
+
+    /** The request codes dispatched to a processor. */
+    java.util.Set<Integer> codes() {
+        return processors.keySet();
     }
 
     @Override
@@ -56,11 +66,50 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
             return;
         }
         final RequestProcessor processor = processors.get(request.code());
+        if (guard != null) {
+            admitThenDispatch(channel, request, processor);
+            return;
+        }
         if (processor == null) {
             reply(channel, request, Responses.error(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                     " request type " + request.code() + " not supported"));
             return;
         }
+        dispatch(channel, request, processor, null);
+    }
+
+    /**
+     * Security on: every request is verified and authorized on its own before it reaches a processor. A refused
+     * oneway request is dropped (the policy has counted the failure). The verdict usually comes at once; when it needed
+     * a store look-up, the request goes back to its channel's event loop, where processors expect to run.
+     */
+    private void admitThenDispatch(final Channel channel, final RemotingCommand request,
+                                   final RequestProcessor processor) {
+        CompletableFuture<Admission> verdict;
+        try {
+            verdict = guard.admit(channel, request);
+        } catch (RuntimeException e) {
+            verdict = CompletableFuture.failedFuture(e);
+        }
+        verdict.whenComplete((admission, failure) -> {
+            if (failure != null) {
+                LOG.debug("request {} could not be authorized", request, failure);
+                reply(channel, request, Responses.failure(request, failure));
+            } else if (!admission.allowed()) {
+                reply(channel, request, Responses.error(request, admission.code(), admission.remark()));
+            } else if (processor == null) {
+                reply(channel, request, Responses.error(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                        " request type " + request.code() + " not supported"));
+            } else if (channel.eventLoop().inEventLoop()) {
+                dispatch(channel, request, processor, admission);
+            } else {
+                channel.eventLoop().execute(() -> dispatch(channel, request, processor, admission));
+            }
+        });
+    }
+
+    private void dispatch(final Channel channel, final RemotingCommand request, final RequestProcessor processor,
+                          final Admission admission) {
         java.util.concurrent.atomic.AtomicInteger inFlight = channel.attr(IN_FLIGHT).get();
         if (inFlight == null) {
             inFlight = new java.util.concurrent.atomic.AtomicInteger();
@@ -85,9 +134,19 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
                 LOG.debug("request {} failed", request, failure);
                 reply(channel, request, Responses.failure(request, failure));
             } else if (response != null) {
-                reply(channel, request, response);
+                reply(channel, request, admission == null ? response : shaped(request, admission, response));
             }
         });
+    }
+
+    private static RemotingCommand shaped(final RemotingCommand request, final Admission admission,
+                                          final RemotingCommand response) {
+        try {
+            return admission.shape(response);
+        } catch (RuntimeException e) {
+            LOG.debug("response to {} could not be filtered", request, e);
+            return Responses.failure(request, e);
+        }
     }
 
     private static void reply(final Channel channel, final RemotingCommand request, final RemotingCommand response) {

@@ -29,8 +29,14 @@ final class RemotingBroker implements AutoCloseable {
     }
 
     static RemotingBroker start(final String... settings) {
+        return start(dataDir -> { }, settings);
+    }
+
+    /** Like {@link #start(String...)}, after {@code prepare} has written into the data directory. */
+    static RemotingBroker start(final java.util.function.Consumer<Path> prepare, final String... settings) {
         try {
             final Path dir = Files.createTempDirectory("junction-remoting-it");
+            prepare.accept(dir.resolve("data"));
             final BrokerProcess.Builder builder = BrokerProcess.builder(dir.resolve("data"));
             for (int i = 0; i + 1 < settings.length; i += 2) {
                 builder.set(settings[i], settings[i + 1]);

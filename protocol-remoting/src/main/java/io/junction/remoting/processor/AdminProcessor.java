@@ -285,7 +285,10 @@ public final class AdminProcessor implements RequestProcessor {
         final String key = request.requireField("key");
         final boolean unique = request.boolField("_UNIQUE_KEY_QUERY", false);
         final CompletableFuture<List<StoredMessage>> found = unique
-                ? messaging.queryById(topic, key).thenApply(o -> o.map(List::of).orElse(List.of()))
+                // By offset message id the core finds a message of any topic: keep the answer inside the topic asked
+                // about, which is the one the caller was authorized for.
+                ? messaging.queryById(topic, key).thenApply(o -> o.filter(m -> topic.equals(m.topic()))
+                        .map(List::of).orElse(List.of()))
                 : messaging.queryByKey(topic, key, Math.max(1, Math.min(request.intField("maxNum", 32), 64)),
                         request.longField("beginTimestamp", 0), request.longField("endTimestamp", Long.MAX_VALUE));
         return found.thenApply(list -> {

@@ -1,0 +1,330 @@
+package io.junction.conformance.remoting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.junction.tenancy.AclRule;
+import io.junction.tenancy.SecretCipher;
+import io.junction.tenancy.UserDirectory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.rocketmq.acl.common.AclClientRPCHook;
+import org.apache.rocketmq.acl.common.SessionCredentials;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQBrokerException;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.TransactionListener;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.remoting.RPCHook;
+import org.apache.rocketmq.remoting.protocol.body.AclInfo;
+import org.apache.rocketmq.remoting.protocol.body.UserInfo;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Security on the Remoting port with the real 5.3.3 client: signatures from {@code AclClientRPCHook}, namespaces set
+ * with {@code setNamespace}, ACL rules, and the ACL 2.0 admin codes from {@code DefaultMQAdminExt}.
+ */
+class RemotingSecurityIT {
+    private static final String KEY = "remoting-it-key";
+    private static final int NO_PERMISSION = 16;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    /** How long a refused consumer is given to (not) receive anything. */
+    private static final Duration QUIET = Duration.ofSeconds(4);
+
+    private static RemotingBroker broker;
+    private static final List<Runnable> CLOSE = new ArrayList<>();
+
+    @BeforeAll
+    static void start() {
+        broker = RemotingBroker.start(RemotingSecurityIT::seedUsers,
+                "security.enabled", "true", "security.secret-key", KEY,
+                // The refusal tests fail on purpose many times from 127.0.0.1: do not lock the host out.
+                "security.max-failures", "1000");
+    }
+
+    private static void seedUsers(final Path dataDir) {
+        final UserDirectory users = UserDirectory.open(dataDir.resolve("security/users.json"), new SecretCipher(KEY));
+        users.putUser("root", "default", true, true, "root-pw", "root-secret");
+        users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
+        users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                AclRule.parse("Topic:blocked", List.of("PUB"), "DENY"),
+                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+        users.putUser("gary", "globex", false, true, "gary-pw", "gary-secret");
+        users.setRules("gary", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+        users.putUser("dave", "acme", false, false, "dave-pw", "dave-secret");
+        users.setRules("dave", List.of(AclRule.parse("*", List.of("ALL"), "ALLOW")));
+    }
+
+    @AfterAll
+    static void stop() {
+        CLOSE.forEach(Runnable::run);
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private static RPCHook hook(final String user, final String secret) {
+        return new AclClientRPCHook(new SessionCredentials(user, secret));
+    }
+
+    private static DefaultMQProducer producer(final RPCHook hook, final String namespace) throws MQClientException {
+        final DefaultMQProducer producer = hook == null ? new DefaultMQProducer(RemotingBroker.unique("pg"))
+                : new DefaultMQProducer(RemotingBroker.unique("pg"), hook);
+        if (namespace != null) {
+            producer.setNamespace(namespace);
+        }
+        producer.setNamesrvAddr(broker.nameServer());
+        producer.setInstanceName(RemotingBroker.unique("p"));
+        producer.setSendMsgTimeout(5000);
+        producer.setRetryTimesWhenSendFailed(0);
+        producer.start();
+        CLOSE.add(producer::shutdown);
+        return producer;
+    }
+
+    private static Message message(final String topic, final int i) {
+        return new Message(topic, "T", ("m-" + i).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Everything in a topic from its first offset, read as {@code user} with a fresh lite-pull group. */
+    private static List<MessageExt> drain(final RPCHook hook, final String namespace, final String topic,
+                                          final int expected, final Duration deadline) throws MQClientException {
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("drain"), hook);
+        if (namespace != null) {
+            consumer.setNamespace(namespace);
+        }
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.subscribe(topic, "*");
+        consumer.start();
+        try {
+            final List<MessageExt> out = new ArrayList<>();
+            final long end = System.nanoTime() + deadline.toNanos();
+            while (System.nanoTime() < end && (expected < 0 || out.size() < expected)) {
+                out.addAll(consumer.poll(300));
+            }
+            return out;
+        } finally {
+            consumer.shutdown();
+        }
+    }
+
+    /** The super user's count of a core topic: until {@code expected} have arrived or {@code deadline} passed. */
+    private static int rootCount(final String coreTopic, final int expected, final Duration deadline)
+            throws MQClientException {
+        return drain(hook("root", "root-secret"), null, coreTopic, expected, deadline).size();
+    }
+
+    @Test
+    void aSignedTenantRoundTripsThroughItsNamespace() throws Exception {
+        final String topic = RemotingBroker.unique("orders");
+        final DefaultMQProducer producer = producer(hook("alice", "alice-secret"), "acme");
+        for (int i = 0; i < 20; i++) {
+            final SendResult r = producer.send(message(topic, i));
+            assertThat(r.getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+        }
+
+        final Map<String, MessageExt> received = new ConcurrentHashMap<>();
+        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(RemotingBroker.unique("cg"),
+                hook("alice", "alice-secret"));
+        push.setNamespace("acme");
+        push.setNamesrvAddr(broker.nameServer());
+        push.setInstanceName(RemotingBroker.unique("c"));
+        push.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        push.subscribe(topic, "*");
+        push.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> received.put(m.getMsgId(), m));
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        push.start();
+        CLOSE.add(push::shutdown);
+        await().atMost(DEADLINE).until(() -> received.size() >= 20);
+        assertThat(received).hasSize(20);
+        assertThat(received.values()).allSatisfy(m -> assertThat(m.getTopic()).isEqualTo(topic));
+
+        final List<MessageExt> pulled = drain(hook("alice", "alice-secret"), "acme", topic, 20, DEADLINE);
+        assertThat(pulled).hasSize(20);
+        // Stored under the tenant's core name: the super user sees acme%<topic>.
+        assertThat(rootCount("acme%" + topic, 20, DEADLINE)).isEqualTo(20);
+    }
+
+    @Test
+    void unsignedWrongSecretUnknownAndDisabledClientsAreRefusedAndStoreNothing() throws Exception {
+        final String topic = RemotingBroker.unique("ledger");
+        producer(hook("alice", "alice-secret"), "acme").send(message(topic, 0));
+        final String core = "acme%" + topic;
+
+        final Map<String, RPCHook> refused = new java.util.LinkedHashMap<>();
+        refused.put("unsigned", null);
+        refused.put("wrong secret", hook("alice", "not-alices-secret"));
+        refused.put("unknown user", hook("mallory", "whatever"));
+        refused.put("disabled user", hook("dave", "dave-secret"));
+        for (Map.Entry<String, RPCHook> e : refused.entrySet()) {
+            final DefaultMQProducer p = producer(e.getValue(), null);
+            // The route query is the first request a producer makes: refused with NO_PERMISSION.
+            assertThatThrownBy(() -> p.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl()
+                    .getTopicRouteInfoFromNameServer(core, 3000))
+                    .as(e.getKey()).isInstanceOfSatisfying(MQClientException.class,
+                            ex -> assertThat(ex.getResponseCode()).isEqualTo(NO_PERMISSION));
+            assertThatThrownBy(() -> p.send(message(core, 1))).as(e.getKey()).isInstanceOf(MQClientException.class);
+        }
+        assertThat(rootCount(core, -1, QUIET)).as("only alice's message").isEqualTo(1);
+    }
+
+    @Test
+    void anotherTenantCannotSendToOrConsumeFromAcme() throws Exception {
+        final String topic = RemotingBroker.unique("shared-name");
+        producer(hook("alice", "alice-secret"), "acme").send(message(topic, 0));
+        final String core = "acme%" + topic;
+
+        // gary's own namespace: the same short name is globex's topic, a different one.
+        final DefaultMQProducer own = producer(hook("gary", "gary-secret"), "globex");
+        assertThat(own.send(message(topic, 1)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+        // Pre-wrapped acme name without a namespace, and claiming acme's namespace: both refused.
+        final DefaultMQProducer raw = producer(hook("gary", "gary-secret"), null);
+        assertThatThrownBy(() -> raw.send(message(core, 2))).isInstanceOf(MQClientException.class);
+        final DefaultMQProducer claiming = producer(hook("gary", "gary-secret"), "acme");
+        assertThatThrownBy(() -> claiming.send(message(topic, 3))).isInstanceOf(MQClientException.class);
+
+        // Nor can gary read acme's topic, pre-wrapped or by claiming the namespace.
+        assertThat(drain(hook("gary", "gary-secret"), null, core, -1, QUIET)).isEmpty();
+        assertThat(drain(hook("gary", "gary-secret"), "acme", topic, -1, QUIET)).isEmpty();
+        // His own topic holds exactly his one message, acme's exactly alice's.
+        assertThat(drain(hook("gary", "gary-secret"), "globex", topic, 1, DEADLINE)).hasSize(1);
+        assertThat(rootCount(core, -1, QUIET)).isEqualTo(1);
+        assertThat(rootCount("globex%" + topic, -1, QUIET)).isEqualTo(1);
+    }
+
+    @Test
+    void aTenantsTransactionsCommitRollBackAndAreCheckedBack() throws Exception {
+        final String topic = RemotingBroker.unique("tx");
+        producer(hook("alice", "alice-secret"), "acme").send(message(topic, 0)); // the topic exists
+        final List<String> checked = java.util.Collections.synchronizedList(new ArrayList<>());
+        final TransactionMQProducer tx = new TransactionMQProducer(RemotingBroker.unique("txg"),
+                hook("alice", "alice-secret"));
+        tx.setNamespace("acme");
+        tx.setNamesrvAddr(broker.nameServer());
+        tx.setInstanceName(RemotingBroker.unique("p"));
+        tx.setTransactionListener(new TransactionListener() {
+            @Override
+            public LocalTransactionState executeLocalTransaction(final Message msg, final Object arg) {
+                return switch (new String(msg.getBody(), StandardCharsets.UTF_8)) {
+                    case "commit" -> LocalTransactionState.COMMIT_MESSAGE;
+                    case "rollback" -> LocalTransactionState.ROLLBACK_MESSAGE;
+                    default -> LocalTransactionState.UNKNOW;
+                };
+            }
+
+            @Override
+            public LocalTransactionState checkLocalTransaction(final MessageExt msg) {
+                checked.add(new String(msg.getBody(), StandardCharsets.UTF_8));
+                return LocalTransactionState.COMMIT_MESSAGE;
+            }
+        });
+        tx.start();
+        CLOSE.add(tx::shutdown);
+        for (String body : new String[] {"commit", "rollback", "unknown"}) {
+            final Message m = new Message(topic, "X", body.getBytes(StandardCharsets.UTF_8));
+            m.putUserProperty("CHECK_IMMUNITY_TIME_IN_SECONDS", "1");
+            assertThat(tx.sendMessageInTransaction(m, null).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+        }
+        await().atMost(DEADLINE).until(() -> checked.contains("unknown"));
+        final List<MessageExt> got = drain(hook("alice", "alice-secret"), "acme", topic, 3, DEADLINE);
+        assertThat(got).extracting(m -> new String(m.getBody(), StandardCharsets.UTF_8))
+                .containsExactlyInAnyOrder("m-0", "commit", "unknown");
+        assertThat(checked).containsOnly("unknown");
+    }
+
+    @Test
+    void aDenyRuleOverridesTheTopicWildcard() throws Exception {
+        final DefaultMQProducer producer = producer(hook("alice", "alice-secret"), "acme");
+        assertThatThrownBy(() -> producer.send(message("blocked", 0))).isInstanceOf(MQClientException.class);
+        final String other = RemotingBroker.unique("open");
+        assertThat(producer.send(message(other, 0)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+        assertThat(rootCount("acme%blocked", -1, QUIET)).isZero();
+    }
+
+    @Test
+    void adminCommandsAreForSuperUsersAndTheAclCodesGovernPublishing() throws Exception {
+        final String addr = broker.nameServer();
+        final DefaultMQAdminExt asAlice = admin(hook("alice", "alice-secret"));
+        final String aliceTopic = "acme%" + RemotingBroker.unique("made-by-alice");
+        assertNoPermission(() -> asAlice.createAndUpdateTopicConfig(addr, new TopicConfig(aliceTopic, 1, 1)));
+        assertNoPermission(() -> asAlice.createUser(addr, "eve", "eve-pw", "Super"));
+        assertNoPermission(() -> asAlice.fetchBrokerRuntimeStats(addr));
+        assertNoPermission(() -> asAlice.examineBrokerClusterInfo());
+
+        final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
+        assertThat(asRoot.getUser(addr, "eve")).as("alice's createUser did nothing").isNull();
+        assertThat(asRoot.examineBrokerClusterInfo().getClusterAddrTable()).containsKey("JunctionCluster");
+        final String topic = RemotingBroker.unique("pay");
+        asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 2, 2));
+        assertThat(asRoot.fetchAllTopicList().getTopicList()).contains(topic);
+        assertThat(asAlice.fetchAllTopicList().getTopicList()).as("filtered to what alice may see")
+                .doesNotContain(topic);
+
+        final String carol = RemotingBroker.unique("carol");
+        asRoot.createUser(addr, carol, "carol-pw", "Normal");
+        final UserInfo info = asRoot.getUser(addr, carol);
+        assertThat(info.getUsername()).isEqualTo(carol);
+        assertThat(info.getUserType()).isEqualTo("Normal");
+
+        final DefaultMQProducer asCarol = producer(hook(carol, "carol-pw"), null);
+        assertThatThrownBy(() -> asCarol.send(message(topic, 0))).as("no ACL yet").isInstanceOf(
+                MQClientException.class);
+
+        asRoot.createAcl(addr, "User:" + carol, List.of("Topic:" + topic), List.of("PUB"), List.of(), "Allow");
+        final AclInfo acl = asRoot.getAcl(addr, "User:" + carol);
+        assertThat(acl.getPolicies().get(0).getEntries()).singleElement()
+                .satisfies(e -> assertThat(e.getResource()).isEqualTo("Topic:" + topic));
+        // A fresh client: the refused one above fell back to the auto-create template's route (as the SDK does
+        // when a route query fails) and keeps that until its next route refresh.
+        final DefaultMQProducer permitted = producer(hook(carol, "carol-pw"), null);
+        assertThat(permitted.send(message(topic, 1)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+
+        asRoot.deleteAcl(addr, "User:" + carol, "Topic:" + topic);
+        assertThatThrownBy(() -> permitted.send(message(topic, 2))).as("ACL deleted").isInstanceOf(
+                MQClientException.class);
+        assertThat(rootCount(topic, -1, QUIET)).as("only the send made while the ACL existed").isEqualTo(1);
+
+        asRoot.deleteUser(addr, carol);
+        assertThat(asRoot.getUser(addr, carol)).isNull();
+    }
+
+    /** The call was refused with NO_PERMISSION (the admin API reports it as a broker or a client exception). */
+    private static void assertNoPermission(final org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        assertThatThrownBy(call).satisfies(ex -> assertThat(ex instanceof MQBrokerException b ? b.getResponseCode()
+                : ex instanceof MQClientException c ? c.getResponseCode() : -1).isEqualTo(NO_PERMISSION));
+    }
+
+    private static DefaultMQAdminExt admin(final RPCHook hook) throws MQClientException {
+        final DefaultMQAdminExt admin = new DefaultMQAdminExt(hook);
+        admin.setNamesrvAddr(broker.nameServer());
+        admin.setInstanceName(RemotingBroker.unique("admin"));
+        admin.start();
+        CLOSE.add(admin::shutdown);
+        return admin;
+    }
+}

@@ -1,0 +1,9 @@
+/**
+ * Security on Remoting, used only when the broker runs with {@code security.enabled=true}: every request is verified
+ * on its own against the signature RocketMQ's {@code AclClientRPCHook} adds ({@link io.junction.remoting.security.
+ * SignedContent}, {@link io.junction.remoting.security.AccessGuard}), then authorized by the one explicit table of
+ * what each request code touches ({@link io.junction.remoting.security.RequestPermissions}). Nothing is remembered
+ * per connection: a channel that once sent a good request earns nothing for the next one. RocketMQ's ACL 2.0 user and
+ * ACL admin codes map onto the broker's user directory ({@link io.junction.remoting.security.UserAdminProcessor}).
+ */
+package io.junction.remoting.security;
