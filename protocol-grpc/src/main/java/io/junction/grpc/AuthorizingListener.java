@@ -1,6 +1,7 @@
 package io.junction.grpc;
 
 import apache.rocketmq.v2.Code;
+import apache.rocketmq.v2.TelemetryCommand;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.ServerCall;
 import io.junction.tenancy.AccessControl;
@@ -11,8 +12,9 @@ import java.util.Locale;
 
 /**
  * Holds each request message of an authenticated call to {@link RpcPermissions} before the service sees it. A denied
- * message ends the call with FORBIDDEN and nothing of it reaches the service; a method without a row is denied.
- * Names are checked as core names ({@link ResourceNames#core}), which is where the policy enforces namespaces.
+ * message ends the call with FORBIDDEN and nothing of it reaches the service; a method without a row is denied; a
+ * Telemetry Settings command reaches it without the topics the caller may not use. Names are checked as core names
+ * ({@link ResourceNames#core}), which is where the policy enforces namespaces.
  */
 final class AuthorizingListener<Q, R> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
     private final RefusableCall<Q, R> call;
@@ -44,7 +46,15 @@ final class AuthorizingListener<Q, R> extends ForwardingServerCallListener.Simpl
             call.refuse(RefusalResponses.of(call.getMethodDescriptor(), Code.FORBIDDEN, denial));
             return;
         }
-        super.onMessage(request);
+        super.onMessage(request instanceof TelemetryCommand command ? settingsAllowed(command) : request);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Q settingsAllowed(final TelemetryCommand command) {
+        return (Q) RpcPermissions.withoutDenied(command, need -> {
+            final String core = ResourceNames.core(need.resource());
+            return !core.isEmpty() && allowed(need, core);
+        });
     }
 
     @Override

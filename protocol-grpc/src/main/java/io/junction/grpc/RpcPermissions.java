@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The one table of what each MessagingService RPC needs from the access policy, read from its request. Every RPC of
@@ -48,9 +49,15 @@ import java.util.function.Function;
  *   <tr><td>QueryOffset</td><td>topic SUB (not served yet)</td></tr>
  *   <tr><td>Heartbeat, NotifyClientTermination</td><td>group SUB when one is named; else authentication
  *   only (a producer's)</td></tr>
- *   <tr><td>Telemetry</td><td>each Settings command: publishing topics PUB; subscription group SUB and each
- *   subscribed topic SUB. Other commands: authentication only</td></tr>
+ *   <tr><td>Telemetry</td><td>each Settings command: the subscription group SUB; its publishing topics (PUB) and
+ *   subscribed topics (SUB) are {@linkplain #withoutDenied filtered}, not refused. Other commands: authentication
+ *   only</td></tr>
  * </table>
+ *
+ * <p>Why Telemetry filters: a client declares every topic it ever tried in its Settings, and refusing those would end
+ * its one Telemetry stream, without which nothing it does works, because of a single denied send. What the
+ * declaration grants is what needs guarding: a producer's declared topics route transaction check-backs (with the half
+ * message) to it, and a consumer's subscriptions are registered for its group; a denied topic gets neither.
  */
 final class RpcPermissions {
 
@@ -98,7 +105,8 @@ final class RpcPermissions {
             row(MessagingServiceGrpc.getNotifyClientTerminationMethod(), (NotifyClientTerminationRequest r) ->
                     r.hasGroup() ? List.of(group(r.getGroup())) : List.of()),
             row(MessagingServiceGrpc.getTelemetryMethod(), (TelemetryCommand c) ->
-                    c.hasSettings() ? settings(c.getSettings()) : List.of()));
+                    c.hasSettings() && c.getSettings().hasSubscription() && c.getSettings().getSubscription().hasGroup()
+                            ? List.of(group(c.getSettings().getSubscription().getGroup())) : List.of()));
 
     private RpcPermissions() {
     }
@@ -119,22 +127,42 @@ final class RpcPermissions {
         return MessagingServiceGrpc.getQueryRouteMethod().getFullMethodName().equals(fullMethodName);
     }
 
-    private static List<Need> settings(final Settings s) {
-        final List<Need> needs = new ArrayList<>();
+    /**
+     * {@code command} without the declared topics {@code allowed} refuses (publishing topics need PUB, subscribed
+     * topics SUB); the same object when it declares none of them or all are allowed.
+     */
+    static TelemetryCommand withoutDenied(final TelemetryCommand command, final Predicate<Need> allowed) {
+        if (!command.hasSettings()) {
+            return command;
+        }
+        final Settings s = command.getSettings();
+        final Settings.Builder kept = s.toBuilder();
+        boolean dropped = false;
         if (s.hasPublishing()) {
+            final List<Resource> topics = new ArrayList<>();
             for (Resource t : s.getPublishing().getTopicsList()) {
-                needs.add(topic(t, Action.PUB));
+                if (allowed.test(topic(t, Action.PUB))) {
+                    topics.add(t);
+                }
+            }
+            if (topics.size() < s.getPublishing().getTopicsCount()) {
+                kept.getPublishingBuilder().clearTopics().addAllTopics(topics);
+                dropped = true;
             }
         }
         if (s.hasSubscription()) {
-            if (s.getSubscription().hasGroup()) {
-                needs.add(group(s.getSubscription().getGroup()));
-            }
+            final List<SubscriptionEntry> entries = new ArrayList<>();
             for (SubscriptionEntry e : s.getSubscription().getSubscriptionsList()) {
-                needs.add(topic(e.getTopic(), Action.SUB));
+                if (allowed.test(topic(e.getTopic(), Action.SUB))) {
+                    entries.add(e);
+                }
+            }
+            if (entries.size() < s.getSubscription().getSubscriptionsCount()) {
+                kept.getSubscriptionBuilder().clearSubscriptions().addAllSubscriptions(entries);
+                dropped = true;
             }
         }
-        return needs;
+        return dropped ? command.toBuilder().setSettings(kept).build() : command;
     }
 
     private static Need topic(final Resource r, final Action... anyOf) {

@@ -13,6 +13,7 @@ import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SendMessageResponse;
 import apache.rocketmq.v2.Settings;
+import apache.rocketmq.v2.Subscription;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -187,7 +188,7 @@ class CallAuthenticatorTest {
     }
 
     @Test
-    void shouldEndATelemetryStreamWhoseSettingsNameAForbiddenTopic() throws Exception {
+    void shouldPassTelemetrySettingsWithoutForbiddenTopicsAndEndTheStreamOfAForbiddenGroup() throws Exception {
         final LinkedBlockingQueue<Object> received = new LinkedBlockingQueue<>();
         final StreamObserver<TelemetryCommand> requests = MessagingServiceGrpc.newStub(channel)
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
@@ -208,14 +209,18 @@ class CallAuthenticatorTest {
                         received.add("completed");
                     }
                 });
+        final Resource acmeOrders = Resource.newBuilder().setResourceNamespace("acme").setName("orders").build();
         requests.onNext(TelemetryCommand.newBuilder().setSettings(Settings.newBuilder()
-                .setClientType(ClientType.PRODUCER).setPublishing(Publishing.newBuilder()
-                        .addTopics(Resource.newBuilder().setResourceNamespace("acme").setName("orders")))).build());
-        assertThat(((TelemetryCommand) received.poll(5, TimeUnit.SECONDS)).getStatus().getCode())
-                .isEqualTo(Code.OK);
+                .setClientType(ClientType.PRODUCER).setPublishing(Publishing.newBuilder().addTopics(acmeOrders)
+                        .addTopics(Resource.newBuilder().setResourceNamespace("globex").setName("orders"))
+                        .addTopics(Resource.newBuilder().setResourceNamespace("acme").setName("secret")))).build());
+        // the service (which echoes Settings) saw only the topic alice may publish to
+        final TelemetryCommand echoed = (TelemetryCommand) received.poll(5, TimeUnit.SECONDS);
+        assertThat(echoed.getStatus().getCode()).isEqualTo(Code.OK);
+        assertThat(echoed.getSettings().getPublishing().getTopicsList()).containsExactly(acmeOrders);
         requests.onNext(TelemetryCommand.newBuilder().setSettings(Settings.newBuilder()
-                .setClientType(ClientType.PRODUCER).setPublishing(Publishing.newBuilder()
-                        .addTopics(Resource.newBuilder().setResourceNamespace("globex").setName("orders")))).build());
+                .setClientType(ClientType.SIMPLE_CONSUMER).setSubscription(Subscription.newBuilder()
+                        .setGroup(Resource.newBuilder().setResourceNamespace("globex").setName("g")))).build());
         assertThat(((TelemetryCommand) received.poll(5, TimeUnit.SECONDS)).getStatus().getCode())
                 .isEqualTo(Code.FORBIDDEN);
         assertThat(received.poll(5, TimeUnit.SECONDS)).isEqualTo("completed");

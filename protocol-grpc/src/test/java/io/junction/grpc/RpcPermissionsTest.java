@@ -93,20 +93,28 @@ class RpcPermissionsTest {
     }
 
     @Test
-    void shouldCheckTheResourcesTelemetrySettingsName() {
-        final Settings producer = Settings.newBuilder().setClientType(ClientType.PRODUCER)
-                .setPublishing(Publishing.newBuilder().addTopics(r("a")).addTopics(r("b"))).build();
-        assertThat(RpcPermissions.needs(name(MessagingServiceGrpc.getTelemetryMethod()),
-                TelemetryCommand.newBuilder().setSettings(producer).build()))
-                .extracting(n -> n.kind() + " " + n.resource().getName() + " " + n.anyOf())
-                .containsExactly("TOPIC a [PUB]", "TOPIC b [PUB]");
-        final Settings consumer = Settings.newBuilder().setClientType(ClientType.SIMPLE_CONSUMER)
+    void shouldNeedTheGroupOfTelemetrySettingsAndFilterTheirTopics() {
+        final TelemetryCommand producer = TelemetryCommand.newBuilder().setSettings(Settings.newBuilder()
+                .setClientType(ClientType.PRODUCER)
+                .setPublishing(Publishing.newBuilder().addTopics(r("a")).addTopics(r("b")))).build();
+        assertThat(RpcPermissions.needs(name(MessagingServiceGrpc.getTelemetryMethod()), producer)).isEmpty();
+        final TelemetryCommand keptA = RpcPermissions.withoutDenied(producer,
+                n -> n.anyOf().equals(List.of(Action.PUB)) && n.resource().getName().equals("a"));
+        assertThat(keptA.getSettings().getPublishing().getTopicsList()).containsExactly(r("a"));
+        assertThat(RpcPermissions.withoutDenied(producer, n -> true)).isSameAs(producer);
+
+        final TelemetryCommand consumer = TelemetryCommand.newBuilder().setSettings(Settings.newBuilder()
+                .setClientType(ClientType.SIMPLE_CONSUMER)
                 .setSubscription(Subscription.newBuilder().setGroup(r("g"))
-                        .addSubscriptions(SubscriptionEntry.newBuilder().setTopic(r("t")))).build();
-        assertThat(RpcPermissions.needs(name(MessagingServiceGrpc.getTelemetryMethod()),
-                TelemetryCommand.newBuilder().setSettings(consumer).build()))
-                .extracting(n -> n.kind() + " " + n.resource().getName() + " " + n.anyOf())
-                .containsExactly("GROUP g [SUB]", "TOPIC t [SUB]");
+                        .addSubscriptions(SubscriptionEntry.newBuilder().setTopic(r("t")))
+                        .addSubscriptions(SubscriptionEntry.newBuilder().setTopic(r("u"))))).build();
+        assertThat(RpcPermissions.needs(name(MessagingServiceGrpc.getTelemetryMethod()), consumer))
+                .containsExactly(new RpcPermissions.Need(ResourceKind.GROUP, r("g"), List.of(Action.SUB)));
+        final TelemetryCommand keptU = RpcPermissions.withoutDenied(consumer,
+                n -> n.anyOf().equals(List.of(Action.SUB)) && n.resource().getName().equals("u"));
+        assertThat(keptU.getSettings().getSubscription().getSubscriptionsList())
+                .extracting(e -> e.getTopic().getName()).containsExactly("u");
+        assertThat(keptU.getSettings().getSubscription().getGroup()).isEqualTo(r("g"));
         assertThat(RpcPermissions.needs(name(MessagingServiceGrpc.getTelemetryMethod()),
                 TelemetryCommand.newBuilder().setThreadStackTrace(ThreadStackTrace.getDefaultInstance()).build()))
                 .isEmpty();
