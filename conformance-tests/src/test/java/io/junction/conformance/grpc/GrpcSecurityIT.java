@@ -8,12 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import apache.rocketmq.v2.Code;
+import apache.rocketmq.v2.EndTransactionRequest;
 import apache.rocketmq.v2.Message;
 import apache.rocketmq.v2.MessagingServiceGrpc;
 import apache.rocketmq.v2.QueryRouteRequest;
 import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SystemProperties;
+import apache.rocketmq.v2.TransactionSource;
 import io.junction.conformance.support.BrokerProcess;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
@@ -34,6 +36,8 @@ import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
 import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
+import org.apache.rocketmq.client.apis.producer.Transaction;
+import org.apache.rocketmq.client.apis.producer.TransactionResolution;
 import org.apache.rocketmq.shaded.grpc.netty.NettyChannelBuilder;
 import org.apache.rocketmq.shaded.io.grpc.ManagedChannel;
 import org.apache.rocketmq.shaded.io.grpc.Metadata;
@@ -237,6 +241,39 @@ class GrpcSecurityIT {
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void shouldLetOnlyTheTenantEndItsTransaction() throws Exception {
+        final String topic = unique("ledger");
+        final Producer producer = clients.track(PROVIDER.newProducerBuilder().setClientConfiguration(alice())
+                .setTopics(topic).setTransactionChecker(v -> TransactionResolution.UNKNOWN).build());
+        final SimpleConsumer consumer = clients.simpleConsumer(alice(), unique("g"), topic);
+        final Transaction tx = producer.beginTransaction();
+        final String id = producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("entry")).build(),
+                tx).getMessageId().toString();
+        final ManagedChannel channel = channel();
+        try {
+            final MessagingServiceGrpc.MessagingServiceBlockingStub gina =
+                    stub(channel, signed("gina", "gina-secret", now(ZoneId.systemDefault())));
+            // naming acme's topic is forbidden; naming her own topic ends nothing of acme's
+            assertThat(gina.endTransaction(end(Resource.newBuilder().setResourceNamespace("acme").setName(topic), id))
+                    .getStatus().getCode()).isEqualTo(Code.FORBIDDEN);
+            assertThat(gina.endTransaction(end(Resource.newBuilder().setResourceNamespace("globex").setName(topic),
+                    id)).getStatus().getCode()).isNotEqualTo(Code.OK);
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        assertThat(consumer.receive(16, Duration.ofSeconds(30))).isEmpty();
+        tx.commit();
+        assertThat(GrpcClients.drain(consumer, 1, Duration.ofSeconds(30))).extracting(GrpcClients::body)
+                .containsExactly("entry");
+    }
+
+    private static EndTransactionRequest end(final Resource.Builder topic, final String messageId) {
+        return EndTransactionRequest.newBuilder().setTopic(topic).setMessageId(messageId).setTransactionId(messageId)
+                .setResolution(apache.rocketmq.v2.TransactionResolution.COMMIT)
+                .setSource(TransactionSource.SOURCE_CLIENT).build();
     }
 
     // ------------------------------------------------------------------------------------------ raw calls
