@@ -58,6 +58,8 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private boolean flushScheduled;
     private boolean opening;
     private Principal principal;
+    /** Whether this connection counts against its namespace's connection quota (released when it closes). */
+    private boolean countedConnection;
     private ScheduledFuture<?> openTimeout;
     private ScheduledFuture<?> tick;
     private long tickAt;
@@ -162,6 +164,10 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(final ChannelHandlerContext ctx) {
         closing = true;
         cancelTimers();
+        if (countedConnection) {
+            countedConnection = false;
+            broker.accessControl().connectionClosed(principal);
+        }
         if (endpoints != null) {
             endpoints.connectionLost();
             broker.connectionEnded();
@@ -271,10 +277,13 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         if (p == null) {
             LOG.debug("AMQP SASL authentication of {} failed", remote());
             sasl.done(false);
+            flushNow(); // the outcome goes out before the close (Qpid JMS reports it as a JMSSecurityException)
             closeAfterFlush();
+            return;
         } else {
             principal = p;
             sasl.done(true);
+            processEvents();
         }
         flushNow();
     }
@@ -284,6 +293,9 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private void processEvents() {
         Event event;
         while ((event = collector.peek()) != null) {
+            if (principal == null && waitsForAuthentication(event.getType())) {
+                return; // a pipelining client's sessions and links wait until we know who it is (then run again)
+            }
             try {
                 dispatch(event);
             } catch (RuntimeException e) {
@@ -293,6 +305,14 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
                 collector.pop();
             }
         }
+    }
+
+    private static boolean waitsForAuthentication(final Event.Type type) {
+        return switch (type) {
+            case SESSION_REMOTE_OPEN, SESSION_REMOTE_CLOSE, LINK_REMOTE_OPEN, LINK_REMOTE_DETACH, LINK_REMOTE_CLOSE,
+                    LINK_FLOW, DELIVERY -> true;
+            default -> false;
+        };
     }
 
     private void dispatch(final Event event) {
@@ -345,6 +365,7 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
             }
             principal = p;
             open();
+            processEvents();
             flushNow();
         }, ctx.executor());
     }
@@ -353,6 +374,16 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         if (openTimeout != null) {
             openTimeout.cancel(false);
         }
+        if (!broker.accessControl().connectionOpened(principal)) {
+            connection.setCondition(AmqpErrors.of(AmqpErrors.RESOURCE_LIMIT,
+                    "the namespace has its maximum number of connections open"));
+            connection.open();
+            connection.close();
+            flushNow();
+            closeAfterFlush();
+            return;
+        }
+        countedConnection = true;
         endpoints.open();
     }
 

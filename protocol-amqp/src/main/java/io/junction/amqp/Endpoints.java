@@ -45,6 +45,24 @@ final class Endpoints {
         return connection;
     }
 
+    /**
+     * The core topic of an address in the connection's namespace (the authenticated user's tenant: {@code orders} of
+     * tenant acme is {@code acme%orders}, the name a RocketMQ client of namespace acme uses); null when too long.
+     */
+    String core(final String address) {
+        final String core = AddressNames.toCore(address);
+        final String qualified = core == null ? null : inNamespace(core);
+        return qualified == null || qualified.length() > AddressNames.MAX_CORE_LENGTH ? null : qualified;
+    }
+
+    /**
+     * A core name (group, temporary topic) made by the front-end, in the connection's namespace; such names leave
+     * room for the longest namespace ({@link LinkAttacher#groupName}).
+     */
+    String inNamespace(final String name) {
+        return connection().principal().qualify(name);
+    }
+
     AmqpBroker broker() {
         return broker;
     }

@@ -92,11 +92,12 @@ final class LinkAttacher {
         }
         r.setMaxMessageSize(UnsignedLong.valueOf(broker.settings().maxMessageSize()));
         if (target.getDynamic()) {
-            final String core = AmqpBroker.TEMP_PREFIX + broker.nextId();
+            final String temporary = AmqpBroker.TEMP_PREFIX + broker.nextId();
+            final String core = endpoints.inNamespace(temporary);
             whenReady(r, broker.ensureTopic(core), t -> {
                 endpoints.addTemporaryTopic(core);
                 final Target local = (Target) target.copy();
-                local.setAddress(core);
+                local.setAddress(temporary);
                 r.setTarget(local);
                 openProducer(r, core, closed -> {
                     if (closed) {
@@ -112,7 +113,7 @@ final class LinkAttacher {
             openProducer(r, null, null); // anonymous relay: each message's "to" decides
             return;
         }
-        final String core = AddressNames.toCore(address);
+        final String core = endpoints.core(address);
         if (core == null) {
             refuse(r, AmqpErrors.INVALID_FIELD, "address too long");
             return;
@@ -143,13 +144,14 @@ final class LinkAttacher {
             return;
         }
         if (source.getDynamic()) {
-            final String core = AmqpBroker.TEMP_PREFIX + broker.nextId();
+            final String temporary = AmqpBroker.TEMP_PREFIX + broker.nextId();
+            final String core = endpoints.inNamespace(temporary);
             whenReady(s, broker.ensureTopic(core).thenCompose(t -> broker.ensureGroup(core, Map.of())), g -> {
                 endpoints.addTemporaryTopic(core);
                 final Source local = (Source) source.copy();
-                local.setAddress(core);
+                local.setAddress(temporary);
                 s.setSource(local);
-                openConsumer(s, new ConsumerPlan(core, core, core, MessageFilter.ALL, ConsumerPlan.Kind.QUEUE, 0),
+                openConsumer(s, new ConsumerPlan(temporary, core, core, MessageFilter.ALL, ConsumerPlan.Kind.QUEUE, 0),
                         presettled, closed -> endpoints.removeTemporaryTopic(core));
             });
             return;
@@ -159,7 +161,7 @@ final class LinkAttacher {
             lookupSubscription(s);
             return;
         }
-        final String core = AddressNames.toCore(address);
+        final String core = endpoints.core(address);
         if (core == null) {
             refuse(s, AmqpErrors.INVALID_FIELD, "address too long");
             return;
@@ -193,13 +195,14 @@ final class LinkAttacher {
         final String group;
         if (shared) {
             kind = durable ? ConsumerPlan.Kind.SHARED_DURABLE : ConsumerPlan.Kind.SHARED_VOLATILE;
-            group = groupName(durable ? AmqpBroker.SHARED_PREFIX : AmqpBroker.TRANSIENT_PREFIX + "shared-", scope, name);
+            group = endpoints.inNamespace(groupName(durable ? AmqpBroker.SHARED_PREFIX
+                    : AmqpBroker.TRANSIENT_PREFIX + "shared-", scope, name));
         } else if (durable) {
             kind = ConsumerPlan.Kind.DURABLE;
-            group = groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name);
+            group = endpoints.inNamespace(groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name));
         } else {
             kind = ConsumerPlan.Kind.TRANSIENT;
-            group = AmqpBroker.TRANSIENT_PREFIX + broker.nextId();
+            group = endpoints.inNamespace(AmqpBroker.TRANSIENT_PREFIX + broker.nextId());
         }
         final Map<String, String> attributes = Map.of(AmqpBroker.ATTR_ADDRESS, address, AmqpBroker.ATTR_TOPIC, core,
                 AmqpBroker.ATTR_SELECTOR, selector == null ? "" : selector);
@@ -282,9 +285,9 @@ final class LinkAttacher {
     private void lookupSubscription(final Sender s) {
         final Symbol[] desired = s.getRemoteDesiredCapabilities();
         final String name = subscriptionName(s.getName());
-        final String group = has(desired, SHARED)
+        final String group = endpoints.inNamespace(has(desired, SHARED)
                 ? groupName(AmqpBroker.SHARED_PREFIX, has(desired, GLOBAL) ? "global" : endpoints.containerId(), name)
-                : groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name);
+                : groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name));
         final Optional<GroupConfig> found = broker.messaging().groups().get(group);
         if (found.isEmpty() || !found.get().attributes().containsKey(AmqpBroker.ATTR_ADDRESS)) {
             s.setSource(null);
@@ -412,8 +415,8 @@ final class LinkAttacher {
     /** {@code prefix + scope|name}, escaped; hashed when too long for a core name. */
     static String groupName(final String prefix, final String scope, final String name) {
         final String full = prefix + AddressNames.escape(scope) + "|" + AddressNames.escape(name);
-        if (full.length() <= AddressNames.MAX_CORE_LENGTH - 40) {
-            return full; // room for the core's retry topic prefix
+        if (full.length() <= AddressNames.MAX_CORE_LENGTH - 40 - 65) {
+            return full; // room for the core's retry topic prefix and a namespace
         }
         return prefix + shortHash(scope + "|" + name);
     }

@@ -105,7 +105,7 @@ final class ProducerLink implements LinkHandler {
                 reject(d, AmqpErrors.NOT_FOUND, "no address: the link is an anonymous relay and the message has no to");
                 return;
             }
-            core = AddressNames.toCore(in.to());
+            core = endpoints.core(in.to());
             if (core == null) {
                 reject(d, AmqpErrors.INVALID_FIELD, "address too long");
                 return;
@@ -120,6 +120,13 @@ final class ProducerLink implements LinkHandler {
             }
         }
         final Message message = in.toMessage(core, queueFor(core, in), now);
+        final var admission = endpoints.broker().accessControl().admitPublish(endpoints.connection().principal(), 1,
+                message.body().length);
+        if (!admission.admitted()) {
+            reject(d, AmqpErrors.RESOURCE_LIMIT, "publish quota exceeded; retry in " + admission.retryAfterMillis()
+                    + " ms");
+            return;
+        }
         final DeliveryState remote = d.getRemoteState();
         if (remote instanceof TransactionalState ts) {
             final LocalTransaction txn = endpoints.transactions().get(ts.getTxnId());

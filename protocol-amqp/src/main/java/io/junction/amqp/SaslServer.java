@@ -29,8 +29,13 @@ final class SaslServer {
         this.accessControl = accessControl;
         this.remote = remote;
         sasl.server();
-        sasl.setMechanisms(PLAIN, ANONYMOUS);
-        sasl.allowSkip(true);
+        if (accessControl.enabled()) {
+            sasl.setMechanisms(PLAIN); // security on: no anonymous way in, and SASL may not be skipped
+            sasl.allowSkip(false);
+        } else {
+            sasl.setMechanisms(PLAIN, ANONYMOUS);
+            sasl.allowSkip(true);
+        }
     }
 
     /**

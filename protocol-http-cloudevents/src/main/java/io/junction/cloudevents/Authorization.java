@@ -1,14 +1,19 @@
 package io.junction.cloudevents;
 
+import io.junction.spi.http.HttpAuthentication;
+import io.junction.spi.http.HttpExchange;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
+import io.junction.tenancy.QuotaEnforcer;
 import io.junction.tenancy.ResourceKind;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.function.BiConsumer;
 
 /**
- * Asks the broker's access control before each operation. HTTP requests carry no credentials yet, so every request
- * acts as {@link Principal#ANONYMOUS} (the open policy allows it; a restrictive policy refuses with 403).
+ * Authenticates each request ({@link HttpAuthentication}: Basic or Bearer; anonymous with security off) and asks the
+ * broker's access control before each operation, with core names: a tenant's topic {@code orders} is
+ * {@code acme%orders}, its subscription {@code s1} the consumer group {@code acme%s1}.
  */
 final class Authorization {
     private final AccessControl access;
@@ -17,11 +22,28 @@ final class Authorization {
         this.access = access;
     }
 
-    /** Throws a 403 {@link Problem} unless allowed. */
-    void require(final ResourceKind kind, final String name, final Action action) {
-        if (!access.allows(Principal.ANONYMOUS, kind, name, action)) {
+    /** Authenticates the request, then runs {@code then} with its principal (or answers 401). */
+    void authenticate(final HttpExchange exchange, final BiConsumer<HttpExchange, Principal> then) {
+        HttpAuthentication.authenticate(access, "http", exchange, then);
+    }
+
+    /** Takes a publish from the principal's namespace quota (see {@link AccessControl#admitPublish}). */
+    QuotaEnforcer.Admission admitPublish(final Principal principal, final int messages,
+                                         final long bytes) {
+        return access.admitPublish(principal, messages, bytes);
+    }
+
+    /** Whether {@code principal} may act on the core resource {@code name}. */
+    boolean allows(final Principal principal, final ResourceKind kind, final String name, final Action action) {
+        return access.allows(principal, kind, name, action);
+    }
+
+    /** Throws a 403 {@link Problem} unless allowed; {@code name} is a core name, reported as the client spells it. */
+    void require(final Principal principal, final ResourceKind kind, final String name, final Action action) {
+        if (!access.allows(principal, kind, name, action)) {
+            final String shown = principal.unqualify(name);
             throw new Problem(HttpResponseStatus.FORBIDDEN, null, action + " on " + kind.name().toLowerCase(
-                    java.util.Locale.ROOT) + " '" + name + "' is not allowed");
+                    java.util.Locale.ROOT) + " '" + shown + "' is not allowed");
         }
     }
 }

@@ -10,6 +10,7 @@ import io.junction.core.SendResult;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.junction.tenancy.Action;
+import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -54,8 +55,12 @@ final class IngressHandler implements HttpHandler {
 
     @Override
     public void handle(final HttpExchange exchange) {
-        final String topic = exchange.path().substring(PREFIX.length());
-        if (topic.isEmpty() || topic.indexOf('/') >= 0 || !validTopic(topic)) {
+        authorization.authenticate(exchange, this::handle);
+    }
+
+    private void handle(final HttpExchange exchange, final Principal principal) {
+        final String name = exchange.path().substring(PREFIX.length());
+        if (name.isEmpty() || name.indexOf('/') >= 0 || !validTopic(name)) {
             Responses.problem(exchange, json, new Problem(HttpResponseStatus.NOT_FOUND, null,
                     "no such resource: topics are /topics/{topic} with a topic name of letters, digits, '-', '_', "
                             + "'.', at most 127 characters"));
@@ -66,12 +71,19 @@ final class IngressHandler implements HttpHandler {
                     "only POST is allowed on " + exchange.path()));
             return;
         }
+        final String topic = principal.qualify(name);
         final List<CloudEvent> events;
         try {
-            authorization.require(ResourceKind.TOPIC, topic, Action.PUB);
+            authorization.require(principal, ResourceKind.TOPIC, topic, Action.PUB);
             events = decoder.decode(exchange.request());
         } catch (final Problem p) {
             Responses.problem(exchange, json, p);
+            return;
+        }
+        final var admission = authorization.admitPublish(principal, events.size(),
+                exchange.request().content().readableBytes());
+        if (!admission.admitted()) {
+            Responses.tooManyRequests(exchange, json, admission.retryAfterMillis());
             return;
         }
         final List<CompletableFuture<String>> ids = new ArrayList<>(events.size());

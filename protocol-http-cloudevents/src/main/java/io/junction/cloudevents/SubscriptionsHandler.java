@@ -14,6 +14,7 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.junction.tenancy.Action;
+import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.Channel;
@@ -107,37 +108,48 @@ final class SubscriptionsHandler implements HttpHandler {
 
     @Override
     public void handle(final HttpExchange exchange) {
-        try {
-            route(exchange);
-        } catch (final Problem p) {
-            Responses.problem(exchange, json, p);
-        }
+        authorization.authenticate(exchange, (x, principal) -> {
+            try {
+                route(x, principal);
+            } catch (final Problem p) {
+                Responses.problem(x, json, p);
+            }
+        });
     }
 
-    private void route(final HttpExchange exchange) {
+    /** A subscription as its owner sees it: names inside the owner's namespace. */
+    private ObjectNode shown(final Subscription s, final Principal principal) {
+        final ObjectNode node = s.toJson(json);
+        node.put("name", principal.unqualify(s.name()));
+        node.put("topic", principal.unqualify(s.topic()));
+        return node;
+    }
+
+    private void route(final HttpExchange exchange, final Principal principal) {
         final String path = exchange.path();
         final HttpMethod method = exchange.request().method();
         final String rest = path.length() > PREFIX.length() ? path.substring(PREFIX.length() + 1) : "";
         final String[] parts = rest.isEmpty() ? new String[0] : rest.split("/", -1);
         if (parts.length == 0) {
             requireMethod(method, HttpMethod.GET, path);
-            authorization.require(ResourceKind.GROUP, "*", Action.LIST);
             final ArrayNode list = json.createArrayNode();
-            active.values().stream().sorted(java.util.Comparator.comparing(Subscription::name))
-                    .forEach(s -> list.add(s.toJson(json)));
+            active.values().stream()
+                    .filter(s -> authorization.allows(principal, ResourceKind.GROUP, s.name(), Action.GET))
+                    .sorted(java.util.Comparator.comparing(Subscription::name))
+                    .forEach(s -> list.add(shown(s, principal)));
             Responses.json(exchange, HttpResponseStatus.OK, list.toString());
             return;
         }
-        final String name = parts[0];
+        final String name = principal.qualify(parts[0]);
         if (parts.length == 1) {
             if (HttpMethod.PUT.equals(method)) {
-                put(exchange, name);
+                put(exchange, name, principal);
             } else if (HttpMethod.GET.equals(method)) {
-                authorization.require(ResourceKind.GROUP, name, Action.GET);
-                final Subscription s = existing(name);
-                Responses.json(exchange, HttpResponseStatus.OK, s.toJson(json).toString());
+                authorization.require(principal, ResourceKind.GROUP, name, Action.GET);
+                final Subscription s = existing(name, principal);
+                Responses.json(exchange, HttpResponseStatus.OK, shown(s, principal).toString());
             } else if (HttpMethod.DELETE.equals(method)) {
-                delete(exchange, name);
+                delete(exchange, name, principal);
             } else {
                 throw new Problem(HttpResponseStatus.METHOD_NOT_ALLOWED, null, "use PUT, GET or DELETE on " + path);
             }
@@ -145,16 +157,16 @@ final class SubscriptionsHandler implements HttpHandler {
         }
         if (parts.length == 2 && "receive".equals(parts[1])) {
             requireMethod(method, HttpMethod.POST, path);
-            final Subscription s = existing(name);
-            authorization.require(ResourceKind.GROUP, name, Action.SUB);
-            authorization.require(ResourceKind.TOPIC, s.topic(), Action.SUB);
+            authorization.require(principal, ResourceKind.GROUP, name, Action.SUB);
+            final Subscription s = existing(name, principal);
+            authorization.require(principal, ResourceKind.TOPIC, s.topic(), Action.SUB);
             receive(exchange, s);
             return;
         }
         if (parts.length == 2 && "ack".equals(parts[1])) {
             requireMethod(method, HttpMethod.POST, path);
-            authorization.require(ResourceKind.GROUP, name, Action.SUB);
-            ack(exchange, existing(name));
+            authorization.require(principal, ResourceKind.GROUP, name, Action.SUB);
+            ack(exchange, existing(name, principal));
             return;
         }
         throw new Problem(HttpResponseStatus.NOT_FOUND, null, "no such resource " + path);
@@ -167,10 +179,11 @@ final class SubscriptionsHandler implements HttpHandler {
         }
     }
 
-    private Subscription existing(final String name) {
+    private Subscription existing(final String name, final Principal principal) {
         final Subscription s = active.get(name);
         if (s == null) {
-            throw new Problem(HttpResponseStatus.NOT_FOUND, null, "no subscription named '" + name + "'");
+            throw new Problem(HttpResponseStatus.NOT_FOUND, null, "no subscription named '"
+                    + principal.unqualify(name) + "'");
         }
         return s;
     }
@@ -183,16 +196,18 @@ final class SubscriptionsHandler implements HttpHandler {
         }
     }
 
-    private void put(final HttpExchange exchange, final String name) {
-        final Subscription s = Subscription.parse(name, body(exchange));
+    private void put(final HttpExchange exchange, final String name, final Principal principal) {
+        final Subscription parsed = Subscription.parse(principal.unqualify(name), body(exchange));
+        final Subscription s = new Subscription(name, principal.qualify(parsed.topic()), parsed.sink(),
+                parsed.filter(), parsed.delivery(), parsed.visibilitySeconds());
         final GroupConfig existing = messaging.groups().get(name).orElse(null);
         if (existing != null && !existing.attributes().containsKey(ATTRIBUTE)) {
-            throw new Problem(HttpResponseStatus.CONFLICT, null, "consumer group '" + name
+            throw new Problem(HttpResponseStatus.CONFLICT, null, "consumer group '" + principal.unqualify(name)
                     + "' exists and is not a CloudEvents subscription");
         }
         final boolean created = existing == null;
-        authorization.require(ResourceKind.GROUP, name, created ? Action.CREATE : Action.UPDATE);
-        authorization.require(ResourceKind.TOPIC, s.topic(), Action.SUB);
+        authorization.require(principal, ResourceKind.GROUP, name, created ? Action.CREATE : Action.UPDATE);
+        authorization.require(principal, ResourceKind.TOPIC, s.topic(), Action.SUB);
         final CompletableFuture<?> topic = messaging.topics().get(s.topic()).isPresent()
                 ? CompletableFuture.completedFuture(null)
                 : messaging.topics().createIfAbsent(TopicConfig.of(s.topic(), DEFAULT_QUEUES));
@@ -205,13 +220,13 @@ final class SubscriptionsHandler implements HttpHandler {
                     }
                     activate(s);
                     Responses.json(exchange, created ? HttpResponseStatus.CREATED : HttpResponseStatus.OK,
-                            s.toJson(json).toString());
+                            shown(s, principal).toString());
                 });
     }
 
-    private void delete(final HttpExchange exchange, final String name) {
-        authorization.require(ResourceKind.GROUP, name, Action.DELETE);
-        existing(name);
+    private void delete(final HttpExchange exchange, final String name, final Principal principal) {
+        authorization.require(principal, ResourceKind.GROUP, name, Action.DELETE);
+        existing(name, principal);
         deactivate(name);
         messaging.groups().delete(name).whenComplete((ok, e) -> {
             if (e != null) {

@@ -54,6 +54,17 @@ final class MqttBroker {
         return messaging;
     }
 
+    /** Whether {@code namespace} is a tenant's (a user belongs to it). */
+    boolean isTenant(final String namespace) {
+        return accessControl.users().map(u -> u.isTenant(namespace)).orElse(false);
+    }
+
+    /** The namespace of an authenticated client's session. */
+    MqttNamespace namespaceOf(final io.junction.tenancy.Principal principal) {
+        return principal.inDefaultNamespace() && !accessControl.enabled() ? MqttNamespace.DEFAULT
+                : new MqttNamespace(principal.namespace(), this::isTenant);
+    }
+
     AccessControl accessControl() {
         return accessControl;
     }
@@ -88,7 +99,8 @@ final class MqttBroker {
                 }
             }
             for (SessionStore.Saved s : saved.values()) {
-                final Session session = new Session(s.clientId(), loops.next(), messaging, settings, retained,
+                final Session session = new Session(s.clientId(), MqttNamespace.ofSessionKey(s.clientId(),
+                        accessControl.enabled(), this::isTenant), loops.next(), messaging, settings, retained,
                         qos2Ledger);
                 session.setExpiry(true, s.expirySeconds());
                 durable.add(s.clientId());
@@ -110,7 +122,8 @@ final class MqttBroker {
      * Finds or creates the session of a client id. With clean start an existing session is ended (its connection is
      * told "session taken over" by the caller through the new session's take-over path, or here when it is dropped).
      */
-    Taken takeSession(final String clientId, final boolean cleanStart, final EventLoop loop) {
+    Taken takeSession(final String clientId, final MqttNamespace namespace, final boolean cleanStart,
+                      final EventLoop loop) {
         final Session[] dropped = new Session[1];
         final boolean[] present = new boolean[1];
         final Session s = sessions.compute(clientId, (id, existing) -> {
@@ -119,7 +132,7 @@ final class MqttBroker {
                 return existing;
             }
             dropped[0] = existing;
-            return new Session(id, loop, messaging, settings, retained, qos2Ledger);
+            return new Session(id, namespace, loop, messaging, settings, retained, qos2Ledger);
         });
         if (!present[0]) {
             qos2Ledger.delete(clientId); // a new session: no delivery state of an old one may resurface at a restart
@@ -179,7 +192,7 @@ final class MqttBroker {
     }
 
     /** Stores a publish in its core topic and, when retained, in the retained store. */
-    CompletableFuture<Void> publish(final Message message, final boolean retain) {
+    CompletableFuture<Void> publish(final Message message, final boolean retain, final MqttNamespace namespace) {
         final CompletableFuture<Void> sent;
         if (message.body().length == 0 && retain) {
             sent = CompletableFuture.completedFuture(null); // only clears the retained message (3.3.1-6, -7)
@@ -189,16 +202,18 @@ final class MqttBroker {
         if (!retain) {
             return sent;
         }
-        return sent.thenCompose(x -> retained.retain(message));
+        return sent.thenCompose(x -> retained.retain(message, namespace));
     }
 
-    void publishWill(final String clientId, final MqttConnection.Will will) {
-        final int queues = messaging.route(CoreTopics.coreTopicOf(will.topic())).map(TopicConfig::queueCount)
-                .orElse(0);
-        final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(will.topic(), will.payload(), will.qos(),
-                will.retain(), will.properties(), clientId, queues, null, System.currentTimeMillis());
+    void publishWill(final Session session, final MqttConnection.Will will) {
+        final String clientId = session.clientId;
+        final int queues = messaging.route(session.namespace.core(CoreTopics.coreTopicOf(will.topic())))
+                .map(TopicConfig::queueCount).orElse(0);
+        final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(will.topic(), session.namespace,
+                will.payload(), will.qos(), will.retain(), will.properties(), clientId, queues, null,
+                System.currentTimeMillis());
         if (in.message() != null) {
-            publish(in.message(), will.retain()).whenComplete((r, e) -> {
+            publish(in.message(), will.retain(), session.namespace).whenComplete((r, e) -> {
                 if (e != null) {
                     LOG.warn("will message of {} on {} not stored: {}", clientId, will.topic(), e.toString());
                 }

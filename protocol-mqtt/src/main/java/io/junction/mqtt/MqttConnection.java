@@ -80,6 +80,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private final java.util.List<MqttMessage> early = new java.util.ArrayList<>();
     private static final int MAX_EARLY = 32;
     private Principal principal = Principal.ANONYMOUS;
+    /** Whether this connection counts against its namespace's connection quota (released when it closes). */
+    private boolean countedConnection;
     /** The last publish of a serialized run (see onPublish), or null. */
     private CompletableFuture<Void> serialized;
     /** Acknowledgements waiting for their store sends, in arrival order. */
@@ -261,6 +263,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private void onConnect(final MqttConnectMessage m) {
         version = m.variableHeader().version();
         state = State.AUTHENTICATING;
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false); // the CONNECT came; checking credentials may take a while on a busy broker
+        }
         ReferenceCountUtil.retain(m);
         final Credentials credentials = new Credentials("mqtt", m.payload().userName(),
                 m.payload().passwordInBytes() == null ? null
@@ -277,6 +282,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 principal = r.principal().orElse(Principal.ANONYMOUS);
+                if (!broker.accessControl().connectionOpened(principal)) {
+                    connAckAndClose(version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED
+                            : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
+                    return;
+                }
+                countedConnection = true;
                 state = State.AWAIT_CONNECT;
                 connected(m);
             } finally {
@@ -308,6 +319,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             }
             clientId = "junction-" + UUID.randomUUID();
             assigned = true;
+        } else if (broker.accessControl().enabled() && clientId.indexOf('%') >= 0) {
+            // '%' separates a session's namespace from its client id (MqttNamespace): refused so no client id can
+            // spell another tenant's session key.
+            connAckAndClose(v5 ? MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID
+                    : MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
+            return;
         }
         if (m.variableHeader().isWillFlag()) {
             final String topic = m.payload().willTopic();
@@ -337,7 +354,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     new IdleStateHandler(keepAlive * 1500L, 0, 0, TimeUnit.MILLISECONDS));
         }
         state = State.CONNECTED;
-        final MqttBroker.Taken taken = broker.takeSession(clientId, cleanStart, ctx.channel().eventLoop());
+        final MqttNamespace namespace = broker.namespaceOf(principal);
+        final MqttBroker.Taken taken = broker.takeSession(namespace.core(clientId), namespace, cleanStart,
+                ctx.channel().eventLoop());
         session = taken.session();
         final String id = clientId;
         final boolean idAssigned = assigned;
@@ -398,7 +417,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             disconnect(0x90, "topic name invalid"); // 3.3.2-2: no wildcards in a PUBLISH topic
             return;
         }
-        if (!broker.accessControl().allows(principal, ResourceKind.TOPIC, CoreTopics.coreTopicOf(topic), Action.PUB)) {
+        final String coreTopic = session.namespace.core(CoreTopics.coreTopicOf(topic));
+        if (!broker.accessControl().allows(principal, ResourceKind.TOPIC, coreTopic, Action.PUB)) {
             if (version == 5 && qos > 0) {
                 writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
                         : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
@@ -407,6 +427,16 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 disconnect(0x87, "not authorized"); // 3.1.1 has no negative acknowledgement
             }
             return;
+        }
+        if (!broker.accessControl().admitPublish(principal, 1, payload.length).admitted()) {
+            if (version == 5 && qos > 0) {
+                writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
+                        : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
+                        new MqttPubReplyMessageVariableHeader(packetId, (byte) 0x97, MqttProperties.NO_PROPERTIES)));
+            } else if (version != 5 && qos > 0) {
+                disconnect(0x97, "quota exceeded"); // 3.1.1 has no negative acknowledgement
+            }
+            return; // QoS 0: dropped, as at most once allows
         }
         if (qos > 0 && ++inboundInflight > settings.receiveMaximum() && version == 5) {
             disconnect(0x93, "receive maximum exceeded");
@@ -421,7 +451,6 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             }
         }
         final String mqttTopic = topic;
-        final String coreTopic = CoreTopics.coreTopicOf(topic);
         // QoS 2 of a persistent session: the message's unique id is in the QoS 2 ledger before the message is stored.
         // A resend of a recorded packet id after a restart is stored only if the message did not make it.
         final Qos2Ledger.Inbound recorded = qos == 2 && dup ? session.recordedInbound(packetId) : null;
@@ -482,11 +511,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private CompletableFuture<Void> store(final String topic, final byte[] payload, final int qos,
                                           final boolean retain, final MqttProperties props, final int queues,
                                           final String uniqueId) {
-        final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(topic, payload, qos, retain, props,
-                session.clientId, queues, uniqueId, System.currentTimeMillis());
+        final MqttMessageMapping.Inbound in = MqttMessageMapping.toCore(topic, session.namespace, payload, qos, retain,
+                props, session.clientId, queues, uniqueId, System.currentTimeMillis());
         return in.message() == null
                 ? CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT, in.error()))
-                : broker.publish(in.message(), retain);
+                : broker.publish(in.message(), retain, session.namespace);
     }
 
     private void queueAck(final CompletableFuture<Void> stored, final java.util.function.Consumer<Throwable> reply) {
@@ -633,10 +662,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** SUB on the filter's core topic (every topic for a root wildcard), and on the share group if shared. */
     private boolean mayRead(final TopicFilter f) {
         final var acl = broker.accessControl();
-        final String topic = f.coreTopic() == null ? "*" : f.coreTopic();
+        final MqttNamespace ns = session.namespace;
+        final String topic = ns.core(f.coreTopic() == null ? "*" : f.coreTopic());
         return acl.allows(principal, ResourceKind.TOPIC, topic, Action.SUB)
-                && (!f.shared() || acl.allows(principal, ResourceKind.GROUP, "mqtt-share-"
-                        + CoreTopics.escape(f.shareGroup()), Action.SUB));
+                && (!f.shared() || acl.allows(principal, ResourceKind.GROUP, ns.core("mqtt-share-"
+                        + CoreTopics.escape(f.shareGroup())), Action.SUB));
     }
 
     private void onUnsubscribe(final MqttUnsubscribeMessage m) {
@@ -690,6 +720,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(final ChannelHandlerContext ctx) {
         early.forEach(ReferenceCountUtil::release);
         early.clear();
+        if (countedConnection) {
+            countedConnection = false;
+            broker.accessControl().connectionClosed(principal);
+        }
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
@@ -701,11 +735,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 if (will != null && !normalDisconnect) {
                     final long delay = Math.min(will.delaySeconds(), s.persistent() ? s.sessionExpirySeconds() : 0);
                     if (delay <= 0) {
-                        broker.publishWill(s.clientId, will);
+                        broker.publishWill(s, will);
                     } else {
                         s.executor().schedule(() -> {
                             if (!s.online() || s.closed()) {
-                                broker.publishWill(s.clientId, will); // 3.1.3-9: unless the session resumed first
+                                broker.publishWill(s, will); // 3.1.3-9: unless the session resumed first
                             }
                         }, delay, TimeUnit.SECONDS);
                     }

@@ -86,10 +86,10 @@ final class MqttMessageMapping {
      * queue, only the topic's first message takes that path); {@code uniqueId} is the message's unique id when chosen
      * in advance (a recorded QoS 2 PUBLISH), else null and the core assigns one.
      */
-    static Inbound toCore(final String mqttTopic, final byte[] payload, final int qos, final boolean retain,
-                          final MqttProperties properties, final String clientId, final int queueCount,
-                          final String uniqueId, final long now) {
-        final String core = CoreTopics.coreTopicOf(mqttTopic);
+    static Inbound toCore(final String mqttTopic, final MqttNamespace namespace, final byte[] payload, final int qos,
+                          final boolean retain, final MqttProperties properties, final String clientId,
+                          final int queueCount, final String uniqueId, final long now) {
+        final String core = namespace.core(CoreTopics.coreTopicOf(mqttTopic));
         if (core.length() > 255) {
             return new Inbound(null, "first topic level too long");
         }

@@ -35,11 +35,12 @@ final class RetainedStore {
     }
 
     /** Stores a retained publish (the message as mapped for its own topic) or, with an empty body, clears it. */
-    CompletableFuture<Void> retain(final Message mapped) {
-        final String topic = mapped.properties().get(MqttMessageMapping.TOPIC);
-        if (topic == null) {
+    CompletableFuture<Void> retain(final Message mapped, final MqttNamespace namespace) {
+        final String mqttTopic = mapped.properties().get(MqttMessageMapping.TOPIC);
+        if (mqttTopic == null) {
             return CompletableFuture.completedFuture(null);
         }
+        final String topic = namespace.core(mqttTopic);
         if (mapped.body().length == 0) {
             return log.remove(topic).thenApply(r -> null);
         }
@@ -49,13 +50,16 @@ final class RetainedStore {
         return log.put(topic, properties, mapped.body()).thenApply(r -> null);
     }
 
-    List<Retained> matching(final TopicFilter filter) {
+    /** The retained messages of {@code namespace} whose topics match {@code filter}. */
+    List<Retained> matching(final TopicFilter filter, final MqttNamespace namespace) {
         final List<Retained> out = new ArrayList<>();
         for (Map.Entry<String, CompactedLog.Entry> e : log.entries()) {
-            if (filter.matches(e.getKey())) {
+            final String key = e.getKey();
+            if (namespace.owns(key) && filter.matches(namespace.local(key))) {
                 final CompactedLog.Entry entry = e.getValue();
-                out.add(new Retained(entry.properties().getOrDefault(CORE_TOPIC, CoreTopics.coreTopicOf(e.getKey())),
-                        entry.properties(), entry.body()));
+                out.add(new Retained(entry.properties().getOrDefault(CORE_TOPIC,
+                        namespace.core(CoreTopics.coreTopicOf(namespace.local(key)))), entry.properties(),
+                        entry.body()));
             }
         }
         return out;

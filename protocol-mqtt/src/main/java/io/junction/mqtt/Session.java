@@ -37,7 +37,9 @@ import java.util.concurrent.ScheduledFuture;
  * reconnect, resends in-flight PUBLISHes with DUP set and PUBRELs for released QoS 2 ones, in their original order.
  */
 final class Session {
+    /** The session's key: the client id, inside its namespace ({@link MqttNamespace}). */
     final String clientId;
+    final MqttNamespace namespace;
     private final EventLoop executor;
     private final Messaging messaging;
     private final MqttSettings settings;
@@ -80,9 +82,10 @@ final class Session {
     private List<Delivery> recording;
     private boolean closed;
 
-    Session(final String clientId, final EventLoop executor, final Messaging messaging, final MqttSettings settings,
-            final RetainedStore retained, final Qos2Ledger ledger) {
+    Session(final String clientId, final MqttNamespace namespace, final EventLoop executor, final Messaging messaging,
+            final MqttSettings settings, final RetainedStore retained, final Qos2Ledger ledger) {
         this.clientId = clientId;
+        this.namespace = namespace;
         this.executor = executor;
         this.messaging = messaging;
         this.settings = settings;
@@ -256,17 +259,17 @@ final class Session {
         refreshFilters();
         final TopicFilter f = sub.filter();
         if (f.shared()) {
-            final String key = f.shareGroup() + "\u0000" + f.coreTopic();
+            final String key = f.shareGroup() + "\u0000" + core(f);
             sharedReaders.computeIfAbsent(key, k -> {
-                final SharedReader r = new SharedReader(this, messaging, f.shareGroup(), f.coreTopic());
+                final SharedReader r = new SharedReader(this, messaging, f.shareGroup(), core(f));
                 executor.execute(r::resume);
                 return r;
             });
-        } else if (f.coreTopic() != null) {
-            ensureReader(f.coreTopic(), true);
+        } else if (core(f) != null) {
+            ensureReader(core(f), true);
         } else {
             for (var t : messaging.topics().list()) {
-                if (!CoreTopics.isInternal(t.name())) {
+                if (readsAtRoot(t.name())) {
                     ensureReader(t.name(), true);
                 }
             }
@@ -338,13 +341,13 @@ final class Session {
         refreshFilters();
         final TopicFilter f = sub.filter();
         if (f.shared()) {
-            sharedReaders.computeIfAbsent(f.shareGroup() + "\u0000" + f.coreTopic(),
-                    k -> new SharedReader(this, messaging, f.shareGroup(), f.coreTopic()));
-        } else if (f.coreTopic() != null) {
-            readers.computeIfAbsent(f.coreTopic(), t -> new TopicReader(this, messaging, t, false));
+            sharedReaders.computeIfAbsent(f.shareGroup() + "\u0000" + core(f),
+                    k -> new SharedReader(this, messaging, f.shareGroup(), core(f)));
+        } else if (core(f) != null) {
+            readers.computeIfAbsent(core(f), t -> new TopicReader(this, messaging, t, false));
         } else {
             for (var t : messaging.topics().list()) {
-                if (!CoreTopics.isInternal(t.name())) {
+                if (readsAtRoot(t.name())) {
                     readers.computeIfAbsent(t.name(), n -> new TopicReader(this, messaging, n, false));
                 }
             }
@@ -368,11 +371,11 @@ final class Session {
         for (Subscription s : subscriptions.values()) {
             final TopicFilter f = s.filter();
             if (f.shared()) {
-                shares.add(f.shareGroup() + "\u0000" + f.coreTopic());
-            } else if (f.coreTopic() == null) {
+                shares.add(f.shareGroup() + "\u0000" + core(f));
+            } else if (core(f) == null) {
                 rootWildcard = true;
             } else {
-                topics.add(f.coreTopic());
+                topics.add(core(f));
             }
         }
         if (!rootWildcard) {
@@ -398,6 +401,17 @@ final class Session {
         return true;
     }
 
+    /** The core topic a filter reads in this session's namespace; null when its first level is a wildcard. */
+    private String core(final TopicFilter f) {
+        final String first = f.coreTopic();
+        return first == null ? null : namespace.core(first);
+    }
+
+    /** Whether a root wildcard ({@code #}, {@code +/...}) of this session reads a core topic. */
+    private boolean readsAtRoot(final String coreTopic) {
+        return namespace.owns(coreTopic) && !CoreTopics.isInternal(namespace.local(coreTopic));
+    }
+
     private void ensureReader(final String coreTopic, final boolean startAtEnd) {
         readers.computeIfAbsent(coreTopic, t -> {
             final TopicReader r = new TopicReader(this, messaging, t, startAtEnd);
@@ -410,7 +424,7 @@ final class Session {
             return;
         }
         for (var t : messaging.topics().list()) {
-            if (!CoreTopics.isInternal(t.name()) && !readers.containsKey(t.name())) {
+            if (readsAtRoot(t.name()) && !readers.containsKey(t.name())) {
                 readers.put(t.name(), new TopicReader(this, messaging, t.name(), false));
             }
         }
@@ -449,8 +463,8 @@ final class Session {
             return false; // delivered exactly once before a restart; read again because offsets are saved lazily
         }
         final Delivery restored = position == null ? null : exactlyOnce.claim(position);
-        final MqttMessageMapping.Outbound out =
-                MqttMessageMapping.fromCore(coreTopic, m.properties(), m.bodyBytes(), System.currentTimeMillis());
+        final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(namespace.local(coreTopic),
+                m.properties(), m.bodyBytes(), System.currentTimeMillis());
         if (restored != null) {
             // In flight at the restart: the same packet id again, PUBLISH with DUP unless it was released already.
             final Delivery d = new Delivery(out.topic(), out.payload(), 2, out.retain(), out.properties(),
@@ -508,7 +522,7 @@ final class Session {
             return; // 3.8.4: retained messages are not sent for shared subscriptions
         }
         final List<Integer> ids = sub.subscriptionId() > 0 ? List.of(sub.subscriptionId()) : List.of();
-        for (RetainedStore.Retained r : retained.matching(sub.filter())) {
+        for (RetainedStore.Retained r : retained.matching(sub.filter(), namespace)) {
             retainedBacklog.add(new RetainedSend(r, sub.qos(), ids));
         }
         drain();
@@ -519,7 +533,7 @@ final class Session {
         final long now = System.currentTimeMillis();
         while (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
             final RetainedSend r = retainedBacklog.poll();
-            final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(r.message().coreTopic(),
+            final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(namespace.local(r.message().coreTopic()),
                     r.message().properties(), r.message().body(), now);
             if (out.expiresAt() > 0 && out.expiresAt() <= now) {
                 continue;

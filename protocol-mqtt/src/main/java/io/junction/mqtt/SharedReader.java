@@ -37,7 +37,9 @@ final class SharedReader {
         this.messaging = messaging;
         this.shareName = shareName;
         this.coreTopic = coreTopic;
-        this.group = "mqtt-share-" + CoreTopics.escape(shareName);
+        this.group = session.namespace.core("mqtt-share-" + CoreTopics.escape(shareName));
+        // Messages other protocols sent carry no MQTT topic: they are delivered under the core topic's first level.
+        final String fallbackTopic = CoreTopics.unescape(session.namespace.local(coreTopic));
         this.filter = new MessageFilter() {
             @Override
             public boolean matchesTagHash(final long tagHash) {
@@ -48,7 +50,7 @@ final class SharedReader {
             public boolean matches(final Map<String, String> properties) {
                 final String topic = properties.get(MqttMessageMapping.TOPIC);
                 return TopicFilter.anyMatches(session.sharedFilters(shareName),
-                        topic != null ? topic : CoreTopics.unescape(coreTopic));
+                        topic != null ? topic : fallbackTopic);
             }
         };
     }

@@ -72,6 +72,8 @@ final class TopicReader {
         this.messaging = messaging;
         this.coreTopic = coreTopic;
         this.startAtEnd = startAtEnd;
+        // Messages other protocols sent carry no MQTT topic: they are delivered under the core topic's first level.
+        final String fallbackTopic = CoreTopics.unescape(session.namespace.local(coreTopic));
         this.filter = new MessageFilter() {
             @Override
             public boolean matchesTagHash(final long tagHash) {
@@ -82,7 +84,7 @@ final class TopicReader {
             public boolean matches(final Map<String, String> properties) {
                 final String topic = properties.get(MqttMessageMapping.TOPIC);
                 return TopicFilter.anyMatches(session.filters(),
-                        topic != null ? topic : CoreTopics.unescape(coreTopic));
+                        topic != null ? topic : fallbackTopic);
             }
         };
         init();

@@ -24,7 +24,7 @@ class MqttMessageMappingTest {
         props.add(new MqttProperties.UserProperty("unit", "kelvin"));
         props.add(new MqttProperties.UserProperty("TAGS", "not-a-tag"));
 
-        final Message m = MqttMessageMapping.toCore("sensors/room1", "21".getBytes(StandardCharsets.UTF_8), 1,
+        final Message m = MqttMessageMapping.toCore("sensors/room1", MqttNamespace.DEFAULT, "21".getBytes(StandardCharsets.UTF_8), 1,
                 false, props, "c1", 4, null, 1_000).message();
 
         assertThat(m.topic()).isEqualTo("sensors");

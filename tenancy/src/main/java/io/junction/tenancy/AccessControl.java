@@ -15,24 +15,29 @@ public final class AccessControl {
     private final SignatureVerifier verifier;
     private final Authorizer authorizer;
     private final UserDirectory users;
+    private final QuotaEnforcer quotas;
+    private final SecurityEvents events;
 
     /** @param users the directory behind the policy, for admin commands; null when there is none (auth off) */
     public AccessControl(final Authenticator authenticator, final SignatureVerifier verifier,
-                         final Authorizer authorizer, final UserDirectory users) {
+                         final Authorizer authorizer, final UserDirectory users, final SecurityEvents events) {
         this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
         this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
         this.users = users;
+        this.events = events == null ? SecurityEvents.NONE : events;
+        this.quotas = users == null ? null : new QuotaEnforcer(users::quota, System::nanoTime);
     }
 
     /** Everyone is anonymous in the default namespace and everything is allowed: the embedded default. */
     public static AccessControl open() {
-        return new AccessControl(OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, null);
+        return new AccessControl(OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, OpenPolicy.INSTANCE, null, null);
     }
 
     /** Auth on, with {@code policy} deciding. */
-    public static AccessControl secured(final SecurePolicy policy, final UserDirectory users) {
-        return new AccessControl(policy, policy, policy, java.util.Objects.requireNonNull(users, "users"));
+    public static AccessControl secured(final SecurePolicy policy, final UserDirectory users,
+                                        final SecurityEvents events) {
+        return new AccessControl(policy, policy, policy, java.util.Objects.requireNonNull(users, "users"), events);
     }
 
     /**
@@ -59,6 +64,42 @@ public final class AccessControl {
     public Decision authorize(final Principal principal, final ResourceKind kind, final String name,
                               final Action action) {
         return authorizer.authorize(principal, kind, name, action);
+    }
+
+    /**
+     * Takes a publish of {@code messages} totalling {@code bytes} from the principal's namespace quota, or refuses it
+     * (each front-end answers with its own signal: MQTT 5 0x97, amqp:resource-limit-exceeded, HTTP 429, ...).
+     */
+    public QuotaEnforcer.Admission admitPublish(final Principal principal, final int messages, final long bytes) {
+        if (quotas == null) {
+            return QuotaEnforcer.Admission.ADMITTED;
+        }
+        final QuotaEnforcer.Admission a = quotas.admitPublish(principal.namespace(), messages, bytes);
+        if (!a.admitted()) {
+            events.quotaExceeded("publish");
+        }
+        return a;
+    }
+
+    /**
+     * Counts a connection against the principal's namespace quota; false when the namespace has its maximum open.
+     * Every true must be matched by one {@link #connectionClosed}.
+     */
+    public boolean connectionOpened(final Principal principal) {
+        if (quotas == null) {
+            return true;
+        }
+        final boolean ok = quotas.connectionOpened(principal.namespace());
+        if (!ok) {
+            events.quotaExceeded("connection");
+        }
+        return ok;
+    }
+
+    public void connectionClosed(final Principal principal) {
+        if (quotas != null) {
+            quotas.connectionClosed(principal.namespace());
+        }
     }
 
     /** Shorthand for {@code authorize(...).allowed()}. */

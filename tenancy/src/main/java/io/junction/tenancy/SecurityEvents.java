@@ -21,4 +21,8 @@ public interface SecurityEvents {
 
     /** An authorization was denied. */
     void denied(ResourceKind kind, Action action);
+
+    /** A publish ({@code "publish"}) or a connection ({@code "connection"}) was refused by a namespace's quota. */
+    default void quotaExceeded(final String what) {
+    }
 }

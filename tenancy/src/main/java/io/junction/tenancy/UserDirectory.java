@@ -41,8 +41,9 @@ public final class UserDirectory {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** One consistent view: users by name, and by token digest. */
-    private record Snapshot(Map<String, User> users, Map<String, User> byToken, Set<String> namespaces) {
-        static Snapshot of(final Collection<User> users) {
+    private record Snapshot(Map<String, User> users, Map<String, User> byToken, Set<String> namespaces,
+                            Map<String, Quota> quotas) {
+        static Snapshot of(final Collection<User> users, final Map<String, Quota> quotas) {
             final Map<String, User> byName = new LinkedHashMap<>();
             final Map<String, User> byToken = new HashMap<>();
             final Set<String> namespaces = new HashSet<>();
@@ -53,7 +54,7 @@ public final class UserDirectory {
                     namespaces.add(u.namespace());
                 }
             }
-            return new Snapshot(Map.copyOf(byName), Map.copyOf(byToken), Set.copyOf(namespaces));
+            return new Snapshot(Map.copyOf(byName), Map.copyOf(byToken), Set.copyOf(namespaces), Map.copyOf(quotas));
         }
     }
 
@@ -63,10 +64,11 @@ public final class UserDirectory {
     /** Decrypted signing secrets, by user name; rebuilt lazily after a change. */
     private volatile Map<String, String> secrets;
 
-    private UserDirectory(final Path file, final SecretCipher cipher, final Collection<User> users) {
+    private UserDirectory(final Path file, final SecretCipher cipher, final Collection<User> users,
+                          final Map<String, Quota> quotas) {
         this.file = file;
         this.cipher = cipher;
-        this.snapshot = Snapshot.of(users);
+        this.snapshot = Snapshot.of(users, quotas);
     }
 
     /**
@@ -76,18 +78,23 @@ public final class UserDirectory {
      */
     public static UserDirectory open(final Path file, final SecretCipher cipher) {
         final List<User> users = new ArrayList<>();
+        final Map<String, Quota> quotas = new HashMap<>();
         if (Files.exists(file)) {
             try {
                 final JsonNode root = JSON.readTree(file.toFile());
                 for (final JsonNode u : root.path("users")) {
                     users.add(readUser(u));
                 }
+                for (final JsonNode q : root.path("quotas")) {
+                    quotas.put(q.path("namespace").asText(), new Quota(q.path("messagesPerSecond").asLong(0),
+                            q.path("bytesPerSecond").asLong(0), q.path("maxConnections").asInt(0)));
+                }
             } catch (final IOException e) {
                 throw new IllegalArgumentException("cannot read the user directory " + file + ": " + e.getMessage(),
                         e);
             }
         }
-        final UserDirectory directory = new UserDirectory(file, cipher, users);
+        final UserDirectory directory = new UserDirectory(file, cipher, users, quotas);
         directory.secrets(); // fail at start, not at the first signed request, when the key is wrong
         return directory;
     }
@@ -103,6 +110,30 @@ public final class UserDirectory {
     /** Whether some user belongs to tenant {@code namespace} (the default namespace is no tenant). */
     public boolean isTenant(final String namespace) {
         return snapshot.namespaces().contains(namespace);
+    }
+
+    /** The quota of a namespace; null when it has none (unlimited). */
+    public Quota quota(final String namespace) {
+        return snapshot.quotas().get(namespace);
+    }
+
+    /** Every namespace's quota. */
+    public Map<String, Quota> quotas() {
+        return snapshot.quotas();
+    }
+
+    /** Sets (or, with {@link Quota#UNLIMITED}, removes) a namespace's quota. */
+    public synchronized void setQuota(final String namespace, final Quota quota) {
+        if (!Namespaces.valid(namespace)) {
+            throw new IllegalArgumentException("a namespace is 1 to 64 letters, digits, _ or -: " + namespace);
+        }
+        final Map<String, Quota> next = new HashMap<>(snapshot.quotas());
+        if (quota.unlimited()) {
+            next.remove(namespace);
+        } else {
+            next.put(namespace, quota);
+        }
+        commit(Snapshot.of(snapshot.users().values(), next));
     }
 
     /** The user a bearer token was issued to. */
@@ -188,7 +219,10 @@ public final class UserDirectory {
         } else {
             next.put(name, user);
         }
-        final Snapshot s = Snapshot.of(next.values());
+        commit(Snapshot.of(next.values(), snapshot.quotas()));
+    }
+
+    private void commit(final Snapshot s) {
         write(s);
         snapshot = s;
         secrets = null;
@@ -220,6 +254,11 @@ public final class UserDirectory {
                 rn.put("decision", r.decision().name());
             }
         }
+        final ArrayNode quotas = root.putArray("quotas");
+        s.quotas().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> quotas.addObject()
+                .put("namespace", e.getKey()).put("messagesPerSecond", e.getValue().messagesPerSecond())
+                .put("bytesPerSecond", e.getValue().bytesPerSecond())
+                .put("maxConnections", e.getValue().maxConnections()));
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
             final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");

@@ -47,7 +47,7 @@ class SecurePolicyTest {
                 AclRule.parse("Group:billing", List.of("SUB"), "allow")));
         users.putUser("bob", "globex", false, true, "bob-pw", null);
         users.setRules("bob", List.of(AclRule.parse("*", List.of("ALL"), "ALLOW")));
-        access = AccessControl.secured(newPolicy(), users);
+        access = AccessControl.secured(newPolicy(), users, SecurityEvents.NONE);
     }
 
     private SecurePolicy newPolicy() {

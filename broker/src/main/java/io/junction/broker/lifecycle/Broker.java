@@ -14,6 +14,7 @@ import io.junction.broker.metrics.BrokerMetrics;
 import io.junction.broker.metrics.StoreStatsGauges;
 import io.junction.broker.netty.NettyTransport;
 import io.junction.broker.security.SecuritySetup;
+import io.junction.broker.security.SecurityAdminHandler;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
@@ -109,6 +110,9 @@ public final class Broker {
             final SecuritySetup security = resources.push("security", SecuritySetup.create(config,
                     metrics.registry()));
             final AccessControl accessControl = security.accessControl();
+            final SecurityAdminHandler admin = new SecurityAdminHandler(accessControl, security.executor());
+            router.register(SecurityAdminHandler.PATH, admin);
+            router.register(SecurityAdminHandler.QUOTAS_PATH, admin);
             final List<Endpoint> endpoints = new ArrayList<>();
             final Map<String, CompletableFuture<List<Endpoint>>> starting = new LinkedHashMap<>();
             for (final ProtocolFrontEnd frontEnd : frontEnds) {

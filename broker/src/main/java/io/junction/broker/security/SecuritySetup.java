@@ -81,12 +81,13 @@ public final class SecuritySetup implements AutoCloseable {
         final ExecutorService work = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(10_000), new DefaultThreadFactory("junction-security", true),
                 new ThreadPoolExecutor.AbortPolicy());
+        final AuditCounters audit = new AuditCounters(registry);
         final SecurePolicy policy = new SecurePolicy(users,
                 new FailureThrottle(config.intValue(ConfigKeys.SECURITY_MAX_FAILURES),
                         config.intValue(ConfigKeys.SECURITY_FAILURE_WINDOW_MS), System::nanoTime),
-                new AuditCounters(registry), work, Clock.systemUTC(),
+                audit, work, Clock.systemUTC(),
                 Duration.ofSeconds(config.intValue(ConfigKeys.SECURITY_MAX_SKEW_SECONDS)));
-        return new SecuritySetup(AccessControl.secured(policy, users), users, work);
+        return new SecuritySetup(AccessControl.secured(policy, users, audit), users, work);
     }
 
     public AccessControl accessControl() {
@@ -110,7 +111,10 @@ public final class SecuritySetup implements AutoCloseable {
         }
     }
 
-    /** {@code junction_auth_failures_total{protocol,reason}} and {@code junction_acl_denials_total{kind,action}}. */
+    /**
+     * {@code junction_auth_failures_total{protocol,reason}}, {@code junction_acl_denials_total{kind,action}} and
+     * {@code junction_quota_refusals_total{refused}}.
+     */
     private static final class AuditCounters implements SecurityEvents {
         private final MeterRegistry registry;
         private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
@@ -123,6 +127,13 @@ public final class SecuritySetup implements AutoCloseable {
         public void authenticationFailed(final String protocol, final String reason) {
             counters.computeIfAbsent("f\n" + protocol + '\n' + reason, k -> Counter.builder("junction.auth.failures")
                     .description("Refused authentications").tag("protocol", protocol).tag("reason", reason)
+                    .register(registry)).increment();
+        }
+
+        @Override
+        public void quotaExceeded(final String what) {
+            counters.computeIfAbsent("q\n" + what, k -> Counter.builder("junction.quota.refusals")
+                    .description("Publishes and connections refused by a namespace quota").tag("refused", what)
                     .register(registry)).increment();
         }
 

@@ -1,0 +1,223 @@
+package io.junction.broker.security;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.spi.http.HttpAuthentication;
+import io.junction.spi.http.HttpExchange;
+import io.junction.spi.http.HttpHandler;
+import io.junction.tenancy.AccessControl;
+import io.junction.tenancy.AclRule;
+import io.junction.tenancy.Principal;
+import io.junction.tenancy.Quota;
+import io.junction.tenancy.User;
+import io.junction.tenancy.UserDirectory;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * The user, ACL and quota admin API under {@value #PATH} and {@value #QUOTAS_PATH}, for super users (HTTP Basic or
+ * Bearer):
+ * <pre>
+ * GET    /admin/users                   every user (never a secret: whether one is set)
+ * GET    /admin/users/{name}            one user
+ * PUT    /admin/users/{name}            {"namespace", "password", "secret", "super", "enabled"} creates or updates
+ * DELETE /admin/users/{name}            removes the user, its tokens and policy
+ * PUT    /admin/users/{name}/acl        {"rules": [{"resource": "Topic:orders*", "actions": ["PUB"], "decision": "ALLOW"}]}
+ * POST   /admin/users/{name}/tokens     issues a bearer token, shown once
+ * GET    /admin/quotas                  every namespace's quota
+ * PUT    /admin/quotas/{namespace}      {"messagesPerSecond", "bytesPerSecond", "maxConnections"} (0: unlimited)
+ * </pre>
+ * Changes apply at once to connected clients. Directory writes (an fsync) run on the security executor, never on the
+ * event loop.
+ */
+public final class SecurityAdminHandler implements HttpHandler {
+
+    public static final String PATH = "/admin/users";
+    public static final String QUOTAS_PATH = "/admin/quotas";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final AccessControl access;
+    private final Executor work;
+
+    public SecurityAdminHandler(final AccessControl access, final Executor work) {
+        this.access = access;
+        this.work = work;
+    }
+
+    @Override
+    public void handle(final HttpExchange exchange) {
+        if (access.users().isEmpty()) {
+            problem(exchange, HttpResponseStatus.CONFLICT, "security is off (security.enabled=false): there are "
+                    + "no users to administer");
+            return;
+        }
+        HttpAuthentication.authenticate(access, "http", exchange, this::authenticated);
+    }
+
+    private void authenticated(final HttpExchange exchange, final Principal principal) {
+        if (!principal.superUser()) {
+            problem(exchange, HttpResponseStatus.FORBIDDEN, "only super users administer users");
+            return;
+        }
+        final UserDirectory users = access.users().orElseThrow();
+        if (exchange.path().startsWith(QUOTAS_PATH)) {
+            quotas(exchange, users);
+            return;
+        }
+        final String rest = exchange.path().length() > PATH.length() ? exchange.path().substring(PATH.length() + 1)
+                : "";
+        final String[] parts = rest.isEmpty() ? new String[0] : rest.split("/", -1);
+        final HttpMethod method = exchange.request().method();
+        try {
+            if (parts.length == 0 && HttpMethod.GET.equals(method)) {
+                final ArrayNode list = JSON.createArrayNode();
+                users.users().forEach(u -> list.add(describe(u)));
+                json(exchange, HttpResponseStatus.OK, list);
+            } else if (parts.length == 1 && HttpMethod.GET.equals(method)) {
+                final User u = users.user(parts[0]).orElse(null);
+                if (u == null) {
+                    problem(exchange, HttpResponseStatus.NOT_FOUND, "no user " + parts[0]);
+                } else {
+                    json(exchange, HttpResponseStatus.OK, describe(u));
+                }
+            } else if (parts.length == 1 && HttpMethod.PUT.equals(method)) {
+                final JsonNode body = body(exchange);
+                final String name = parts[0];
+                final boolean created = users.user(name).isEmpty();
+                final User old = users.user(name).orElse(null);
+                final String namespace = body.path("namespace").asText(
+                        old == null ? Principal.DEFAULT_NAMESPACE : old.namespace());
+                final boolean superUser = body.path("super").asBoolean(old != null && old.superUser());
+                final boolean enabled = body.path("enabled").asBoolean(old == null || old.enabled());
+                final String password = text(body, "password");
+                final String secret = text(body, "secret");
+                write(exchange, created ? HttpResponseStatus.CREATED : HttpResponseStatus.OK, () -> describe(
+                        users.putUser(name, namespace, superUser, enabled, password, secret)));
+            } else if (parts.length == 1 && HttpMethod.DELETE.equals(method)) {
+                final String name = parts[0];
+                write(exchange, HttpResponseStatus.OK, () -> {
+                    if (!users.deleteUser(name)) {
+                        throw new IllegalArgumentException("no user " + name);
+                    }
+                    return JSON.createObjectNode().put("deleted", name);
+                });
+            } else if (parts.length == 2 && "acl".equals(parts[1]) && HttpMethod.PUT.equals(method)) {
+                final List<AclRule> rules = new ArrayList<>();
+                for (final JsonNode r : body(exchange).path("rules")) {
+                    final List<String> actions = new ArrayList<>();
+                    r.path("actions").forEach(a -> actions.add(a.asText()));
+                    rules.add(AclRule.parse(r.path("resource").asText(), actions, r.path("decision").asText("ALLOW")));
+                }
+                write(exchange, HttpResponseStatus.OK, () -> describe(users.setRules(parts[0], rules)));
+            } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.POST.equals(method)) {
+                write(exchange, HttpResponseStatus.CREATED, () -> JSON.createObjectNode()
+                        .put("user", parts[0]).put("token", users.issueToken(parts[0])));
+            } else {
+                problem(exchange, HttpResponseStatus.NOT_FOUND, "no such admin resource " + exchange.path());
+            }
+        } catch (final IllegalArgumentException e) {
+            problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private void quotas(final HttpExchange exchange, final UserDirectory users) {
+        final String path = exchange.path();
+        final String namespace = path.length() > QUOTAS_PATH.length() ? path.substring(QUOTAS_PATH.length() + 1) : "";
+        final HttpMethod method = exchange.request().method();
+        try {
+            if (namespace.isEmpty() && HttpMethod.GET.equals(method)) {
+                final ObjectNode all = JSON.createObjectNode();
+                users.quotas().forEach((ns, q) -> all.set(ns, describe(q)));
+                json(exchange, HttpResponseStatus.OK, all);
+            } else if (!namespace.isEmpty() && namespace.indexOf('/') < 0 && HttpMethod.PUT.equals(method)) {
+                final JsonNode body = body(exchange);
+                final Quota quota = new Quota(body.path("messagesPerSecond").asLong(0),
+                        body.path("bytesPerSecond").asLong(0), body.path("maxConnections").asInt(0));
+                write(exchange, HttpResponseStatus.OK, () -> {
+                    users.setQuota(namespace, quota);
+                    return describe(quota).put("namespace", namespace);
+                });
+            } else {
+                problem(exchange, HttpResponseStatus.NOT_FOUND, "use GET " + QUOTAS_PATH + " or PUT " + QUOTAS_PATH
+                        + "/{namespace}");
+            }
+        } catch (final IllegalArgumentException e) {
+            problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private static ObjectNode describe(final Quota q) {
+        return JSON.createObjectNode().put("messagesPerSecond", q.messagesPerSecond())
+                .put("bytesPerSecond", q.bytesPerSecond()).put("maxConnections", q.maxConnections());
+    }
+
+    /** Runs a directory change off the event loop and answers with its result (400 for a refused change). */
+    private void write(final HttpExchange exchange, final HttpResponseStatus status, final Supplier<JsonNode> change) {
+        try {
+            work.execute(() -> {
+                try {
+                    json(exchange, status, change.get());
+                } catch (final IllegalArgumentException e) {
+                    problem(exchange, e.getMessage().startsWith("no user") ? HttpResponseStatus.NOT_FOUND
+                            : HttpResponseStatus.BAD_REQUEST, e.getMessage());
+                } catch (final RuntimeException e) {
+                    problem(exchange, HttpResponseStatus.INTERNAL_SERVER_ERROR, "not stored: " + e.getMessage());
+                }
+            });
+        } catch (final RejectedExecutionException e) {
+            problem(exchange, HttpResponseStatus.SERVICE_UNAVAILABLE, "busy");
+        }
+    }
+
+    private static ObjectNode describe(final User u) {
+        final ObjectNode n = JSON.createObjectNode();
+        n.put("name", u.name()).put("namespace", u.namespace()).put("super", u.superUser())
+                .put("enabled", u.enabled()).put("password", u.passwordHash() != null)
+                .put("secret", u.sealedSecret() != null).put("tokens", u.tokenDigests().size());
+        final ArrayNode acl = n.putArray("acl");
+        for (final AclRule r : u.rules()) {
+            final ObjectNode rn = acl.addObject().put("resource", r.resource()).put("decision", r.decision().name());
+            final ArrayNode actions = rn.putArray("actions");
+            r.actions().stream().sorted().forEach(a -> actions.add(a.name()));
+        }
+        return n;
+    }
+
+    private static String text(final JsonNode body, final String field) {
+        final JsonNode v = body.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static JsonNode body(final HttpExchange exchange) {
+        try (InputStream in = new ByteBufInputStream(exchange.request().content().duplicate())) {
+            final JsonNode node = JSON.readTree(in);
+            if (node == null || !node.isObject()) {
+                throw new IllegalArgumentException("the body is a JSON object");
+            }
+            return node;
+        } catch (final IOException e) {
+            throw new IllegalArgumentException("malformed JSON: " + e.getMessage());
+        }
+    }
+
+    private static void json(final HttpExchange exchange, final HttpResponseStatus status, final JsonNode body) {
+        exchange.respond(status, "application/json", body.toString());
+    }
+
+    private static void problem(final HttpExchange exchange, final HttpResponseStatus status, final String detail) {
+        final ObjectNode p = JSON.createObjectNode().put("type", "about:blank").put("title", status.reasonPhrase())
+                .put("status", status.code()).put("detail", detail);
+        exchange.respond(status, "application/problem+json", p.toString());
+    }
+}
