@@ -80,7 +80,7 @@ class CallAuthenticatorTest {
             verifications.incrementAndGet();
             return policy.verify(request);
         };
-        final AccessControl access = new AccessControl(policy, counting, policy, users);
+        final AccessControl access = new AccessControl(policy, counting, policy, users, SecurityEvents.NONE);
         executor = Executors.newFixedThreadPool(2);
         server = NettyServerBuilder.forPort(0).executor(executor)
                 .addTransportFilter(new ConnectionAuth.Installer())
