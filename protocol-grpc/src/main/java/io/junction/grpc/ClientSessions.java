@@ -42,18 +42,19 @@ final class ClientSessions {
         /** The consumer group of a consumer, else null. */
         String group() {
             return settings.hasSubscription() && settings.getSubscription().hasGroup()
-                    ? settings.getSubscription().getGroup().getName() : null;
+                    ? ResourceNames.core(settings.getSubscription().getGroup()) : null;
         }
 
-        List<String> publishingTopics() {
-            if (!settings.hasPublishing()) {
-                return List.of();
+        /** The topic this producer declared under {@code coreName}, as it named it; null when it declared none. */
+        Resource publishedTopic(final String coreName) {
+            if (settings.hasPublishing()) {
+                for (Resource r : settings.getPublishing().getTopicsList()) {
+                    if (ResourceNames.core(r).equals(coreName)) {
+                        return r;
+                    }
+                }
             }
-            final List<String> topics = new ArrayList<>();
-            for (Resource r : settings.getPublishing().getTopicsList()) {
-                topics.add(r.getName());
-            }
-            return topics;
+            return null;
         }
 
         List<SubscriptionEntry> subscriptions() {
@@ -124,11 +125,11 @@ final class ClientSessions {
         return sessions.remove(clientId);
     }
 
-    /** Producers with a live Telemetry stream that declared {@code topic}. */
+    /** Producers with a live Telemetry stream that declared {@code topic} (a core name). */
     List<Session> producersOf(final String topic) {
         final List<Session> found = new ArrayList<>();
         for (Session s : sessions.values()) {
-            if (s.type() == ClientType.PRODUCER && s.connected() && s.publishingTopics().contains(topic)) {
+            if (s.type() == ClientType.PRODUCER && s.connected() && s.publishedTopic(topic) != null) {
                 found.add(s);
             }
         }

@@ -57,8 +57,9 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                 return t;
             });
             final ClientSessions sessions = new ClientSessions();
+            final boolean secured = ctx.accessControl().enabled();
             final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
-                    ctx.advertisedHost(), port, executor);
+                    ctx.advertisedHost(), port, executor, secured);
             renewals = service.renewals();
             renewals.start();
             recovery = new TransactionRecovery(sessions);
@@ -72,6 +73,9 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                 // Off the start-up path, but ready before most clients come: set TLS up a moment after start.
                 CompletableFuture.delayedExecutor(TLS_WARM_UP_DELAY_MS, TimeUnit.MILLISECONDS).execute(contexts::get);
             }
+            if (secured) {
+                builder.addTransportFilter(new ConnectionAuth.Installer());
+            }
             server = builder
                     .executor(executor)
                     .maxInboundMessageSize(MAX_INBOUND_MESSAGE_SIZE)
@@ -79,7 +83,11 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                     .permitKeepAliveWithoutCalls(true)
                     .maxConnectionIdle(120, TimeUnit.SECONDS)
                     .addTransportFilter(new ConnectionTracker(ctx.connections()))
-                    .addService(ServerInterceptors.intercept(service, new ClientMetadata()))
+                    // the last interceptor runs first: the client id is known before the call is authenticated
+                    .addService(secured
+                            ? ServerInterceptors.intercept(service, new CallAuthenticator(ctx.accessControl()),
+                                    new ClientMetadata())
+                            : ServerInterceptors.intercept(service, new ClientMetadata()))
                     .build()
                     .start();
             return CompletableFuture.completedFuture(List.of(Endpoint.tcp(GrpcSettings.NAME, ctx.advertisedHost(),

@@ -88,19 +88,27 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final Endpoints advertised;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
     private final Executor responses;
+    /**
+     * Security on: an EndTransaction must name the half message's own topic (gRPC's producer group), the topic its
+     * caller was authorized to publish to, so a message id from another tenant ends nothing.
+     */
+    private final boolean endsNameTheirTopic;
 
     GrpcMessagingService(final Messaging messaging, final GrpcSettings settings, final ClientSessions sessions,
                          final String advertisedHost, final int port) {
-        this(messaging, settings, sessions, advertisedHost, port, Runnable::run);
+        this(messaging, settings, sessions, advertisedHost, port, Runnable::run, false);
     }
 
     /**
      * @param responses runs the completion of every call: building the response and serializing it (gRPC does that
      *                  on the writing thread) would otherwise run on whichever store thread completed the work
+     * @param endsNameTheirTopic whether EndTransaction must name the half message's topic (security on)
      */
     GrpcMessagingService(final Messaging messaging, final GrpcSettings settings, final ClientSessions sessions,
-                         final String advertisedHost, final int port, final Executor responses) {
+                         final String advertisedHost, final int port, final Executor responses,
+                         final boolean endsNameTheirTopic) {
         this.responses = responses;
+        this.endsNameTheirTopic = endsNameTheirTopic;
         this.messaging = messaging;
         this.settings = settings;
         this.sessions = sessions;
@@ -126,15 +134,14 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
     @Override
     public void queryRoute(final QueryRouteRequest request, final StreamObserver<QueryRouteResponse> out) {
-        final String topic = request.getTopic().getName();
-        if (topic.isEmpty()) {
+        if (request.getTopic().getName().isEmpty()) {
             unary(out, QueryRouteResponse.newBuilder().setStatus(Statuses.of(Code.ILLEGAL_TOPIC, "topic is missing"))
                     .build());
             return;
         }
         final Endpoints endpoints = request.hasEndpoints() && request.getEndpoints().getAddressesCount() > 0
                 ? request.getEndpoints() : advertised;
-        reply(out, topic(topic), route -> {
+        reply(out, topic(ResourceNames.core(request.getTopic())), route -> {
             final QueryRouteResponse.Builder b = QueryRouteResponse.newBuilder().setStatus(Statuses.OK);
             final Permission perm = permission(route);
             final List<apache.rocketmq.v2.MessageType> accepted = settings.validateMessageType()
@@ -179,13 +186,12 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     @Override
     public void queryAssignment(final QueryAssignmentRequest request,
                                 final StreamObserver<QueryAssignmentResponse> out) {
-        final String topic = request.getTopic().getName();
         final Endpoints endpoints = request.hasEndpoints() && request.getEndpoints().getAddressesCount() > 0
                 ? request.getEndpoints() : advertised;
-        reply(out, topic(topic), route -> {
+        reply(out, topic(ResourceNames.core(request.getTopic())), route -> {
             if (!route.readable()) {
-                return QueryAssignmentResponse.newBuilder()
-                        .setStatus(Statuses.of(Code.FORBIDDEN, "no readable queue in topic " + topic)).build();
+                return QueryAssignmentResponse.newBuilder().setStatus(Statuses.of(Code.FORBIDDEN,
+                        "no readable queue in topic " + request.getTopic().getName())).build();
             }
             // The core balances POP across every queue of the topic: one assignment covers the whole node.
             return QueryAssignmentResponse.newBuilder().setStatus(Statuses.OK)
@@ -211,7 +217,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         final ClientType type = request.getClientType() != ClientType.CLIENT_TYPE_UNSPECIFIED
                 ? request.getClientType() : session.type();
         if (type == ClientType.PUSH_CONSUMER || type == ClientType.SIMPLE_CONSUMER) {
-            final String group = request.hasGroup() ? request.getGroup().getName() : session.group();
+            final String group = request.hasGroup() ? ResourceNames.core(request.getGroup()) : session.group();
             if (group == null || group.isEmpty()) {
                 unary(out, HeartbeatResponse.newBuilder()
                         .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
@@ -225,7 +231,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private void registerConsumer(final String group, final ClientSessions.Session session) {
         final Map<String, ConsumerClient.Subscription> subs = new LinkedHashMap<>();
         for (SubscriptionEntry e : session.subscriptions()) {
-            subs.put(e.getTopic().getName(), new ConsumerClient.Subscription(
+            subs.put(ResourceNames.core(e.getTopic()), new ConsumerClient.Subscription(
                     e.getExpression().getType() == FilterType.SQL ? "SQL92" : "TAG",
                     e.getExpression().getExpression().isEmpty() ? "*" : e.getExpression().getExpression()));
         }
@@ -241,7 +247,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                                         final StreamObserver<NotifyClientTerminationResponse> out) {
         final String clientId = ClientMetadata.clientId();
         final ClientSessions.Session session = sessions.remove(clientId);
-        String group = request.hasGroup() ? request.getGroup().getName() : null;
+        String group = request.hasGroup() ? ResourceNames.core(request.getGroup()) : null;
         if ((group == null || group.isEmpty()) && session != null) {
             group = session.group();
         }
@@ -327,11 +333,10 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                     .setValidateMessageType(settings.validateMessageType()));
             case PUSH_CONSUMER, SIMPLE_CONSUMER -> {
                 final Subscription sub = client.getSubscription();
-                final String group = sub.getGroup().getName();
-                if (group.isEmpty()) {
+                if (sub.getGroup().getName().isEmpty()) {
                     throw Statuses.refuse(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
                 }
-                final GroupConfig config = group(group, sub.getFifo());
+                final GroupConfig config = group(ResourceNames.core(sub.getGroup()), sub.getFifo());
                 final CustomizedBackoff.Builder backoff = CustomizedBackoff.newBuilder();
                 for (long s : CONSUMER_BACKOFF_SECONDS) {
                     backoff.addNext(MessageMapping.duration(s * 1000));
@@ -433,7 +438,11 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         final String txId = request.getTransactionId().isEmpty() ? null : request.getTransactionId();
         CompletableFuture<Void> ended;
         try {
-            ended = messaging.endTransaction(TransactionEnd.byId(request.getMessageId(), txId, resolution));
+            // the core checks a given producer group against the half message's PGROUP, which gRPC sets to the topic
+            ended = messaging.endTransaction(endsNameTheirTopic
+                    ? new TransactionEnd(ResourceNames.core(request.getTopic()), -1, request.getMessageId(), txId,
+                            resolution, false)
+                    : TransactionEnd.byId(request.getMessageId(), txId, resolution));
         } catch (RuntimeException e) {
             ended = CompletableFuture.failedFuture(e);
         }

@@ -66,7 +66,7 @@ final class MessageMapping {
     static Message toCore(final apache.rocketmq.v2.Message m, final InetSocketAddress peer,
                           final int recoverySeconds) {
         final SystemProperties sp = m.getSystemProperties();
-        final String topic = m.getTopic().getName();
+        final String topic = ResourceNames.core(m.getTopic());
         final Message.Builder b = Message.builder(topic).body(m.getBody().toByteArray());
         final Map<String, String> props = new LinkedHashMap<>(m.getUserPropertiesMap());
         b.properties(props);
@@ -151,6 +151,15 @@ final class MessageMapping {
      */
     static apache.rocketmq.v2.Message toProto(final StoredMessage s, final String topic, final String receiptHandle,
                                              final int attempt, final long invisibleMillis) {
+        return toProto(s, Resource.newBuilder().setName(topic).build(), receiptHandle, attempt, invisibleMillis);
+    }
+
+    /**
+     * The gRPC message for a delivered (or checked-back) stored message, its topic shown as {@code topic} (a client
+     * with a namespace expects its namespace apart and the name unwrapped, see {@link ResourceNames#shown}).
+     */
+    static apache.rocketmq.v2.Message toProto(final StoredMessage s, final Resource topic, final String receiptHandle,
+                                             final int attempt, final long invisibleMillis) {
         final Map<String, String> props = s.properties();
         final byte[] body = s.bodyBytes();
         final SystemProperties.Builder sp = SystemProperties.newBuilder();
@@ -202,10 +211,12 @@ final class MessageMapping {
         final String dlqTopic = props.get(DLQ_ORIGIN_TOPIC);
         final String dlqId = props.get(DLQ_ORIGIN_ID);
         if (dlqTopic != null && dlqId != null) {
-            sp.setDeadLetterQueue(DeadLetterQueue.newBuilder().setTopic(dlqTopic).setMessageId(dlqId));
+            sp.setDeadLetterQueue(DeadLetterQueue.newBuilder()
+                    .setTopic(ResourceNames.shown(topic.getResourceNamespace(), dlqTopic).getName())
+                    .setMessageId(dlqId));
         }
         final apache.rocketmq.v2.Message.Builder m = apache.rocketmq.v2.Message.newBuilder()
-                .setTopic(Resource.newBuilder().setName(topic))
+                .setTopic(topic)
                 .setSystemProperties(sp)
                 .setBody(ByteString.copyFrom(body));
         for (Map.Entry<String, String> e : props.entrySet()) {

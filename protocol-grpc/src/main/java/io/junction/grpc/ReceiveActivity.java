@@ -13,6 +13,7 @@ import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueRequest;
 import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueResponse;
 import apache.rocketmq.v2.ReceiveMessageRequest;
 import apache.rocketmq.v2.ReceiveMessageResponse;
+import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.Status;
 import io.grpc.Deadline;
 import io.grpc.stub.StreamObserver;
@@ -64,9 +65,10 @@ final class ReceiveActivity {
         final PopRequest pop;
         final long invisible;
         try {
-            final String group = requireGroup(request.getGroup().getName());
-            final String topic = request.getMessageQueue().getTopic().getName();
-            if (topic.isEmpty()) {
+            final String group = requireGroup(request.getGroup());
+            final Resource topicResource = request.getMessageQueue().getTopic();
+            final String topic = ResourceNames.core(topicResource);
+            if (topicResource.getName().isEmpty()) {
                 throw Statuses.refuse(Code.ILLEGAL_TOPIC, "topic is missing");
             }
             final int batch = request.getBatchSize();
@@ -100,6 +102,7 @@ final class ReceiveActivity {
             return;
         }
         final boolean renew = request.getAutoRenew() && !clientId.isEmpty();
+        final String namespace = request.getMessageQueue().getTopic().getResourceNamespace();
         CompletableFuture<io.junction.core.PopResult> popped;
         try {
             popped = messaging.pop(pop);
@@ -127,7 +130,7 @@ final class ReceiveActivity {
                     out.onNext(ReceiveMessageResponse.newBuilder().setStatus(Statuses.OK).build());
                     for (PoppedMessage p : result.messages()) {
                         out.onNext(ReceiveMessageResponse.newBuilder().setMessage(MessageMapping.toProto(
-                                p.message(), p.topic(), p.receiptHandle(), p.reconsumeTimes() + 1, invisible))
+                                p.message(), ResourceNames.shown(namespace, p.topic()), p.receiptHandle(), p.reconsumeTimes() + 1, invisible))
                                 .build());
                     }
                     out.onNext(ReceiveMessageResponse.newBuilder()
@@ -164,16 +167,16 @@ final class ReceiveActivity {
         }
     }
 
-    private static String requireGroup(final String group) {
-        if (group.isEmpty()) {
+    private static String requireGroup(final Resource group) {
+        if (group.getName().isEmpty()) {
             throw Statuses.refuse(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
         }
-        return group;
+        return ResourceNames.core(group);
     }
 
     CompletableFuture<AckMessageResponse> ack(final AckMessageRequest request) {
-        final String group = request.getGroup().getName();
-        if (group.isEmpty()) {
+        final String group = ResourceNames.core(request.getGroup());
+        if (request.getGroup().getName().isEmpty()) {
             return CompletableFuture.completedFuture(AckMessageResponse.newBuilder()
                     .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
         }
@@ -209,7 +212,7 @@ final class ReceiveActivity {
 
     CompletableFuture<ChangeInvisibleDurationResponse> changeInvisibleDuration(
             final ChangeInvisibleDurationRequest request) {
-        final String group = request.getGroup().getName();
+        final String group = ResourceNames.core(request.getGroup());
         final long millis = MessageMapping.millis(request.getInvisibleDuration());
         Status refusal = null;
         if (group.isEmpty()) {
@@ -234,8 +237,8 @@ final class ReceiveActivity {
 
     CompletableFuture<ForwardMessageToDeadLetterQueueResponse> deadLetter(
             final ForwardMessageToDeadLetterQueueRequest request) {
-        final String group = request.getGroup().getName();
-        if (group.isEmpty()) {
+        final String group = ResourceNames.core(request.getGroup());
+        if (request.getGroup().getName().isEmpty()) {
             return CompletableFuture.completedFuture(ForwardMessageToDeadLetterQueueResponse.newBuilder()
                     .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
         }

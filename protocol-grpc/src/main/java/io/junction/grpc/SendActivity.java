@@ -112,8 +112,8 @@ final class SendActivity {
      * (delivered, or never delayed).
      */
     CompletableFuture<RecallMessageResponse> recall(final RecallMessageRequest request) {
-        final String topic = request.getTopic().getName();
-        if (topic.isEmpty()) {
+        final String topic = ResourceNames.core(request.getTopic());
+        if (request.getTopic().getName().isEmpty()) {
             return CompletableFuture.completedFuture(RecallMessageResponse.newBuilder()
                     .setStatus(Statuses.of(Code.ILLEGAL_TOPIC, "topic is missing")).build());
         }
@@ -136,8 +136,8 @@ final class SendActivity {
 
     /** Why a message is refused before it reaches the core, or null. */
     Status check(final apache.rocketmq.v2.Message m) {
-        final String topic = m.getTopic().getName();
-        if (topic.isEmpty()) {
+        final String topic = ResourceNames.core(m.getTopic());
+        if (m.getTopic().getName().isEmpty()) {
             return Statuses.of(Code.ILLEGAL_TOPIC, "topic is missing");
         }
         final SystemProperties sp = m.getSystemProperties();
@@ -189,7 +189,8 @@ final class SendActivity {
         if (settings.validateMessageType()) {
             final Optional<TopicConfig> config = messaging.route(topic);
             if (config.isPresent() && !accepts(config.get().type(), type)) {
-                return Statuses.of(Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, "topic " + topic + " takes "
+                return Statuses.of(Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, "topic " + m.getTopic().getName()
+                        + " takes "
                         + config.get().type() + " messages, not " + typeName(type)
                         + " (grpc.validate-message-type=false relaxes this)");
             }

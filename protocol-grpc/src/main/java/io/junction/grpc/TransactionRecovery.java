@@ -1,6 +1,7 @@
 package io.junction.grpc;
 
 import apache.rocketmq.v2.RecoverOrphanedTransactionCommand;
+import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
@@ -43,15 +44,19 @@ final class TransactionRecovery implements TransactionChecker {
         if (txId == null || txId.isEmpty()) {
             txId = half.uniqueId();
         }
-        final TelemetryCommand command = TelemetryCommand.newBuilder()
-                .setStatus(Statuses.OK)
-                .setRecoverOrphanedTransactionCommand(RecoverOrphanedTransactionCommand.newBuilder()
-                        .setMessage(MessageMapping.toProto(half, topic, null, 1, 0))
-                        .setTransactionId(txId))
-                .build();
         final int start = ThreadLocalRandom.current().nextInt(candidates.size());
         for (int i = 0; i < candidates.size(); i++) {
-            if (candidates.get((start + i) % candidates.size()).write(command)) {
+            final ClientSessions.Session candidate = candidates.get((start + i) % candidates.size());
+            // the producer sees the topic as it declared it (namespace apart, name unwrapped)
+            final Resource declared = candidate.publishedTopic(topic);
+            final TelemetryCommand command = TelemetryCommand.newBuilder()
+                    .setStatus(Statuses.OK)
+                    .setRecoverOrphanedTransactionCommand(RecoverOrphanedTransactionCommand.newBuilder()
+                            .setMessage(MessageMapping.toProto(half, ResourceNames.shown(declared == null ? ""
+                                    : declared.getResourceNamespace(), topic), null, 1, 0))
+                            .setTransactionId(txId))
+                    .build();
+            if (candidate.write(command)) {
                 return;
             }
         }

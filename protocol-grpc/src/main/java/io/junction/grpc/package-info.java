@@ -7,5 +7,10 @@
  * {@link io.junction.grpc.ReceiveActivity} map sends and POP consumption onto the core; {@link
  * io.junction.grpc.MessageMapping} is the one place gRPC messages become canonical messages and back;
  * {@link io.junction.grpc.Statuses} turns core errors into the proto's status codes.
+ *
+ * <p>Tenancy: {@link io.junction.grpc.ResourceNames} maps a {@code Resource{resource_namespace, name}} to its core name
+ * {@code ns%name} and back. With security on, {@link io.junction.grpc.CallAuthenticator} checks every call's signed
+ * {@code authorization} header and {@link io.junction.grpc.AuthorizingListener} holds each request to the table in
+ * {@link io.junction.grpc.RpcPermissions}; with security off neither is installed.
  */
 package io.junction.grpc;

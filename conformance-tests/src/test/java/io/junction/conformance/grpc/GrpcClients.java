@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientConfigurationBuilder;
 import org.apache.rocketmq.client.apis.ClientException;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider;
 import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.FilterExpressionType;
 import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
@@ -54,13 +56,39 @@ final class GrpcClients implements AutoCloseable {
                 .build();
     }
 
+    /** A client of {@code namespace} ("" for none) signing with {@code accessKey}/{@code secret} (null: unsigned). */
+    ClientConfiguration configuration(final String namespace, final String accessKey, final String secret) {
+        final ClientConfigurationBuilder b = ClientConfiguration.newBuilder()
+                .setEndpoints("127.0.0.1:" + broker.setting("grpc.port"))
+                .enableSsl(ssl)
+                .setRequestTimeout(Duration.ofSeconds(5))
+                .setNamespace(namespace);
+        if (accessKey != null) {
+            b.setCredentialProvider(new StaticSessionCredentialsProvider(accessKey, secret));
+        }
+        return b.build();
+    }
+
     <T extends AutoCloseable> T track(final T closeable) {
         open.add(closeable);
         return closeable;
     }
 
     Producer producer(final String... topics) throws ClientException {
-        return track(PROVIDER.newProducerBuilder().setClientConfiguration(configuration()).setTopics(topics).build());
+        return producer(configuration(), topics);
+    }
+
+    Producer producer(final ClientConfiguration configuration, final String... topics) throws ClientException {
+        return track(PROVIDER.newProducerBuilder().setClientConfiguration(configuration).setTopics(topics).build());
+    }
+
+    SimpleConsumer simpleConsumer(final ClientConfiguration configuration, final String group, final String topic)
+            throws ClientException {
+        return track(PROVIDER.newSimpleConsumerBuilder().setClientConfiguration(configuration)
+                .setConsumerGroup(group)
+                .setAwaitDuration(Duration.ofSeconds(2))
+                .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+                .build());
     }
 
     SimpleConsumer simpleConsumer(final String group, final String topic, final FilterExpression filter)

@@ -1,0 +1,68 @@
+package io.junction.grpc;
+
+import io.grpc.Attributes;
+import io.grpc.ServerTransportFilter;
+import io.junction.tenancy.Action;
+import io.junction.tenancy.Principal;
+import java.security.MessageDigest;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What one connection (HTTP/2 transport) remembers between its calls when security is on. It never stands in for a
+ * call's own credentials: every call still carries and is checked against its {@code authorization} header.
+ *
+ * <ul>
+ *   <li>The last signature verified on it: the 5.x client signs only its second-granular date, so every call of
+ *   that second carries the same header, and recomputing the HMAC (and the user's secret) for each is waste. A
+ *   remembered verification is trusted for {@link #REUSE_NANOS} at most, after which the header is verified (and its
+ *   age checked) afresh.</li>
+ *   <li>The action that last granted a route query: a route is allowed to whoever may publish, subscribe or get the
+ *   topic, and asking the policy in the order that worked last time keeps producers' and consumers' periodic route
+ *   refreshes from each counting a denial of the action they do not need.</li>
+ * </ul>
+ */
+final class ConnectionAuth {
+    /** How long a verified header is reused; short, so an expired header or a changed secret is noticed soon. */
+    static final long REUSE_NANOS = 5_000_000_000L;
+
+    static final Attributes.Key<ConnectionAuth> KEY = Attributes.Key.create("junction.grpc.connection-auth");
+
+    /** A header this connection presented and the policy accepted. */
+    private record Verified(String accessKey, String dateTime, byte[] signature, Principal principal, long atNanos) {
+    }
+
+    private volatile Verified last;
+    private volatile Action routeAction = Action.PUB;
+
+    /** The principal of a header identical to the last one verified here within {@link #REUSE_NANOS}, else null. */
+    Principal reuse(final String accessKey, final String dateTime, final String signature, final long nowNanos) {
+        final Verified v = last;
+        if (v == null || nowNanos - v.atNanos() > REUSE_NANOS || !v.accessKey().equals(accessKey)
+                || !v.dateTime().equals(dateTime)
+                || !MessageDigest.isEqual(v.signature(), signature.getBytes(StandardCharsets.US_ASCII))) {
+            return null;
+        }
+        return v.principal();
+    }
+
+    void verified(final String accessKey, final String dateTime, final String signature, final Principal principal,
+                  final long nowNanos) {
+        last = new Verified(accessKey, dateTime, signature.getBytes(StandardCharsets.US_ASCII), principal, nowNanos);
+    }
+
+    Action routeAction() {
+        return routeAction;
+    }
+
+    void routeAction(final Action action) {
+        routeAction = action;
+    }
+
+    /** Gives each new connection its state. */
+    static final class Installer extends ServerTransportFilter {
+        @Override
+        public Attributes transportReady(final Attributes attributes) {
+            return attributes.toBuilder().set(KEY, new ConnectionAuth()).build();
+        }
+    }
+}
