@@ -68,7 +68,7 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
 
     @Override
     public CompletableFuture<AuthResult> authenticate(final Credentials credentials) {
-        if (throttle.throttled(credentials.remote())) {
+        if (throttle.throttled(credentials.remote(), credentials.username())) {
             return CompletableFuture.completedFuture(refuse(credentials.protocol(), credentials.username(),
                     credentials.remote(), "throttled", false));
         }
@@ -109,7 +109,7 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
 
     @Override
     public AuthResult verify(final SignedRequest request) {
-        if (throttle.throttled(request.remote())) {
+        if (throttle.throttled(request.remote(), request.accessKey())) {
             return refuse(request.protocol(), request.accessKey(), request.remote(), "throttled", false);
         }
         final Optional<User> user = users.user(request.accessKey());
@@ -138,7 +138,7 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
     private AuthResult refuse(final String protocol, final String user, final java.net.SocketAddress remote,
                               final String reason, final boolean countTowardsThrottle) {
         if (countTowardsThrottle) {
-            throttle.failed(remote);
+            throttle.failed(remote, user);
         }
         events.authenticationFailed(protocol, reason);
         if (due(lastFailureLog)) {
@@ -208,13 +208,27 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
         }
     }
 
+    /**
+     * Keyed HMAC-SHA1 instances per thread and secret: Remoting clients sign every request, and a provider lookup plus
+     * keying per request costs more than the HMAC itself. Bounded: a thread keeps at most 64 keys.
+     */
+    private static final ThreadLocal<java.util.Map<String, Mac>> MACS = ThreadLocal.withInitial(java.util.HashMap::new);
+
     private static byte[] hmacSha1(final String secret, final byte[] content) {
-        try {
-            final Mac mac = Mac.getInstance("HmacSHA1");
-            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
-            return mac.doFinal(content);
-        } catch (final GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA1 is part of every Java runtime", e);
+        final java.util.Map<String, Mac> macs = MACS.get();
+        Mac mac = macs.get(secret);
+        if (mac == null) {
+            if (macs.size() >= 64) {
+                macs.clear();
+            }
+            try {
+                mac = Mac.getInstance("HmacSHA1");
+                mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+            } catch (final GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA1 is part of every Java runtime", e);
+            }
+            macs.put(secret, mac);
         }
+        return mac.doFinal(content); // doFinal resets the Mac for the next request
     }
 }

@@ -187,6 +187,7 @@ class SecurePolicyTest {
         final Principal other = access.authenticate(new Credentials("mqtt", "alice", "alice-pw",
                 new InetSocketAddress("10.0.0.8", 1))).join().principal().orElse(null);
         assertThat(other).as("another source is not throttled").isNotNull();
+        assertThat(login("bob", "bob-pw")).as("another user from the same host is not throttled").isNotNull();
         nanos.addAndGet(Duration.ofSeconds(61).toNanos());
         assertThat(login("alice", "alice-pw")).as("after the window").isNotNull();
     }

@@ -34,6 +34,8 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
     private final String clientId;
     private final Run run;
     private final int keepAliveSeconds;
+    private final String username;
+    private final String password;
     final CompletableFuture<Void> ready = new CompletableFuture<>();
     /** Subscribers only: a recorder starts at 128 KiB, too much for thousands of idle clients. */
     final LatencyRecorder latency;
@@ -44,7 +46,11 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
     private int nextPacketId;
     private int outstanding;
 
-    MqttClientHandler(final Role role, final String clientId, final Run run, final int keepAliveSeconds) {
+    /** @param username null connects without credentials (then {@code password} is ignored) */
+    MqttClientHandler(final Role role, final String clientId, final Run run, final int keepAliveSeconds,
+                      final String username, final String password) {
+        this.username = username;
+        this.password = password;
         this.role = role;
         this.clientId = clientId;
         this.run = run;
@@ -54,8 +60,13 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
 
     @Override
     public void channelActive(final ChannelHandlerContext ctx) {
-        ctx.writeAndFlush(MqttMessageBuilders.connect().clientId(clientId).cleanSession(true)
-                .protocolVersion(MqttVersion.MQTT_3_1_1).keepAlive(keepAliveSeconds).build());
+        final MqttMessageBuilders.ConnectBuilder connect = MqttMessageBuilders.connect().clientId(clientId)
+                .cleanSession(true).protocolVersion(MqttVersion.MQTT_3_1_1).keepAlive(keepAliveSeconds);
+        if (username != null) {
+            connect.hasUser(true).username(username).hasPassword(password != null)
+                    .password(password == null ? null : password.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        ctx.writeAndFlush(connect.build());
         if (keepAliveSeconds > 0) {
             // Ping at half the keep-alive, starting at a random point so thousands of idle clients spread out.
             final long periodMs = keepAliveSeconds * 500L;

@@ -47,6 +47,12 @@ public final class MqttLoad implements Callable<Integer> {
     int port;
     @Option(names = "--mode", defaultValue = "pubsub", description = "pubsub or idle (${DEFAULT-VALUE}).")
     String mode;
+    @Option(names = "--username", description = "User name every client connects with (none by default).")
+    private String username;
+
+    @Option(names = "--password", description = "Password every client connects with.")
+    private String password;
+
     @Option(names = "--label", defaultValue = "", description = "Printed first on the result line.")
     String label;
     @Option(names = "--publishers", defaultValue = "1", description = "Publishing clients (${DEFAULT-VALUE}).")
@@ -179,7 +185,7 @@ public final class MqttLoad implements Callable<Integer> {
     private Client connect(final EventLoopGroup group, final MqttClientHandler.Role role, final String id,
                            final MqttClientHandler.Run run, final InetSocketAddress local) {
         final MqttClientHandler handler = new MqttClientHandler(role, id, run,
-                role == MqttClientHandler.Role.IDLE ? keepAlive : 0);
+                role == MqttClientHandler.Role.IDLE ? keepAlive : 0, username, password);
         final Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 30_000)
