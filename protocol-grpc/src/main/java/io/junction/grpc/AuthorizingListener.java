@@ -1,12 +1,14 @@
 package io.junction.grpc;
 
 import apache.rocketmq.v2.Code;
+import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.ServerCall;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
+import io.junction.tenancy.QuotaEnforcer;
 import java.util.List;
 import java.util.Locale;
 
@@ -45,6 +47,19 @@ final class AuthorizingListener<Q, R> extends ForwardingServerCallListener.Simpl
             refused = true;
             call.refuse(RefusalResponses.of(call.getMethodDescriptor(), Code.FORBIDDEN, denial));
             return;
+        }
+        if (request instanceof SendMessageRequest send) {
+            long bytes = 0;
+            for (apache.rocketmq.v2.Message m : send.getMessagesList()) {
+                bytes += m.getBody().size();
+            }
+            final QuotaEnforcer.Admission admission = access.admitPublish(principal, send.getMessagesCount(), bytes);
+            if (!admission.admitted()) {
+                refused = true;
+                call.refuse(RefusalResponses.of(call.getMethodDescriptor(), Code.TOO_MANY_REQUESTS,
+                        "publish quota of the namespace exceeded; retry in " + admission.retryAfterMillis() + " ms"));
+                return;
+            }
         }
         super.onMessage(request instanceof TelemetryCommand command ? settingsAllowed(command) : request);
     }

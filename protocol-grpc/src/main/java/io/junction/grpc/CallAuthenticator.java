@@ -64,6 +64,12 @@ final class CallAuthenticator implements ServerInterceptor {
             };
         }
         final Principal principal = result.principal().orElseThrow();
+        if (connection != null && !connection.count(access, principal)) {
+            RefusableCall.refuse(call, false, RefusalResponses.of(call.getMethodDescriptor(), Code.TOO_MANY_REQUESTS,
+                    "the namespace has its maximum number of connections open"));
+            return new ServerCall.Listener<>() {
+            };
+        }
         // Client ids are chosen by clients: scoped by user, one tenant's client can never take over another's session
         // (its Telemetry stream, transaction check-backs, held messages) by sending the same id.
         final String clientId = ClientMetadata.clientId();

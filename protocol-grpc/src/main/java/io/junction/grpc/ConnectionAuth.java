@@ -1,6 +1,7 @@
 package io.junction.grpc;
 
 import io.grpc.Attributes;
+import io.junction.tenancy.AccessControl;
 import io.grpc.ServerTransportFilter;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
@@ -32,6 +33,8 @@ final class ConnectionAuth {
     }
 
     private volatile Verified last;
+    /** The principal this connection counts against in its namespace's connection quota; null until the first call. */
+    private Principal counted;
     private volatile Action routeAction = Action.PUB;
 
     /** The principal of a header identical to the last one verified here within {@link #REUSE_NANOS}, else null. */
@@ -58,11 +61,48 @@ final class ConnectionAuth {
         routeAction = action;
     }
 
-    /** Gives each new connection its state. */
+    /**
+     * Counts the connection against the namespace quota of its first authenticated caller; false when that namespace
+     * has its maximum open (the call is then refused with TOO_MANY_REQUESTS). Later callers on the same connection
+     * (a client shares one connection) are not counted again.
+     */
+    synchronized boolean count(final AccessControl access, final Principal principal) {
+        if (counted != null) {
+            return true;
+        }
+        if (!access.connectionOpened(principal)) {
+            return false;
+        }
+        counted = principal;
+        return true;
+    }
+
+    private synchronized void release(final AccessControl access) {
+        if (counted != null) {
+            access.connectionClosed(counted);
+            counted = null;
+        }
+    }
+
+    /** Gives each new connection its state, and releases its connection quota when it ends. */
     static final class Installer extends ServerTransportFilter {
+        private final AccessControl access;
+
+        Installer(final AccessControl access) {
+            this.access = access;
+        }
+
         @Override
         public Attributes transportReady(final Attributes attributes) {
             return attributes.toBuilder().set(KEY, new ConnectionAuth()).build();
+        }
+
+        @Override
+        public void transportTerminated(final Attributes attributes) {
+            final ConnectionAuth auth = attributes == null ? null : attributes.get(KEY);
+            if (auth != null) {
+                auth.release(access);
+            }
         }
     }
 }

@@ -74,7 +74,7 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                 CompletableFuture.delayedExecutor(TLS_WARM_UP_DELAY_MS, TimeUnit.MILLISECONDS).execute(contexts::get);
             }
             if (secured) {
-                builder.addTransportFilter(new ConnectionAuth.Installer());
+                builder.addTransportFilter(new ConnectionAuth.Installer(ctx.accessControl()));
             }
             server = builder
                     .executor(executor)

@@ -83,7 +83,7 @@ class CallAuthenticatorTest {
         final AccessControl access = new AccessControl(policy, counting, policy, users, SecurityEvents.NONE);
         executor = Executors.newFixedThreadPool(2);
         server = NettyServerBuilder.forPort(0).executor(executor)
-                .addTransportFilter(new ConnectionAuth.Installer())
+                .addTransportFilter(new ConnectionAuth.Installer(access))
                 .addService(ServerInterceptors.intercept(new Recording(), new CallAuthenticator(access),
                         new ClientMetadata()))
                 .build().start();

@@ -17,6 +17,7 @@ import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.security.AccessGuard;
+import io.junction.remoting.security.QuotaGate;
 import io.junction.remoting.security.RequestPermissions;
 import io.junction.remoting.security.UserAdminProcessor;
 import io.junction.spi.BrokerContext;
@@ -235,7 +236,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
                 identity.brokerName()) : null;
         return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")),
-                guard);
+                guard, guard == null ? null : new QuotaGate(access));
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.ResponseCode;
 import io.junction.remoting.security.AccessGuard;
 import io.junction.remoting.security.Admission;
+import io.junction.remoting.security.QuotaGate;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -35,14 +36,17 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     private final io.junction.core.Messaging messaging;
     /** Null when security is off: then no request is verified and the path below is the open one. */
     private final AccessGuard guard;
+    private final QuotaGate quotas;
 
     RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
-                    final io.junction.core.Messaging messaging, final int maxInFlight, final AccessGuard guard) {
+                    final io.junction.core.Messaging messaging, final int maxInFlight, final AccessGuard guard,
+                    final QuotaGate quotas) {
         this.processors = Map.copyOf(processors);
         this.maxInFlight = maxInFlight;
         this.channels = channels;
         this.messaging = messaging;
         this.guard = guard;
+        this.quotas = quotas;
     }
 
     /** The request codes dispatched to a processor. */
@@ -92,11 +96,15 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
             verdict = CompletableFuture.failedFuture(e);
         }
         verdict.whenComplete((admission, failure) -> {
+            final String refusal = failure == null && admission.allowed() && quotas != null
+                    ? quotas.refusal(channel, request, admission.principal()) : null;
             if (failure != null) {
                 LOG.debug("request {} could not be authorized", request, failure);
                 reply(channel, request, Responses.failure(request, failure));
             } else if (!admission.allowed()) {
                 reply(channel, request, Responses.error(request, admission.code(), admission.remark()));
+            } else if (refusal != null) {
+                reply(channel, request, Responses.error(request, ResponseCode.SYSTEM_BUSY, refusal));
             } else if (processor == null) {
                 reply(channel, request, Responses.error(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                         " request type " + request.code() + " not supported"));
