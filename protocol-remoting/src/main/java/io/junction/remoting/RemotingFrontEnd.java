@@ -24,6 +24,10 @@ import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
+import io.junction.spi.tls.ServerTls;
+import io.netty.handler.ssl.OptionalSslHandler;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
 import io.junction.tenancy.AccessControl;
@@ -88,10 +92,21 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         return "remoting";
     }
 
+    static final ConfigKey TLS = ConfigKey.choice("remoting.tls", "DISABLED",
+            "TLS on the Remoting port: DISABLED (plaintext only), PERMISSIVE (TLS and plaintext on the same port, "
+                    + "told apart by the first bytes, as RocketMQ brokers do) or REQUIRED (TLS only).",
+            "DISABLED", "PERMISSIVE", "REQUIRED");
+
     @Override
     public List<ConfigKey> configKeys() {
-        return List.of(MAX_FRAME_SIZE, BROKER_NAME, CLUSTER_NAME, MAX_SUSPEND_MS, IDLE_TIMEOUT_MS, WRITE_HIGH_WATER,
-                MAX_IN_FLIGHT);
+        final List<ConfigKey> keys = new java.util.ArrayList<>(List.of(MAX_FRAME_SIZE, BROKER_NAME, CLUSTER_NAME,
+                MAX_SUSPEND_MS, IDLE_TIMEOUT_MS, WRITE_HIGH_WATER, MAX_IN_FLIGHT, TLS));
+        // Certificate, key and client-certificate keys as every TLS listener has them; TLS shares the Remoting port
+        // (clients reach routes and the name server at one address), so there is no tls-enabled / tls-port.
+        ServerTls.keys(name(), 0).stream()
+                .filter(k -> !k.name().endsWith(".tls-enabled") && !k.name().endsWith(".tls-port"))
+                .forEach(keys::add);
+        return keys;
     }
 
     @Override
@@ -103,6 +118,13 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final int highWater = (int) config.size("write-buffer-high");
         messaging = context.messaging();
         final CompletableFuture<List<Endpoint>> started = new CompletableFuture<>();
+        final String tlsMode = config.string("tls");
+        final SslContext tls;
+        try {
+            tls = "DISABLED".equals(tlsMode) ? null : ServerTls.serverContext(context);
+        } catch (final IOException | IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new IllegalStateException("remoting TLS: " + e.getMessage(), e));
+        }
         final ChannelFuture bind = context.eventLoops().serverBootstrap()
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -117,6 +139,10 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                         }
                         open.add(ch);
                         initPipeline(ch.pipeline(), context.connections().handler(), idleMillis, maxFrame, handler);
+                        if (tls != null) {
+                            ch.pipeline().addFirst("tls", "REQUIRED".equals(tlsMode) ? tls.newHandler(ch.alloc())
+                                    : new OptionalSslHandler(tls));
+                        }
                     }
                 })
                 .bind(context.bindAddress(), port);
