@@ -84,10 +84,12 @@ final class CallAuthenticator implements ServerInterceptor {
     AuthResult authenticate(final Metadata headers, final SocketAddress remote, final ConnectionAuth connection) {
         final String authorization = headers.get(AUTHORIZATION);
         if (authorization == null) {
+            access.verify(unsigned(remote)); // audited like every refusal
             return AuthResult.failure("no-credentials");
         }
         final AuthorizationHeader header = AuthorizationHeader.parse(authorization);
         if (header == null) {
+            access.verify(unsigned(remote));
             return AuthResult.failure("malformed-authorization");
         }
         final String dateTime = headers.get(DATE_TIME);
@@ -110,6 +112,10 @@ final class CallAuthenticator implements ServerInterceptor {
                     now);
         }
         return result;
+    }
+
+    private static SignedRequest unsigned(final SocketAddress remote) {
+        return new SignedRequest(GrpcSettings.NAME, "", new byte[0], "", SignedRequest.Encoding.HEX, null, remote);
     }
 
     /** What the client is told: how its own headers are wrong, but never why the policy refused its credentials. */

@@ -81,7 +81,7 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
         }
         if (!credentials.hasUsername()) {
             return CompletableFuture.completedFuture(
-                    refuse(credentials.protocol(), "", credentials.remote(), "anonymous", true));
+                    refuse(credentials.protocol(), "", credentials.remote(), "anonymous", false));
         }
         final Optional<User> found = users.user(credentials.username());
         if (found.isEmpty() || !found.get().enabled() || found.get().passwordHash() == null) {
@@ -111,6 +111,11 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
     public AuthResult verify(final SignedRequest request) {
         if (throttle.throttled(request.remote(), request.accessKey())) {
             return refuse(request.protocol(), request.accessKey(), request.remote(), "throttled", false);
+        }
+        if (request.accessKey().isEmpty()) {
+            // No credentials at all: counted for the audit, not for the throttle (nothing is being guessed, and a
+            // misconfigured client retrying forever must not lock out its host's other clients).
+            return refuse(request.protocol(), "", request.remote(), "unsigned", false);
         }
         final Optional<User> user = users.user(request.accessKey());
         final Optional<String> secret = user.filter(User::enabled).flatMap(u -> users.signingSecret(u.name()));
