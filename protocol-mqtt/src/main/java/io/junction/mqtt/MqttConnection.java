@@ -419,24 +419,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
         final String coreTopic = session.namespace.core(CoreTopics.coreTopicOf(topic));
         if (!broker.accessControl().allows(principal, ResourceKind.TOPIC, coreTopic, Action.PUB)) {
-            if (version == 5 && qos > 0) {
-                writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
-                        : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
-                        new MqttPubReplyMessageVariableHeader(packetId, (byte) 0x87, MqttProperties.NO_PROPERTIES)));
-            } else if (version != 5) {
-                disconnect(0x87, "not authorized"); // 3.1.1 has no negative acknowledgement
-            }
+            refusePublish(qos, packetId, 0x87, "not authorized", true);
             return;
         }
         if (!broker.accessControl().admitPublish(principal, 1, payload.length).admitted()) {
-            if (version == 5 && qos > 0) {
-                writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
-                        : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
-                        new MqttPubReplyMessageVariableHeader(packetId, (byte) 0x97, MqttProperties.NO_PROPERTIES)));
-            } else if (version != 5 && qos > 0) {
-                disconnect(0x97, "quota exceeded"); // 3.1.1 has no negative acknowledgement
-            }
-            return; // QoS 0: dropped, as at most once allows
+            refusePublish(qos, packetId, 0x97, "quota exceeded", false); // QoS 0 dropped, as at most once allows
+            return;
         }
         if (qos > 0 && ++inboundInflight > settings.receiveMaximum() && version == 5) {
             disconnect(0x93, "receive maximum exceeded");
@@ -504,6 +492,23 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 });
             }
             default -> { }
+        }
+    }
+
+    /**
+     * A PUBLISH the policy refuses: MQTT 5 answers QoS 1 and 2 with {@code reason} in the PUBACK / PUBREC; 3.1.1 has
+     * no negative acknowledgement, so the connection closes (at QoS 0 too when {@code closeAtQos0}).
+     */
+    private void refusePublish(final int qos, final int packetId, final int reason, final String why,
+                               final boolean closeAtQos0) {
+        if (version == 5) {
+            if (qos > 0) {
+                writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
+                        : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
+                        new MqttPubReplyMessageVariableHeader(packetId, (byte) reason, MqttProperties.NO_PROPERTIES)));
+            }
+        } else if (qos > 0 || closeAtQos0) {
+            disconnect(reason, why);
         }
     }
 

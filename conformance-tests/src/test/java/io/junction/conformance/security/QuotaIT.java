@@ -84,6 +84,41 @@ class QuotaIT {
     }
 
     @Test
+    void connectionQuotaHoldsForJmsAndGrpcClientsToo() throws Exception {
+        quota("acme", "{\"maxConnections\": 1}");
+        try {
+            final JmsConnectionFactory factory = new JmsConnectionFactory(broker.amqpUri());
+            try (Connection first = factory.createConnection("alice", "alice-pw")) {
+                first.start();
+                assertThatThrownBy(() -> factory.createConnection("andy", "andy-pw").start())
+                        .as("a second acme connection").isInstanceOf(JMSException.class)
+                        .hasMessageContaining("maximum number of connections");
+            }
+            final org.apache.rocketmq.client.apis.ClientServiceProvider grpc =
+                    org.apache.rocketmq.client.apis.ClientServiceProvider.loadService();
+            final org.apache.rocketmq.client.apis.ClientConfiguration config =
+                    org.apache.rocketmq.client.apis.ClientConfiguration.newBuilder()
+                            .setEndpoints("127.0.0.1:" + broker.port("grpc.port")).enableSsl(false)
+                            .setNamespace("acme").setCredentialProvider(
+                                    new org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider("alice",
+                                            "alice-secret")).build();
+            // The JMS connection is closed: its slot is free again (released when the transport ends).
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+                    grpc.newProducerBuilder().setClientConfiguration(config).setTopics("slots").build().close());
+            try (org.apache.rocketmq.client.apis.producer.Producer one = grpc.newProducerBuilder()
+                    .setClientConfiguration(config).setTopics("slots").build()) {
+                assertThatThrownBy(() -> grpc.newProducerBuilder().setClientConfiguration(config)
+                        .setTopics("slots").build().close()).as("a second gRPC client of acme, its own connection")
+                        .isInstanceOfAny(org.apache.rocketmq.client.apis.ClientException.class,
+                                IllegalStateException.class);
+                one.send(grpc.newMessageBuilder().setTopic("slots").setBody(new byte[] {1}).build());
+            }
+        } finally {
+            quota("acme", "{}");
+        }
+    }
+
+    @Test
     void publishQuotaIsSharedByEveryProtocolOfTheNamespace() throws Exception {
         quota("acme", "{\"messagesPerSecond\": 5}");
         try {
