@@ -37,14 +37,9 @@ record MqttNamespace(String name, Predicate<String> isTenant) {
         return isDefault() ? core : core.substring(name.length() + 1);
     }
 
-    /** Whether a core topic (or retained key) belongs to this namespace. */
+    /** Whether a core topic (or retained key) belongs to this namespace: the policy's own rule. */
     boolean owns(final String core) {
-        if (!isDefault()) {
-            return core.length() > name.length() + 1 && core.startsWith(name)
-                    && core.charAt(name.length()) == Namespaces.SEPARATOR;
-        }
-        final int sep = core.indexOf(Namespaces.SEPARATOR);
-        return sep <= 0 || !isTenant.test(core.substring(0, sep));
+        return Namespaces.localName(name, core, isTenant) != null;
     }
 
     /** The namespace a stored session key belongs to (see the class comment). */

@@ -24,6 +24,28 @@ public final class Namespaces {
     private Namespaces() {
     }
 
+    /**
+     * Whether a topic or group is one the store or the RocketMQ SDKs keep for themselves: transaction half and op
+     * topics, the POP revive log, the timer wheel, delay levels, the auto-create template ({@code TBW102}), the MQTT
+     * front-end's state topics, system consumer groups. They carry no namespace, so to a rule of the default namespace
+     * such as {@code Topic:*} they would look like ordinary names: reading the half topic would show every tenant's
+     * unfinished transactions. Only super users name them.
+     */
+    public static boolean isInternal(final ResourceKind kind, final String name) {
+        if (kind == ResourceKind.CLUSTER || name == null) {
+            return false;
+        }
+        if (kind == ResourceKind.GROUP) {
+            return startsWithIgnoreCase(name, "CID_RMQ_SYS_") || startsWithIgnoreCase(name, "CID_SYS_RMQ_");
+        }
+        return startsWithIgnoreCase(name, "RMQ_SYS_") || startsWithIgnoreCase(name, "SCHEDULE_TOPIC_")
+                || "TBW102".equals(name) || name.startsWith("%MQTT%");
+    }
+
+    private static boolean startsWithIgnoreCase(final String name, final String prefix) {
+        return name.regionMatches(true, 0, prefix, 0, prefix.length());
+    }
+
     /** Whether {@code namespace} may name a tenant: letters, digits, {@code _} and {@code -}, at most 64. */
     public static boolean valid(final String namespace) {
         return namespace != null && VALID.matcher(namespace).matches();

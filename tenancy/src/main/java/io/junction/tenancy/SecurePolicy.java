@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Auth on: users from the {@link UserDirectory}, namespaces enforced, default deny.
  *
  * <p>Authorization: a super user may do anything; anyone else may only name resources of their own namespace
- * ({@link Namespaces#localName}), and then needs a rule that allows the action and no rule that denies it (deny
+ * ({@link Namespaces#localName}), never the store's and SDKs' internal names ({@link Namespaces#isInternal}), and then
+ * needs a rule that allows the action and no rule that denies it (deny
  * overrides allow; no matching rule denies). Policies are read from the directory on every decision, so a change
  * applies to connected clients at once.
  *
@@ -177,6 +178,9 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
         }
         if (user.get().superUser()) {
             return Decision.ALLOW;
+        }
+        if (Namespaces.isInternal(kind, name)) {
+            return Decision.DENY;
         }
         final String local = kind == ResourceKind.CLUSTER ? name : Namespaces.localName(principal.namespace(), name,
                 users::isTenant);

@@ -121,6 +121,11 @@ class SecurePolicyTest {
         final Principal dave = login("dave", "dave-pw");
         assertThat(access.allows(dave, ResourceKind.TOPIC, "acme%orders", Action.SUB)).isFalse();
         assertThat(access.allows(dave, ResourceKind.TOPIC, "%24SYS", Action.SUB)).isTrue();
+        // The store's and SDKs' internal names are for super users, whatever a default-namespace rule says.
+        assertThat(access.allows(dave, ResourceKind.TOPIC, "RMQ_SYS_TRANS_HALF_TOPIC", Action.SUB)).isFalse();
+        assertThat(access.allows(dave, ResourceKind.TOPIC, "rmq_sys_wheel_timer", Action.SUB)).isFalse();
+        assertThat(access.allows(dave, ResourceKind.TOPIC, "%MQTT%SESSIONS", Action.SUB)).isFalse();
+        assertThat(access.allows(dave, ResourceKind.GROUP, "CID_RMQ_SYS_TRANS", Action.SUB)).isFalse();
         // Retry and dead-letter names of the user's group resolve to the group.
         assertThat(access.allows(alice, ResourceKind.GROUP, "%RETRY%acme%billing", Action.SUB)).isTrue();
         assertThat(access.allows(alice, ResourceKind.GROUP, "%DLQ%globex%billing", Action.SUB)).isFalse();

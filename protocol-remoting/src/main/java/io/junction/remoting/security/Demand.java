@@ -1,5 +1,6 @@
 package io.junction.remoting.security;
 
+import io.junction.remoting.processor.SystemTopics;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
 import java.util.EnumSet;
@@ -33,8 +34,6 @@ record Demand(Check check, ResourceKind kind, String name, Set<Action> anyOf, bo
 
     static final Demand SUPER = new Demand(Check.SUPER_USER, null, null, Set.of(), false);
 
-    private static final String RETRY_PREFIX = "%RETRY%";
-    private static final String DLQ_PREFIX = "%DLQ%";
 
     Demand {
         Objects.requireNonNull(check, "check");
@@ -71,7 +70,7 @@ record Demand(Check check, ResourceKind kind, String name, Set<Action> anyOf, bo
     }
 
     static boolean isGroupTopic(final String topic) {
-        return topic.startsWith(RETRY_PREFIX) || topic.startsWith(DLQ_PREFIX);
+        return topic.startsWith(SystemTopics.RETRY_PREFIX) || topic.startsWith(SystemTopics.DLQ_PREFIX);
     }
 
     /** What a refusal tells the client was missing. */
