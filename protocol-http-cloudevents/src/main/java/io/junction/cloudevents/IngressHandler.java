@@ -2,8 +2,6 @@ package io.junction.cloudevents;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.cloudevents.CloudEvent;
 import io.junction.core.Messaging;
 import io.junction.core.SendResult;
@@ -12,10 +10,18 @@ import io.junction.spi.http.HttpHandler;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
-import java.io.StringWriter;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +34,8 @@ import java.util.concurrent.CompletableFuture;
  * [{"id", "source", "messageId", "duplicate"}]}}. Never blocks: the response is written from the send futures.
  *
  * <p>Dedup: (source, id) pairs seen within the window map to the future of their first send, so a repeat answers with
- * the first message id and stores nothing. The cache is bounded (oldest evicted first), so the guarantee holds within
- * the window and the size bound; a failed send is forgotten so a retry can store it.
+ * the first message id and stores nothing. The {@link DedupWindow} is bounded (oldest forgotten first), so the guarantee
+ * holds within the window and the size bound; a failed send is forgotten so a retry can store it.
  */
 final class IngressHandler implements HttpHandler {
     static final String PREFIX = "/topics/";
@@ -38,7 +44,7 @@ final class IngressHandler implements HttpHandler {
     private final CloudEventMapping mapping;
     private final EventDecoder decoder;
     private final ObjectMapper json;
-    private final Cache<String, CompletableFuture<String>> seen;
+    private final DedupWindow<CompletableFuture<String>> seen;
     private final Authorization authorization;
 
     IngressHandler(final Messaging messaging, final CloudEventMapping mapping, final EventDecoder decoder,
@@ -49,8 +55,8 @@ final class IngressHandler implements HttpHandler {
         this.mapping = mapping;
         this.decoder = decoder;
         this.json = json;
-        this.seen = dedupWindow.isZero() ? null : Caffeine.newBuilder().expireAfterWrite(dedupWindow)
-                .maximumSize(dedupMaxEntries).build();
+        this.seen = dedupWindow.isZero() ? null : new DedupWindow<>(dedupWindow.toNanos(),
+                (int) Math.min(Integer.MAX_VALUE, dedupMaxEntries), System::nanoTime);
     }
 
     @Override
@@ -92,7 +98,7 @@ final class IngressHandler implements HttpHandler {
             final CloudEvent event = events.get(i);
             final CompletableFuture<String> mine = new CompletableFuture<>();
             final String key = topic + '\u0000' + event.getSource() + '\u0000' + event.getId();
-            final CompletableFuture<String> earlier = seen == null ? null : seen.asMap().putIfAbsent(key, mine);
+            final CompletableFuture<String> earlier = seen == null ? null : seen.putIfAbsent(key, mine);
             if (earlier != null) {
                 duplicate[i] = true;
                 ids.add(earlier);
@@ -102,7 +108,7 @@ final class IngressHandler implements HttpHandler {
             messaging.send(mapping.toMessage(topic, event)).whenComplete((SendResult r, Throwable e) -> {
                 if (e != null) {
                     if (seen != null) {
-                        seen.asMap().remove(key, mine);
+                        seen.forget(key, mine);
                     }
                     mine.completeExceptionally(e);
                 } else {
@@ -112,20 +118,22 @@ final class IngressHandler implements HttpHandler {
         }
         // The answer is built on the connection's event loop: the futures complete on the store's flusher thread,
         // which every sender of every protocol waits for and must not spend its time writing JSON.
-        CompletableFuture.allOf(ids.toArray(new CompletableFuture<?>[0])).whenCompleteAsync((v, e) -> {
+        final CompletableFuture<?> all = ids.size() == 1 ? ids.get(0)
+                : CompletableFuture.allOf(ids.toArray(new CompletableFuture<?>[0]));
+        all.whenCompleteAsync((v, e) -> {
             if (e != null) {
                 Responses.storeFailure(exchange, json, e);
                 return;
             }
-            exchange.respond(HttpResponseStatus.ACCEPTED, "application/json", accepted(events, ids, duplicate));
+            exchange.respond(accepted(exchange.channel().alloc(), events, ids, duplicate));
         }, exchange.channel().eventLoop());
     }
 
-    /** {@code {"messageIds":[..],"events":[{"id","source","messageId","duplicate"},..]}}, streamed (no tree). */
-    private String accepted(final List<CloudEvent> events, final List<CompletableFuture<String>> ids,
-                            final boolean[] duplicate) {
-        final StringWriter out = new StringWriter(64 + events.size() * 128);
-        try (JsonGenerator g = json.getFactory().createGenerator(out)) {
+    /** {@code {"messageIds":[..],"events":[{"id","source","messageId","duplicate"},..]}}, streamed as UTF-8. */
+    private FullHttpResponse accepted(final ByteBufAllocator alloc, final List<CloudEvent> events,
+                                      final List<CompletableFuture<String>> ids, final boolean[] duplicate) {
+        final ByteBuf body = alloc.buffer(64 + events.size() * 160);
+        try (JsonGenerator g = json.getFactory().createGenerator((OutputStream) new ByteBufOutputStream(body))) {
             g.writeStartObject();
             g.writeArrayFieldStart("messageIds");
             for (CompletableFuture<String> id : ids) {
@@ -144,9 +152,16 @@ final class IngressHandler implements HttpHandler {
             g.writeEndArray();
             g.writeEndObject();
         } catch (IOException e) {
-            throw new UncheckedIOException(e); // a StringWriter does not fail
+            body.release();
+            throw new UncheckedIOException(e); // writing into a heap or direct buffer does not fail
+        } catch (RuntimeException e) {
+            body.release();
+            throw e;
         }
-        return out.toString();
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.ACCEPTED, body);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return response;
     }
 
     static boolean validTopic(final String topic) {

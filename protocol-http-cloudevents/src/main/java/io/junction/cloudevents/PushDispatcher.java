@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Delivers one push subscription: pops its group (long polling), POSTs each event to the sink in binary mode with at
- * most {@code concurrency} deliveries in flight, retries retriable failures (timeouts, connection errors, 404, 409,
- * 429, 5xx and unknown codes, as Knative does) with linear or exponential back-off, honouring Retry-After on 429 and
- * 503, and then dead-letters: to the dead-letter sink with the extensions {@code knativeerrorcode},
+ * most {@code concurrency} deliveries in flight, retries retriable failures (timeouts, connection errors, 404, 408,
+ * 409, 429, 5xx and unknown codes, as Knative does) with linear or exponential back-off, honouring Retry-After on 429
+ * and 503, and then dead-letters: to the dead-letter sink with the extensions {@code knativeerrorcode},
  * {@code knativeerrordest} and {@code knativeerrordata}, or, without one (or when it fails too), to the group's DLQ
  * topic. A message is acked once it is delivered or dead-lettered; until then POP keeps it invisible (the visibility
  * is extended as retries need), so a broker restart redelivers it.
@@ -225,13 +225,16 @@ final class PushDispatcher {
         }
     }
 
-    /** Knative: 400 and other 4xx are final, except 404, 409 and 429; 5xx and unknown codes are retried. */
+    /**
+     * Knative: 400 and other 4xx are final, except 404, 409 and 429; 5xx and unknown codes are retried. 408 (the sink
+     * timed the request out) is retried too, as a timeout of our own is.
+     */
     static boolean retriable(final int status) {
         if (status >= 200 && status < 300) {
             return false;
         }
         if (status >= 400 && status < 500) {
-            return status == 404 || status == 409 || status == 429;
+            return status == 404 || status == 408 || status == 409 || status == 429;
         }
         return true;
     }

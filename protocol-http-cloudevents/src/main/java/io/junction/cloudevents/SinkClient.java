@@ -4,6 +4,7 @@ import io.cloudevents.CloudEvent;
 import io.junction.spi.EventLoops;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -13,21 +14,30 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * POSTs one event in binary mode to a sink over a fresh connection on the shared event loops and reports the outcome.
- * One connection per delivery keeps the client simple and every delivery independent (a slow response never holds up
- * another); the dispatcher bounds how many run at once per subscription.
+ * POSTs one event in binary mode to a sink and reports the outcome. Connections are kept alive and reused per sink
+ * (host and port), one request at a time each, so a busy subscription does not pay a TCP handshake per event and
+ * does not leave a socket in TIME_WAIT per event; the dispatchers bound how many run at once.
+ *
+ * <p>An idle connection is reused for at most {@value #IDLE_REUSE_MILLIS} ms (sinks close idle keep-alive connections
+ * on their own timers, Node.js's after 5 s), and at most {@value #MAX_IDLE_PER_SINK} wait per sink. A request that
+ * fails on a reused connection before any answer (the sink closed it meanwhile) is sent once more on a new one, as
+ * HTTP clients do: delivery is at least once either way.
  */
 final class SinkClient {
     /** A sink's answer: its status, its Retry-After header (or null) and the start of its body. */
@@ -37,10 +47,14 @@ final class SinkClient {
         }
     }
 
+    static final long IDLE_REUSE_MILLIS = 4_000;
+    static final int MAX_IDLE_PER_SINK = 64;
     private static final int MAX_RESPONSE_BYTES = 64 * 1024;
     private static final int MAX_ERROR_DATA = 1024;
 
     private final EventLoops loops;
+    /** Idle connections per {@code host:port}, most recently used first. */
+    private final ConcurrentHashMap<String, ConcurrentLinkedDeque<Connection>> idle = new ConcurrentHashMap<>();
 
     SinkClient(final EventLoops loops) {
         this.loops = loops;
@@ -50,6 +64,37 @@ final class SinkClient {
     CompletableFuture<Outcome> post(final URI sink, final CloudEvent event, final long timeoutMillis) {
         final CompletableFuture<Outcome> result = new CompletableFuture<>();
         final int port = sink.getPort() > 0 ? sink.getPort() : 80;
+        final String key = sink.getHost() + ':' + port;
+        final Connection reused = takeIdle(key);
+        if (reused == null) {
+            connectAndSend(key, sink, port, event, timeoutMillis, result);
+        } else {
+            reused.send(binaryRequest(sink, port, event), timeoutMillis, result,
+                    () -> connectAndSend(key, sink, port, event, timeoutMillis, result));
+        }
+        return result;
+    }
+
+    /** Idle connections held now (all sinks); for tests. */
+    int idleConnections() {
+        return idle.values().stream().mapToInt(ConcurrentLinkedDeque::size).sum();
+    }
+
+    private Connection takeIdle(final String key) {
+        final ConcurrentLinkedDeque<Connection> waiting = idle.get(key);
+        if (waiting == null) {
+            return null;
+        }
+        for (Connection c; (c = waiting.pollFirst()) != null; ) {
+            if (c.channel.isActive()) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private void connectAndSend(final String key, final URI sink, final int port, final CloudEvent event,
+                                final long timeoutMillis, final CompletableFuture<Outcome> result) {
         loops.clientBootstrap()
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -58,52 +103,131 @@ final class SinkClient {
                     protected void initChannel(final Channel ch) {
                         ch.pipeline().addLast(new HttpClientCodec());
                         ch.pipeline().addLast(new HttpObjectAggregator(MAX_RESPONSE_BYTES));
-                        ch.pipeline().addLast(new SimpleChannelInboundHandler<FullHttpResponse>() {
-                            @Override
-                            protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpResponse r) {
-                                final String body = r.content().toString(r.content().readerIndex(),
-                                        Math.min(r.content().readableBytes(), MAX_ERROR_DATA), StandardCharsets.UTF_8);
-                                result.complete(new Outcome(r.status().code(),
-                                        r.headers().get(HttpHeaderNames.RETRY_AFTER), body));
-                                ctx.close();
-                            }
-
-                            @Override
-                            public void channelInactive(final ChannelHandlerContext ctx) {
-                                result.completeExceptionally(new java.io.IOException("sink closed the connection"));
-                                ctx.fireChannelInactive();
-                            }
-
-                            @Override
-                            public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-                                result.completeExceptionally(cause);
-                                ctx.close();
-                            }
-                        });
+                        ch.pipeline().addLast(new Connection(key, ch));
                     }
                 })
                 .connect(sink.getHost(), port)
-                .addListener(f -> {
+                .addListener((ChannelFutureListener) f -> {
                     if (!f.isSuccess()) {
                         result.completeExceptionally(f.cause());
                         return;
                     }
-                    final Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
-                    final var timer = ch.eventLoop().schedule(() -> {
-                        if (result.completeExceptionally(new TimeoutException("no answer within " + timeoutMillis
-                                + " ms"))) {
-                            ch.close();
-                        }
-                    }, timeoutMillis, TimeUnit.MILLISECONDS);
-                    result.whenComplete((o, e) -> timer.cancel(false));
-                    ch.writeAndFlush(binaryRequest(sink, port, event)).addListener(w -> {
-                        if (!w.isSuccess()) {
-                            result.completeExceptionally(w.cause());
-                            ch.close();
-                        }
-                    });
+                    f.channel().pipeline().get(Connection.class).send(binaryRequest(sink, port, event),
+                            timeoutMillis, result, null);
                 });
-        return result;
+    }
+
+    /** One kept-alive connection to a sink: one request at a time, touched on its event loop only. */
+    private final class Connection extends SimpleChannelInboundHandler<FullHttpResponse> {
+        private final String key;
+        private final Channel channel;
+        private CompletableFuture<Outcome> current;
+        /** Sends the request again on a new connection; set while a reused connection has not answered. */
+        private Runnable onStale;
+        private ScheduledFuture<?> timeout;
+        private ScheduledFuture<?> idleTimer;
+
+        Connection(final String key, final Channel channel) {
+            this.key = key;
+            this.channel = channel;
+        }
+
+        void send(final FullHttpRequest request, final long timeoutMillis, final CompletableFuture<Outcome> result,
+                  final Runnable retryElsewhere) {
+            channel.eventLoop().execute(() -> {
+                if (idleTimer != null) {
+                    idleTimer.cancel(false);
+                    idleTimer = null;
+                }
+                current = result;
+                onStale = retryElsewhere;
+                timeout = channel.eventLoop().schedule(() -> {
+                    if (current == result) {
+                        current = null;
+                        result.completeExceptionally(new TimeoutException("no answer within " + timeoutMillis
+                                + " ms"));
+                        channel.close();
+                    }
+                }, timeoutMillis, TimeUnit.MILLISECONDS);
+                channel.writeAndFlush(request).addListener(w -> {
+                    if (!w.isSuccess()) {
+                        failed(w.cause());
+                    }
+                });
+            });
+        }
+
+        @Override
+        protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpResponse r) {
+            final CompletableFuture<Outcome> result = current;
+            if (result == null) {
+                channel.close(); // an answer nobody asked for (or after the timeout): the exchange is out of step
+                return;
+            }
+            current = null;
+            onStale = null;
+            timeout.cancel(false);
+            final String body = r.content().toString(r.content().readerIndex(),
+                    Math.min(r.content().readableBytes(), MAX_ERROR_DATA), StandardCharsets.UTF_8);
+            final Outcome outcome = new Outcome(r.status().code(), r.headers().get(HttpHeaderNames.RETRY_AFTER),
+                    body);
+            if (HttpUtil.isKeepAlive(r) && channel.isActive()) {
+                release();
+            } else {
+                channel.close();
+            }
+            result.complete(outcome);
+        }
+
+        private void release() {
+            final ConcurrentLinkedDeque<Connection> waiting = idle.computeIfAbsent(key,
+                    k -> new ConcurrentLinkedDeque<>());
+            if (waiting.size() >= MAX_IDLE_PER_SINK) {
+                channel.close();
+                return;
+            }
+            waiting.addFirst(this);
+            // Whoever removes it from the deque owns it: a taker, the idle timer, or channelInactive.
+            idleTimer = channel.eventLoop().schedule(() -> {
+                if (waiting.remove(this)) {
+                    channel.close();
+                }
+            }, IDLE_REUSE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx) {
+            final ConcurrentLinkedDeque<Connection> waiting = idle.get(key);
+            if (waiting != null) {
+                waiting.remove(this);
+            }
+            failed(new IOException("sink closed the connection"));
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+            failed(cause);
+        }
+
+        private void failed(final Throwable cause) {
+            final CompletableFuture<Outcome> result = current;
+            final Runnable retry = onStale;
+            current = null;
+            onStale = null;
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            channel.close();
+            if (result == null) {
+                return;
+            }
+            if (retry != null) {
+                retry.run();
+            } else {
+                result.completeExceptionally(cause);
+            }
+        }
     }
 
     /** The binary-mode request: attributes as percent-encoded {@code ce-} headers, data as the body. */
@@ -116,7 +240,6 @@ final class SinkClient {
         final var h = request.headers();
         h.set(HttpHeaderNames.HOST, sink.getHost() + ":" + port);
         h.set(HttpHeaderNames.CONTENT_LENGTH, data.length);
-        h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         h.set("ce-specversion", event.getSpecVersion().toString());
         h.set("ce-id", encode(event.getId()));
         h.set("ce-source", encode(event.getSource().toString()));

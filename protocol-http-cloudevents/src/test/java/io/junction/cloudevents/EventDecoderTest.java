@@ -117,6 +117,7 @@ class EventDecoderTest {
         assertThat(PushDispatcher.retriable(400)).isFalse();
         assertThat(PushDispatcher.retriable(403)).isFalse();
         assertThat(PushDispatcher.retriable(404)).isTrue();
+        assertThat(PushDispatcher.retriable(408)).isTrue();
         assertThat(PushDispatcher.retriable(409)).isTrue();
         assertThat(PushDispatcher.retriable(429)).isTrue();
         assertThat(PushDispatcher.retriable(503)).isTrue();

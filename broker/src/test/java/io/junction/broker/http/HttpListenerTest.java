@@ -202,6 +202,49 @@ class HttpListenerTest {
     }
 
     @Test
+    void shouldKeepAConnectionWhoseAnswerTakesLongerThanTheReadTimeoutAndCloseItOnceIdle() throws Exception {
+        router.register("/slow", exchange -> CompletableFuture.runAsync(
+                () -> exchange.respond(HttpResponseStatus.OK, "text/plain", "slow"),
+                CompletableFuture.delayedExecutor(READ_TIMEOUT_MS * 2, TimeUnit.MILLISECONDS)));
+
+        try (Socket socket = new Socket("127.0.0.1", listener.port())) {
+            socket.setSoTimeout(5000);
+            final OutputStream out = socket.getOutputStream();
+            final InputStream in = socket.getInputStream();
+            out.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            final String first = readResponse(in);
+            // Answered after twice the read timeout: the timeout only runs while no request is being answered.
+            assertThat(first).startsWith("HTTP/1.1 200").endsWith("slow");
+
+            out.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(readResponse(in)).startsWith("HTTP/1.1 200");
+
+            final long idleFrom = System.nanoTime();
+            assertThat(in.read()).isEqualTo(-1); // idle after the answer: closed by the server
+            assertThat(Duration.ofNanos(System.nanoTime() - idleFrom))
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(READ_TIMEOUT_MS - 50)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+
+    /** Reads one response with a content-length body. */
+    private static String readResponse(final InputStream in) throws IOException {
+        final StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            final int b = in.read();
+            if (b < 0) {
+                throw new IOException("closed within a response: " + head);
+            }
+            head.append((char) b);
+        }
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)")
+                .matcher(head);
+        final int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
+        return head + new String(in.readNBytes(length), StandardCharsets.US_ASCII);
+    }
+
+    @Test
     void shouldAnswerMalformedRequestsWith400AndClose() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", listener.port())) {
             socket.setSoTimeout(5000);

@@ -456,6 +456,52 @@ class CloudEventsIT {
         }
     }
 
+    /** A batch of {@code count} structured events with ids {@code prefix-0 ..}, posted to {@code topic}. */
+    static void postBatch(final String topic, final String prefix, final int count) {
+        final StringBuilder batch = new StringBuilder("[");
+        for (int i = 0; i < count; i++) {
+            batch.append(i == 0 ? "" : ",").append("{\"specversion\":\"1.0\",\"id\":\"").append(prefix).append('-')
+                    .append(i).append("\",\"source\":\"/conformance\",\"type\":\"com.example.test\",\"data\":\"d\"}");
+        }
+        final HttpResponse<String> r = post("/topics/" + topic, "application/cloudevents-batch+json",
+                batch.append(']').toString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+    }
+
+    @Test
+    void pushKeepsConnectionsToTheSinkAlive() throws IOException {
+        try (RawSink sink = new RawSink(false)) {
+            final String topic = unique("t");
+            final String name = unique("push");
+            assertThat(putSubscription(name, "{\"topic\":\"" + topic + "\",\"sink\":\"" + sink.url() + "\"}")
+                    .statusCode()).isEqualTo(201);
+            postBatch(topic, "ka", 40);
+            await().atMost(Duration.ofSeconds(20)).until(() -> sink.answered.size() == 40);
+            // At most push-concurrency (16) deliveries run at once, each on a connection of its own that is then
+            // reused: one connection per event would be 40.
+            assertThat(sink.connections.get()).isBetween(1, 16);
+            send(request("/subscriptions/" + name).DELETE());
+        }
+    }
+
+    @Test
+    void pushResendsOnANewConnectionWhenTheSinkDroppedAKeptAliveOne() throws IOException {
+        try (RawSink sink = new RawSink(true);
+             SinkServer dead = new SinkServer(() -> 200, Map.of())) {
+            final String topic = unique("t");
+            final String name = unique("push");
+            // No retries: without the resend, a dropped connection would dead-letter its event at once.
+            assertThat(putSubscription(name, "{\"topic\":\"" + topic + "\",\"sink\":\"" + sink.url()
+                    + "\",\"delivery\":{\"retries\":0,\"deadLetterSink\":\"" + dead.url() + "\"}}").statusCode())
+                    .isEqualTo(201);
+            postBatch(topic, "drop", 20);
+            await().atMost(Duration.ofSeconds(20)).until(() -> sink.answered.size() == 20);
+            assertThat(sink.dropped.get()).as("kept-alive connections were reused and dropped").isPositive();
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> dead.requests.get() == 0);
+            send(request("/subscriptions/" + name).DELETE());
+        }
+    }
+
     @Test
     void aLongPollWhoseClientLeftTakesNothing() throws Exception {
         final String[] s = pullSubscription(",\"visibilitySeconds\":60");
