@@ -58,6 +58,12 @@ public interface Messaging {
     /** Acknowledges a popped message; fails (ILLEGAL_ARGUMENT) for a forged, foreign or expired handle. */
     CompletableFuture<Void> ack(String group, String receiptHandle);
 
+    /**
+     * Acknowledges several popped messages of one group at once, with fewer durable records than one per message.
+     * Every valid handle is acknowledged; the future then fails with the first invalid handle's error, if any.
+     */
+    CompletableFuture<Void> ack(String group, List<String> receiptHandles);
+
     /** Moves a popped message's redelivery to {@code invisibleMillis} from now; returns its new receipt handle. */
     CompletableFuture<String> changeInvisibleTime(String group, String receiptHandle, long invisibleMillis);
 

@@ -11,8 +11,17 @@ import java.util.Objects;
  */
 public record PopRequest(String group, String topic, MessageFilter filter, int maxMessages, long invisibleMillis,
                          long maxWaitMillis) {
-    /** Most messages one pop returns. */
-    public static final int MAX_MESSAGES = 32;
+    /**
+     * Most messages one pop returns (one checkpoint record covers them). A consumer with a deep prefetch (AMQP link
+     * credit) asks this many, so each durable checkpoint, and in SYNC mode each fsync it waits for, serves as many
+     * deliveries as possible.
+     */
+    public static final int MAX_MESSAGES = 256;
+    /**
+     * The batch RocketMQ's clients ask at most (its broker refuses more), and the batch of the front-ends whose
+     * clients take messages a few at a time.
+     */
+    public static final int CLIENT_BATCH = 32;
 
     public PopRequest {
         Objects.requireNonNull(group, "group");

@@ -4,7 +4,10 @@ import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
@@ -23,10 +26,11 @@ import org.slf4j.LoggerFactory;
  * A link on which the broker sends (the client's receiver): reads its consumer group with POP as far as the link's
  * credit goes, and maps the client's dispositions onto the core.
  *
- * <p>Credit drives the reads: a pop asks for at most the credit not yet covered by reads in flight (32 at most), and a
- * second runs while the first is out when the credit covers both; they wait at the end of the queues for
- * {@code longPollMs}; a drain request reads once without waiting and then gives the rest of the credit
- * back. Messages popped while the link had no credit left wait in a short queue (at most one pop's worth).
+ * <p>Credit drives the reads: one pop at a time asks for as much of the credit as one pop takes
+ * ({@link PopRequest#MAX_MESSAGES}: with Qpid JMS's prefetch of 1000, each durable checkpoint serves 256 deliveries
+ * rather than 32); it waits at the end of the queues for {@code longPollMs}; a drain request reads once without
+ * waiting and then gives the rest of the credit back. Messages popped while the link had no credit left wait in a
+ * short queue (at most one pop's worth).
  * Outcomes: accepted → ack; released and modified → visible again at once (the core counts a delivery, so the next
  * delivery's delivery-count and JMSRedelivered show it; after {@code amqp.max-delivery-attempts} the message goes to
  * the group's dead-letter topic); rejected → the dead-letter topic now. Presettled (at-most-once) links ack each
@@ -43,6 +47,12 @@ final class ConsumerLink implements LinkHandler {
     private final boolean presettled;
     private final java.util.function.Consumer<Boolean> onEnd;
     private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
+    /**
+     * Acks taken on the event loop wait here until the loop has handled what it read, then go to the core as one
+     * batch: a client settles deliveries one disposition at a time, and one durable record per batch costs the store
+     * far less than one per message.
+     */
+    private final ArrayList<String> pendingAcks = new ArrayList<>();
     /**
      * The read in flight, or null; cancelled when the link ends (a parked one would otherwise take messages for
      * nobody). One at a time: two concurrent pops of one queue can complete in either order, and a JMS consumer must
@@ -97,7 +107,7 @@ final class ConsumerLink implements LinkHandler {
         if (sender.getCredit() <= 0 || !ready.isEmpty()) {
             return; // waiting for credit, or for the channel to drain
         }
-        final java.util.List<PoppedMessage> adopted = endpoints.broker().claim(plan.group(), sender.getCredit());
+        final List<PoppedMessage> adopted = endpoints.broker().claim(plan.group(), sender.getCredit());
         if (!adopted.isEmpty()) {
             ready.addAll(adopted);
             deliverReady();
@@ -228,7 +238,24 @@ final class ConsumerLink implements LinkHandler {
     }
 
     private void ack(final String receipt) {
-        messaging.ack(plan.group(), receipt).whenComplete((r, e) -> logFailure("ack", e));
+        final EventExecutor loop = endpoints.connection().executor();
+        if (!loop.inEventLoop()) { // a transaction's outcomes, settled when its sends are stored
+            messaging.ack(plan.group(), receipt).whenComplete((r, e) -> logFailure("ack", e));
+            return;
+        }
+        if (pendingAcks.isEmpty()) {
+            loop.execute(this::flushAcks);
+        }
+        pendingAcks.add(receipt);
+    }
+
+    private void flushAcks() {
+        if (pendingAcks.isEmpty()) {
+            return;
+        }
+        final List<String> batch = List.copyOf(pendingAcks);
+        pendingAcks.clear();
+        messaging.ack(plan.group(), batch).whenComplete((r, e) -> logFailure("ack", e));
     }
 
     /** Makes a message visible to the group again at once. */
@@ -237,7 +264,7 @@ final class ConsumerLink implements LinkHandler {
     }
 
     /** Messages this link took but never delivered: the group's next link gets them (unless the group is gone). */
-    private void orphan(final java.util.List<PoppedMessage> messages) {
+    private void orphan(final List<PoppedMessage> messages) {
         if (plan.kind() == ConsumerPlan.Kind.TRANSIENT
                 || endpoints.broker().incarnation(plan.group()) != incarnation) {
             messages.forEach(m -> ack(m.receiptHandle()));
@@ -258,11 +285,12 @@ final class ConsumerLink implements LinkHandler {
             return;
         }
         ended = true;
+        flushAcks();
         if (inFlight != null) {
             inFlight.cancel(false); // one that already completed still reaches popped() and is orphaned there
         }
         endpoints.broker().consumerEnded(this);
-        orphan(new java.util.ArrayList<>(ready));
+        orphan(new ArrayList<>(ready));
         ready.clear();
         for (Delivery d = sender.head(); d != null; d = d.next()) {
             if (d.getContext() instanceof String receipt) {

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 final class ReceiveActivity {
     static final long MIN_INVISIBLE_MILLIS = 10_000;
     static final long MAX_INVISIBLE_MILLIS = 12 * 3_600_000L;
-    /** Batch sizes above this are refused as absurd; those up to it are served {@link PopRequest#MAX_MESSAGES}. */
+    /** Batch sizes above this are refused as absurd; those up to it are served {@link PopRequest#CLIENT_BATCH}. */
     static final int MAX_BATCH_SIZE = 1024;
     /** Time kept back from the caller's deadline to answer before it passes. */
     static final long DEADLINE_MARGIN_MILLIS = 1_000;
@@ -96,7 +96,7 @@ final class ReceiveActivity {
                 wait = Math.min(wait, deadline.timeRemaining(TimeUnit.MILLISECONDS) - DEADLINE_MARGIN_MILLIS);
             }
             pop = new PopRequest(group, topic, filter(request.getFilterExpression()),
-                    Math.min(batch, PopRequest.MAX_MESSAGES), invisible, Math.max(0, wait));
+                    Math.min(batch, PopRequest.CLIENT_BATCH), invisible, Math.max(0, wait));
         } catch (Statuses.Refusal r) {
             finish(out, r.status());
             return;

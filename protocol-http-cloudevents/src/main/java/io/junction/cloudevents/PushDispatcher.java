@@ -71,7 +71,7 @@ final class PushDispatcher {
         if (room <= 0 || !polling.compareAndSet(false, true)) {
             return;
         }
-        final int max = Math.min(room, PopRequest.MAX_MESSAGES);
+        final int max = Math.min(room, PopRequest.CLIENT_BATCH);
         messaging.pop(new PopRequest(subscription.name(), subscription.topic(), filter, max, initialVisibility(),
                 POLL_WAIT_MILLIS)).whenComplete((result, e) -> {
                     polling.set(false);

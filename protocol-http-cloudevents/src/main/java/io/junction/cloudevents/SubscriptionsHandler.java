@@ -238,7 +238,7 @@ final class SubscriptionsHandler implements HttpHandler {
     }
 
     private void receive(final HttpExchange exchange, final Subscription s) {
-        final int max = queryInt(exchange, "max", 1, 1, PopRequest.MAX_MESSAGES);
+        final int max = queryInt(exchange, "max", 1, 1, PopRequest.CLIENT_BATCH);
         final int wait = queryInt(exchange, "waitSeconds", 0, 0, MAX_WAIT_SECONDS);
         pop(s, max, System.nanoTime() + wait * 1_000_000_000L, exchange.channel()).whenComplete((messages, e) -> {
             if (e instanceof CancellationException

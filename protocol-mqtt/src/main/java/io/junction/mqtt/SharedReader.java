@@ -64,7 +64,7 @@ final class SharedReader {
             return;
         }
         popping = true;
-        inFlight = messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.MAX_MESSAGES,
+        inFlight = messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.CLIENT_BATCH,
                 session.window()), INVISIBLE_MS, session.longPollMs()));
         inFlight.whenCompleteAsync(this::onPopped, session.executor());
     }

@@ -22,11 +22,18 @@ import org.apache.qpid.jms.JmsConnectionFactory;
  * AUTO_ACKNOWLEDGE consumer (default prefetch) and a message listener, take all of them. Each phase is timed from its
  * start to its last message; a warm-up of {@code messages / 5} on another queue runs first.
  *
- * <p>Usage: {@code JmsQueueLoad <amqp-uri> <messages> <producers> <consumers> [size]}; prints
+ * <p>Usage: {@code JmsQueueLoad <amqp-uri> <messages> <producers> <consumers> [size [broker-pid [warmup]]]}:
+ * first a warm-up round of {@code warmup} messages (default a fifth of {@code messages}; -1 for no broker pid) on
+ * another queue, then the measured round; prints
  * {@code RESULT produce_msgs_per_s=<n> consume_msgs_per_s=<n> load_cpu_us_per_msg=<produce>/<consume>} (the
- * load process's own CPU per message in each phase, to tell a client-bound phase from a broker-bound one).
+ * load process's own CPU per message in each phase, to tell a client-bound phase from a broker-bound one), and with a
+ * broker process id also {@code broker_phase_cpu_us_per_msg=<produce>/<consume>}: the broker's CPU per message in each
+ * measured phase, read from {@code /proc} at the phase boundaries.
  */
 public final class JmsQueueLoad {
+    /** The broker's process id, or -1 when not given. */
+    private static long brokerPid = -1;
+
     private JmsQueueLoad() {
     }
 
@@ -36,12 +43,15 @@ public final class JmsQueueLoad {
         final int producers = Integer.parseInt(args[2]);
         final int consumers = Integer.parseInt(args[3]);
         final int size = args.length > 4 ? Integer.parseInt(args[4]) : 1024;
+        brokerPid = args.length > 5 ? Long.parseLong(args[5]) : -1;
+        final int warmup = args.length > 6 ? Integer.parseInt(args[6]) : messages / 5;
         final JmsConnectionFactory factory = new JmsConnectionFactory(uri);
         final String run = Long.toString(System.nanoTime(), 36);
-        run(factory, "warmup-" + run, Math.max(producers, messages / 5), producers, consumers, size);
+        run(factory, "warmup-" + run, Math.max(producers, warmup), producers, consumers, size);
         final double[] result = run(factory, "bench-" + run, messages, producers, consumers, size);
-        System.out.printf("RESULT produce_msgs_per_s=%.0f consume_msgs_per_s=%.0f load_cpu_us_per_msg=%.0f/%.0f%n",
-                result[0], result[1], result[2], result[3]);
+        System.out.printf("RESULT produce_msgs_per_s=%.0f consume_msgs_per_s=%.0f load_cpu_us_per_msg=%.0f/%.0f%s%n",
+                result[0], result[1], result[2], result[3], brokerPid < 0 ? ""
+                        : String.format(" broker_phase_cpu_us_per_msg=%.0f/%.0f", result[4], result[5]));
     }
 
     private static double[] run(final JmsConnectionFactory factory, final String queueName, final int messages,
@@ -52,6 +62,7 @@ public final class JmsQueueLoad {
         final List<Thread> threads = new ArrayList<>();
         final long produceStart = System.nanoTime();
         final long cpuAtStart = cpuNanos();
+        final long brokerAtStart = brokerCpuNanos();
         for (int p = 0; p < producers; p++) {
             final int share = messages / producers + (p < messages % producers ? 1 : 0);
             threads.add(started(() -> {
@@ -74,6 +85,7 @@ public final class JmsQueueLoad {
         produced.await();
         final long produceNanos = System.nanoTime() - produceStart;
         final long cpuAfterProduce = cpuNanos();
+        final long brokerAfterProduce = brokerCpuNanos();
         check(failure);
 
         final AtomicInteger received = new AtomicInteger();
@@ -100,6 +112,7 @@ public final class JmsQueueLoad {
         consumed.await();
         final long consumeNanos = System.nanoTime() - consumeStart;
         final long cpuAfterConsume = cpuNanos();
+        final long brokerAfterConsume = brokerCpuNanos();
         for (Connection c : consumerConnections) {
             c.close();
         }
@@ -108,13 +121,31 @@ public final class JmsQueueLoad {
             t.join();
         }
         return new double[] {messages * 1e9 / produceNanos, messages * 1e9 / consumeNanos,
-            (cpuAfterProduce - cpuAtStart) / 1e3 / messages, (cpuAfterConsume - cpuAfterProduce) / 1e3 / messages};
+            (cpuAfterProduce - cpuAtStart) / 1e3 / messages, (cpuAfterConsume - cpuAfterProduce) / 1e3 / messages,
+            (brokerAfterProduce - brokerAtStart) / 1e3 / messages,
+            (brokerAfterConsume - brokerAfterProduce) / 1e3 / messages};
     }
 
     /** CPU time of this (load) process: how much of the shared machine the client itself took. */
     private static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** CPU time of the broker process (user + system, from /proc; clock ticks of 10 ms), or 0 without a pid. */
+    private static long brokerCpuNanos() {
+        if (brokerPid < 0) {
+            return 0;
+        }
+        try {
+            final String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(brokerPid),
+                    "stat"));
+            // Fields after the command name (which may hold spaces) start after the last ')'.
+            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     private static Thread started(final Runnable task) {

@@ -610,6 +610,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
     }
 
     @Override
+    public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
+        return pops.ack(group, receiptHandles);
+    }
+
+    @Override
     public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
                                                          final long invisibleMillis) {
         return pops.changeInvisibleTime(group, receiptHandle, invisibleMillis);

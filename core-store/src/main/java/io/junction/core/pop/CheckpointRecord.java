@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
  * checkpoint: type 1 (3 for a FIFO group) | id int64 | deadline int64 | queue id int32 | count int32 | count x (queue offset int64,
  *             reconsume times int32) | group (int16 length + UTF-8) | topic (int16 length + UTF-8)
  * ack:        type 2 | checkpoint id int64 | index int32
+ * acks:       type 5 | count int32 | count x (checkpoint id int64, index int32)   (several acks of one revive queue,
+ *                                                          at most {@value #MAX_ACKS} per record)
  * release:    type 4 | checkpoint id int64 | index int32   (FIFO: delivery timed out, the message is available again
  *                                                          in place with one more delivery counted)
  * </pre>
@@ -20,6 +22,8 @@ final class CheckpointRecord {
     static final byte ACK = 2;
     static final byte FIFO_CHECKPOINT = 3;
     static final byte RELEASE = 4;
+    static final byte ACKS = 5;
+    static final int MAX_ACKS = 1024;
 
     private CheckpointRecord() {
     }
@@ -43,6 +47,18 @@ final class CheckpointRecord {
         return ByteBuffer.allocate(13).put(ACK).putLong(checkpointId).putInt(index).array();
     }
 
+    /** Acks of {@code count} messages: {@code checkpointIds[i]}'s message {@code indexes[i]}, for i below count. */
+    static byte[] acks(final long[] checkpointIds, final int[] indexes, final int count) {
+        if (count > MAX_ACKS) {
+            throw new IllegalArgumentException("at most " + MAX_ACKS + " acks per record");
+        }
+        final ByteBuffer buf = ByteBuffer.allocate(1 + 4 + count * 12).put(ACKS).putInt(count);
+        for (int i = 0; i < count; i++) {
+            buf.putLong(checkpointIds[i]).putInt(indexes[i]);
+        }
+        return buf.array();
+    }
+
     static byte[] release(final long checkpointId, final int index) {
         return ByteBuffer.allocate(13).put(RELEASE).putLong(checkpointId).putInt(index).array();
     }
@@ -56,17 +72,34 @@ final class CheckpointRecord {
     record Ack(long checkpointId, int index) {
     }
 
+    /** A decoded record of several acks: {@code checkpointIds[i]}'s message {@code indexes[i]}. */
+    record Acks(long[] checkpointIds, int[] indexes) {
+    }
+
     /** A decoded release record. */
     record Release(long checkpointId, int index) {
     }
 
-    /** Decodes a record body: a {@link Checkpoint}, an {@link Ack}, or null when it is neither. */
+    /** Decodes a record body: a {@link Checkpoint}, {@link Ack}, {@link Acks} or {@link Release}, else null. */
     static Object decode(final ByteBuffer body) {
         try {
             final ByteBuffer b = body.duplicate();
             final byte type = b.get();
             if (type == ACK) {
                 return new Ack(b.getLong(), b.getInt());
+            }
+            if (type == ACKS) {
+                final int count = b.getInt();
+                if (count < 0 || count > MAX_ACKS) {
+                    return null;
+                }
+                final long[] ids = new long[count];
+                final int[] indexes = new int[count];
+                for (int i = 0; i < count; i++) {
+                    ids[i] = b.getLong();
+                    indexes[i] = b.getInt();
+                }
+                return new Acks(ids, indexes);
             }
             if (type == RELEASE) {
                 return new Release(b.getLong(), b.getInt());

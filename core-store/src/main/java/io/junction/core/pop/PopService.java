@@ -12,6 +12,7 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -465,14 +466,63 @@ public final class PopService {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack").thenAccept(r -> {
-            if (ck.finish(h.index())) {
-                if (ck.fifo) {
-                    fifoDone(ck, h.index());
+        return appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack")
+                .thenAccept(r -> acked(ck, h.index()));
+    }
+
+    /**
+     * Acknowledges several popped messages of a group: one durable record per revive queue (up to
+     * {@link CheckpointRecord#MAX_ACKS} acks each) rather than one per message. Every valid handle is acknowledged;
+     * the future then fails with the first invalid handle's error, if there was one.
+     */
+    public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
+        if (receiptHandles.size() == 1) {
+            return ack(group, receiptHandles.get(0));
+        }
+        StoreException firstError = null;
+        final Map<Integer, List<AckTarget>> byReviveQueue = new HashMap<>(4);
+        for (final String text : receiptHandles) {
+            try {
+                final ReceiptHandle h = validHandle(group, text);
+                final OpenCheckpoint ck = openCheckpoint(h);
+                byReviveQueue.computeIfAbsent(ck.reviveQueue, q -> new ArrayList<>()).add(new AckTarget(ck, h.index()));
+            } catch (StoreException e) {
+                if (firstError == null) {
+                    firstError = e;
                 }
-                closeIfDone(ck);
+            }
+        }
+        final List<CompletableFuture<?>> appended = new ArrayList<>();
+        byReviveQueue.forEach((queue, targets) -> {
+            for (int from = 0; from < targets.size(); from += CheckpointRecord.MAX_ACKS) {
+                final List<AckTarget> chunk = targets.subList(from,
+                        Math.min(targets.size(), from + CheckpointRecord.MAX_ACKS));
+                final long[] ids = new long[chunk.size()];
+                final int[] indexes = new int[chunk.size()];
+                for (int i = 0; i < chunk.size(); i++) {
+                    ids[i] = chunk.get(i).ck.id;
+                    indexes[i] = chunk.get(i).index;
+                }
+                appended.add(appendRevive(queue, CheckpointRecord.acks(ids, indexes, ids.length), "ack")
+                        .thenAccept(r -> chunk.forEach(t -> acked(t.ck, t.index))));
             }
         });
+        final CompletableFuture<Void> all = CompletableFuture.allOf(appended.toArray(new CompletableFuture<?>[0]));
+        final StoreException error = firstError;
+        return error == null ? all : all.thenCompose(v -> CompletableFuture.failedFuture(error));
+    }
+
+    private record AckTarget(OpenCheckpoint ck, int index) {
+    }
+
+    /** After an ack record is durable: the message will not come back. */
+    private void acked(final OpenCheckpoint ck, final int index) {
+        if (ck.finish(index)) {
+            if (ck.fifo) {
+                fifoDone(ck, index);
+            }
+            closeIfDone(ck);
+        }
     }
 
     /**
@@ -733,6 +783,15 @@ public final class PopService {
 
     // ---------------------------------------------------------------------------------------------------- restart
 
+    private void replayAck(final OpenCheckpoint ck, final int index) {
+        if (ck != null && ck.finish(index) && ck.fifo) {
+            final FifoQueue fifo = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).fifo;
+            if (fifo.markDone(ck.offsets[index])) {
+                store.commitOffset(ck.group, ck.topic, ck.queueId, fifo.base());
+            }
+        }
+    }
+
     /**
      * Rebuilds what is in flight by replaying the revive queues from their committed positions (at start, before
      * any pop): checkpoints become open again, acks close their messages, and pop offsets move past every
@@ -768,12 +827,10 @@ public final class PopService {
                             state.popOffset = Math.max(Math.max(state.popOffset, end), committed);
                         }
                     } else if (rec instanceof CheckpointRecord.Ack a) {
-                        final OpenCheckpoint ck = replayed.get(a.checkpointId());
-                        if (ck != null && ck.finish(a.index()) && ck.fifo) {
-                            final FifoQueue fifo = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).fifo;
-                            if (fifo.markDone(ck.offsets[a.index()])) {
-                                store.commitOffset(ck.group, ck.topic, ck.queueId, fifo.base());
-                            }
+                        replayAck(replayed.get(a.checkpointId()), a.index());
+                    } else if (rec instanceof CheckpointRecord.Acks acks) {
+                        for (int i = 0; i < acks.checkpointIds().length; i++) {
+                            replayAck(replayed.get(acks.checkpointIds()[i]), acks.indexes()[i]);
                         }
                     } else if (rec instanceof CheckpointRecord.Release rel) {
                         final OpenCheckpoint ck = replayed.get(rel.checkpointId());

@@ -304,6 +304,46 @@ class PopTest {
     }
 
     @Test
+    void shouldAckABatchOfHandlesDurablyAcrossARestartAndReportAnInvalidOneAfterAckingTheRest() {
+        final StoreConfig config = TestStores.small(dir).build();
+        final Set<String> unacked = new HashSet<>();
+        try (MessageStore store = open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
+            sendNumbered(store, "t", 60);
+            final List<PoppedMessage> popped = popAll(store, "g", "t");
+            assertThat(popped).hasSize(60);
+            final List<String> batch = new ArrayList<>();
+            for (int i = 0; i < popped.size(); i++) {
+                if (i % 3 == 0) {
+                    unacked.add(body(popped.get(i)));
+                } else {
+                    batch.add(popped.get(i).receiptHandle());
+                }
+            }
+            batch.add(7, "forged-handle");
+            assertThatThrownBy(() -> store.ack("g", batch).join()).hasCauseInstanceOf(StoreException.class);
+            assertThat(store.inFlight()).isEqualTo(20);
+            // Handles of the batch were used up: acking one again is refused.
+            assertThatThrownBy(() -> store.ack("g", batch.get(0)).join()).hasCauseInstanceOf(StoreException.class);
+        }
+        try (MessageStore store = open(config)) {
+            assertThat(store.inFlight()).isEqualTo(20);
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).isEqualTo(20);
+            TestStores.awaitIndexed(store);
+            final List<PoppedMessage> back = popAll(store, "g", "t");
+            assertThat(back).extracting(PopTest::body).containsExactlyInAnyOrderElementsOf(unacked);
+            store.ack("g", back.stream().map(PoppedMessage::receiptHandle).toList()).join();
+            assertThat(store.inFlight()).isZero();
+        }
+        try (MessageStore store = open(config)) {
+            now.addAndGet(10 * INVISIBLE);
+            assertThat(store.reviveNow()).isZero();
+            assertThat(popAll(store, "g", "t")).isEmpty();
+        }
+    }
+
+    @Test
     void shouldRefuseUnknownTopicsGroupsAndBadArguments() {
         try (MessageStore store = open(TestStores.small(dir).autoCreateGroups(false).build())) {
             store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();

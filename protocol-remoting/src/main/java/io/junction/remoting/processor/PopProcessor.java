@@ -106,9 +106,9 @@ public final class PopProcessor implements RequestProcessor {
         final String group = request.requireField("consumerGroup");
         final String topic = request.requireField("topic");
         final int max = request.intField("maxMsgNums", 32);
-        if (max < 1 || max > PopRequest.MAX_MESSAGES) {
+        if (max < 1 || max > PopRequest.CLIENT_BATCH) {
             return Responses.done(Responses.error(request, ResponseCode.INVALID_PARAMETER,
-                    "the broker restrict the max msg nums is " + PopRequest.MAX_MESSAGES));
+                    "the broker restrict the max msg nums is " + PopRequest.CLIENT_BATCH));
         }
         final long invisible = request.requireLong("invisibleTime");
         final long poll = Math.max(0, Math.min(request.longField("pollTime", 0), maxPollMillis));
