@@ -75,11 +75,6 @@ final class SinkClient {
         return result;
     }
 
-    /** Idle connections held now (all sinks); for tests. */
-    int idleConnections() {
-        return idle.values().stream().mapToInt(ConcurrentLinkedDeque::size).sum();
-    }
-
     private Connection takeIdle(final String key) {
         final ConcurrentLinkedDeque<Connection> waiting = idle.get(key);
         if (waiting == null) {
