@@ -47,8 +47,9 @@ final class CheckpointRecord {
         return ByteBuffer.allocate(13).put(ACK).putLong(checkpointId).putInt(index).array();
     }
 
-    /** Acks of {@code count} messages: {@code checkpointIds[i]}'s message {@code indexes[i]}, for i below count. */
-    static byte[] acks(final long[] checkpointIds, final int[] indexes, final int count) {
+    /** Acks of several messages: {@code checkpointIds[i]}'s message {@code indexes[i]}. */
+    static byte[] acks(final long[] checkpointIds, final int[] indexes) {
+        final int count = checkpointIds.length;
         if (count > MAX_ACKS) {
             throw new IllegalArgumentException("at most " + MAX_ACKS + " acks per record");
         }

@@ -503,7 +503,7 @@ public final class PopService {
                     ids[i] = chunk.get(i).ck.id;
                     indexes[i] = chunk.get(i).index;
                 }
-                appended.add(appendRevive(queue, CheckpointRecord.acks(ids, indexes, ids.length), "ack")
+                appended.add(appendRevive(queue, CheckpointRecord.acks(ids, indexes), "ack")
                         .thenAccept(r -> chunk.forEach(t -> acked(t.ck, t.index))));
             }
         });
@@ -579,14 +579,7 @@ public final class PopService {
         final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, h.topic());
         return deadLetter(group, origin, m, h.reconsumeTimes() + 1)
                 .thenCompose(r -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack"))
-                .thenAccept(r -> {
-                    if (ck.finish(h.index())) {
-                        if (ck.fifo) {
-                            fifoDone(ck, h.index());
-                        }
-                        closeIfDone(ck);
-                    }
-                });
+                .thenAccept(r -> acked(ck, h.index()));
     }
 
     /** A negative acknowledgement: redelivery after the group's back-off for this attempt. */
