@@ -10,6 +10,8 @@
 #   benchmarks/scripts/remoting-vs-rocketmq.sh [SECONDS] [THREADS] [ROUNDS] [MODES]
 #   e.g. benchmarks/scripts/remoting-vs-rocketmq.sh 30 32 2 "ASYNC SYNC"
 # Environment: HEAP (broker heaps, default 1g), WARMUP (seconds, default 5), QUEUES (default 8), SIZE (default 1024),
+# DRAINS (measured drains per run, each by a new group over the whole topic; the median is reported; default 3),
+# WARMUP_DRAINS (unmeasured drains of the whole topic before those, so both brokers' consume paths are compiled; 1),
 # MAX_LOAD (wait before each run until the 1-minute load average is below it, at most MAX_WAIT seconds, default 600;
 # default: no wait),
 # KEEP=1 keeps the work directory (logs, per-run output).
@@ -23,6 +25,8 @@ heap="${HEAP:-1g}"
 warmup="${WARMUP:-5}"
 queues="${QUEUES:-8}"
 size="${SIZE:-1024}"
+drains="${DRAINS:-3}"
+warmup_drains="${WARMUP_DRAINS:-1}"
 jport=39876; jhttp=38080; nport=39877; bport=30911
 
 jar="${JUNCTION_JAR:-broker/target/junction.jar}"
@@ -78,7 +82,7 @@ wait_for_quiet() {
 load() { # label namesrv broker-pids -> RESULT line
   java -Xmx1g -cp "$classes:$rmqcp" io.junction.bench.remoting.RemotingLoad --namesrv "$2" --label "$1" \
        --threads "$threads" --seconds "$seconds" --warmup-seconds "$warmup" --size "$size" --queues "$queues" \
-       --broker-pids "$3" \
+       --drains "$drains" --warmup-drains "$warmup_drains" --broker-pids "$3" \
        >"$run/load.txt" 2>"$run/load.err" || true
   grep "^$1: " "$run/load.txt" >&2 || true
   grep '^RESULT ' "$run/load.txt" || { echo "the load tool failed:" >&2; tail -20 "$run/load.err" >&2; exit 1; }

@@ -68,7 +68,7 @@ final class QueueReader {
                     }
                     final ByteBuffer record = log.readRecord(QueueEntryDescriptor.logOffset(entries, pos));
                     if (record != null) {
-                        final StoredMessage message = RecordCodec.decode(record);
+                        final StoredMessage message = RecordCodec.decode(record, request.topic());
                         if (filter.matches(message.properties())) {
                             found.add(message);
                             bytes += size;

@@ -36,6 +36,12 @@ public final class CommitLog implements AutoCloseable {
     private volatile List<SegmentFile> segments;
     private volatile long writeOffset;
     private volatile long flushedOffset;
+    /**
+     * Where this process started appending: records from here on were sealed (CRC computed) by this process from the
+     * very bytes it wrote, so reads check their structure but do not recompute the CRC. Records before it come from an
+     * earlier run (recovery verified only the tail after the checkpoint) and are verified on every read.
+     */
+    private volatile long appendedFrom = Long.MAX_VALUE;
     private final LongAdder damagedRecords = new LongAdder();
     private final Set<Long> reportedDamage = ConcurrentHashMap.newKeySet();
 
@@ -125,6 +131,7 @@ public final class CommitLog implements AutoCloseable {
         if (all.isEmpty()) {
             writeOffset = from - from % segmentSize;
             flushedOffset = writeOffset;
+            appendedFrom = writeOffset;
             return writeOffset;
         }
         long offset = Math.max(from, all.get(0).baseOffset());
@@ -176,6 +183,7 @@ public final class CommitLog implements AutoCloseable {
         truncateAfter(end);
         writeOffset = end;
         flushedOffset = end;
+        appendedFrom = end;
         return end;
     }
 
@@ -368,9 +376,9 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * The valid record at {@code offset}, an offset an index points at, verified (size, magic, own offset, CRC), or
-     * null when there is none. Bytes that fail the check are never served; as the index says a record is there, they
-     * are damage, reported once.
+     * The valid record at {@code offset}, an offset an index points at, verified (size, magic, own offset, CRC — the
+     * CRC only for records of an earlier run, see {@link #appendedFrom}), or null when there is none. Bytes that fail
+     * the check are never served; as the index says a record is there, they are damage, reported once.
      */
     public ByteBuffer readRecord(final long offset) {
         return verifiedRecord(offset, true);
@@ -393,7 +401,7 @@ public final class CommitLog implements AutoCloseable {
         final SegmentFile segment = all.get(index);
         final ByteBuffer view = segment.view();
         final int pos = (int) (offset - segment.baseOffset());
-        final int size = RecordCodec.check(view, pos, offset);
+        final int size = RecordCodec.check(view, pos, offset, offset < appendedFrom);
         if (size <= 0) {
             if (indexed && size == RecordCodec.INVALID) {
                 reportDamage(offset, -1);

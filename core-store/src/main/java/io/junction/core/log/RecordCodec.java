@@ -5,9 +5,7 @@ import static io.junction.core.log.RecordDescriptor.*;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -122,6 +120,15 @@ public final class RecordCodec {
      * @return the record's size, {@link #BLANK} for a blank record, or {@link #INVALID}
      */
     public static int check(final ByteBuffer buf, final int position, final long expectedPhysicalOffset) {
+        return check(buf, position, expectedPhysicalOffset, true);
+    }
+
+    /**
+     * As {@link #check(ByteBuffer, int, long)}, with the CRC computed only when {@code verifyCrc}: the structure (size,
+     * magic, own offset, parts adding up to the size) is always checked, so a record that passes always decodes.
+     */
+    public static int check(final ByteBuffer buf, final int position, final long expectedPhysicalOffset,
+                            final boolean verifyCrc) {
         final int available = buf.limit() - position;
         if (available < BLANK_LENGTH) {
             return INVALID;
@@ -140,7 +147,7 @@ public final class RecordCodec {
         if (buf.getLong(position + PHYSICAL_OFFSET_OFFSET) != expectedPhysicalOffset) {
             return INVALID;
         }
-        if (buf.getInt(position + CRC_OFFSET) != crc(buf, position, size)) {
+        if (verifyCrc && buf.getInt(position + CRC_OFFSET) != crc(buf, position, size)) {
             return INVALID;
         }
         // A record that passes the check must decode: its parts must add up to its size.
@@ -181,12 +188,22 @@ public final class RecordCodec {
      * @param record a buffer holding exactly one record from its position to its limit
      */
     public static StoredMessage decode(final ByteBuffer record) {
-        final ByteBuffer r = record.slice().asReadOnlyBuffer();
+        return decode(record, null);
+    }
+
+    /**
+     * As {@link #decode(ByteBuffer)} for a record the caller expects to be of {@code expectedTopic} (read through that
+     * topic's queue): when its topic is that one, the caller's string is reused instead of decoding another.
+     */
+    public static StoredMessage decode(final ByteBuffer record, final String expectedTopic) {
+        final ByteBuffer slice = record.slice();
+        final ByteBuffer r = slice.isReadOnly() ? slice : slice.asReadOnlyBuffer();
         final int size = r.getInt(TOTAL_SIZE_OFFSET);
         final boolean v2 = r.getInt(MAGIC_OFFSET) == MAGIC_V2;
         final int sysFlag = r.getInt(SYS_FLAG_OFFSET);
-        final InetSocketAddress bornHost = host(r, BORN_HOST_OFFSET, (sysFlag & SYS_FLAG_BORN_HOST_V6) != 0);
-        final InetSocketAddress storeHost = host(r, storeHostOffset(sysFlag),
+        final InetSocketAddress bornHost = HostAddresses.decode(r, BORN_HOST_OFFSET,
+                (sysFlag & SYS_FLAG_BORN_HOST_V6) != 0);
+        final InetSocketAddress storeHost = HostAddresses.decode(r, storeHostOffset(sysFlag),
                 (sysFlag & SYS_FLAG_STORE_HOST_V6) != 0);
         int p = bodyLengthOffset(sysFlag);
         final int bodyLength = r.getInt(p);
@@ -201,7 +218,7 @@ public final class RecordCodec {
             topicLength = r.get(p);
             p += 1;
         }
-        final String topic = string(r, p, topicLength);
+        final String topic = asciiEquals(r, p, topicLength, expectedTopic) ? expectedTopic : string(r, p, topicLength);
         p += topicLength;
         final int propertiesLength = r.getShort(p) & 0xFFFF;
         p += 2;
@@ -312,6 +329,20 @@ public final class RecordCodec {
         return (int) crc.getValue();
     }
 
+    /** Whether the {@code length} bytes at {@code position} spell {@code text}, an ASCII string (one byte a char). */
+    private static boolean asciiEquals(final ByteBuffer buf, final int position, final int length, final String text) {
+        if (text == null || text.length() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            final char c = text.charAt(i);
+            if (c >= 0x80 || buf.get(position + i) != (byte) c) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static String string(final ByteBuffer buf, final int position, final int length) {
         if (length == 0) {
             return "";
@@ -322,17 +353,6 @@ public final class RecordCodec {
         final byte[] bytes = new byte[length];
         buf.get(position, bytes);
         return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    private static InetSocketAddress host(final ByteBuffer buf, final int position, final boolean v6) {
-        final byte[] ip = new byte[v6 ? 16 : 4];
-        buf.get(position, ip);
-        final int port = buf.getInt(position + ip.length);
-        try {
-            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException("address of length " + ip.length, e);
-        }
     }
 
     private static byte[] addressBytes(final InetSocketAddress address) {

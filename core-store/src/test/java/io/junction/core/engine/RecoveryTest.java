@@ -11,6 +11,7 @@ import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.io.FaultySegmentFiles;
+import io.junction.core.log.RecordDescriptor;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
@@ -129,6 +130,28 @@ class RecoveryTest {
                     .build()).join().queueOffset()).isEqualTo(5);
             TestStores.awaitIndexed(store);
             assertThat(readAll(store, "t", 0)).extracting(TestStores::body).endsWith("message-4", "after");
+        }
+    }
+
+    @Test
+    void shouldVerifyTheCrcOfRecordsOfAnEarlierRunButNotOfThoseThisRunSealed() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            final List<SendResult> sent = sendNumbered(store, 0, 3);
+            TestStores.awaitIndexed(store);
+            // A body bit flipped under a running store: this run computed the CRC from the bytes it wrote and does
+            // not recompute it on reads (the structure is still checked), so the record is served as it now reads.
+            flipBit(segment(0), sent.get(1).commitLogOffset() + RecordDescriptor.bodyLengthOffset(0) + 4 + 3);
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body)
+                    .containsExactly("message-0", "mescage-1", "message-2");
+            assertThat(store.stats().damagedRecords()).isZero();
+        }
+        // The next run did not write it: every read verifies the CRC, and the damaged record is never served.
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body)
+                    .containsExactly("message-0", "message-2");
+            assertThat(store.stats().damagedRecords()).isEqualTo(1);
         }
     }
 
