@@ -87,6 +87,7 @@ public final class JmsQueueLoad {
         final long cpuAfterProduce = cpuNanos();
         final long brokerAfterProduce = brokerCpuNanos();
         check(failure);
+        System.err.printf("%s: produced %d messages in %.1f s; consuming%n", queueName, messages, produceNanos / 1e9);
 
         final AtomicInteger received = new AtomicInteger();
         final CountDownLatch consumed = new CountDownLatch(1);
