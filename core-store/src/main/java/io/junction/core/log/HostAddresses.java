@@ -27,10 +27,10 @@ final class HostAddresses {
         if (v6) {
             return decodeNew(buf, position, 16);
         }
-        final long key = (buf.getInt(position) & 0xFFFF_FFFFL) << 16 | (buf.getInt(position + 4) & 0xFFFFL);
-        final int slot = (int) (key ^ key >>> 17 ^ key >>> 31) & (SLOTS - 1);
+        final long key = (long) buf.getInt(position) << 32 | (buf.getInt(position + 4) & 0xFFFF_FFFFL); // ip, port
+        final int slot = (int) (key ^ key >>> 17 ^ key >>> 32) & (SLOTS - 1);
         final Entry recent = RECENT[slot];
-        if (recent != null && recent.key == key && recent.address.getPort() == buf.getInt(position + 4)) {
+        if (recent != null && recent.key == key) {
             return recent.address;
         }
         final InetSocketAddress address = decodeNew(buf, position, 4);
