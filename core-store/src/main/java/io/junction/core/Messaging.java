@@ -64,6 +64,14 @@ public interface Messaging {
      */
     CompletableFuture<Void> ack(String group, List<String> receiptHandles);
 
+    /**
+     * {@link #ack(String, List)} for receipts kept in process: a front-end that never hands receipts to its clients
+     * acks them as the pop gave them, and the core skips opening sealed text.
+     */
+    default CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
+        return ack(group, receipts.stream().map(Receipt::sealed).toList());
+    }
+
     /** Moves a popped message's redelivery to {@code invisibleMillis} from now; returns its new receipt handle. */
     CompletableFuture<String> changeInvisibleTime(String group, String receiptHandle, long invisibleMillis);
 

@@ -7,8 +7,13 @@ import io.junction.core.message.StoredMessage;
  *
  * @param message        the stored message (from the retry topic when redelivered)
  * @param topic          the topic the consumer asked for (the original topic of a redelivered message)
- * @param receiptHandle  what ack and visibility changes take; opaque and tamper-evident
+ * @param receipt        what acks it and changes its visibility
  * @param reconsumeTimes how many times it was delivered before
  */
-public record PoppedMessage(StoredMessage message, String topic, String receiptHandle, int reconsumeTimes) {
+public record PoppedMessage(StoredMessage message, String topic, Receipt receipt, int reconsumeTimes) {
+
+    /** The receipt as the opaque, tamper-evident text clients get (see {@link Receipt#sealed()}). */
+    public String receiptHandle() {
+        return receipt.sealed();
+    }
 }

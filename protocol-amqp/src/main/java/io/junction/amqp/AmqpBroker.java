@@ -241,8 +241,9 @@ final class AmqpBroker {
      */
     CompletableFuture<Boolean> deleteGroup(final String group) {
         incarnations.merge(group, 1, Integer::sum);
-        for (io.junction.core.PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
-            messaging.ack(group, m.receiptHandle());
+        final java.util.List<io.junction.core.PoppedMessage> held = claim(group, Integer.MAX_VALUE);
+        if (!held.isEmpty()) {
+            messaging.ackReceipts(group, held.stream().map(io.junction.core.PoppedMessage::receipt).toList());
         }
         return messaging.groups().delete(group).whenComplete((r, e) -> {
             if (e != null) {

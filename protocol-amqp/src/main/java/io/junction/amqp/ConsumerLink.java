@@ -4,6 +4,7 @@ import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.junction.core.Receipt;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ final class ConsumerLink implements LinkHandler {
      * batch costs the store far less than one per message (one pass of the event loop only gathers the dispositions
      * of one read).
      */
-    private final ArrayList<String> pendingAcks = new ArrayList<>();
+    private final ArrayList<Receipt> pendingAcks = new ArrayList<>();
     /**
      * The read in flight, or null; cancelled when the link ends (a parked one would otherwise take messages for
      * nobody). One at a time: two concurrent pops of one queue can complete in either order, and a JMS consumer must
@@ -174,7 +175,7 @@ final class ConsumerLink implements LinkHandler {
             final PoppedMessage m = ready.poll();
             final long expiresAt = AmqpMessageMapping.expiresAt(m.message().properties());
             if (expiresAt > 0 && expiresAt <= now || m.message().storeTimestamp() < plan.since()) {
-                ack(m.receiptHandle()); // expired, or older than the subscription: never delivered
+                ack(m.receipt()); // expired, or older than the subscription: never delivered
                 continue;
             }
             final GrowableBuffer out = endpoints.encodeBuffer();
@@ -183,9 +184,9 @@ final class ConsumerLink implements LinkHandler {
             sender.send(out.array(), 0, out.position());
             if (presettled) {
                 d.settle();
-                ack(m.receiptHandle());
+                ack(m.receipt());
             } else {
-                d.setContext(m.receiptHandle());
+                d.setContext(m.receipt());
             }
             sender.advance();
         }
@@ -207,7 +208,7 @@ final class ConsumerLink implements LinkHandler {
 
     @Override
     public void onDelivery(final Delivery d) {
-        final String receipt = (String) d.getContext();
+        final Receipt receipt = (Receipt) d.getContext();
         if (receipt == null) {
             if (d.remotelySettled()) {
                 d.settle();
@@ -234,11 +235,11 @@ final class ConsumerLink implements LinkHandler {
     }
 
     /** Applies an outcome to a message this link delivered (now, or at a transaction's commit). */
-    void settle(final String receipt, final Outcome outcome) {
+    void settle(final Receipt receipt, final Outcome outcome) {
         if (outcome instanceof Accepted) {
             ack(receipt);
         } else if (outcome instanceof Rejected) {
-            messaging.deadLetter(plan.group(), receipt).whenComplete((r, e) -> logFailure("dead-letter", e));
+            messaging.deadLetter(plan.group(), receipt.sealed()).whenComplete((r, e) -> logFailure("dead-letter", e));
         } else if (outcome instanceof Released || outcome instanceof Modified) {
             release(receipt);
         } else {
@@ -246,10 +247,10 @@ final class ConsumerLink implements LinkHandler {
         }
     }
 
-    private void ack(final String receipt) {
+    private void ack(final Receipt receipt) {
         final EventExecutor loop = endpoints.connection().executor();
         if (!loop.inEventLoop()) { // a transaction's outcomes, settled when its sends are stored
-            messaging.ack(plan.group(), receipt).whenComplete((r, e) -> logFailure("ack", e));
+            messaging.ackReceipts(plan.group(), List.of(receipt)).whenComplete((r, e) -> logFailure("ack", e));
             return;
         }
         if (pendingAcks.isEmpty()) {
@@ -265,21 +266,21 @@ final class ConsumerLink implements LinkHandler {
         if (pendingAcks.isEmpty()) {
             return;
         }
-        final List<String> batch = List.copyOf(pendingAcks);
+        final List<Receipt> batch = List.copyOf(pendingAcks);
         pendingAcks.clear();
-        messaging.ack(plan.group(), batch).whenComplete((r, e) -> logFailure("ack", e));
+        messaging.ackReceipts(plan.group(), batch).whenComplete((r, e) -> logFailure("ack", e));
     }
 
     /** Makes a message visible to the group again at once. */
-    void release(final String receipt) {
-        endpoints.broker().giveBack(plan.group(), receipt);
+    void release(final Receipt receipt) {
+        endpoints.broker().giveBack(plan.group(), receipt.sealed());
     }
 
     /** Messages this link took but never delivered: the group's next link gets them (unless the group is gone). */
     private void orphan(final List<PoppedMessage> messages) {
         if (plan.kind() == ConsumerPlan.Kind.TRANSIENT
                 || endpoints.broker().incarnation(plan.group()) != incarnation) {
-            messages.forEach(m -> ack(m.receiptHandle()));
+            messages.forEach(m -> ack(m.receipt()));
         } else {
             endpoints.broker().adopt(plan.group(), messages, endpoints.connection().executor());
         }
@@ -305,7 +306,7 @@ final class ConsumerLink implements LinkHandler {
         orphan(new ArrayList<>(ready));
         ready.clear();
         for (Delivery d = sender.head(); d != null; d = d.next()) {
-            if (d.getContext() instanceof String receipt) {
+            if (d.getContext() instanceof Receipt receipt) {
                 d.setContext(null);
                 release(receipt);
             }

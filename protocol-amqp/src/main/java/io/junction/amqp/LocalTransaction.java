@@ -1,6 +1,7 @@
 package io.junction.amqp;
 
 import io.junction.core.Messaging;
+import io.junction.core.Receipt;
 import io.junction.core.SendResult;
 import io.junction.core.message.Message;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ final class LocalTransaction {
     private final List<Enlisted> outcomes = new ArrayList<>();
     private long bytes;
 
-    private record Enlisted(ConsumerLink link, String receipt, Outcome outcome) {
+    private record Enlisted(ConsumerLink link, Receipt receipt, Outcome outcome) {
     }
 
     LocalTransaction(final Binary id, final Messaging messaging, final long maxBytes) {
@@ -51,7 +52,7 @@ final class LocalTransaction {
     }
 
     /** Holds the outcome a consumer gave a delivered message (null: accepted). */
-    void enlistOutcome(final ConsumerLink link, final String receipt, final Outcome outcome) {
+    void enlistOutcome(final ConsumerLink link, final Receipt receipt, final Outcome outcome) {
         outcomes.add(new Enlisted(link, receipt, outcome == null ? Accepted.getInstance() : outcome));
     }
 

@@ -4,6 +4,7 @@ import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.junction.core.Receipt;
 import io.junction.core.filter.MessageFilter;
 import java.util.List;
 import java.util.Map;
@@ -94,12 +95,12 @@ final class SharedReader {
         outstanding = 1;
         for (PoppedMessage m : messages) {
             outstanding++;
-            final String receipt = m.receiptHandle();
+            final List<Receipt> receipt = List.of(m.receipt());
             if (!session.offer(coreTopic, m.message(), () -> {
-                messaging.ack(group, receipt);
+                messaging.ackReceipts(group, receipt);
                 finished();
             }, shareName)) {
-                messaging.ack(group, receipt); // matches no filter of this share: nobody in it wants it
+                messaging.ackReceipts(group, receipt); // matches no filter of this share: nobody in it wants it
                 outstanding--;
             }
         }

@@ -5,8 +5,9 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
-import io.junction.core.RecallHandle;
 import io.junction.core.PullStatus;
+import io.junction.core.Receipt;
+import io.junction.core.RecallHandle;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
@@ -612,6 +613,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
         return pops.ack(group, receiptHandles);
+    }
+
+    @Override
+    public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
+        return pops.ackReceipts(group, receipts);
     }
 
     @Override

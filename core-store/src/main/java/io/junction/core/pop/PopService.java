@@ -3,6 +3,7 @@ package io.junction.core.pop;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.junction.core.Receipt;
 import io.junction.core.PullResult;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
@@ -284,8 +285,8 @@ public final class PopService {
                 for (int i = 0; i < messages.size(); i++) {
                     final StoredMessage m = messages.get(i);
                     final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, q.topic());
-                    out.add(new PoppedMessage(m, origin, handles.encode(new ReceiptHandle(id, i, request.group(),
-                            q.topic(), q.queueId(), m.queueOffset(), m.reconsumeTimes(), deadline)),
+                    out.add(new PoppedMessage(m, origin, new PopReceipt(new ReceiptHandle(id, i, request.group(),
+                            q.topic(), q.queueId(), m.queueOffset(), m.reconsumeTimes(), deadline), handles),
                             m.reconsumeTimes()));
                 }
                 return out;
@@ -384,9 +385,9 @@ public final class PopService {
                         final List<PoppedMessage> out = new ArrayList<>(taken.size());
                         for (int i = 0; i < taken.size(); i++) {
                             final StoredMessage m = taken.get(i);
-                            out.add(new PoppedMessage(m, q.topic(), handles.encode(new ReceiptHandle(id, i,
-                                    request.group(), q.topic(), q.queueId(), m.queueOffset(), counts[i], deadline)),
-                                    counts[i]));
+                            out.add(new PoppedMessage(m, q.topic(), new PopReceipt(new ReceiptHandle(id, i,
+                                    request.group(), q.topic(), q.queueId(), m.queueOffset(), counts[i], deadline),
+                                    handles), counts[i]));
                         }
                         return out;
                     });
@@ -458,16 +459,7 @@ public final class PopService {
 
     /** Acknowledges a popped message: it will not come back. */
     public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
-        final ReceiptHandle h;
-        final OpenCheckpoint ck;
-        try {
-            h = validHandle(group, receiptHandle);
-            ck = openCheckpoint(h);
-        } catch (StoreException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack")
-                .thenAccept(r -> acked(ck, h.index()));
+        return ack(group, List.of(receiptHandle));
     }
 
     /**
@@ -476,20 +468,46 @@ public final class PopService {
      * the future then fails with the first invalid handle's error, if there was one.
      */
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
-        if (receiptHandles.size() == 1) {
-            return ack(group, receiptHandles.get(0));
-        }
+        final List<ReceiptHandle> valid = new ArrayList<>(receiptHandles.size());
         StoreException firstError = null;
-        final Map<Integer, List<AckTarget>> byReviveQueue = new HashMap<>(4);
         for (final String text : receiptHandles) {
             try {
-                final ReceiptHandle h = validHandle(group, text);
+                valid.add(validHandle(group, text));
+            } catch (StoreException e) {
+                firstError = firstError == null ? e : firstError;
+            }
+        }
+        return ackHandles(valid, firstError);
+    }
+
+    /**
+     * {@link #ack(String, List)} for receipts as pops made them: those of this service are taken as they are, without
+     * opening sealed text (an in-process front-end never lets a client touch them).
+     */
+    public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
+        final List<ReceiptHandle> valid = new ArrayList<>(receipts.size());
+        StoreException firstError = null;
+        for (final Receipt r : receipts) {
+            try {
+                valid.add(r instanceof PopReceipt p && p.madeWith(handles) ? ofGroup(group, p.handle)
+                        : validHandle(group, r.sealed()));
+            } catch (StoreException e) {
+                firstError = firstError == null ? e : firstError;
+            }
+        }
+        return ackHandles(valid, firstError);
+    }
+
+    /** Acks the messages of checked handles, then fails with {@code error} when the caller had an invalid one. */
+    private CompletableFuture<Void> ackHandles(final List<ReceiptHandle> valid, final StoreException error) {
+        StoreException firstError = error;
+        final Map<Integer, List<AckTarget>> byReviveQueue = new HashMap<>(4);
+        for (final ReceiptHandle h : valid) {
+            try {
                 final OpenCheckpoint ck = openCheckpoint(h);
                 byReviveQueue.computeIfAbsent(ck.reviveQueue, q -> new ArrayList<>()).add(new AckTarget(ck, h.index()));
             } catch (StoreException e) {
-                if (firstError == null) {
-                    firstError = e;
-                }
+                firstError = firstError == null ? e : firstError;
             }
         }
         final List<CompletableFuture<?>> appended = new ArrayList<>();
@@ -507,9 +525,12 @@ public final class PopService {
                         .thenAccept(r -> chunk.forEach(t -> acked(t.ck, t.index))));
             }
         });
+        final StoreException failure = firstError;
+        if (appended.isEmpty()) {
+            return failure == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(failure);
+        }
         final CompletableFuture<Void> all = CompletableFuture.allOf(appended.toArray(new CompletableFuture<?>[0]));
-        final StoreException error = firstError;
-        return error == null ? all : all.thenCompose(v -> CompletableFuture.failedFuture(error));
+        return failure == null ? all : all.thenCompose(v -> CompletableFuture.failedFuture(failure));
     }
 
     private record AckTarget(OpenCheckpoint ck, int index) {
@@ -595,6 +616,10 @@ public final class PopService {
         if (h == null) {
             throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "invalid receipt handle");
         }
+        return ofGroup(group, h);
+    }
+
+    private static ReceiptHandle ofGroup(final String group, final ReceiptHandle h) {
         if (!h.group().equals(group)) {
             throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "receipt handle belongs to another group");
         }

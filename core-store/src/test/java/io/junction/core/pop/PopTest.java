@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.junction.core.Receipt;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
@@ -340,6 +341,47 @@ class PopTest {
             now.addAndGet(10 * INVISIBLE);
             assertThat(store.reviveNow()).isZero();
             assertThat(popAll(store, "g", "t")).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldAckReceiptsKeptInProcessDurablyAndRefuseThoseOfAnotherGroupOrAlreadyUsed() {
+        final StoreConfig config = TestStores.small(dir).build();
+        final Set<String> unacked = new HashSet<>();
+        try (MessageStore store = open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
+            sendNumbered(store, "t", 40);
+            final List<PoppedMessage> popped = popAll(store, "g", "t");
+            assertThat(popped).hasSize(40);
+            final List<Receipt> receipts = new ArrayList<>();
+            for (int i = 0; i < popped.size(); i++) {
+                if (i % 4 == 0) {
+                    unacked.add(body(popped.get(i)));
+                } else {
+                    receipts.add(popped.get(i).receipt());
+                }
+            }
+            // Another group's receipt is refused; the rest of the batch is acked all the same.
+            assertThatThrownBy(() -> store.ackReceipts("other", receipts.subList(0, 1)).join())
+                    .hasCauseInstanceOf(StoreException.class).hasMessageContaining("another group");
+            store.ackReceipts("g", receipts).join();
+            assertThat(store.inFlight()).isEqualTo(10);
+            // Used up: neither the receipt nor its sealed text acks again.
+            assertThatThrownBy(() -> store.ackReceipts("g", receipts.subList(0, 1)).join())
+                    .hasCauseInstanceOf(StoreException.class).hasMessageContaining("expired");
+            assertThatThrownBy(() -> store.ack("g", receipts.get(1).sealed()).join())
+                    .hasCauseInstanceOf(StoreException.class);
+            // A receipt this store did not make goes through its sealed text, which does not open here.
+            final Receipt foreign = () -> "not-a-sealed-handle";
+            assertThatThrownBy(() -> store.ackReceipts("g", List.of(foreign)).join())
+                    .hasCauseInstanceOf(StoreException.class).hasMessageContaining("invalid receipt handle");
+        }
+        try (MessageStore store = open(config)) {
+            assertThat(store.inFlight()).isEqualTo(10);
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).isEqualTo(10);
+            TestStores.awaitIndexed(store);
+            assertThat(popAll(store, "g", "t")).extracting(PopTest::body).containsExactlyInAnyOrderElementsOf(unacked);
         }
     }
 
