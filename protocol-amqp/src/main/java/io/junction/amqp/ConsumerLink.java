@@ -266,7 +266,7 @@ final class ConsumerLink implements LinkHandler {
         if (pendingAcks.isEmpty()) {
             return;
         }
-        final List<Receipt> batch = List.copyOf(pendingAcks);
+        final List<Receipt> batch = new ArrayList<>(pendingAcks); // always one list class: the core's loop stays compiled
         pendingAcks.clear();
         messaging.ackReceipts(plan.group(), batch).whenComplete((r, e) -> logFailure("ack", e));
     }

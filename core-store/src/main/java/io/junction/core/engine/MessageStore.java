@@ -171,11 +171,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool);
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
-                m -> routed(m, DeliveryTime.NONE), this::appendTimerRecord), clock,
+                m -> routed(m, DeliveryTime.NONE), this::appendSystemRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
         this.reviver = Executors.newSingleThreadScheduledExecutor(named("junction-pop-revive"));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
-                config.autoCreateGroups(), reader, queues, offsets, waiters, readPool, this::send), clock,
+                config.autoCreateGroups(), reader, queues, offsets, waiters, readPool, this::send,
+                this::appendSystemRecord), clock,
                 PopSecret.load(dataDir.config("pop-secret")));
         this.transactions = new TransactionService(new TransactionStoreAccess(appender, log, reader, queues, index,
                 offsets, config.storeHost(), topicTable::get, m -> routed(m, DeliveryTime.NONE)), clock,
@@ -466,8 +467,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
         });
     }
 
-    /** Appends a record of the timer service's own (a recall marker) to the timer queue. */
-    private CompletableFuture<SendResult> appendTimerRecord(final Message record) {
+    /**
+     * Appends a record of a delivery feature's own (a timer's recall marker, a POP checkpoint or ack) to its queue of a
+     * system topic that exists: no id is assigned and none of a client message's checks apply.
+     */
+    private CompletableFuture<SendResult> appendSystemRecord(final Message record) {
         if (!running) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
         }
@@ -477,8 +481,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
         }
-        return appender.append(encoded, TimerService.TOPIC, 0).thenApply(r -> new SendResult(record.uniqueId(),
-                TimerService.TOPIC, 0, r.queueOffset(), r.physicalOffset(), config.storeHost()));
+        final String topic = record.topic();
+        final int queueId = record.queueId();
+        return appender.append(encoded, topic, queueId).thenApply(r -> new SendResult(record.uniqueId(), topic,
+                queueId, r.queueOffset(), r.physicalOffset(), config.storeHost()));
     }
 
     @Override

@@ -30,12 +30,14 @@ final class PopStoreAccess implements PopStore {
     private final LongPollWaiters waiters;
     private final Executor readPool;
     private final Function<Message, CompletableFuture<SendResult>> send;
+    private final Function<Message, CompletableFuture<SendResult>> appendRecord;
 
     PopStoreAccess(final Messaging.TopicAdmin topics, final Messaging.GroupAdmin groups,
                    final BiFunction<String, Integer, CompletableFuture<TopicConfig>> ensureTopic,
                    final boolean autoCreateGroups, final QueueReader reader, final ConsumeQueueStore queues,
                    final ConsumerOffsets offsets, final LongPollWaiters waiters, final Executor readPool,
-                   final Function<Message, CompletableFuture<SendResult>> send) {
+                   final Function<Message, CompletableFuture<SendResult>> send,
+                   final Function<Message, CompletableFuture<SendResult>> appendRecord) {
         this.topics = topics;
         this.groups = groups;
         this.ensureTopic = ensureTopic;
@@ -46,6 +48,7 @@ final class PopStoreAccess implements PopStore {
         this.waiters = waiters;
         this.readPool = readPool;
         this.send = send;
+        this.appendRecord = appendRecord;
     }
 
     @Override
@@ -93,6 +96,11 @@ final class PopStoreAccess implements PopStore {
     @Override
     public CompletableFuture<SendResult> append(final Message message) {
         return send.apply(message);
+    }
+
+    @Override
+    public CompletableFuture<SendResult> appendRecord(final Message record) {
+        return appendRecord.apply(record);
     }
 
     @Override

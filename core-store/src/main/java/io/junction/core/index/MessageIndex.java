@@ -1,5 +1,6 @@
 package io.junction.core.index;
 
+import io.junction.core.io.FileList;
 import io.junction.core.log.DispatchInfo;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ public final class MessageIndex {
     private MessageIndex(final Path dir, final int entriesPerFile, final List<IndexFile> files) {
         this.dir = dir;
         this.entriesPerFile = entriesPerFile;
-        this.files = List.copyOf(files);
+        this.files = FileList.copyOf(files);
     }
 
     public static MessageIndex open(final Path dir, final int entriesPerFile) throws IOException {
@@ -78,7 +79,7 @@ public final class MessageIndex {
                 Math.max(entriesPerFile, keys), info.physicalOffset(), info.storeTimestamp());
         final List<IndexFile> next = new ArrayList<>(files);
         next.add(created);
-        files = List.copyOf(next);
+        files = FileList.copyOf(next);
         return created;
     }
 
@@ -130,7 +131,7 @@ public final class MessageIndex {
         List<IndexFile> all = files;
         while (all.size() > 1 && all.get(0).lastLogOffset() < logMinOffset) {
             final IndexFile dropped = all.get(0);
-            all = List.copyOf(all.subList(1, all.size()));
+            all = FileList.copyOf(all.subList(1, all.size()));
             files = all;
             dropped.delete();
         }
@@ -145,7 +146,7 @@ public final class MessageIndex {
             changed = true;
         }
         if (changed) {
-            files = List.copyOf(all);
+            files = FileList.copyOf(all);
         }
         if (!all.isEmpty()) {
             all.get(all.size() - 1).forgetFrom(logEnd);

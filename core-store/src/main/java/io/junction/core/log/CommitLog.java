@@ -1,5 +1,6 @@
 package io.junction.core.log;
 
+import io.junction.core.io.FileList;
 import io.junction.core.io.SegmentFile;
 import io.junction.core.io.SegmentFileFactory;
 import java.io.IOException;
@@ -50,7 +51,7 @@ public final class CommitLog implements AutoCloseable {
         this.dir = dir;
         this.segmentSize = segmentSize;
         this.factory = factory;
-        this.segments = List.copyOf(segments);
+        this.segments = FileList.copyOf(segments);
     }
 
     /** Opens the segments under {@code dir}; the write position is unknown until {@link #recover}. */
@@ -253,7 +254,7 @@ public final class CommitLog implements AutoCloseable {
             LOG.warn("Recovery: deleting segment {} past the log's end {}", last, end);
             last.delete();
         }
-        segments = List.copyOf(all);
+        segments = FileList.copyOf(all);
         final int index = indexOf(end, all);
         if (index < 0) {
             return;
@@ -471,7 +472,7 @@ public final class CommitLog implements AutoCloseable {
                 segmentSize);
         final List<SegmentFile> next = new ArrayList<>(all);
         next.add(segment);
-        segments = List.copyOf(next);
+        segments = FileList.copyOf(next);
     }
 
     /** Segments, oldest first. */
@@ -486,7 +487,7 @@ public final class CommitLog implements AutoCloseable {
             return false;
         }
         final SegmentFile oldest = all.get(0);
-        segments = List.copyOf(all.subList(1, all.size()));
+        segments = FileList.copyOf(all.subList(1, all.size()));
         oldest.delete();
         return true;
     }

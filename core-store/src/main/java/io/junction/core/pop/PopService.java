@@ -447,8 +447,9 @@ public final class PopService {
     }
 
     private CompletableFuture<SendResult> appendRevive(final int reviveQueue, final byte[] body, final String tag) {
-        return store.ensureTopic(REVIVE_TOPIC, REVIVE_QUEUES).thenCompose(t -> store.append(
-                Message.builder(REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body).build()));
+        final Message record = Message.builder(REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body).build();
+        return store.topic(REVIVE_TOPIC).isPresent() ? store.appendRecord(record)
+                : store.ensureTopic(REVIVE_TOPIC, REVIVE_QUEUES).thenCompose(t -> store.appendRecord(record));
     }
 
     static int reviveQueue(final String group, final String topic) {

@@ -32,6 +32,12 @@ public interface PopStore {
     /** Appends a message through the normal send path. */
     CompletableFuture<SendResult> append(Message message);
 
+    /**
+     * Appends a record of POP's own (a checkpoint or an ack) to its queue of an existing topic: no message id (nobody
+     * looks these up), no checks meant for clients' messages.
+     */
+    CompletableFuture<SendResult> appendRecord(Message record);
+
     long committedOffset(String group, String topic, int queueId);
 
     void commitOffset(String group, String topic, int queueId, long offset);

@@ -2,6 +2,7 @@ package io.junction.core.queue;
 
 import static io.junction.core.queue.QueueEntryDescriptor.ENTRY_LENGTH;
 
+import io.junction.core.io.FileList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -45,7 +46,7 @@ public final class ConsumeQueue {
         this.queueId = queueId;
         this.dir = dir;
         this.entriesPerFile = entriesPerFile;
-        this.files = List.copyOf(files);
+        this.files = FileList.copyOf(files);
     }
 
     /** Opens (or creates, empty) the queue stored in {@code dir}. */
@@ -234,7 +235,7 @@ public final class ConsumeQueue {
         final List<QueueFile> all = new ArrayList<>(files);
         while (all.size() > 1 && all.get(0).firstOffset() + entriesPerFile <= min) {
             final QueueFile dropped = all.remove(0);
-            files = List.copyOf(all);
+            files = FileList.copyOf(all);
             Files.deleteIfExists(dropped.path());
         }
     }
@@ -242,7 +243,7 @@ public final class ConsumeQueue {
     /** Deletes every file of the queue. */
     synchronized void destroy() throws IOException {
         final List<QueueFile> all = files;
-        files = List.of();
+        files = FileList.copyOf(List.of());
         maxOffset = 0;
         minOffset = 0;
         for (QueueFile f : all) {
@@ -291,7 +292,7 @@ public final class ConsumeQueue {
         if (all.isEmpty()) {
             minOffset = firstOffset + (queueOffset - firstOffset);
         }
-        files = List.copyOf(next);
+        files = FileList.copyOf(next);
         return created;
     }
 }
