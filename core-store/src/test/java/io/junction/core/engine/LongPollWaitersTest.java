@@ -53,6 +53,26 @@ class LongPollWaitersTest {
     }
 
     @Test
+    void shouldLeaveNothingBehindInTheTimerOrOtherQueuesWhenAnArrivalWakesAWaiter() {
+        final LongPollWaiters waiters = new LongPollWaiters(timer, 10);
+        final AtomicInteger runs = new AtomicInteger();
+        for (int i = 0; i < 3; i++) {
+            waiters.park("t", 0, 60_000, runs::incrementAndGet);
+        }
+        waiters.parkAny(List.of(new LongPollWaiters.QueueKey("t", 0), new LongPollWaiters.QueueKey("t", 1)), 60_000,
+                runs::incrementAndGet);
+        assertThat(timer.getQueue()).hasSize(4);
+        assertThat(waiters.parkedOn("t", 1)).isEqualTo(1);
+        waiters.arrived("t", 0);
+        assertThat(runs).hasValue(4);
+        assertThat(timer.getQueue()).as("time-outs of woken reads are dropped, not kept for a minute").isEmpty();
+        assertThat(waiters.parkedOn("t", 0)).isZero();
+        assertThat(waiters.parkedOn("t", 1)).as("a woken read leaves the other queues it waited on").isZero();
+        waiters.arrived("t", 1);
+        assertThat(runs).hasValue(4);
+    }
+
+    @Test
     void shouldRefuseToParkBeyondItsLimit() {
         final LongPollWaiters waiters = new LongPollWaiters(timer, 1);
         assertThat(waiters.park("t", 0, 60_000, () -> { })).isNotNull();
