@@ -86,6 +86,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private CompletableFuture<Void> serialized;
     /** Acknowledgements waiting for their store sends, in arrival order. */
     private final ArrayDeque<PendingAck> acks = new ArrayDeque<>();
+    /** A flushAcks task is queued on the event loop (set from store threads, cleared by the task). */
+    private final java.util.concurrent.atomic.AtomicBoolean ackFlushScheduled =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private record PendingAck(CompletableFuture<Void> stored, java.util.function.Consumer<Throwable> reply) {
     }
@@ -434,7 +437,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             final CompletableFuture<Void> earlier = session.awaitingRelease.get(packetId);
             if (earlier != null) {
                 inboundInflight--; // a duplicate: acknowledge again, store nothing
-                queueAck(earlier, e -> writeAndFlush(pubReply(MqttMessageType.PUBREC, packetId, e)));
+                queueAck(earlier, e -> write(pubReply(MqttMessageType.PUBREC, packetId, e)));
                 return;
             }
         }
@@ -473,7 +476,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                             session.clientId, mqttTopic, e.toString());
                     disconnect(0x80, "not stored");
                 } else {
-                    writeAndFlush(pubReply(MqttMessageType.PUBACK, packetId, e));
+                    write(pubReply(MqttMessageType.PUBACK, packetId, e));
                 }
             });
             case 2 -> {
@@ -488,7 +491,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                             return;
                         }
                     }
-                    writeAndFlush(pubReply(MqttMessageType.PUBREC, packetId, e));
+                    write(pubReply(MqttMessageType.PUBREC, packetId, e));
                 });
             }
             default -> { }
@@ -523,12 +526,22 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 : broker.publish(in.message(), retain, session.namespace);
     }
 
+    /** Queues the reply to a publish for when it is stored; replies go out in arrival order. */
     private void queueAck(final CompletableFuture<Void> stored, final java.util.function.Consumer<Throwable> reply) {
         acks.add(new PendingAck(stored, reply));
-        stored.whenCompleteAsync((r, e) -> flushAcks(), session.executor());
+        stored.whenComplete((r, e) -> {
+            // One pass of the event loop answers every publish stored by then, with one flush: the store completes
+            // sends in batches, and a task plus a write system call per acknowledgement cost more than the store.
+            if (ackFlushScheduled.compareAndSet(false, true)) {
+                session.executor().execute(this::flushAcks);
+            }
+        });
     }
 
+    /** Writes the replies of the publishes stored so far (a reply only writes: one flush at the end). */
     private void flushAcks() {
+        ackFlushScheduled.set(false);
+        boolean replied = false;
         while (!acks.isEmpty() && acks.peek().stored().isDone()) {
             final PendingAck a = acks.poll();
             Throwable failure = null;
@@ -539,7 +552,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             }
             if (state == State.CONNECTED) {
                 a.reply().accept(failure);
+                replied = true;
             }
+        }
+        if (replied) {
+            flush();
         }
     }
 
