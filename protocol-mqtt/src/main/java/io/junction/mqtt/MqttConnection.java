@@ -721,6 +721,15 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx) {
+        final Session s = session;
+        if (s != null && state == State.CONNECTED) {
+            s.run(s::readComplete);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
     public void channelWritabilityChanged(final ChannelHandlerContext ctx) {
         final Session s = session;
         if (s != null && ctx.channel().isWritable()) {

@@ -71,6 +71,8 @@ final class Session {
     /** What readers offered while a retained backlog was left: newer than those, so it goes out after them. */
     private final ArrayDeque<Delivery> heldBehindRetained = new ArrayDeque<>();
     private boolean drainScheduled;
+    /** A PUBACK of the current read freed room in the window (see {@link #readComplete()}). */
+    private boolean drainAfterRead;
     private final LinkedHashMap<Integer, Delivery> inflight = new LinkedHashMap<>();
     private int nextPacketId = 1;
 
@@ -670,6 +672,18 @@ final class Session {
             inflight.remove(packetId);
             inflightBytes -= d.payload.length;
             d.done();
+            drainAfterRead = true;
+        }
+    }
+
+    /**
+     * The connection read everything the socket had: send what the acknowledgements of this read made room for. One
+     * drain per read rather than per PUBACK: each drain ends with a flush, a write system call, and a subscriber
+     * acknowledges in bursts of hundreds.
+     */
+    void readComplete() {
+        if (drainAfterRead) {
+            drainAfterRead = false;
             drain();
         }
     }
