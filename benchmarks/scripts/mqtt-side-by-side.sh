@@ -4,7 +4,7 @@
 # (benchmarks' MqttLoad: fan-in = 100 publishers -> 1 subscriber, fan-out = 1 publisher -> 100 subscribers, 64-byte
 # payloads, window 10 per publisher) runs against each broker in turn, ROUNDS times (A, B, A, B, ...), and the medians
 # and ratios are printed. Needs: mosquitto (apt-get install mosquitto), mvn -q -B -DskipTests package.
-# Usage: benchmarks/scripts/mqtt-side-by-side.sh [ROUNDS] [SECONDS]
+# Usage: [PRIME=30] benchmarks/scripts/mqtt-side-by-side.sh [ROUNDS] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
@@ -50,11 +50,21 @@ if [ -n "${pid[artemis]:-}" ]; then # its acceptors open before it is ready for 
   for _ in $(seq 1 600); do grep -q "ARTEMIS READY" "$data/artemis.log" && break; sleep 0.1; done
 fi
 
-load() { # broker scenario publishers subscribers
+load() { # broker scenario publishers subscribers [seconds]
   java -Xmx1g -cp "$bench" io.junction.bench.mqtt.MqttLoad --port "${port[$1]}" --label "$1 $2" \
-    --publishers "$3" --subscribers "$4" --topic "bench/$2/$RANDOM" --warmup 5 --duration "$seconds" \
-    | tee -a "$data/results.txt" >&2 || true
+    --publishers "$3" --subscribers "$4" --topic "bench/$2/$RANDOM" --warmup 5 --duration "${5:-$seconds}" \
+    | tee -a "$data/${6:-results}.txt" >&2 || true
 }
+
+# One unmeasured pass of both scenarios per broker first (PRIME seconds each): the two JVM brokers compile their
+# paths during the first tens of seconds, so without it round 1 measured the JIT compiler as much as the broker.
+prime="${PRIME:-30}"
+if [ "$prime" -gt 0 ]; then
+  for b in "${brokers[@]}"; do
+    load "$b" fan-in 100 1 "$prime" primed
+    load "$b" fan-out 1 100 "$prime" primed
+  done
+fi
 
 for r in $(seq 1 "$rounds"); do
   for b in "${brokers[@]}"; do

@@ -1,9 +1,9 @@
 package io.junction.core;
 
 /**
- * What acknowledges one popped message. Only the core makes receipts (they come with {@link PoppedMessage}); a front-end
- * that keeps them in process acks them as they are ({@link Messaging#ackReceipts}), while one that hands them to
- * clients sends {@link #sealed()} and acks that text later.
+ * What acknowledges one popped message. Only the core makes receipts (they come with {@link PoppedMessage}); a
+ * front-end that keeps them in process acks them as they are ({@link Messaging#ackReceipts}), while one that hands
+ * them to clients sends {@link #sealed()} and acks that text later.
  */
 public interface Receipt {
 

@@ -266,7 +266,8 @@ final class ConsumerLink implements LinkHandler {
         if (pendingAcks.isEmpty()) {
             return;
         }
-        final List<Receipt> batch = new ArrayList<>(pendingAcks); // always one list class: the core's loop stays compiled
+        // Always an ArrayList: a batch of another list class made the JIT recompile the core's ack loop.
+        final List<Receipt> batch = new ArrayList<>(pendingAcks);
         pendingAcks.clear();
         messaging.ackReceipts(plan.group(), batch).whenComplete((r, e) -> logFailure("ack", e));
     }
