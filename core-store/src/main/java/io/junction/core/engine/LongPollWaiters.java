@@ -37,14 +37,12 @@ final class LongPollWaiters {
         void fire() {
             if (done.compareAndSet(false, true)) {
                 count.decrementAndGet();
-                // Woken by an arrival: drop the time-out and the other queues' references now. Left in place, every
-                // woken read kept its request, its future and a timer entry for the whole wait (20 s for MQTT: a
-                // million of them with 100 subscribers of one topic), and a queue that never gets an entry would
-                // hold its waiters for ever.
+                // Woken by an arrival: drop the time-out now. Left in the timer, every woken read kept its request,
+                // its future and a timer entry for the whole wait (20 s for MQTT: a million of them with 100
+                // subscribers of one topic). The time-out is set before the waiter joins any queue, so it is there.
+                // (Other queues of a multi-queue waiter are not touched here: the parking thread may still be
+                // adding it to them; a later arrival there polls it and finds it done.)
                 timeout.cancel(false);
-                if (joined.size() > 1) {
-                    joined.forEach(q -> q.remove(this));
-                }
                 retry.run();
             }
         }
