@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -469,16 +470,7 @@ public final class PopService {
      * the future then fails with the first invalid handle's error, if there was one.
      */
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
-        final List<ReceiptHandle> valid = new ArrayList<>(receiptHandles.size());
-        StoreException firstError = null;
-        for (final String text : receiptHandles) {
-            try {
-                valid.add(validHandle(group, text));
-            } catch (StoreException e) {
-                firstError = firstError == null ? e : firstError;
-            }
-        }
-        return ackHandles(valid, firstError);
+        return ackChecked(receiptHandles, text -> validHandle(group, text));
     }
 
     /**
@@ -486,12 +478,18 @@ public final class PopService {
      * opening sealed text (an in-process front-end never lets a client touch them).
      */
     public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
+        return ackChecked(receipts, r -> r instanceof PopReceipt p && p.madeWith(handles) ? ofGroup(group, p.handle)
+                : validHandle(group, r.sealed()));
+    }
+
+    /** Checks each receipt with {@code check} (which throws for an invalid one), then acks the valid ones. */
+    private <T> CompletableFuture<Void> ackChecked(final List<? extends T> receipts,
+                                                   final Function<T, ReceiptHandle> check) {
         final List<ReceiptHandle> valid = new ArrayList<>(receipts.size());
         StoreException firstError = null;
-        for (final Receipt r : receipts) {
+        for (final T r : receipts) {
             try {
-                valid.add(r instanceof PopReceipt p && p.madeWith(handles) ? ofGroup(group, p.handle)
-                        : validHandle(group, r.sealed()));
+                valid.add(check.apply(r));
             } catch (StoreException e) {
                 firstError = firstError == null ? e : firstError;
             }
