@@ -28,7 +28,7 @@ final class LongPollWaiters {
         final Runnable retry;
         final AtomicBoolean done = new AtomicBoolean();
         java.util.List<Queue<Waiter>> joined;
-        java.util.concurrent.ScheduledFuture<?> timeout;
+        volatile java.util.concurrent.ScheduledFuture<?> timeout;
 
         Waiter(final Runnable retry) {
             this.retry = retry;
@@ -42,7 +42,11 @@ final class LongPollWaiters {
                 // subscribers of one topic). The time-out is set before the waiter joins any queue, so it is there.
                 // (Other queues of a multi-queue waiter are not touched here: the parking thread may still be
                 // adding it to them; a later arrival there polls it and finds it done.)
-                timeout.cancel(false);
+                // Null when a time-out of 0–1 ms fired before park() stored it: then there is nothing to drop.
+                final java.util.concurrent.ScheduledFuture<?> t = timeout;
+                if (t != null) {
+                    t.cancel(false);
+                }
                 retry.run();
             }
         }
@@ -85,17 +89,21 @@ final class LongPollWaiters {
             return null;
         }
         final Waiter w = new Waiter(retry);
+        // The queues are looked up before anything can run: a short wait's time-out may fire while the waiter is
+        // still joining them, and it walked this list while it grew (a ConcurrentModificationException in the timer,
+        // so the waiter never ran and its pop never answered).
         final java.util.List<Queue<Waiter>> joined = new java.util.ArrayList<>(keys.size());
-        w.joined = joined;
+        for (QueueKey key : keys) {
+            joined.add(waiters.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>()));
+        }
+        w.joined = java.util.List.copyOf(joined);
         // The time-out is scheduled before the waiter joins a queue, so a cancel always finds it set.
         w.timeout = timer.schedule(() -> {
-            joined.forEach(q -> q.remove(w));
+            w.joined.forEach(q -> q.remove(w));
             w.fire();
         }, waitMillis, TimeUnit.MILLISECONDS);
-        for (QueueKey key : keys) {
-            final Queue<Waiter> queue = waiters.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>());
+        for (Queue<Waiter> queue : w.joined) {
             queue.add(w);
-            joined.add(queue);
         }
         return w;
     }

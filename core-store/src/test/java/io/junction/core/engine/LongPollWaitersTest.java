@@ -73,6 +73,22 @@ class LongPollWaitersTest {
     }
 
     @Test
+    void shouldRunEveryWaiterWhoseTimeOutFiresWhileItIsStillJoiningItsQueues() throws Exception {
+        final int waits = 3000;
+        final LongPollWaiters waiters = new LongPollWaiters(timer, waits);
+        final java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(waits);
+        final List<LongPollWaiters.QueueKey> keys = new java.util.ArrayList<>();
+        for (int q = 0; q < 64; q++) {
+            keys.add(new LongPollWaiters.QueueKey("t", q));
+        }
+        for (int i = 0; i < waits; i++) {
+            waiters.parkAny(keys, i % 2, ran::countDown); // 0 or 1 ms: the time-out races the joining
+        }
+        assertThat(ran.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("every waiter ran").isTrue();
+        assertThat(waiters.parked()).isZero();
+    }
+
+    @Test
     void shouldRefuseToParkBeyondItsLimit() {
         final LongPollWaiters waiters = new LongPollWaiters(timer, 1);
         assertThat(waiters.park("t", 0, 60_000, () -> { })).isNotNull();
