@@ -79,6 +79,9 @@ public final class MqttLoad implements Callable<Integer> {
     @Option(names = "--hold", defaultValue = "60", description = "idle: seconds to hold (${DEFAULT-VALUE}).")
     int hold;
 
+    /** Clients connecting at the same time in {@code pubsub}. */
+    private static final int CONNECTS_AT_ONCE = 10;
+
     public static void main(final String[] args) {
         System.exit(new CommandLine(new MqttLoad()).execute(args));
     }
@@ -96,16 +99,8 @@ public final class MqttLoad implements Callable<Integer> {
     private int pubsub(final EventLoopGroup group) throws Exception {
         final MqttClientHandler.Run run = new MqttClientHandler.Run(topic, window, payload);
         final String prefix = "load-" + ProcessHandle.current().pid() + "-";
-        final List<Client> subs = new ArrayList<>();
-        for (int i = 0; i < subscribers; i++) {
-            subs.add(connect(group, MqttClientHandler.Role.SUBSCRIBER, prefix + "s" + i, run, null));
-        }
-        awaitReady(subs);
-        final List<Client> pubs = new ArrayList<>();
-        for (int i = 0; i < publishers; i++) {
-            pubs.add(connect(group, MqttClientHandler.Role.PUBLISHER, prefix + "p" + i, run, null));
-        }
-        awaitReady(pubs);
+        final List<Client> subs = connectAll(group, MqttClientHandler.Role.SUBSCRIBER, prefix + "s", subscribers, run);
+        final List<Client> pubs = connectAll(group, MqttClientHandler.Role.PUBLISHER, prefix + "p", publishers, run);
         for (final Client p : pubs) {
             p.channel.eventLoop().execute(() -> p.handler.startPublishing(p.channel.pipeline().lastContext()));
         }
@@ -180,6 +175,25 @@ public final class MqttLoad implements Callable<Integer> {
             c.channel.close();
         }
         return run.closedConnections() > 0 ? 2 : 0;
+    }
+
+    /**
+     * Connects {@code count} clients, at most {@link #CONNECTS_AT_ONCE} at a time, and waits until all are ready.
+     * Artemis answers a CONNECT only once it has stored the session's state, on its server thread pool (30 threads):
+     * 100 CONNECTs at once left every thread waiting for a store completion that needed one of them, and it refused
+     * them all after its 5 s time-out ("connection closed before ready" here).
+     */
+    private List<Client> connectAll(final EventLoopGroup group, final MqttClientHandler.Role role, final String prefix,
+                                    final int count, final MqttClientHandler.Run run) throws Exception {
+        final List<Client> clients = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            clients.add(connect(group, role, prefix + i, run, null));
+            if (clients.size() % CONNECTS_AT_ONCE == 0) {
+                awaitReady(clients.subList(clients.size() - CONNECTS_AT_ONCE, clients.size()));
+            }
+        }
+        awaitReady(clients);
+        return clients;
     }
 
     private Client connect(final EventLoopGroup group, final MqttClientHandler.Role role, final String id,
