@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,7 +35,8 @@ final class LongPollWaiters {
             this.retry = retry;
         }
 
-        void fire() {
+        /** Claims the waiter for running; false when it ran or was cancelled already. */
+        boolean claim() {
             if (done.compareAndSet(false, true)) {
                 count.decrementAndGet();
                 // Woken by an arrival: drop the time-out now. Left in the timer, every woken read kept its request,
@@ -47,8 +49,9 @@ final class LongPollWaiters {
                 if (t != null) {
                     t.cancel(false);
                 }
-                retry.run();
+                return true;
             }
+            return false;
         }
 
         @Override
@@ -61,19 +64,32 @@ final class LongPollWaiters {
         }
     }
 
+    /**
+     * Most waiters one task of an arrival runs: a queue with 100 parked readers (fan-out) wakes them as a few tasks
+     * (each a hand-over to a reading thread, and a thread wake-up) rather than as 100, and still on every reading
+     * thread.
+     */
+    private static final int WAITERS_PER_TASK = 32;
+
     private final Map<QueueKey, Queue<Waiter>> waiters = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
+    private final Executor readers;
     private final int maxWaiters;
     private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
 
-    LongPollWaiters(final ScheduledExecutorService timer, final int maxWaiters) {
+    /**
+     * @param timer   runs the time-outs
+     * @param readers runs the parked reads once woken
+     */
+    LongPollWaiters(final ScheduledExecutorService timer, final Executor readers, final int maxWaiters) {
         this.timer = timer;
+        this.readers = readers;
         this.maxWaiters = maxWaiters;
     }
 
     /**
-     * Parks {@code retry} until an entry arrives on the queue or {@code waitMillis} pass; null when too many reads
-     * are parked already (the caller answers at once instead).
+     * Parks {@code retry} until an entry arrives on the queue or {@code waitMillis} pass, then runs it on the reading
+     * executor; null when too many reads are parked already (the caller answers at once instead).
      */
     Parked park(final String topic, final int queueId, final long waitMillis, final Runnable retry) {
         return parkAny(java.util.List.of(new QueueKey(topic, queueId)), waitMillis, retry);
@@ -100,7 +116,9 @@ final class LongPollWaiters {
         // The time-out is scheduled before the waiter joins a queue, so a cancel always finds it set.
         w.timeout = timer.schedule(() -> {
             w.joined.forEach(q -> q.remove(w));
-            w.fire();
+            if (w.claim()) {
+                readers.execute(w.retry);
+            }
         }, waitMillis, TimeUnit.MILLISECONDS);
         for (Queue<Waiter> queue : w.joined) {
             queue.add(w);
@@ -114,19 +132,51 @@ final class LongPollWaiters {
             return;
         }
         final Queue<Waiter> q = waiters.get(new QueueKey(topic, queueId));
-        if (q == null) {
-            return;
-        }
-        for (Waiter w; (w = q.poll()) != null; ) {
-            w.fire();
+        if (q != null) {
+            wake(q);
         }
     }
 
     /** Wakes everything (shutdown). */
     void wakeAll() {
-        waiters.values().forEach(q -> {
-            for (Waiter w; (w = q.poll()) != null; ) {
-                w.fire();
+        waiters.values().forEach(this::wake);
+    }
+
+    private void wake(final Queue<Waiter> q) {
+        Runnable[] batch = null;
+        int n = 0;
+        for (Waiter w; (w = q.poll()) != null; ) {
+            if (!w.claim()) {
+                continue;
+            }
+            if (batch == null) {
+                batch = new Runnable[WAITERS_PER_TASK];
+            }
+            batch[n++] = w.retry;
+            if (n == WAITERS_PER_TASK) {
+                run(batch, n);
+                batch = null;
+                n = 0;
+            }
+        }
+        if (n > 0) {
+            run(batch, n);
+        }
+    }
+
+    private void run(final Runnable[] batch, final int n) {
+        if (n == 1) {
+            readers.execute(batch[0]);
+            return;
+        }
+        readers.execute(() -> {
+            for (int i = 0; i < n; i++) {
+                try {
+                    batch[i].run();
+                } catch (RuntimeException e) {
+                    // One read's failure must not strand the others of its batch; each completes its own result.
+                    Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), e);
+                }
             }
         });
     }

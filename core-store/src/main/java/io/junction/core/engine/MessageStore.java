@@ -141,7 +141,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.readPool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()),
                 named("junction-store-read"));
         this.adminPool = Executors.newSingleThreadExecutor(named("junction-store-admin"));
-        this.waiters = new LongPollWaiters(timer, MAX_PARKED_READS);
+        this.waiters = new LongPollWaiters(timer, readPool, MAX_PARKED_READS);
         this.reader = new QueueReader(log, queues);
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
@@ -565,30 +565,44 @@ public final class MessageStore implements Messaging, AutoCloseable {
                     "topic " + request.topic() + " is not readable"));
         }
         final CompletableFuture<PullResult> result = new CompletableFuture<>();
+        // A reader at the end of its queue (a caught-up consumer pulling again) parks at once, on the caller's
+        // thread: parking only queues it, and a read task that would find nothing cost a hand-over to a reading
+        // thread and its wake-up for every message of a fan-out.
+        if (request.maxWaitMillis() > 0 && queues.maxOffset(request.topic(), request.queueId()) == request.offset()
+                && park(request, result)) {
+            return result;
+        }
         readPool.execute(() -> readOrPark(request, result, true));
         return result;
+    }
+
+    /** Parks a pull until its queue gets an entry; false when too many reads are parked already. */
+    private boolean park(final PullRequest request, final CompletableFuture<PullResult> result) {
+        final LongPollWaiters.Parked parked = waiters.park(request.topic(), request.queueId(),
+                request.maxWaitMillis(), () -> readOrPark(request, result, false));
+        if (parked == null) {
+            return false;
+        }
+        // A reader that gives up (cancels the future: its client left) frees the parked read now.
+        result.whenComplete((x, e) -> {
+            if (result.isCancelled()) {
+                parked.cancel();
+            }
+        });
+        // An entry may have landed between the look at the queue and the parking: look once more.
+        if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
+            waiters.arrived(request.topic(), request.queueId());
+        }
+        return true;
     }
 
     private void readOrPark(final PullRequest request, final CompletableFuture<PullResult> result,
                             final boolean mayPark) {
         try {
             final PullResult r = reader.read(request);
-            if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0 && running) {
-                final LongPollWaiters.Parked parked = waiters.park(request.topic(), request.queueId(),
-                        request.maxWaitMillis(), () -> readPool.execute(() -> readOrPark(request, result, false)));
-                if (parked != null) {
-                    // A reader that gives up (cancels the future: its client left) frees the parked read now.
-                    result.whenComplete((x, e) -> {
-                        if (result.isCancelled()) {
-                            parked.cancel();
-                        }
-                    });
-                    // An entry may have landed between the read and the parking: look once more.
-                    if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
-                        waiters.arrived(request.topic(), request.queueId());
-                    }
-                    return;
-                }
+            if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0 && running
+                    && park(request, result)) {
+                return;
             }
             if (r.status() == PullStatus.FOUND) {
                 long bytes = 0;

@@ -155,7 +155,7 @@ public final class PopService {
             final long remainingMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
                     deadlineNanos - System.nanoTime());
             final Runnable unpark = batches.isEmpty() && remainingMillis > 0 ? store.parkAny(order, remainingMillis,
-                    () -> store.readExecutor().execute(() -> popOrPark(request, topic, result, deadlineNanos))) : null;
+                    () -> popOrPark(request, topic, result, deadlineNanos)) : null;
             if (unpark != null) {
                 // A caller that gives up (cancels the future: its client left) frees the parked pop now.
                 result.whenComplete((x, e) -> {

@@ -43,8 +43,9 @@ public interface PopStore {
     void commitOffset(String group, String topic, int queueId, long offset);
 
     /**
-     * Parks {@code retry} until one of the queues gets an entry or the wait ends; returns what drops the wait early
-     * (then {@code retry} never runs), or null when too many are parked.
+     * Parks {@code retry} until one of the queues gets an entry or the wait ends, then runs it on the
+     * {@link #readExecutor()}; returns what drops the wait early (then {@code retry} never runs), or null when too
+     * many are parked.
      */
     Runnable parkAny(List<QueueRef> queues, long waitMillis, Runnable retry);
 

@@ -32,8 +32,8 @@ public final class Dispatcher implements AutoCloseable {
     private final LongSupplier visibleOffset;
     private final ConsumeQueueStore queues;
     private final MessageIndex index;
-    private final ArrivalListener listener;
     private final Thread thread;
+    private final Arrivals arrivals;
     private volatile long dispatchedOffset;
     private volatile boolean running = true;
     private IOException pendingFailure;
@@ -44,8 +44,8 @@ public final class Dispatcher implements AutoCloseable {
         this.visibleOffset = visibleOffset;
         this.queues = queues;
         this.index = index;
-        this.listener = listener;
         this.dispatchedOffset = startOffset;
+        this.arrivals = new Arrivals(listener);
         this.thread = new Thread(this::run, "junction-dispatcher");
         this.thread.setDaemon(true);
     }
@@ -92,11 +92,12 @@ public final class Dispatcher implements AutoCloseable {
                 }
                 try {
                     final DispatchInfo info = index(view, pos);
-                    listener.arrived(info.topic(), info.queueId());
+                    arrivals.add(info.topic(), info.queueId());
                 } catch (IOException | RuntimeException e) {
                     pendingFailure = e instanceof IOException io ? io : new IOException(e);
                 }
             });
+            arrivals.tellAll();
             if (pendingFailure != null) {
                 LOG.error("Indexing failed at or after log offset {}; retrying in 1 s", from, pendingFailure);
                 pendingFailure = null;

@@ -22,7 +22,7 @@ class LongPollWaitersTest {
 
     @Test
     void shouldRunAWaiterOnceWhenItsQueueGetsAnEntry() {
-        final LongPollWaiters waiters = new LongPollWaiters(timer, 10);
+        final LongPollWaiters waiters = new LongPollWaiters(timer, Runnable::run, 10);
         final AtomicInteger runs = new AtomicInteger();
         assertThat(waiters.park("t", 0, 60_000, runs::incrementAndGet)).isNotNull();
         waiters.arrived("t", 1);
@@ -35,7 +35,7 @@ class LongPollWaitersTest {
 
     @Test
     void shouldDropACancelledWaiterAndItsTimeOutAtOnce() {
-        final LongPollWaiters waiters = new LongPollWaiters(timer, 10);
+        final LongPollWaiters waiters = new LongPollWaiters(timer, Runnable::run, 10);
         final AtomicInteger runs = new AtomicInteger();
         final LongPollWaiters.Parked parked = waiters.parkAny(
                 List.of(new LongPollWaiters.QueueKey("t", 0), new LongPollWaiters.QueueKey("t", 1)), 60_000,
@@ -54,7 +54,7 @@ class LongPollWaitersTest {
 
     @Test
     void shouldLeaveNothingBehindInTheTimerWhenAnArrivalWakesAWaiter() {
-        final LongPollWaiters waiters = new LongPollWaiters(timer, 10);
+        final LongPollWaiters waiters = new LongPollWaiters(timer, Runnable::run, 10);
         final AtomicInteger runs = new AtomicInteger();
         for (int i = 0; i < 3; i++) {
             waiters.park("t", 0, 60_000, runs::incrementAndGet);
@@ -75,7 +75,7 @@ class LongPollWaitersTest {
     @Test
     void shouldRunEveryWaiterWhoseTimeOutFiresWhileItIsStillJoiningItsQueues() throws Exception {
         final int waits = 3000;
-        final LongPollWaiters waiters = new LongPollWaiters(timer, waits);
+        final LongPollWaiters waiters = new LongPollWaiters(timer, Runnable::run, waits);
         final java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(waits);
         final List<LongPollWaiters.QueueKey> keys = new java.util.ArrayList<>();
         for (int q = 0; q < 64; q++) {
@@ -89,8 +89,27 @@ class LongPollWaitersTest {
     }
 
     @Test
+    void shouldWakeTheManyReadersOfOneQueueAsAFewTasksRunningEachOnce() {
+        final List<Runnable> tasks = new java.util.ArrayList<>();
+        final LongPollWaiters waiters = new LongPollWaiters(timer, tasks::add, 1000);
+        final int[] runs = new int[100];
+        for (int i = 0; i < runs.length; i++) {
+            final int reader = i;
+            waiters.park("t", 0, 60_000, () -> runs[reader]++);
+        }
+        waiters.park("t", 1, 60_000, () -> runs[0] += 1000);
+        waiters.arrived("t", 0);
+        assertThat(tasks).as("100 readers handed over as tasks of at most 32").hasSize(4);
+        assertThat(runs).as("nothing runs on the waking thread").containsOnly(0);
+        tasks.forEach(Runnable::run);
+        assertThat(runs).as("each reader ran once; the other queue's did not").containsOnly(1);
+        assertThat(waiters.parkedOn("t", 1)).isEqualTo(1);
+        assertThat(timer.getQueue()).hasSize(1);
+    }
+
+    @Test
     void shouldRefuseToParkBeyondItsLimit() {
-        final LongPollWaiters waiters = new LongPollWaiters(timer, 1);
+        final LongPollWaiters waiters = new LongPollWaiters(timer, Runnable::run, 1);
         assertThat(waiters.park("t", 0, 60_000, () -> { })).isNotNull();
         assertThat(waiters.park("t", 0, 60_000, () -> { })).isNull();
         waiters.arrived("t", 0);
