@@ -26,6 +26,7 @@ final class QueueReader {
 
     private final CommitLog log;
     private final ConsumeQueueStore queues;
+    private final RecentRecords recentRecords = new RecentRecords();
 
     QueueReader(final CommitLog log, final ConsumeQueueStore queues) {
         this.log = log;
@@ -66,13 +67,11 @@ final class QueueReader {
                     if (bytes + size > MAX_PULL_BYTES && !found.isEmpty()) {
                         break scan;
                     }
-                    final ByteBuffer record = log.readRecord(QueueEntryDescriptor.logOffset(entries, pos));
-                    if (record != null) {
-                        final StoredMessage message = RecordCodec.decode(record, request.topic());
-                        if (filter.matches(message.properties())) {
-                            found.add(message);
-                            bytes += size;
-                        }
+                    final StoredMessage message = message(QueueEntryDescriptor.logOffset(entries, pos),
+                            request.topic());
+                    if (message != null && filter.matches(message.properties())) {
+                        found.add(message);
+                        bytes += size;
                     }
                 }
                 next++;
@@ -84,6 +83,21 @@ final class QueueReader {
         }
         final PullStatus status = found.isEmpty() ? PullStatus.NO_MATCHED_MESSAGE : PullStatus.FOUND;
         return new PullResult(status, found, next, queue.minOffset(), queue.maxOffset());
+    }
+
+    /** The record at a log offset a queue entry points at, decoded (shared with other readers), or null. */
+    private StoredMessage message(final long logOffset, final String topic) {
+        final StoredMessage recent = recentRecords.get(logOffset);
+        if (recent != null) {
+            return recent;
+        }
+        final ByteBuffer record = log.readRecord(logOffset);
+        if (record == null) {
+            return null;
+        }
+        final StoredMessage message = RecordCodec.decode(record, topic);
+        recentRecords.put(message);
+        return message;
     }
 
     /** Store time of the record an entry points at, or -1 when it cannot be read. */
