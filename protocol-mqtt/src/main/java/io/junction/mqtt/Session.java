@@ -450,7 +450,8 @@ final class Session {
 
     /**
      * Offers a stored message read for this session. Returns false (and will not call {@code onDone}) when no
-     * subscription wants it: filtered out, No Local, or expired.
+     * subscription wants it: filtered out, No Local, or expired. The delivery waits in the queue: the reader calls
+     * {@link #drain()} once after offering a whole batch, so the batch goes out in one network write.
      *
      * @param shareName the share group that read it, or null for the session's own subscriptions
      */
@@ -465,8 +466,8 @@ final class Session {
             return false; // delivered exactly once before a restart; read again because offsets are saved lazily
         }
         final Delivery restored = position == null ? null : exactlyOnce.claim(position);
-        final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(namespace.local(coreTopic),
-                m.properties(), m.bodyBytes(), System.currentTimeMillis());
+        final MqttMessageMapping.Outbound out = OutboundMappings.of(namespace.local(coreTopic), m,
+                System.currentTimeMillis());
         if (restored != null) {
             // In flight at the restart: the same packet id again, PUBLISH with DUP unless it was released already.
             final Delivery d = new Delivery(out.topic(), out.payload(), 2, out.retain(), out.properties(),
@@ -511,7 +512,7 @@ final class Session {
             d.recorded = false;
         }
         if (retainedBacklog.isEmpty()) {
-            enqueue(d);
+            addPending(d);
         } else {
             heldBehindRetained.add(d); // bounded: readers do not pull while the backlog lasts
         }
@@ -549,16 +550,19 @@ final class Session {
         }
     }
 
+    /** The properties plus subscription identifiers: a copy when there are any (mappings are shared). */
     private static MqttProperties withIds(final MqttProperties props, final List<Integer> ids) {
-        for (int id : ids) {
-            props.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
+        if (ids.isEmpty()) {
+            return props;
         }
-        return props;
-    }
-
-    private void enqueue(final Delivery d) {
-        addPending(d);
-        drain();
+        final MqttProperties copy = new MqttProperties();
+        for (MqttProperties.MqttProperty<?> p : props.listAll()) {
+            copy.add(p);
+        }
+        for (int id : ids) {
+            copy.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
+        }
+        return copy;
     }
 
     private void addPending(final Delivery d) {
@@ -600,7 +604,7 @@ final class Session {
             pending.poll();
             pendingBytes -= d.payload.length;
             if (d.expiresAt > 0 && d.expiresAt <= System.currentTimeMillis()
-                    || estimatedSize(d) > clientMaxPacketSize) {
+                    || clientMaxPacketSize != Long.MAX_VALUE && estimatedSize(d) > clientMaxPacketSize) {
                 d.done(); // 3.3.2-5 expired; 3.1.2-24 too large for the client: discarded
                 continue;
             }

@@ -104,6 +104,7 @@ final class SharedReader {
                 outstanding--;
             }
         }
+        session.drain();
         finished();
     }
 

@@ -201,6 +201,7 @@ final class TopicReader {
                 b.remaining--;
             }
         }
+        session.drain();
         finished(q, b);
         pull(q);
     }
