@@ -177,6 +177,35 @@ class MessageStoreTest {
     }
 
     @Test
+    void shouldWakeTheParkedReadersOfAQueueWithTheWholeBurstAndShareItsDecoding() throws Exception {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            final List<CompletableFuture<PullResult>> parked = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                parked.add(store.pull(new PullRequest("g" + i, "t", 0, 0, 32, null, 10_000)));
+            }
+            Thread.sleep(200); // let the reads park
+            assertThat(parked).noneMatch(CompletableFuture::isDone);
+            final List<Message> burst = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                burst.add(Message.builder("t").queueId(0).body(("b" + i).getBytes(StandardCharsets.UTF_8)).build());
+            }
+            store.sendBatch(burst).join(); // one write: the dispatcher indexes all five in one pass
+            final java.util.Set<StoredMessage> decoded = java.util.Collections.newSetFromMap(
+                    new java.util.IdentityHashMap<>());
+            for (CompletableFuture<PullResult> p : parked) {
+                final List<StoredMessage> got = p.get(5, TimeUnit.SECONDS).messages();
+                assertThat(got).as("every reader woken once the whole burst was indexed").extracting(TestStores::body)
+                        .containsExactly("b0", "b1", "b2", "b3", "b4");
+                decoded.addAll(got);
+            }
+            // 40 readers wake as two tasks (32 + 8); two reading threads may both decode a record before either
+            // keeps it, so at most two decodings of each, not forty.
+            assertThat(decoded).as("decoded messages shared by the readers").hasSizeBetween(5, 10);
+        }
+    }
+
+    @Test
     void shouldAnswerAnIdleLongPollWhenItsWaitEnds() {
         try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
             store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
