@@ -185,6 +185,86 @@ class Chapter3_8_SubscribeIT {
         sub.close();
     }
 
+    /**
+     * 3.8.2.1.2: the identifiers a PUBLISH carries are those of the receiving client's own matching subscriptions.
+     * Four subscribers, two with identifiers: connections alternate over the broker's event loops, so a loop serves
+     * a subscriber with an identifier and one without, which share one mapping of each message.
+     */
+    @Test
+    void shouldSendEachSubscriberOnlyItsOwnSubscriptionIdentifiers() throws Exception {
+        final int[] ids = {10, 11, 0, 0};
+        final List<java.util.concurrent.BlockingQueue<org.eclipse.paho.mqttv5.common.MqttMessage>> got =
+                new java.util.ArrayList<>();
+        final List<org.eclipse.paho.mqttv5.client.MqttAsyncClient> subs = new java.util.ArrayList<>();
+        for (int i = 0; i < ids.length; i++) {
+            final java.util.concurrent.BlockingQueue<org.eclipse.paho.mqttv5.common.MqttMessage> in =
+                    new java.util.concurrent.LinkedBlockingQueue<>();
+            final org.eclipse.paho.mqttv5.client.MqttAsyncClient sub =
+                    new org.eclipse.paho.mqttv5.client.MqttAsyncClient(broker.uri(), "own-ids-" + i,
+                            new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+            sub.setCallback(new org.eclipse.paho.mqttv5.client.MqttCallback() {
+                @Override
+                public void disconnected(final org.eclipse.paho.mqttv5.client.MqttDisconnectResponse r) {
+                }
+
+                @Override
+                public void mqttErrorOccurred(final org.eclipse.paho.mqttv5.common.MqttException e) {
+                }
+
+                @Override
+                public void messageArrived(final String topic, final org.eclipse.paho.mqttv5.common.MqttMessage m) {
+                    in.add(m);
+                }
+
+                @Override
+                public void deliveryComplete(final org.eclipse.paho.mqttv5.client.IMqttToken token) {
+                }
+
+                @Override
+                public void connectComplete(final boolean reconnect, final String uri) {
+                }
+
+                @Override
+                public void authPacketArrived(final int reason,
+                                              final org.eclipse.paho.mqttv5.common.packet.MqttProperties p) {
+                }
+            });
+            sub.connect(new org.eclipse.paho.mqttv5.client.MqttConnectionOptions()).waitForCompletion(5000);
+            final org.eclipse.paho.mqttv5.common.packet.MqttProperties props =
+                    new org.eclipse.paho.mqttv5.common.packet.MqttProperties();
+            if (ids[i] > 0) {
+                props.setSubscriptionIdentifier(ids[i]);
+            }
+            sub.subscribe(new org.eclipse.paho.mqttv5.common.MqttSubscription[] {
+                    new org.eclipse.paho.mqttv5.common.MqttSubscription("own-ids/#", 1)}, null, null, props)
+                    .waitForCompletion(5000);
+            got.add(in);
+            subs.add(sub);
+        }
+        final Mqtt5BlockingClient pub = Clients.v5(broker, "own-ids-pub");
+        try {
+            for (int n = 0; n < 20; n++) {
+                pub.publishWith().topic("own-ids/x").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("m" + n)).send();
+            }
+            for (int i = 0; i < ids.length; i++) {
+                for (int n = 0; n < 20; n++) {
+                    final org.eclipse.paho.mqttv5.common.MqttMessage m =
+                            got.get(i).poll(10, java.util.concurrent.TimeUnit.SECONDS);
+                    assertThat(m).as("subscriber %d, message %d", i, n).isNotNull();
+                    assertThat(new String(m.getPayload(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("m" + n);
+                    assertThat(m.getProperties().getSubscriptionIdentifiers()).as("subscriber %d", i)
+                            .isEqualTo(ids[i] > 0 ? List.of(ids[i]) : List.of());
+                }
+            }
+        } finally {
+            pub.disconnect();
+            for (org.eclipse.paho.mqttv5.client.MqttAsyncClient sub : subs) {
+                sub.disconnect().waitForCompletion(5000);
+                sub.close();
+            }
+        }
+    }
+
     @Test
     void shouldRefuseMalformedFilters() {
         final Mqtt3BlockingClient c = Clients.v3(broker, "bad-filter");
