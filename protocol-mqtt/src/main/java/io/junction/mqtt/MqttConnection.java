@@ -75,6 +75,13 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** Topic aliases we assigned towards the client (3.3.2.3.4), at most the client's Topic Alias Maximum. */
     private final Map<String, Integer> outboundAliases = new HashMap<>();
     private int clientTopicAliasMaximum;
+    /**
+     * MQTT 5 Request Problem Information (3.1.2.11.7): when the client sets it to 0, reason strings go only on
+     * CONNACK and DISCONNECT, never on acknowledgements.
+     */
+    private boolean problemInformation = true;
+    /** The client's Maximum Packet Size (3.1.2.11.4): a reason string that would overstep it is left out. */
+    private long clientMaxPacketSize = Long.MAX_VALUE;
     private int inboundInflight;
     /** Packets that came while CONNECT was being authenticated, replayed after it (bounded). */
     private final java.util.List<MqttMessage> early = new java.util.ArrayList<>();
@@ -350,6 +357,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         final Integer mps = v5 ? MqttMessageMapping.intProperty(props, MqttProperties.MAXIMUM_PACKET_SIZE) : null;
         final Integer tam = v5 ? MqttMessageMapping.intProperty(props, MqttProperties.TOPIC_ALIAS_MAXIMUM) : null;
         clientTopicAliasMaximum = tam == null ? 0 : Math.max(0, Math.min(tam, 1024));
+        final Integer rpi = v5 ? MqttMessageMapping.intProperty(props, MqttProperties.REQUEST_PROBLEM_INFORMATION)
+                : null;
+        problemInformation = rpi == null || rpi != 0;
+        clientMaxPacketSize = mps == null || mps <= 0 ? Long.MAX_VALUE : mps & 0xFFFFFFFFL;
         final int keepAlive = m.variableHeader().keepAliveTimeSeconds();
         if (keepAlive > 0) {
             // 3.1.2-24: close after one and a half keep-alive intervals without a packet.
@@ -506,9 +517,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                                final boolean closeAtQos0) {
         if (version == 5) {
             if (qos > 0) {
+                final MqttProperties props = new MqttProperties();
+                addReasonString(props, why);
                 writeAndFlush(new MqttMessage(new MqttFixedHeader(qos == 1 ? MqttMessageType.PUBACK
                         : MqttMessageType.PUBREC, false, MqttQoS.AT_MOST_ONCE, false, 0),
-                        new MqttPubReplyMessageVariableHeader(packetId, (byte) reason, MqttProperties.NO_PROPERTIES)));
+                        new MqttPubReplyMessageVariableHeader(packetId, (byte) reason, props)));
             }
         } else if (qos > 0 || closeAtQos0) {
             disconnect(reason, why);
@@ -563,14 +576,27 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private MqttMessage pubReply(final MqttMessageType type, final int packetId, final Throwable failure) {
         final int reason = failure == null ? 0 : reasonFor(failure);
         final MqttProperties props = new MqttProperties();
-        if (failure != null && version == 5) {
-            props.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING,
-                    String.valueOf(failure.getMessage())));
+        if (failure != null) {
+            addReasonString(props, String.valueOf(failure.getMessage()));
         }
         return new MqttMessage(new MqttFixedHeader(type, false,
                 type == MqttMessageType.PUBREL ? MqttQoS.AT_LEAST_ONCE : MqttQoS.AT_MOST_ONCE, false, 0),
                 new MqttPubReplyMessageVariableHeader(packetId, (byte) reason, props));
     }
+
+    /**
+     * Adds a reason string to an acknowledgement's properties: MQTT 5 only, unless the client asked for no problem
+     * information, and only while the packet stays well inside the client's maximum size (3.1.2-25 lets us drop it).
+     */
+    private void addReasonString(final MqttProperties props, final String why) {
+        if (version == 5 && problemInformation
+                && ACK_SIZE_WITHOUT_REASON + 3L * why.length() <= clientMaxPacketSize) {
+            props.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, why));
+        }
+    }
+
+    /** Room kept for an acknowledgement's other fields when judging whether its reason string fits. */
+    private static final int ACK_SIZE_WITHOUT_REASON = 64;
 
     private static int reasonFor(final Throwable failure) {
         if (failure instanceof StoreException se) {
@@ -607,9 +633,13 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     inboundInflight--;
                 }
                 known |= session.releaseInbound(id); // one recorded before a restart counts as known too
+                final MqttProperties props = known ? MqttProperties.NO_PROPERTIES : new MqttProperties();
+                if (!known) {
+                    addReasonString(props, "packet identifier " + id + " not found");
+                }
                 writeAndFlush(new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBCOMP, false,
                         MqttQoS.AT_MOST_ONCE, false, 0), new MqttPubReplyMessageVariableHeader(id,
-                        (byte) (known || version != 5 ? 0 : 0x92), MqttProperties.NO_PROPERTIES)));
+                        (byte) (known || version != 5 ? 0 : 0x92), props)));
             }
             case SUBSCRIBE -> onSubscribe((MqttSubscribeMessage) m);
             case UNSUBSCRIBE -> onUnsubscribe((MqttUnsubscribeMessage) m);
@@ -646,32 +676,47 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         final int[] codes = new int[subs.size()];
         final Subscription[] added = new Subscription[subs.size()];
         final boolean[] existed = new boolean[subs.size()];
+        for (MqttTopicSubscription s : subs) {
+            if (version == 5 && s.option().isNoLocal() && s.topicFilter().startsWith("$share/")) {
+                disconnect(0x82, "no local on a shared subscription"); // 3.8.3-4: a protocol error
+                return;
+            }
+        }
+        final StringBuilder refused = new StringBuilder();
         for (int i = 0; i < subs.size(); i++) {
             final MqttTopicSubscription s = subs.get(i);
             final TopicFilter f = TopicFilter.parse(s.topicFilter());
+            final String problem;
+            final int failure;
             if (f == null) {
-                codes[i] = version == 5 ? 0x8F : 0x80; // topic filter invalid
+                failure = 0x8F;
+                problem = "topic filter invalid";
+            } else if (f.shared() && f.coreTopic() == null) {
+                failure = 0x9E;
+                problem = "a shared subscription needs a first topic level without wildcards";
+            } else if (!mayRead(f)) {
+                failure = 0x87;
+                problem = "not authorized";
+            } else {
+                final int qos = Math.min(2, s.option().qos().value());
+                final Subscription sub = new Subscription(f, qos, version == 5 && s.option().isNoLocal(),
+                        version == 5 && s.option().isRetainAsPublished(),
+                        version == 5 ? s.option().retainHandling().value() : 0, subId == null ? 0 : subId);
+                existed[i] = session.subscribe(sub);
+                added[i] = sub;
+                codes[i] = qos;
                 continue;
             }
-            if (f.shared() && (f.coreTopic() == null || s.option().isNoLocal())) {
-                codes[i] = version == 5 ? 0x9E : 0x80; // shared subscription on every topic: not supported
-                continue;
-            }
-            if (!mayRead(f)) {
-                codes[i] = version == 5 ? 0x87 : 0x80; // not authorized
-                continue;
-            }
-            final int qos = Math.min(2, s.option().qos().value());
-            final Subscription sub = new Subscription(f, qos, version == 5 && s.option().isNoLocal(),
-                    version == 5 && s.option().isRetainAsPublished(),
-                    version == 5 ? s.option().retainHandling().value() : 0, subId == null ? 0 : subId);
-            existed[i] = session.subscribe(sub);
-            added[i] = sub;
-            codes[i] = qos;
+            codes[i] = version == 5 ? failure : 0x80;
+            refused.append(refused.isEmpty() ? "" : "; ").append(s.topicFilter()).append(": ").append(problem);
         }
         broker.sessionChanged(session);
+        final MqttProperties ackProps = refused.isEmpty() ? MqttProperties.NO_PROPERTIES : new MqttProperties();
+        if (!refused.isEmpty()) {
+            addReasonString(ackProps, refused.toString());
+        }
         writeAndFlush(new MqttSubAckMessage(new MqttFixedHeader(MqttMessageType.SUBACK, false, MqttQoS.AT_MOST_ONCE,
-                false, 0), new MqttMessageIdAndPropertiesVariableHeader(packetId, MqttProperties.NO_PROPERTIES),
+                false, 0), new MqttMessageIdAndPropertiesVariableHeader(packetId, ackProps),
                 new MqttSubAckPayload(codes)));
         for (int i = 0; i < added.length; i++) {
             final Subscription sub = added[i];
@@ -695,13 +740,29 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         final int packetId = m.idAndPropertiesVariableHeader().messageId();
         final List<String> topics = m.payload().topics();
         final short[] codes = new short[topics.size()];
+        final StringBuilder problems = new StringBuilder();
         for (int i = 0; i < topics.size(); i++) {
-            codes[i] = (short) (session.unsubscribe(topics.get(i)) ? 0x00 : 0x11);
+            final String filter = topics.get(i);
+            final String problem;
+            if (TopicFilter.parse(filter) == null) {
+                codes[i] = 0x8F;
+                problem = "topic filter invalid";
+            } else if (session.unsubscribe(filter)) {
+                continue; // 0x00
+            } else {
+                codes[i] = 0x11;
+                problem = "no subscription existed";
+            }
+            problems.append(problems.isEmpty() ? "" : "; ").append(filter).append(": ").append(problem);
         }
         broker.sessionChanged(session);
+        final MqttProperties props = problems.isEmpty() ? MqttProperties.NO_PROPERTIES : new MqttProperties();
+        if (!problems.isEmpty()) {
+            addReasonString(props, problems.toString());
+        }
         writeAndFlush(new MqttUnsubAckMessage(new MqttFixedHeader(MqttMessageType.UNSUBACK, false,
-                MqttQoS.AT_MOST_ONCE, false, 0), new MqttMessageIdAndPropertiesVariableHeader(packetId,
-                MqttProperties.NO_PROPERTIES), new MqttUnsubAckPayload(codes)));
+                MqttQoS.AT_MOST_ONCE, false, 0), new MqttMessageIdAndPropertiesVariableHeader(packetId, props),
+                new MqttUnsubAckPayload(codes)));
     }
 
     // ------------------------------------------------------------------------------------------------ events

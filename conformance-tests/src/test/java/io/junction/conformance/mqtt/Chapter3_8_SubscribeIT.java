@@ -13,6 +13,7 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
+import com.hivemq.client.mqtt.mqtt5.message.unsubscribe.unsuback.Mqtt5UnsubAck;
 import com.hivemq.client.mqtt.mqtt5.message.unsubscribe.unsuback.Mqtt5UnsubAckReasonCode;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -284,5 +285,74 @@ class Chapter3_8_SubscribeIT {
         assertThat(c.subscribeWith().topicFilter("fine/+").qos(MqttQos.AT_LEAST_ONCE).send().getReturnCodes())
                 .containsExactly(Mqtt3SubAckReturnCode.SUCCESS_MAXIMUM_QOS_1);
         c.disconnect();
+    }
+
+    @Test
+    void shouldExplainRefusedFiltersInReasonStringsUnlessTheClientAsksForNone() {
+        final Mqtt5BlockingClient c = Clients.v5(broker, "explained");
+        final Mqtt5SubAck ack = subAck(() -> c.subscribeWith()
+                .addSubscription().topicFilter("fine/x").qos(MqttQos.AT_LEAST_ONCE).applySubscription()
+                .addSubscription().topicFilter("$share/g/#").qos(MqttQos.AT_LEAST_ONCE).applySubscription()
+                .send());
+        assertThat(ack.getReasonCodes()).containsExactly(Mqtt5SubAckReasonCode.GRANTED_QOS_1,
+                Mqtt5SubAckReasonCode.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED);
+        assertThat(ack.getReasonString().map(Object::toString).orElse(""))
+                .startsWith("$share/g/#: ").doesNotContain("fine/x");
+        final Mqtt5UnsubAck unsub = unsubAck(() -> c.unsubscribeWith().addTopicFilter("fine/x")
+                .addTopicFilter("never/subscribed").send());
+        assertThat(unsub.getReasonCodes()).containsExactly(Mqtt5UnsubAckReasonCode.SUCCESS,
+                Mqtt5UnsubAckReasonCode.NO_SUBSCRIPTIONS_EXISTED);
+        assertThat(unsub.getReasonString().map(Object::toString))
+                .hasValue("never/subscribed: no subscription existed");
+        c.disconnect();
+
+        final Mqtt5BlockingClient quiet = com.hivemq.client.mqtt.MqttClient.builder().useMqttVersion5()
+                .identifier("unexplained").serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+        quiet.connectWith().restrictions().requestProblemInformation(false).applyRestrictions().send();
+        final Mqtt5SubAck quietAck = subAck(() -> quiet.subscribeWith()
+                .addSubscription().topicFilter("fine/y").qos(MqttQos.AT_MOST_ONCE).applySubscription()
+                .addSubscription().topicFilter("$share/g/+").qos(MqttQos.AT_MOST_ONCE).applySubscription()
+                .send());
+        assertThat(quietAck.getReasonCodes()).containsExactly(Mqtt5SubAckReasonCode.GRANTED_QOS_0,
+                Mqtt5SubAckReasonCode.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED);
+        assertThat(quietAck.getReasonString()).isEmpty(); // 3.1.2.11.7: the client asked for no problem information
+        final Mqtt5UnsubAck quietUnsub = unsubAck(() -> quiet.unsubscribeWith().addTopicFilter("fine/y")
+                .addTopicFilter("never/y").send());
+        assertThat(quietUnsub.getReasonCodes()).containsExactly(Mqtt5UnsubAckReasonCode.SUCCESS,
+                Mqtt5UnsubAckReasonCode.NO_SUBSCRIPTIONS_EXISTED);
+        assertThat(quietUnsub.getReasonString()).isEmpty();
+        quiet.disconnect();
+    }
+
+    /** The SUBACK, also when the HiveMQ client reports one with an error code as an exception. */
+    private static Mqtt5SubAck subAck(final java.util.function.Supplier<Mqtt5SubAck> subscribe) {
+        try {
+            return subscribe.get();
+        } catch (com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5SubAckException e) {
+            return e.getMqttMessage();
+        }
+    }
+
+    /** The UNSUBACK, also when the HiveMQ client reports one with an error code as an exception. */
+    private static Mqtt5UnsubAck unsubAck(final java.util.function.Supplier<Mqtt5UnsubAck> unsubscribe) {
+        try {
+            return unsubscribe.get();
+        } catch (com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5UnsubAckException e) {
+            return e.getMqttMessage();
+        }
+    }
+
+    @Test
+    void shouldDisconnectWithProtocolErrorForNoLocalOnASharedSubscription() {
+        try (RawMqtt raw = new RawMqtt(broker.port())) {
+            raw.send(RawMqtt.connect5("shared-no-local", true, 0, 0));
+            assertThat(raw.readPacket(java.time.Duration.ofSeconds(5))[0]).isEqualTo((byte) 0x20);
+            raw.send(RawMqtt.subscribe(1, "$share/g/jobs/#", 1 | 0x04, true)); // QoS 1 with No Local
+            final byte[] disconnect = raw.readPacket(java.time.Duration.ofSeconds(5));
+            assertThat(disconnect).isNotNull();
+            assertThat(disconnect[0]).isEqualTo((byte) 0xE0);
+            assertThat(disconnect[1] & 0xFF).isEqualTo(0x82); // 3.8.3-4
+            assertThat(raw.closedWithin(java.time.Duration.ofSeconds(5))).isTrue();
+        }
     }
 }

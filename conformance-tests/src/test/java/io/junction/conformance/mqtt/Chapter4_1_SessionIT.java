@@ -128,4 +128,27 @@ class Chapter4_1_SessionIT {
         }
         again.disconnect();
     }
+
+    @Test
+    void shouldEndASessionOnceItsExpiryIntervalPasses() throws Exception {
+        final Mqtt5BlockingClient sub = MqttClient.builder().useMqttVersion5().identifier("short-lived")
+                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+        sub.connectWith().cleanStart(true).sessionExpiryInterval(1).send();
+        sub.subscribeWith().topicFilter("short/#").qos(MqttQos.AT_LEAST_ONCE).send();
+        sub.disconnect();
+        final Mqtt5BlockingClient pub = Clients.v5(broker, "short-lived-pub");
+        pub.publishWith().topic("short/x").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("queued while it lived")).send();
+        Thread.sleep(2_500); // past the 1 s expiry
+        pub.publishWith().topic("short/x").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("after it ended")).send();
+        pub.disconnect();
+        // A new client object: the first one would (rightly) fail its streams when told its session is gone.
+        final Mqtt5BlockingClient again = MqttClient.builder().useMqttVersion5().identifier("short-lived")
+                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+        try (var in = Clients.publishes(again)) {
+            assertThat(again.connectWith().cleanStart(false).sessionExpiryInterval(1).send().isSessionPresent())
+                    .as("session present after its expiry").isFalse();
+            Clients.assertNoMore(in, 700); // neither its queued message nor its subscription survived
+        }
+        again.disconnect();
+    }
 }

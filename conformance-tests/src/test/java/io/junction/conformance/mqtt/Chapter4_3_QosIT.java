@@ -76,7 +76,13 @@ class Chapter4_3_QosIT {
         sub.subscribe("paho3/+", 2, (t, m) -> got.add(t + ":" + m.getQos() + ":" + new String(m.getPayload())));
         final org.eclipse.paho.client.mqttv3.MqttClient pub = new org.eclipse.paho.client.mqttv3.MqttClient(
                 broker.uri(), "paho3-pub", new org.eclipse.paho.client.mqttv3.persist.MemoryPersistence());
-        pub.connect();
+        // Paho wakes a blocking publish at the acknowledgement but counts the message out of flight later, on its
+        // callback thread: with acknowledgements as fast as loopback allows, 20 publishes could overrun its default
+        // window of 10 ("Too many publishes in progress") on a busy machine.
+        final org.eclipse.paho.client.mqttv3.MqttConnectOptions pubOptions =
+                new org.eclipse.paho.client.mqttv3.MqttConnectOptions();
+        pubOptions.setMaxInflight(100);
+        pub.connect(pubOptions);
         for (int i = 0; i < 10; i++) {
             pub.publish("paho3/one", ("a" + i).getBytes(), 1, false);
             pub.publish("paho3/two", ("b" + i).getBytes(), 2, false);

@@ -113,4 +113,29 @@ class Chapter4_9_FlowControlIT {
             assertThat(raw.readPacket(Duration.ofMillis(500))).isNull();
         }
     }
+
+    /** 3.3.4-9: a client with more unacknowledged QoS 2 publishes than the broker's Receive Maximum (1024). */
+    @Test
+    void shouldDisconnectAClientThatExceedsTheBrokersReceiveMaximum() {
+        try (RawMqtt raw = new RawMqtt(broker.port())) {
+            raw.send(RawMqtt.connect5("greedy", true, 0, 0));
+            final byte[] connAck = raw.readPacket(WAIT);
+            assertThat(connAck[0]).isEqualTo((byte) 0x20);
+            final java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+            for (int id = 1; id <= 1025; id++) {
+                burst.writeBytes(RawMqtt.publish5Qos2("greedy/x", "g" + id, id)); // never released with PUBREL
+            }
+            raw.send(burst.toByteArray());
+            int pubRecs = 0;
+            byte[] p;
+            while ((p = raw.readPacket(WAIT)) != null && (p[0] & 0xF0) == 0x50) {
+                pubRecs++;
+            }
+            assertThat(p).as("a DISCONNECT after %d PUBRECs", pubRecs).isNotNull();
+            assertThat(p[0]).isEqualTo((byte) 0xE0);
+            assertThat(p[1] & 0xFF).isEqualTo(0x93); // receive maximum exceeded
+            assertThat(pubRecs).isLessThanOrEqualTo(1024);
+            assertThat(raw.closedWithin(WAIT)).isTrue();
+        }
+    }
 }

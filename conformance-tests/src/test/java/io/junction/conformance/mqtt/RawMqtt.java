@@ -34,6 +34,30 @@ final class RawMqtt implements AutoCloseable {
         return packet(0x10, vh.toByteArray());
     }
 
+    /** CONNECT, MQTT 3.1.1, clean session, whose client id is the given bytes as they are. */
+    static byte[] connect311RawClientId(final byte[] clientId) {
+        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
+        writeString(vh, "MQTT");
+        vh.write(4);
+        vh.write(0x02);
+        vh.write(0);
+        vh.write(60);
+        vh.write(clientId.length >> 8);
+        vh.write(clientId.length & 0xFF);
+        vh.writeBytes(clientId);
+        return packet(0x10, vh.toByteArray());
+    }
+
+    /** PUBLISH QoS 0, MQTT 3.1.1, whose topic is the given bytes as they are. */
+    static byte[] publishRawTopic(final byte[] topic, final String payload) {
+        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
+        vh.write(topic.length >> 8);
+        vh.write(topic.length & 0xFF);
+        vh.writeBytes(topic);
+        vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
+        return packet(0x30, vh.toByteArray());
+    }
+
     /** CONNECT, MQTT 3.1.1, clean session, with a QoS 0 will. */
     static byte[] connect311WithWill(final String clientId, final String willTopic, final String willPayload) {
         final ByteArrayOutputStream vh = new ByteArrayOutputStream();
@@ -227,6 +251,28 @@ final class RawMqtt implements AutoCloseable {
         vh.write(0);
         vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
         return packet(0x30, vh.toByteArray());
+    }
+
+    /** PUBLISH for MQTT 5 (empty properties) whose topic is the given bytes as they are, valid UTF-8 or not. */
+    static byte[] publish5RawTopic(final byte[] topic, final String payload) {
+        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
+        vh.write(topic.length >> 8);
+        vh.write(topic.length & 0xFF);
+        vh.writeBytes(topic);
+        vh.write(0);
+        vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
+        return packet(0x30, vh.toByteArray());
+    }
+
+    /** PUBLISH QoS 2 for MQTT 5 (empty properties). */
+    static byte[] publish5Qos2(final String topic, final String payload, final int packetId) {
+        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
+        writeString(vh, topic);
+        vh.write(packetId >> 8);
+        vh.write(packetId & 0xFF);
+        vh.write(0);
+        vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
+        return packet(0x34, vh.toByteArray());
     }
 
     static byte[] pubAck(final int packetId) {
