@@ -4,7 +4,9 @@
 # (benchmarks' MqttLoad: fan-in = 100 publishers -> 1 subscriber, fan-out = 1 publisher -> 100 subscribers, 64-byte
 # payloads, window 10 per publisher) runs against each broker in turn, ROUNDS times (A, B, A, B, ...), and the medians
 # and ratios are printed. Needs: mosquitto (apt-get install mosquitto), mvn -q -B -DskipTests package.
-# Usage: [PRIME=30] benchmarks/scripts/mqtt-side-by-side.sh [ROUNDS] [SECONDS]
+# JUNCTION_SET="store.flush-mode=SYNC ..." adds --set options to Junction (e.g. to fsync before every PUBACK, as the
+# Artemis peer does; Junction's default flushes within 500 ms and Mosquitto saves its store periodically).
+# Usage: [PRIME=30] [JUNCTION_SET=...] benchmarks/scripts/mqtt-side-by-side.sh [ROUNDS] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
@@ -18,12 +20,15 @@ trap cleanup EXIT
 await_port() { for _ in $(seq 1 600); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
   echo "nothing listens on $1" >&2; exit 1; }
 rss_mb() { awk '/VmRSS/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
+# Anonymous (heap, buffers, native) and file-backed (memory-mapped files: page cache the kernel can reclaim) parts.
+rss_parts() { awk '/RssAnon/ {a = $2} /RssFile/ {f = $2} END {printf "anonymous %d MB, file-backed %d MB", a / 1024, f / 1024}' "/proc/$1/status"; }
 
 declare -A port pid
 port[junction]=28883
 java -Xmx1g -jar "${JUNCTION_JAR:-broker/target/junction.jar}" --data-dir "$data/junction" \
   --set mqtt.port=28883 --set http.port=28080 --set remoting.enabled=false --set grpc.enabled=false \
-  --set amqp.enabled=false >"$data/junction.log" 2>&1 &
+  --set amqp.enabled=false $(for kv in ${JUNCTION_SET:-}; do printf -- '--set %s ' "$kv"; done) \
+  >"$data/junction.log" 2>&1 &
 pid[junction]=$!; pids+=($!)
 
 port[mosquitto]=28884
@@ -95,4 +100,4 @@ for s in fan-in fan-out; do
     awk -v s="$s" -v b="$b" -v j="$j" -v o="$o" 'BEGIN { printf "%-8s junction / %-9s deliveries: %.2f\n", s, b, (o > 0 ? j / o : 0) }'
   done
 done
-for b in "${brokers[@]}"; do echo "RSS after the run: $b $(rss_mb "${pid[$b]}") MB"; done
+for b in "${brokers[@]}"; do echo "RSS after the run: $b $(rss_mb "${pid[$b]}") MB ($(rss_parts "${pid[$b]}"))"; done

@@ -6,6 +6,8 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.AccessControl;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -221,11 +223,31 @@ final class MqttBroker {
         }
     }
 
-    void closeAll() {
+    /**
+     * Ends every session, telling MQTT 5 clients why (DISCONNECT 0x8B); completes once each session's executor has
+     * written that, so the front-end closes the channels after it.
+     */
+    CompletableFuture<Void> closeAll() {
         if (compaction != null) {
             compaction.cancel(false);
         }
-        sessions.values().forEach(s -> s.run(s::close));
+        final List<CompletableFuture<Void>> closed = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            final CompletableFuture<Void> done = new CompletableFuture<>();
+            closed.add(done);
+            s.run(() -> {
+                try {
+                    final MqttConnection conn = s.connection();
+                    if (conn != null) {
+                        conn.disconnect(0x8B, "server shutting down");
+                    }
+                    s.close();
+                } finally {
+                    done.complete(null);
+                }
+            });
+        }
         sessions.clear();
+        return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
 }

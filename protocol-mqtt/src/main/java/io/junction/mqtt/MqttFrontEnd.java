@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The MQTT 3.1.1 and 5.0 front-end on {@code mqtt.port} (default 1883).
@@ -136,10 +137,9 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
             webSocketRoute.close();
         }
         serverChannels.forEach(Channel::close);
-        if (broker != null) {
-            broker.closeAll();
-        }
-        channels.close().addListener(f -> stopped.complete(null));
+        final CompletableFuture<Void> told = broker == null ? CompletableFuture.completedFuture(null)
+                : broker.closeAll().completeOnTimeout(null, 2, TimeUnit.SECONDS);
+        told.whenComplete((r, e) -> channels.close().addListener(f -> stopped.complete(null)));
         return stopped;
     }
 }
