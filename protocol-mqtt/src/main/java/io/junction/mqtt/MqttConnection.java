@@ -228,9 +228,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private void onDecodeFailure(final Throwable cause) {
         if (state == State.AWAIT_CONNECT) {
             if (cause instanceof MqttUnacceptableProtocolVersionException) {
-                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION);
+                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
+                        "unsupported protocol version");
             } else if (cause instanceof MqttIdentifierRejectedException) {
-                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
+                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED, "client identifier rejected");
             } else {
                 ctx.close();
             }
@@ -245,10 +246,15 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void connAckAndClose(final MqttConnectReturnCode code) {
+    /** Refuses the CONNECT; an MQTT 5 client also gets {@code why} as the reason string. */
+    private void connAckAndClose(final MqttConnectReturnCode code, final String why) {
         state = State.CLOSED;
-        ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false).build())
-                .addListener(ChannelFutureListener.CLOSE);
+        final MqttProperties props = new MqttProperties();
+        if (version == 5) {
+            props.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, why));
+        }
+        ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false).properties(props)
+                .build()).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Sends DISCONNECT with a reason (MQTT 5 only) and closes. */
@@ -288,13 +294,15 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 }
                 if (e != null || r == null || !r.authenticated()) {
                     connAckAndClose(version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD
-                            : MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD);
+                            : MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD,
+                            "bad user name or password");
                     return;
                 }
                 principal = r.principal().orElse(Principal.ANONYMOUS);
                 if (!broker.accessControl().connectionOpened(principal)) {
                     connAckAndClose(version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED
-                            : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
+                            : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
+                            "connection quota of the namespace exceeded");
                     return;
                 }
                 countedConnection = true;
@@ -316,7 +324,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         final MqttProperties props = m.variableHeader().properties();
         final boolean v5 = version == 5;
         if (v5 && props.getProperty(MqttProperties.AUTHENTICATION_METHOD) != null) {
-            connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_BAD_AUTHENTICATION_METHOD);
+            connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_BAD_AUTHENTICATION_METHOD,
+                    "enhanced authentication is not supported");
             return;
         }
         final boolean cleanStart = m.variableHeader().isCleanSession();
@@ -324,7 +333,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         boolean assigned = false;
         if (clientId == null || clientId.isEmpty()) {
             if (!v5 && !cleanStart) {
-                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED); // 3.1.3-8
+                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                        "an empty client identifier needs a clean session"); // 3.1.3-8
                 return;
             }
             clientId = "junction-" + UUID.randomUUID();
@@ -333,14 +343,16 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             // '%' separates a session's namespace from its client id (MqttNamespace): refused so no client id can
             // spell another tenant's session key.
             connAckAndClose(v5 ? MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID
-                    : MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
+                    : MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                    "a client identifier may not contain '%'");
             return;
         }
         if (m.variableHeader().isWillFlag()) {
             final String topic = m.payload().willTopic();
             if (!TopicFilter.isValidTopicName(topic)) {
                 connAckAndClose(v5 ? MqttConnectReturnCode.CONNECTION_REFUSED_TOPIC_NAME_INVALID
-                        : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
+                        : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
+                        "will topic invalid");
                 return;
             }
             final MqttProperties wp = m.payload().willProperties();

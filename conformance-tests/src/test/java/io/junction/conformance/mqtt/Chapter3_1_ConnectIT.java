@@ -177,6 +177,44 @@ class Chapter3_1_ConnectIT {
         }
     }
 
+    @Test
+    void shouldRefuseAnUnknownProtocolLevelWithCodeOneAndClose() {
+        try (RawMqtt raw = new RawMqtt(broker.port())) {
+            final byte[] connect = RawMqtt.connect311("from-the-future", 60);
+            connect[8] = 6; // protocol level 6: neither 3.1.1 (4) nor 5
+            raw.send(connect);
+            final byte[] connAck = raw.readPacket(Duration.ofSeconds(5));
+            assertThat(connAck).isNotNull();
+            assertThat(connAck[0]).isEqualTo((byte) 0x20);
+            assertThat(connAck[connAck.length - 1]).isEqualTo((byte) 0x01); // 3.1.2-2: unacceptable protocol level
+            assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
+        }
+        assertOtherClientsStillWork();
+    }
+
+    @Test
+    void shouldRefuseEnhancedAuthenticationWithBadAuthenticationMethod() {
+        try (RawMqtt raw = new RawMqtt(broker.port())) {
+            final byte[] method = "SCRAM-SHA-1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            final java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            body.writeBytes(new byte[] {0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60});
+            body.write(3 + method.length); // properties: Authentication Method (0x15)
+            body.write(0x15);
+            body.write(0);
+            body.write(method.length);
+            body.writeBytes(method);
+            body.writeBytes(new byte[] {0, 4, 'a', 'u', 't', 'h'});
+            raw.send(RawMqtt.packet(0x10, body.toByteArray()));
+            final byte[] connAck = raw.readPacket(Duration.ofSeconds(5));
+            assertThat(connAck).isNotNull();
+            assertThat(connAck[0]).isEqualTo((byte) 0x20);
+            assertThat(connAck[3] & 0xFF).isEqualTo(0x8C); // after remaining length and acknowledge flags
+            assertThat(new String(connAck, java.nio.charset.StandardCharsets.UTF_8))
+                    .as("reason string").contains("enhanced authentication is not supported");
+            assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
+        }
+    }
+
     private static void assertOtherClientsStillWork() {
         final Mqtt5BlockingClient client = MqttClient.builder().useMqttVersion5().identifier("bystander")
                 .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
