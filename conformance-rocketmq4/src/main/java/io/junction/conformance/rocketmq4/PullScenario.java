@@ -50,6 +50,7 @@ final class PullScenario implements Scenario {
             final Set<MessageQueue> found = pull.fetchSubscribeMessageQueues(topic);
             queues.addAll(found);
             queues.sort(MessageQueue::compareTo);
+            awaitIndexed(pull, queues, 2L * PER_TAG, context);
             for (MessageQueue mq : queues) {
                 long offset = 0;
                 while (!context.expired()) {
@@ -96,6 +97,28 @@ final class PullScenario implements Scenario {
             }
         } finally {
             lite.shutdown();
+        }
+    }
+
+    /**
+     * Waits (at most 10 s) until the queues' max offsets cover {@code sent} messages. A send is acknowledged once the
+     * record is in the commit log, and queue entries are built from the log asynchronously, in RocketMQ as in
+     * Junction: a pull issued right after the last send may still find a queue without its newest entries (seen once
+     * on a CI machine loaded with other broker processes). A 4.x application pulling at once sees the same.
+     */
+    @SuppressWarnings("deprecation")
+    private static void awaitIndexed(final DefaultMQPullConsumer pull, final List<MessageQueue> queues,
+                                     final long sent, final DriverContext context) throws Exception {
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline && !context.expired()) {
+            long indexed = 0;
+            for (MessageQueue mq : queues) {
+                indexed += pull.maxOffset(mq);
+            }
+            if (indexed >= sent) {
+                return;
+            }
+            Thread.sleep(20);
         }
     }
 }

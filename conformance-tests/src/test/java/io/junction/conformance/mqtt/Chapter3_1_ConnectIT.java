@@ -208,7 +208,7 @@ class Chapter3_1_ConnectIT {
             final byte[] connAck = raw.readPacket(Duration.ofSeconds(5));
             assertThat(connAck).isNotNull();
             assertThat(connAck[0]).isEqualTo((byte) 0x20);
-            assertThat(connAck[3] & 0xFF).isEqualTo(0x8C); // after remaining length and acknowledge flags
+            assertThat(connAck[2] & 0xFF).isEqualTo(0x8C); // after the acknowledge flags
             assertThat(new String(connAck, java.nio.charset.StandardCharsets.UTF_8))
                     .as("reason string").contains("enhanced authentication is not supported");
             assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();

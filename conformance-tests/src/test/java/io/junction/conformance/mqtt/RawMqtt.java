@@ -74,10 +74,7 @@ final class RawMqtt implements AutoCloseable {
 
     /** PUBLISH QoS 0. */
     static byte[] publish(final String topic, final String payload) {
-        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
-        writeString(vh, topic);
-        vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
-        return packet(0x30, vh.toByteArray());
+        return publishRawTopic(topic.getBytes(StandardCharsets.UTF_8), payload);
     }
 
     static byte[] packet(final int firstByte, final byte[] body) {
@@ -246,11 +243,7 @@ final class RawMqtt implements AutoCloseable {
 
     /** PUBLISH QoS 0 for MQTT 5 (empty properties). */
     static byte[] publish5(final String topic, final String payload) {
-        final ByteArrayOutputStream vh = new ByteArrayOutputStream();
-        writeString(vh, topic);
-        vh.write(0);
-        vh.writeBytes(payload.getBytes(StandardCharsets.UTF_8));
-        return packet(0x30, vh.toByteArray());
+        return publish5RawTopic(topic.getBytes(StandardCharsets.UTF_8), payload);
     }
 
     /** PUBLISH for MQTT 5 (empty properties) whose topic is the given bytes as they are, valid UTF-8 or not. */
