@@ -231,7 +231,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
                         "unsupported protocol version");
             } else if (cause instanceof MqttIdentifierRejectedException) {
-                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED, "client identifier rejected");
+                connAckAndClose(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                        "client identifier rejected");
             } else {
                 ctx.close();
             }
@@ -587,7 +588,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     private MqttMessage pubReply(final MqttMessageType type, final int packetId, final Throwable failure) {
         final int reason = failure == null ? 0 : reasonFor(failure);
-        final MqttProperties props = new MqttProperties();
+        final MqttProperties props = failure == null ? MqttProperties.NO_PROPERTIES : new MqttProperties();
         if (failure != null) {
             addReasonString(props, String.valueOf(failure.getMessage()));
         }
