@@ -2,7 +2,6 @@ package io.junction.mqtt;
 
 import io.junction.core.Messaging;
 import io.junction.core.message.StoredMessage;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
@@ -10,8 +9,6 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
-import io.netty.handler.codec.mqtt.MqttPublishMessage;
-import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -188,16 +185,19 @@ final class Session {
         this.connection = conn;
         this.clientReceiveMaximum = receiveMaximum;
         this.clientMaxPacketSize = maxPacketSize;
+        final PublishWriter out = new PublishWriter(conn);
         for (Delivery d : inflight.values()) {
             if (d.released) {
                 if (d.releaseRecorded) { // else the ledger write under way sends it
+                    out.finish(); // keeps the packets in order
                     conn.write(pubRel(d.packetId));
                 }
             } else if (d.recorded && !d.isPlaceholder()) { // a placeholder's message comes when its reader reads it
-                conn.write(publish(d, d.sent, conn));
+                out.write(d, d.sent, inflight.size());
                 d.sent = true;
             }
         }
+        out.finish();
         conn.flush();
         drain();
         readers.values().forEach(TopicReader::resume);
@@ -476,7 +476,10 @@ final class Session {
             inflightBytes += d.payload.length;
             final MqttConnection conn = connection;
             if (!d.released && conn != null && !closed) {
-                conn.writeAndFlush(publish(d, true, conn));
+                final PublishWriter writer = new PublishWriter(conn);
+                writer.write(d, true, 0);
+                writer.finish();
+                conn.flush();
             }
             return true;
         }
@@ -579,6 +582,7 @@ final class Session {
         boolean wrote = false;
         List<Delivery> toRecord = null;
         int budget = WRITES_PER_TURN;
+        final PublishWriter out = new PublishWriter(conn);
         while (conn.writable()) {
             if (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
                 takeRetained();
@@ -620,7 +624,7 @@ final class Session {
                 toRecord.add(d); // this and everything after it: in order, once the ledger has the packet ids
                 continue;
             }
-            conn.write(publish(d, false, conn));
+            out.write(d, false, Math.min(budget, pending.size()));
             d.sent = true;
             wrote = true;
             if (d.qos == 0) {
@@ -628,6 +632,7 @@ final class Session {
             }
         }
         if (wrote) {
+            out.finish();
             conn.flush();
         }
         if (toRecord != null) {
@@ -648,6 +653,7 @@ final class Session {
             return;
         }
         final MqttConnection conn = connection;
+        final PublishWriter out = conn == null ? null : new PublishWriter(conn);
         for (Delivery d : batch) {
             d.recorded = true;
             if (conn == null) {
@@ -657,7 +663,7 @@ final class Session {
                 continue;
             }
             if (!d.sent && inflight.get(d.packetId) == d || d.qos == 0) {
-                conn.write(publish(d, false, conn));
+                out.write(d, false, batch.size());
                 d.sent = true;
                 if (d.qos == 0) {
                     d.done();
@@ -665,6 +671,7 @@ final class Session {
             }
         }
         if (conn != null) {
+            out.finish();
             conn.flush();
         }
         drain();
@@ -770,27 +777,6 @@ final class Session {
             size += 3 + String.valueOf(p.value()).length() * 3L;
         }
         return size;
-    }
-
-    private static MqttPublishMessage publish(final Delivery d, final boolean dup, final MqttConnection conn) {
-        final MqttQoS qos = MqttQoS.valueOf(d.qos);
-        String topic = d.topic;
-        MqttProperties props = d.properties;
-        final int alias = conn.isV5() ? conn.outboundAlias(d.topic) : 0;
-        if (alias != 0) {
-            // A copy: the delivery may be resent on a later connection with its own aliases.
-            props = new MqttProperties();
-            for (MqttProperties.MqttProperty<?> p : d.properties.listAll()) {
-                props.add(p);
-            }
-            props.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS, Math.abs(alias)));
-            if (alias < 0) {
-                topic = "";
-            }
-        }
-        return new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, dup && d.qos > 0, qos, d.retain, 0),
-                new MqttPublishVariableHeader(topic, d.qos > 0 ? d.packetId : -1, props),
-                Unpooled.wrappedBuffer(d.payload));
     }
 
     static MqttMessage pubRel(final int packetId) {
