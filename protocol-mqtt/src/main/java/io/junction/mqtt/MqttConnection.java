@@ -60,6 +60,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class MqttConnection extends ChannelInboundHandlerAdapter {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MqttConnection.class);
+    /** Room kept for an acknowledgement's other fields when judging whether its reason string fits. */
+    private static final int ACK_SIZE_WITHOUT_REASON = 64;
     private enum State { AWAIT_CONNECT, AUTHENTICATING, CONNECTED, CLOSED }
 
     private final MqttBroker broker;
@@ -608,9 +610,6 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Room kept for an acknowledgement's other fields when judging whether its reason string fits. */
-    private static final int ACK_SIZE_WITHOUT_REASON = 64;
-
     private static int reasonFor(final Throwable failure) {
         if (failure instanceof StoreException se) {
             return switch (se.error()) {
@@ -689,16 +688,18 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         final int[] codes = new int[subs.size()];
         final Subscription[] added = new Subscription[subs.size()];
         final boolean[] existed = new boolean[subs.size()];
-        for (MqttTopicSubscription s : subs) {
-            if (version == 5 && s.option().isNoLocal() && s.topicFilter().startsWith("$share/")) {
-                disconnect(0x82, "no local on a shared subscription"); // 3.8.3-4: a protocol error
+        final TopicFilter[] filters = new TopicFilter[subs.size()];
+        for (int i = 0; i < subs.size(); i++) {
+            filters[i] = TopicFilter.parse(subs.get(i).topicFilter());
+            if (version == 5 && filters[i] != null && filters[i].shared() && subs.get(i).option().isNoLocal()) {
+                disconnect(0x82, "no local on a shared subscription"); // 3.8.3-4: a protocol error, nothing applied
                 return;
             }
         }
         final StringBuilder refused = new StringBuilder();
         for (int i = 0; i < subs.size(); i++) {
             final MqttTopicSubscription s = subs.get(i);
-            final TopicFilter f = TopicFilter.parse(s.topicFilter());
+            final TopicFilter f = filters[i];
             final String problem;
             final int failure;
             if (f == null) {
