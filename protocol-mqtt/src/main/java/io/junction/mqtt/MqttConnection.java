@@ -9,7 +9,6 @@ import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
@@ -256,11 +255,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         if (version == 5) {
             props.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, why));
         }
-        ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false).properties(props)
-                .build()).addListener(ChannelFutureListener.CLOSE);
+        LastWord.say(ctx.channel(), MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false)
+                .properties(props).build());
     }
 
-    /** Sends DISCONNECT with a reason (MQTT 5 only) and closes. */
+    /**
+     * Sends DISCONNECT with a reason (MQTT 5 only) and closes so that the client can read it (see {@link LastWord});
+     * an MQTT 3.1.1 connection, which has no DISCONNECT from the server, is just closed.
+     */
     void disconnect(final int reason, final String why) {
         if (state == State.CLOSED) {
             return;
@@ -269,8 +271,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         if (version == 5) {
             final MqttProperties props = new MqttProperties();
             props.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, why));
-            ctx.channel().writeAndFlush(MqttMessageBuilders.disconnect().reasonCode((byte) reason).properties(props)
-                    .build()).addListener(ChannelFutureListener.CLOSE);
+            LastWord.say(ctx.channel(), MqttMessageBuilders.disconnect().reasonCode((byte) reason).properties(props)
+                    .build());
         } else {
             ctx.channel().close();
         }
@@ -376,7 +378,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 : null;
         problemInformation = rpi == null || rpi != 0;
         clientMaxPacketSize = mps == null || mps <= 0 ? Long.MAX_VALUE : mps & 0xFFFFFFFFL;
-        final int keepAlive = m.variableHeader().keepAliveTimeSeconds();
+        final boolean serverKeepAlive = v5 && settings.serverKeepAlive() > 0;
+        final int keepAlive = serverKeepAlive ? settings.serverKeepAlive() : m.variableHeader().keepAliveTimeSeconds();
         if (keepAlive > 0) {
             // 3.1.2-24: close after one and a half keep-alive intervals without a packet.
             ctx.pipeline().addBefore(ctx.name(), "keep-alive",
@@ -408,6 +411,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                         settings.maxPacketSize()));
                 ackProps.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS_MAXIMUM,
                         settings.topicAliasMaximum()));
+                if (serverKeepAlive) {
+                    ackProps.add(new MqttProperties.IntegerProperty(MqttProperties.SERVER_KEEP_ALIVE, keepAlive));
+                }
             }
             final MqttConnAckMessage ack = MqttMessageBuilders.connAck()
                     .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
@@ -708,6 +714,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             } else if (f.shared() && f.coreTopic() == null) {
                 failure = 0x9E;
                 problem = "a shared subscription needs a first topic level without wildcards";
+            } else if (settings.denied().refuses(f)) {
+                failure = 0x87;
+                problem = "subscriptions to this filter are not allowed on this broker";
             } else if (!mayRead(f)) {
                 failure = 0x87;
                 problem = "not authorized";

@@ -116,6 +116,32 @@ final class TopicFilter {
         return false;
     }
 
+    /**
+     * Whether this filter matches every topic {@code other} matches (the share prefixes aside): compared level by
+     * level, {@code #} covers the rest, {@code +} covers one level of anything but a {@code $} first level, and a
+     * literal level covers only itself.
+     */
+    boolean covers(final TopicFilter other) {
+        final String[] theirs = other.levels;
+        for (int i = 0; i < levels.length; i++) {
+            final String mine = levels[i];
+            final boolean wildcardFirst = i == 0 && (mine.equals("+") || mine.equals("#"));
+            if (wildcardFirst && theirs.length > 0 && theirs[0].startsWith("$")) {
+                return false; // 4.7.2-1: a leading wildcard never matches $ topics, which theirs do
+            }
+            if (mine.equals("#")) {
+                return true;
+            }
+            if (i >= theirs.length || theirs[i].equals("#")) {
+                return false; // theirs matches topics shorter or deeper than this filter can
+            }
+            if (!mine.equals("+") && !mine.equals(theirs[i])) {
+                return false;
+            }
+        }
+        return theirs.length == levels.length;
+    }
+
     static boolean anyMatches(final List<TopicFilter> filters, final String topic) {
         for (TopicFilter f : filters) {
             if (f.matches(topic)) {

@@ -86,7 +86,8 @@ class MqttPacketPathFuzzTest {
                 .flushInterval(Duration.ofMillis(50)).diskFullRatio(1.01).maxDiskUsedRatio(1.01).build());
         loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
         final MqttBroker broker = new MqttBroker(store, AccessControl.open(),
-                new MqttSettings(MAX_PACKET, 1000, 64, 64, 20_000, 8, 2, 60_000), loops);
+                new MqttSettings(MAX_PACKET, 1000, 64, 64, 20_000, 8, 2, 60_000, 0,
+                        SubscriptionDenyList.NONE), loops);
         broker.start().get(10, TimeUnit.SECONDS);
         serverChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         new ServerBootstrap().group(loops).channel(LocalServerChannel.class)

@@ -56,4 +56,30 @@ class TopicFilterTest {
     void shouldRejectWildcardsInTopicNames(final String topic) {
         assertThat(TopicFilter.isValidTopicName(topic)).isFalse();
     }
+
+    @ParameterizedTest(name = "{0} covers {1} = {2}")
+    @CsvSource({
+        "#, a/b, true",
+        "#, #, true",
+        "#, $SYS/x, false",
+        "+/#, $SYS/#, false",
+        "$SYS/#, $SYS/#, true",
+        "$SYS/#, $SYS/broker/+, true",
+        "$SYS/#, $SYS, true",
+        "$SYS/#, #, false",
+        "$SYS/#, +/broker, false",
+        "a/+, a/b, true",
+        "a/+, a/+, true",
+        "a/+, a/#, false",
+        "a/+, a/b/c, false",
+        "a/+, a, false",
+        "a/b, a/+, false",
+        "a/b, a/b, true",
+        "a/#, a, true",
+        "+/b, x/b, true",
+    })
+    void shouldCoverExactlyTheFiltersWhoseTopicsItMatches(final String filter, final String other,
+                                                          final boolean covers) {
+        assertThat(TopicFilter.parse(filter).covers(TopicFilter.parse(other))).isEqualTo(covers);
+    }
 }

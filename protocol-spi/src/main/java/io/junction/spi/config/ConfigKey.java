@@ -13,8 +13,23 @@ import java.util.Objects;
  * @param defaultValue the value used when nothing sets the key; valid for {@code kind}; empty means "unset"
  * @param description  one sentence for the README and {@code --help}
  * @param choices      for {@link ValueKind#CHOICE}, the accepted words in upper case; empty otherwise
+ * @param check        further check of a {@link ValueKind#STRING} value; accepts anything unless given
  */
-public record ConfigKey(String name, ValueKind kind, String defaultValue, String description, List<String> choices) {
+public record ConfigKey(String name, ValueKind kind, String defaultValue, String description, List<String> choices,
+                        ValueCheck check) {
+
+    /** A front-end's own check of a {@link ValueKind#STRING} value (a list of topic filters, say). */
+    @FunctionalInterface
+    public interface ValueCheck {
+        /**
+         * Accepts the trimmed value or throws.
+         *
+         * @throws InvalidValueException saying what is wrong with it
+         */
+        void check(String value);
+    }
+
+    private static final ValueCheck ANY = v -> { };
 
     public ConfigKey {
         Objects.requireNonNull(name, "name");
@@ -22,24 +37,31 @@ public record ConfigKey(String name, ValueKind kind, String defaultValue, String
         Objects.requireNonNull(defaultValue, "defaultValue");
         Objects.requireNonNull(description, "description");
         choices = List.copyOf(choices);
+        check = check == null ? ANY : check;
         if (kind == ValueKind.CHOICE && choices.isEmpty()) {
             throw new IllegalArgumentException(name + ": a CHOICE key needs choices");
         }
         if (!defaultValue.isEmpty()) {
-            validate(name, kind, choices, defaultValue); // a bad default is a programming error: fail at class load
+            validate(name, kind, choices, check, defaultValue); // a bad default is a programming error: fail at class load
         }
     }
 
     /** A key of any kind but {@link ValueKind#CHOICE}. */
     public static ConfigKey of(final String name, final ValueKind kind, final String defaultValue,
                                final String description) {
-        return new ConfigKey(name, kind, defaultValue, description, List.of());
+        return new ConfigKey(name, kind, defaultValue, description, List.of(), ANY);
+    }
+
+    /** A {@link ValueKind#STRING} key whose non-empty values must pass {@code check}. */
+    public static ConfigKey checked(final String name, final String defaultValue, final String description,
+                                    final ValueCheck check) {
+        return new ConfigKey(name, ValueKind.STRING, defaultValue, description, List.of(), check);
     }
 
     /** A key whose value is one of {@code choices} (case-insensitive). */
     public static ConfigKey choice(final String name, final String defaultValue, final String description,
                                    final String... choices) {
-        return new ConfigKey(name, ValueKind.CHOICE, defaultValue, description, List.of(choices));
+        return new ConfigKey(name, ValueKind.CHOICE, defaultValue, description, List.of(choices), ANY);
     }
 
     /**
@@ -48,7 +70,7 @@ public record ConfigKey(String name, ValueKind kind, String defaultValue, String
      * @throws InvalidValueException naming the key and what was expected
      */
     public String normalize(final String value) {
-        return validate(name, kind, choices, value);
+        return validate(name, kind, choices, check, value);
     }
 
     /** What a valid value looks like, e.g. "one of ASYNC, SYNC". */
@@ -57,7 +79,7 @@ public record ConfigKey(String name, ValueKind kind, String defaultValue, String
     }
 
     private static String validate(final String name, final ValueKind kind, final List<String> choices,
-                                   final String value) {
+                                   final ValueCheck check, final String value) {
         final String v = value.trim();
         try {
             switch (kind) {
@@ -77,7 +99,9 @@ public record ConfigKey(String name, ValueKind kind, String defaultValue, String
                     return upper;
                 }
                 case STRING -> {
-                    // any text
+                    if (!v.isEmpty()) {
+                        check.check(v);
+                    }
                 }
             }
         } catch (final InvalidValueException e) {
