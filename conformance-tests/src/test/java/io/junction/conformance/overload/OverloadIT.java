@@ -58,6 +58,8 @@ class OverloadIT {
     private final History history = new History();
     private final AtomicBoolean loading = new AtomicBoolean(true);
     private final AtomicLong sendErrors = new AtomicLong();
+    /** Ids of messages delivered with another body than sent (recorded in listeners, asserted on the test thread). */
+    private final java.util.Queue<String> altered = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @Test
     void shouldStayUpBoundedAndLoseNothingUnderOverload() throws Exception {
@@ -119,6 +121,7 @@ class OverloadIT {
                         acknowledged / (double) SECONDS, sendErrors.get(), heap.maxMiB(), report);
                 assertThat(report.lost()).as("lost").isEmpty();
                 assertThat(report.unexpected()).as("delivered but never sent").isEmpty();
+                assertThat(altered).as("delivered with another body than sent").isEmpty();
                 assertThat(acknowledged).as("the load did run").isGreaterThan(SECONDS * 50);
 
                 remotingConsumer.shutdown();
@@ -186,7 +189,7 @@ class OverloadIT {
             for (MessageExt m : messages) {
                 slowDown();
                 history.delivered(m.getKeys(), "remoting");
-                assertBody(m.getKeys(), m.getBody());
+                checkBody(m.getKeys(), m.getBody());
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
@@ -203,7 +206,7 @@ class OverloadIT {
                     StandardCharsets.US_ASCII);
             slowDown();
             history.delivered(id, "mqtt");
-            assertBody(id, p.getPayloadAsBytes());
+            checkBody(id, p.getPayloadAsBytes());
         }).send().join();
         return client;
     }
@@ -239,9 +242,13 @@ class OverloadIT {
         return body.length;
     }
 
-    private static void assertBody(final String id, final byte[] body) {
+    /**
+     * Records a delivered message whose body is not the one sent. Client libraries swallow what a listener throws, so
+     * the check is recorded here and asserted on the test thread.
+     */
+    private void checkBody(final String id, final byte[] body) {
         if (!Arrays.equals(body, body(id))) {
-            throw new AssertionError("message " + id + " arrived altered");
+            altered.add(id);
         }
     }
 
