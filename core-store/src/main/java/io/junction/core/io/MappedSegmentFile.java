@@ -44,8 +44,9 @@ public final class MappedSegmentFile implements SegmentFile {
         final FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         try {
-            // Size 0: new, or a crash hit between creating the file and sizing it; either way it holds nothing.
-            if (channel.size() == 0) {
+            // Shorter than a segment: new (size 0), or a crash hit between creating the file and sizing it, or
+            // between the two steps of clearFrom. Either way nothing past its end was ever part of the log.
+            if (channel.size() < capacity) {
                 // Sparse: the extent is reserved in the name space only; blocks are allocated as data is written.
                 channel.write(ByteBuffer.allocate(1), capacity - 1L);
             } else if (channel.size() != capacity) {
@@ -85,6 +86,21 @@ public final class MappedSegmentFile implements SegmentFile {
     @Override
     public void force() throws IOException {
         channel.force(false);
+    }
+
+    /**
+     * Cuts the file at {@code position} and grows it back to its size: the kernel drops the cut pages (also from the
+     * map, which reads zeros there again) and the regrown part is a hole. Two metadata changes instead of writing
+     * zeros over the rest of the segment. A crash between them leaves a short file, which {@link #open} grows back.
+     */
+    @Override
+    public void clearFrom(final int position) throws IOException {
+        if (position < 0 || position > capacity) {
+            throw new IOException(file + ": clear from " + position + " outside the segment");
+        }
+        channel.truncate(position);
+        channel.write(ByteBuffer.allocate(1), capacity - 1L);
+        channel.force(true);
     }
 
     @Override

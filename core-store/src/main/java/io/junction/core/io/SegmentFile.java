@@ -27,6 +27,14 @@ public interface SegmentFile extends AutoCloseable {
     /** Makes everything written so far durable. A failure is fatal for the log (fail-stop). */
     void force() throws IOException;
 
+    /**
+     * Makes every byte from {@code position} to the end read as zero, durably, in a time that does not grow with the
+     * bytes cleared (recovery cuts a torn tail this way, and a 1 GiB segment must not cost seconds).
+     *
+     * @throws IOException on any failure; the bytes past {@code position} are unknown then
+     */
+    void clearFrom(int position) throws IOException;
+
     /** A read-only view of the whole segment; bytes never written read as zero. */
     ByteBuffer view();
 

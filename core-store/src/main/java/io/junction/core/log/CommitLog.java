@@ -27,7 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class CommitLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLog.class);
-    private static final int ZERO_CHUNK = 64 * 1024;
     /** Damaged offsets remembered so that each is logged and counted once, not once per reader. */
     private static final int MAX_REMEMBERED_DAMAGE = 4096;
 
@@ -112,7 +111,7 @@ public final class CommitLog implements AutoCloseable {
 
     /**
      * Scans from {@code from} (a record boundary, or the log's start when below it), verifying every record, and makes
-     * the end of the last valid record the log's end: the rest of that segment is zeroed and forced, and later
+     * the end of the last valid record the log's end: the rest of that segment is cleared durably, and later
      * segments are deleted. Runs before the log is opened for writing.
      *
      * <p>Where the log ends: at a position whose size or magic is zero (never written, or a unit whose magic — written
@@ -246,7 +245,12 @@ public final class CommitLog implements AutoCloseable {
         return damagedRecords.sum();
     }
 
-    /** Zeroes everything from {@code end} to its segment's end and deletes later segments. */
+    /**
+     * Clears everything from {@code end} to its segment's end and deletes later segments. Stale bytes past the end must
+     * go: a later append could line a stale, valid-looking record up with a record boundary, and a later recovery would
+     * take it for part of the log. Clearing costs the same however large the segment (see
+     * {@link SegmentFile#clearFrom}), so a restart after a crash does not grow with the segment size.
+     */
     private void truncateAfter(final long end) throws IOException {
         final List<SegmentFile> all = new ArrayList<>(segments);
         while (!all.isEmpty() && all.get(all.size() - 1).baseOffset() > end) {
@@ -256,42 +260,9 @@ public final class CommitLog implements AutoCloseable {
         }
         segments = FileList.copyOf(all);
         final int index = indexOf(end, all);
-        if (index < 0) {
-            return;
+        if (index >= 0) {
+            all.get(index).clearFrom((int) (end - all.get(index).baseOffset()));
         }
-        final SegmentFile segment = all.get(index);
-        final ByteBuffer view = segment.view();
-        final ByteBuffer zeros = ByteBuffer.allocate(ZERO_CHUNK);
-        boolean zeroed = false;
-        // Stale bytes past the end must go: a later append could line a stale, valid-looking record up with a
-        // record boundary, and a later recovery would take it for part of the log.
-        for (int pos = (int) (end - segment.baseOffset()); pos < segmentSize; pos += ZERO_CHUNK) {
-            final int len = Math.min(ZERO_CHUNK, segmentSize - pos);
-            if (!allZero(view, pos, len)) {
-                segment.write(pos, zeros.clear().limit(len));
-                zeroed = true;
-            }
-        }
-        if (zeroed) {
-            LOG.warn("Recovery: cleared a torn or stale tail after log offset {} in {}", end, segment);
-            segment.force();
-        }
-    }
-
-    private static boolean allZero(final ByteBuffer view, final int pos, final int len) {
-        int i = pos;
-        final int end = pos + len;
-        for (; i + 8 <= end; i += 8) {
-            if (view.getLong(i) != 0) {
-                return false;
-            }
-        }
-        for (; i < end; i++) {
-            if (view.get(i) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -81,6 +81,67 @@ class RecoveryTest {
     }
 
     @Test
+    void shouldClearEverythingPastTheRecoveredEndWithoutShrinkingTheSegment() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        final List<SendResult> sent;
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sent = sendNumbered(store, 0, 10);
+        }
+        final long end = sent.get(9).commitLogOffset();
+        // The last record is torn (its middle never reached the disk), and stale bytes lie further on: a copy of a
+        // valid record, as a segment written by an earlier, longer run could hold.
+        overwrite(segment(0), end + 30, new byte[40]);
+        final byte[] stale = new byte[(int) (sent.get(1).commitLogOffset() - sent.get(0).commitLogOffset())];
+        try (FileChannel ch = FileChannel.open(segment(0), StandardOpenOption.READ)) {
+            ch.read(ByteBuffer.wrap(stale), sent.get(0).commitLogOffset());
+        }
+        overwrite(segment(0), end + 8192, stale);
+        Files.writeString(dir.resolve("abort"), "");
+        Files.delete(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(store.stats().logWriteOffset()).isEqualTo(end);
+        }
+        assertThat(Files.size(segment(0))).isEqualTo(config.segmentSize());
+        final ByteBuffer tail = ByteBuffer.allocate(config.segmentSize() - (int) end);
+        try (FileChannel ch = FileChannel.open(segment(0), StandardOpenOption.READ)) {
+            while (tail.hasRemaining() && ch.read(tail, end + tail.position()) > 0) {
+                // read the whole tail
+            }
+        }
+        assertThat(tail.flip().remaining()).isEqualTo(config.segmentSize() - (int) end);
+        while (tail.hasRemaining()) {
+            assertThat(tail.get()).as("byte at log offset %d", end + tail.position() - 1).isZero();
+        }
+    }
+
+    @Test
+    void shouldGrowBackASegmentACrashLeftShortWhileItsTailWasBeingCleared() throws IOException {
+        final StoreConfig config = TestStores.small(dir).build();
+        final List<SendResult> sent;
+        try (MessageStore store = MessageStore.open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sent = sendNumbered(store, 0, 5);
+        }
+        // Clearing a tail cuts the file at the log's end and then grows it back; a kill between the two steps.
+        final long end = sent.get(4).commitLogOffset() + (sent.get(4).commitLogOffset() - sent.get(3).commitLogOffset());
+        try (FileChannel ch = FileChannel.open(segment(0), StandardOpenOption.WRITE)) {
+            ch.truncate(end);
+        }
+        Files.writeString(dir.resolve("abort"), "");
+        Files.delete(dir.resolve("config").resolve("checkpoint"));
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).extracting(TestStores::body)
+                    .containsExactly("message-0", "message-1", "message-2", "message-3", "message-4");
+            assertThat(Files.size(segment(0))).isEqualTo(config.segmentSize());
+            sendNumbered(store, 5, 1);
+        }
+        try (MessageStore store = MessageStore.open(config)) {
+            assertThat(readAll(store, "t", 0)).hasSize(6);
+        }
+    }
+
+    @Test
     void shouldStepOverADamagedRecordInRecoveryAndKeepEveryRecordAfterIt() throws IOException {
         final StoreConfig config = TestStores.small(dir).build();
         final List<SendResult> sent;

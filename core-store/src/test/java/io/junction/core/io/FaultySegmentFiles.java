@@ -47,6 +47,14 @@ public final class FaultySegmentFiles implements SegmentFileFactory {
             }
 
             @Override
+            public void clearFrom(final int position) throws IOException {
+                if (forceFails) {
+                    throw new IOException("Input/output error");
+                }
+                real.clearFrom(position);
+            }
+
+            @Override
             public ByteBuffer view() {
                 return real.view();
             }
