@@ -20,10 +20,15 @@ final class StoreGroups implements Messaging.GroupAdmin {
     private final ConsumerOffsets offsets;
     private final Supplier<PopService> pops;
     private final Executor adminPool;
+    private final boolean autoCreate;
 
-    /** @param pops POP, which is built after this (it asks the groups) */
+    /**
+     * @param pops       POP, which is built after this (it asks the groups)
+     * @param autoCreate whether {@link #getOrCreate} creates unknown groups
+     */
     StoreGroups(final DurableTable<GroupConfig> table, final ConsumerOffsets offsets, final Supplier<PopService> pops,
-                final Executor adminPool) {
+                final Executor adminPool, final boolean autoCreate) {
+        this.autoCreate = autoCreate;
         this.table = table;
         this.offsets = offsets;
         this.pops = pops;
@@ -65,6 +70,17 @@ final class StoreGroups implements Messaging.GroupAdmin {
     @Override
     public Optional<GroupConfig> get(final String group) {
         return table.get(group);
+    }
+
+    @Override
+    public Optional<GroupConfig> getOrCreate(final String group) {
+        final Optional<GroupConfig> existing = table.get(group);
+        if (existing.isPresent() || !autoCreate || !TopicNames.isValid(group)) {
+            return existing;
+        }
+        final GroupConfig created = GroupConfig.of(group);
+        createOrUpdate(created); // saved in the background; the defaults apply meanwhile
+        return Optional.of(created);
     }
 
     @Override

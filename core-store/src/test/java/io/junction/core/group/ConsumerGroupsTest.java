@@ -1,6 +1,7 @@
 package io.junction.core.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
@@ -88,6 +89,25 @@ class ConsumerGroupsTest {
             }
             assertThat(popped).extracting(m -> TestStores.body(m.message()))
                     .containsExactlyInAnyOrder("m6", "m7", "m8", "m9");
+        }
+    }
+
+    @Test
+    void shouldCreateAnUnknownGroupOnFirstUseOnlyWhenAllowed() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir.resolve("auto")).build(), now::get,
+                MappedSegmentFile.FACTORY)) {
+            assertThat(store.groups().getOrCreate("fresh")).hasValueSatisfying(g -> assertThat(g.name())
+                    .isEqualTo("fresh"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.groups().get("fresh").isPresent());
+            assertThat(store.groups().getOrCreate("no such")).isEmpty(); // not a name a group may have
+        }
+        try (MessageStore store = MessageStore.open(TestStores.small(dir.resolve("fixed")).autoCreateGroups(false)
+                .build(), now::get, MappedSegmentFile.FACTORY)) {
+            assertThat(store.groups().getOrCreate("fresh")).isEmpty();
+            assertThat(store.groups().get("fresh")).isEmpty();
+            store.groups().createOrUpdate(GroupConfig.of("made")).join();
+            assertThat(store.groups().getOrCreate("made")).hasValueSatisfying(g -> assertThat(g.name())
+                    .isEqualTo("made"));
         }
     }
 
