@@ -13,9 +13,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Consumer group administration; metadata writes run on the admin thread, never the caller's. */
 final class StoreGroups implements Messaging.GroupAdmin {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreGroups.class);
     private final DurableTable<GroupConfig> table;
     private final ConsumerOffsets offsets;
     private final Supplier<PopService> pops;
@@ -39,14 +42,18 @@ final class StoreGroups implements Messaging.GroupAdmin {
     public CompletableFuture<GroupConfig> createOrUpdate(final GroupConfig group) {
         return CompletableFuture.supplyAsync(() -> {
             TopicNames.check("group", group.name());
-            try {
-                table.put(group);
-                return group;
-            } catch (IOException e) {
-                throw new StoreException(StoreError.IO_ERROR, "cannot save group " + group.name() + ": "
-                        + e.getMessage(), e);
-            }
+            save(group);
+            return group;
         }, adminPool);
+    }
+
+    private void save(final GroupConfig group) {
+        try {
+            table.put(group);
+        } catch (IOException e) {
+            throw new StoreException(StoreError.IO_ERROR, "cannot save group " + group.name() + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -79,7 +86,18 @@ final class StoreGroups implements Messaging.GroupAdmin {
             return existing;
         }
         final GroupConfig created = GroupConfig.of(group);
-        createOrUpdate(created); // saved in the background; the defaults apply meanwhile
+        // Saved in the background, the defaults applying meanwhile; only if still absent then, so a configuration
+        // written just before (a FIFO group a client asked for) is never overwritten with the defaults.
+        CompletableFuture.runAsync(() -> {
+            if (table.get(group).isEmpty()) {
+                save(created);
+            }
+        }, adminPool).whenComplete((v, failure) -> {
+            if (failure != null) {
+                LOG.warn("Group {} created on first use could not be saved; its defaults apply until it is", group,
+                        failure);
+            }
+        });
         return Optional.of(created);
     }
 

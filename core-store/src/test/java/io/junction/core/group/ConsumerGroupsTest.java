@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,6 +109,27 @@ class ConsumerGroupsTest {
             store.groups().createOrUpdate(GroupConfig.of("made")).join();
             assertThat(store.groups().getOrCreate("made")).hasValueSatisfying(g -> assertThat(g.name())
                     .isEqualTo("made"));
+        }
+    }
+
+    @Test
+    void shouldNeverOverwriteAGroupWrittenJustBeforeItsFirstUse() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build(), now::get,
+                MappedSegmentFile.FACTORY)) {
+            // a FIFO group being saved (a gRPC client asked for it) while a heartbeat or pop uses it for the first time
+            final List<CompletableFuture<GroupConfig>> saving = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                saving.add(store.groups().createOrUpdate(new GroupConfig("ordered-" + i, 16, true, false, Map.of())));
+                store.groups().getOrCreate("ordered-" + i);
+            }
+            saving.forEach(CompletableFuture::join);
+            // what getOrCreate saves runs after the FIFO writes on the same thread: once a fresh group is saved, all are
+            store.groups().getOrCreate("last");
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.groups().get("last").isPresent());
+            for (int i = 0; i < 200; i++) {
+                assertThat(store.groups().get("ordered-" + i)).as("group ordered-" + i)
+                        .hasValueSatisfying(g -> assertThat(g.fifo()).isTrue());
+            }
         }
     }
 
