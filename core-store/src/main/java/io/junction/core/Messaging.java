@@ -227,6 +227,13 @@ public interface Messaging {
 
         Optional<GroupConfig> get(String group);
 
+        /**
+         * The group as a consumer that uses it finds it: its configuration, or for an unknown group the defaults (the
+         * group is created, saved in the background) when groups are created on first use; empty when unknown groups
+         * are not created or the name is not one a group may have (the consumer is refused, GROUP_NOT_FOUND).
+         */
+        Optional<GroupConfig> getOrCreate(String group);
+
         Collection<GroupConfig> list();
     }
 }

@@ -18,6 +18,8 @@ import apache.rocketmq.v2.ExponentialBackoff;
 import apache.rocketmq.v2.FilterType;
 import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueRequest;
 import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueResponse;
+import apache.rocketmq.v2.GetOffsetRequest;
+import apache.rocketmq.v2.GetOffsetResponse;
 import apache.rocketmq.v2.HeartbeatRequest;
 import apache.rocketmq.v2.HeartbeatResponse;
 import apache.rocketmq.v2.MessageQueue;
@@ -27,8 +29,12 @@ import apache.rocketmq.v2.NotifyClientTerminationRequest;
 import apache.rocketmq.v2.NotifyClientTerminationResponse;
 import apache.rocketmq.v2.Permission;
 import apache.rocketmq.v2.Publishing;
+import apache.rocketmq.v2.PullMessageRequest;
+import apache.rocketmq.v2.PullMessageResponse;
 import apache.rocketmq.v2.QueryAssignmentRequest;
 import apache.rocketmq.v2.QueryAssignmentResponse;
+import apache.rocketmq.v2.QueryOffsetRequest;
+import apache.rocketmq.v2.QueryOffsetResponse;
 import apache.rocketmq.v2.QueryRouteRequest;
 import apache.rocketmq.v2.QueryRouteResponse;
 import apache.rocketmq.v2.RecallMessageRequest;
@@ -43,6 +49,8 @@ import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.Subscription;
 import apache.rocketmq.v2.SubscriptionEntry;
 import apache.rocketmq.v2.TelemetryCommand;
+import apache.rocketmq.v2.UpdateOffsetRequest;
+import apache.rocketmq.v2.UpdateOffsetResponse;
 import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import io.junction.core.Messaging;
@@ -64,8 +72,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code apache.rocketmq.v2.MessagingService}: routes, heartbeats, assignments, the Telemetry session and
- * transactions here; sends go to {@link SendActivity}, POP consumption to {@link ReceiveActivity}. Every
- * application error is a proto {@link Status} inside a normal (gRPC OK) response.
+ * transactions here; sends go to {@link SendActivity}, POP consumption to {@link ReceiveActivity}, offset consumption
+ * (PullMessage, UpdateOffset, GetOffset, QueryOffset) to {@link OffsetActivity}. Every application error is a proto
+ * {@link Status} inside a normal (gRPC OK) response.
  */
 final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceImplBase {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcMessagingService.class);
@@ -84,6 +93,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final ClientSessions sessions;
     private final SendActivity sender;
     private final ReceiveActivity receiver;
+    private final OffsetActivity offsets;
     private final ReceiptRenewals renewals;
     private final Endpoints advertised;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
@@ -118,6 +128,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
             return s != null && s.connected();
         }, System::currentTimeMillis);
         this.receiver = new ReceiveActivity(messaging, settings, renewals, responses);
+        this.offsets = new OffsetActivity(messaging, settings, responses);
         this.advertised = Endpoints.newBuilder()
                 .setScheme(advertisedHost.indexOf(':') >= 0 ? AddressScheme.IPv6
                         : Character.isDigit(advertisedHost.isEmpty() ? 'x' : advertisedHost.charAt(0))
@@ -223,22 +234,42 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                         .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
                 return;
             }
-            registerConsumer(group, session);
+            final Status refused = registerConsumer(group, session);
+            if (refused != null) {
+                unary(out, HeartbeatResponse.newBuilder().setStatus(refused).build());
+                return;
+            }
         }
         unary(out, HeartbeatResponse.newBuilder().setStatus(Statuses.OK).build());
     }
 
-    private void registerConsumer(final String group, final ClientSessions.Session session) {
+    /**
+     * Registers the session's subscriptions for its group; the refusal when that cannot be done: the group is unknown
+     * and groups are not created on first use (CONSUMER_GROUP_NOT_FOUND), or a subscription's filter expression does
+     * not compile (ILLEGAL_FILTER_EXPRESSION).
+     */
+    private Status registerConsumer(final String group, final ClientSessions.Session session) {
+        if (messaging.groups().getOrCreate(group).isEmpty()) {
+            return Statuses.of(Code.CONSUMER_GROUP_NOT_FOUND, "consumer group " + group + " does not exist");
+        }
         final Map<String, ConsumerClient.Subscription> subs = new LinkedHashMap<>();
         for (SubscriptionEntry e : session.subscriptions()) {
+            try {
+                ReceiveActivity.filter(e.getExpression());
+            } catch (Statuses.Refusal r) {
+                return Statuses.of(Code.ILLEGAL_FILTER_EXPRESSION, "subscription to " + e.getTopic().getName() + ": "
+                        + r.getMessage());
+            }
             subs.put(ResourceNames.core(e.getTopic()), new ConsumerClient.Subscription(
                     e.getExpression().getType() == FilterType.SQL ? "SQL92" : "TAG",
                     e.getExpression().getExpression().isEmpty() ? "*" : e.getExpression().getExpression()));
         }
         try {
             messaging.consumers().heartbeat(group, session.clientId, subs, false);
+            return null;
         } catch (RuntimeException e) {
             LOG.debug("heartbeat of {} in {} refused: {}", session.clientId, group, e.toString());
+            return Statuses.fromFailure(e, Code.BAD_REQUEST);
         }
     }
 
@@ -421,6 +452,28 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         receiver.deadLetter(request).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
                 : ForwardMessageToDeadLetterQueueResponse.newBuilder()
                         .setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST)).build()), responses);
+    }
+
+    @Override
+    public void pullMessage(final PullMessageRequest request, final StreamObserver<PullMessageResponse> out) {
+        offsets.pull(request, Context.current().getDeadline(), out);
+    }
+
+    @Override
+    public void updateOffset(final UpdateOffsetRequest request, final StreamObserver<UpdateOffsetResponse> out) {
+        unary(out, offsets.updateOffset(request));
+    }
+
+    @Override
+    public void getOffset(final GetOffsetRequest request, final StreamObserver<GetOffsetResponse> out) {
+        unary(out, offsets.getOffset(request));
+    }
+
+    @Override
+    public void queryOffset(final QueryOffsetRequest request, final StreamObserver<QueryOffsetResponse> out) {
+        offsets.queryOffset(request).whenCompleteAsync((r, failure) -> unary(out, failure == null ? r
+                : QueryOffsetResponse.newBuilder().setStatus(Statuses.fromFailure(failure, Code.BAD_REQUEST))
+                        .build()), responses);
     }
 
     @Override

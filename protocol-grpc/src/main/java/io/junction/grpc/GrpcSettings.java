@@ -2,6 +2,7 @@ package io.junction.grpc;
 
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
+import io.junction.spi.config.InvalidValueException;
 import io.junction.spi.config.ValueKind;
 import java.util.List;
 
@@ -15,12 +16,13 @@ import java.util.List;
  * @param receiveBatchSize        receive batch size told to consumers
  * @param longPollingMillis       long-polling timeout told to consumers, and the longest a receive waits
  * @param pushInvisibleMillis     invisible time of messages received with auto-renew (push consumers)
- * @param transactionRecoverySecs first check-back of a half message after this many seconds (0 = the core's interval)
  * @param maxDelayMillis          farthest delivery time accepted (ILLEGAL_DELIVERY_TIME beyond)
+ * @param minInvisibleMillis      shortest invisible duration a receive may ask for (ILLEGAL_INVISIBLE_TIME below)
+ * @param maxInvisibleMillis      longest invisible duration a receive or ChangeInvisibleDuration may ask for
  */
 record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCreateTopics, int autoCreateQueues,
-                    int receiveBatchSize, long longPollingMillis, long pushInvisibleMillis,
-                    int transactionRecoverySecs, long maxDelayMillis) {
+                    int receiveBatchSize, long longPollingMillis, long pushInvisibleMillis, long maxDelayMillis,
+                    long minInvisibleMillis, long maxInvisibleMillis) {
 
     static final String NAME = "grpc";
 
@@ -42,10 +44,18 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
     static final ConfigKey PUSH_INVISIBLE_MS = ConfigKey.of(NAME + ".push-invisible-ms", ValueKind.INT, "60000",
             "Invisible time of messages a push consumer (auto-renew) receives; the server renews it while the "
                     + "consumer is connected and has not acked (3 h at most).");
-    static final ConfigKey TRANSACTION_RECOVERY_SECONDS = ConfigKey.of(NAME + ".transaction-recovery-seconds",
-            ValueKind.INT, "0", "First check-back of a gRPC half message after this many seconds (0: the store's).");
     static final ConfigKey MAX_DELAY_HOURS = ConfigKey.of(NAME + ".max-delay-hours", ValueKind.INT, "24",
             "Farthest delivery time a gRPC producer may ask for (ILLEGAL_DELIVERY_TIME beyond).");
+
+    /** The shortest invisible duration grpc.min-invisible-ms may allow. */
+    static final int LOWEST_MIN_INVISIBLE_MS = 1000;
+    // RocketMQ's proxy bounds: minInvisibleTimeMillsForRecv (10 s), maxInvisibleTimeMills (12 h).
+    static final ConfigKey MIN_INVISIBLE_MS = ConfigKey.of(NAME + ".min-invisible-ms", ValueKind.INT, "10000",
+            "Shortest invisible duration a gRPC receive may ask for (ILLEGAL_INVISIBLE_TIME below); at least "
+                    + LOWEST_MIN_INVISIBLE_MS + ".");
+    static final ConfigKey MAX_INVISIBLE_MS = ConfigKey.of(NAME + ".max-invisible-ms", ValueKind.INT, "43200000",
+            "Longest invisible duration a gRPC receive or ChangeInvisibleDuration may ask for (ILLEGAL_INVISIBLE_TIME "
+                    + "beyond); at least grpc.min-invisible-ms.");
 
     static final ConfigKey TLS = ConfigKey.choice(NAME + ".tls", "PERMISSIVE",
             "TLS on the gRPC port: PERMISSIVE (TLS and plaintext on the same port, detected per connection), "
@@ -58,11 +68,25 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
 
     static List<ConfigKey> keys() {
         return List.of(TLS, TLS_CERT_FILE, TLS_KEY_FILE, MAX_BODY_SIZE, VALIDATE_MESSAGE_TYPE, AUTO_CREATE_TOPICS, AUTO_CREATE_QUEUES,
-                RECEIVE_BATCH_SIZE, LONG_POLLING_MS, PUSH_INVISIBLE_MS, TRANSACTION_RECOVERY_SECONDS,
-                MAX_DELAY_HOURS);
+                RECEIVE_BATCH_SIZE, LONG_POLLING_MS, PUSH_INVISIBLE_MS, MAX_DELAY_HOURS, MIN_INVISIBLE_MS,
+                MAX_INVISIBLE_MS);
     }
 
+    /**
+     * @throws InvalidValueException when the invisible-duration bounds are out of range or do not fit together (the
+     *                               broker then stops with its configuration error)
+     */
     static GrpcSettings from(final FrontEndConfig config) {
+        final int minInvisible = config.intValue("min-invisible-ms");
+        final int maxInvisible = config.intValue("max-invisible-ms");
+        if (minInvisible < LOWEST_MIN_INVISIBLE_MS) {
+            throw new InvalidValueException("invalid value for " + MIN_INVISIBLE_MS.name() + ": '" + minInvisible
+                    + "' is not at least " + LOWEST_MIN_INVISIBLE_MS + " (milliseconds)");
+        }
+        if (maxInvisible < minInvisible) {
+            throw new InvalidValueException("invalid value for " + MAX_INVISIBLE_MS.name() + ": '" + maxInvisible
+                    + "' is below " + MIN_INVISIBLE_MS.name() + " (" + minInvisible + ")");
+        }
         return new GrpcSettings(
                 (int) Math.min(Integer.MAX_VALUE, config.size("max-body-size")),
                 config.bool("validate-message-type"),
@@ -71,12 +95,14 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
                 Math.max(1, config.intValue("receive-batch-size")),
                 Math.max(1000, config.intValue("long-polling-timeout-ms")),
                 Math.max(10_000, config.intValue("push-invisible-ms")),
-                Math.max(0, config.intValue("transaction-recovery-seconds")),
-                Math.max(1, config.intValue("max-delay-hours")) * 3_600_000L);
+                Math.max(1, config.intValue("max-delay-hours")) * 3_600_000L,
+                minInvisible,
+                maxInvisible);
     }
 
     /** Defaults, for tests. */
     static GrpcSettings defaults() {
-        return new GrpcSettings(4 * 1024 * 1024, true, true, 8, 32, 5_000, 60_000, 0, 86_400_000L);
+        return new GrpcSettings(4 * 1024 * 1024, true, true, 8, 32, 5_000, 60_000, 86_400_000L, 10_000,
+                43_200_000L);
     }
 }

@@ -59,12 +59,11 @@ final class MessageMapping {
     }
 
     /**
-     * The canonical message for a sent gRPC message; {@code deliverAt} already validated by the caller.
-     *
-     * @param recoverySeconds first transaction check-back (0 = leave it to the store)
+     * The canonical message for a sent gRPC message; {@code deliverAt} already validated by the caller. A transaction
+     * message's first check-back waits for its {@code orphaned_transaction_recovery_duration} when it sets one, else
+     * for the store's {@code store.transaction-first-check-ms}.
      */
-    static Message toCore(final apache.rocketmq.v2.Message m, final InetSocketAddress peer,
-                          final int recoverySeconds) {
+    static Message toCore(final apache.rocketmq.v2.Message m, final InetSocketAddress peer) {
         final SystemProperties sp = m.getSystemProperties();
         final String topic = ResourceNames.core(m.getTopic());
         final Message.Builder b = Message.builder(topic).body(m.getBody().toByteArray());
@@ -86,11 +85,8 @@ final class MessageMapping {
         if (sp.getMessageType() == MessageType.TRANSACTION) {
             b.property(MessageProperties.TRANSACTION_PREPARED, "true");
             b.property(MessageProperties.PRODUCER_GROUP, topic);
-            long seconds = sp.hasOrphanedTransactionRecoveryDuration()
+            final long seconds = sp.hasOrphanedTransactionRecoveryDuration()
                     ? sp.getOrphanedTransactionRecoveryDuration().getSeconds() : 0;
-            if (seconds <= 0) {
-                seconds = recoverySeconds;
-            }
             if (seconds > 0) {
                 b.property(TransactionMessages.CHECK_IMMUNITY_SECONDS, Long.toString(seconds));
             }

@@ -35,8 +35,6 @@ import java.util.concurrent.TimeUnit;
  * core's, handed out unchanged.
  */
 final class ReceiveActivity {
-    static final long MIN_INVISIBLE_MILLIS = 10_000;
-    static final long MAX_INVISIBLE_MILLIS = 12 * 3_600_000L;
     /** Batch sizes above this are refused as absurd; those up to it are served {@link PopRequest#CLIENT_BATCH}. */
     static final int MAX_BATCH_SIZE = 1024;
     /** Time kept back from the caller's deadline to answer before it passes. */
@@ -82,9 +80,10 @@ final class ReceiveActivity {
                     throw Statuses.refuse(Code.ILLEGAL_INVISIBLE_TIME, "invisible duration is missing");
                 }
                 invisible = MessageMapping.millis(request.getInvisibleDuration());
-                if (invisible < MIN_INVISIBLE_MILLIS || invisible > MAX_INVISIBLE_MILLIS) {
+                if (invisible < settings.minInvisibleMillis() || invisible > settings.maxInvisibleMillis()) {
                     throw Statuses.refuse(Code.ILLEGAL_INVISIBLE_TIME, "invisible duration " + invisible
-                            + " ms not in [" + MIN_INVISIBLE_MILLIS + ", " + MAX_INVISIBLE_MILLIS + "]");
+                            + " ms not in [" + settings.minInvisibleMillis() + ", " + settings.maxInvisibleMillis()
+                            + "]");
                 }
             }
             long wait = request.hasLongPollingTimeout()
@@ -219,9 +218,9 @@ final class ReceiveActivity {
             refusal = Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
         } else if (request.getReceiptHandle().isEmpty()) {
             refusal = Statuses.of(Code.INVALID_RECEIPT_HANDLE, "receipt handle is missing");
-        } else if (millis < 0 || millis > MAX_INVISIBLE_MILLIS) {
+        } else if (millis < 0 || millis > settings.maxInvisibleMillis()) {
             refusal = Statuses.of(Code.ILLEGAL_INVISIBLE_TIME, "invisible duration " + millis + " ms not in [0, "
-                    + MAX_INVISIBLE_MILLIS + "]");
+                    + settings.maxInvisibleMillis() + "]");
         }
         if (refusal != null) {
             return CompletableFuture.completedFuture(

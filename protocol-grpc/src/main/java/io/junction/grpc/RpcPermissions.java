@@ -45,8 +45,8 @@ import java.util.function.Predicate;
  *   <tr><td>EndTransaction</td><td>topic PUB (and with security on the half message must be of that topic)</td></tr>
  *   <tr><td>ReceiveMessage, AckMessage, ChangeInvisibleDuration, ForwardMessageToDeadLetterQueue</td><td>topic SUB,
  *   group SUB (receipt handles are sealed to their group, so the group check binds them)</td></tr>
- *   <tr><td>PullMessage, UpdateOffset, GetOffset</td><td>topic SUB, group SUB (not served yet)</td></tr>
- *   <tr><td>QueryOffset</td><td>topic SUB (not served yet)</td></tr>
+ *   <tr><td>PullMessage, UpdateOffset, GetOffset</td><td>topic SUB, group SUB</td></tr>
+ *   <tr><td>QueryOffset</td><td>topic SUB (a queue's offsets, nothing of a group's)</td></tr>
  *   <tr><td>Heartbeat, NotifyClientTermination</td><td>group SUB when one is named; else authentication
  *   only (a producer's)</td></tr>
  *   <tr><td>Telemetry</td><td>each Settings command: the subscription group SUB; its publishing topics (PUB) and

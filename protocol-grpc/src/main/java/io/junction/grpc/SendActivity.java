@@ -73,7 +73,7 @@ final class SendActivity {
         final boolean transactional = m.getSystemProperties().getMessageType() == MessageType.TRANSACTION;
         final io.junction.core.message.Message message;
         try {
-            message = MessageMapping.toCore(m, peer, settings.transactionRecoverySecs());
+            message = MessageMapping.toCore(m, peer);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(SendResultEntry.newBuilder()
                     .setStatus(Statuses.of(Code.BAD_REQUEST, e.getMessage())).build());

@@ -3,8 +3,9 @@
  * from {@code org.apache.rocketmq:rocketmq-proto} and grpc's own shaded Netty.
  *
  * <p>{@link io.junction.grpc.GrpcFrontEnd} starts the server; {@link io.junction.grpc.GrpcMessagingService} answers
- * routes, heartbeats, assignments and the Telemetry stream; {@link io.junction.grpc.SendActivity} and
- * {@link io.junction.grpc.ReceiveActivity} map sends and POP consumption onto the core; {@link
+ * routes, heartbeats, assignments and the Telemetry stream; {@link io.junction.grpc.SendActivity},
+ * {@link io.junction.grpc.ReceiveActivity} and {@link io.junction.grpc.OffsetActivity} map sends, POP consumption
+ * and offset consumption (pull, committed offsets) onto the core; {@link
  * io.junction.grpc.MessageMapping} is the one place gRPC messages become canonical messages and back;
  * {@link io.junction.grpc.Statuses} turns core errors into the proto's status codes.
  *

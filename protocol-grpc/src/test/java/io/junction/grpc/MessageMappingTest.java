@@ -39,7 +39,7 @@ class MessageMappingTest {
                         .setMessageId("01ABC").setMessageType(MessageType.NORMAL).setBornHost("host-1")
                         .setBornTimestamp(MessageMapping.timestamp(1_700_000_000_123L)).setTraceContext("tc"))
                 .build();
-        final Message core = MessageMapping.toCore(in, PEER, 0);
+        final Message core = MessageMapping.toCore(in, PEER);
         assertThat(core.topic()).isEqualTo("t");
         assertThat(core.tag()).isEqualTo("TagA");
         assertThat(core.keys()).isEqualTo("k1 k2");
@@ -71,30 +71,35 @@ class MessageMappingTest {
     @Test
     void shouldMapFifoDelayAndTransactionProperties() {
         final Message fifo = MessageMapping.toCore(proto("t").setSystemProperties(SystemProperties.newBuilder()
-                .setMessageId("1").setMessageType(MessageType.FIFO).setMessageGroup("g")).build(), PEER, 0);
+                .setMessageId("1").setMessageType(MessageType.FIFO).setMessageGroup("g")).build(), PEER);
         assertThat(fifo.messageGroup()).isEqualTo("g");
         assertThat(MessageMapping.typeOf(fifo.properties())).isEqualTo(MessageType.FIFO);
 
         final Message delay = MessageMapping.toCore(proto("t").setSystemProperties(SystemProperties.newBuilder()
                 .setMessageId("2").setMessageType(MessageType.DELAY)
-                .setDeliveryTimestamp(MessageMapping.timestamp(1234567L))).build(), PEER, 0);
+                .setDeliveryTimestamp(MessageMapping.timestamp(1234567L))).build(), PEER);
         assertThat(delay.property(MessageProperties.DELIVER_AT)).isEqualTo("1234567");
         assertThat(MessageMapping.typeOf(delay.properties())).isEqualTo(MessageType.DELAY);
         assertThat(MessageMapping.millis(MessageMapping.toProto(stored(delay), "t", null, 1, 0)
                 .getSystemProperties().getDeliveryTimestamp())).isEqualTo(1234567L);
 
         final Message tx = MessageMapping.toCore(proto("t").setSystemProperties(SystemProperties.newBuilder()
-                .setMessageId("3").setMessageType(MessageType.TRANSACTION)).build(), PEER, 7);
+                .setMessageId("3").setMessageType(MessageType.TRANSACTION)
+                .setOrphanedTransactionRecoveryDuration(MessageMapping.duration(7_000))).build(), PEER);
         assertThat(tx.property(MessageProperties.TRANSACTION_PREPARED)).isEqualTo("true");
         assertThat(tx.property(MessageProperties.PRODUCER_GROUP)).isEqualTo("t");
         assertThat(tx.property("CHECK_IMMUNITY_TIME_IN_SECONDS")).isEqualTo("7");
         assertThat(MessageMapping.typeOf(tx.properties())).isEqualTo(MessageType.TRANSACTION);
+        // without its own recovery duration, the store's first-check delay applies
+        assertThat(MessageMapping.toCore(proto("t").setSystemProperties(SystemProperties.newBuilder()
+                .setMessageId("4").setMessageType(MessageType.TRANSACTION)).build(), PEER)
+                .property("CHECK_IMMUNITY_TIME_IN_SECONDS")).isNull();
     }
 
     @Test
     void shouldKeepGzipBodiesCompressedAndSystemPropertiesOutOfUserProperties() {
         final Message gz = MessageMapping.toCore(proto("t").setSystemProperties(SystemProperties.newBuilder()
-                .setMessageId("1").setBodyEncoding(Encoding.GZIP)).build(), PEER, 0);
+                .setMessageId("1").setBodyEncoding(Encoding.GZIP)).build(), PEER);
         assertThat(gz.sysFlag() & MessageMapping.COMPRESSED_FLAG).isNotZero();
         final Map<String, String> props = new LinkedHashMap<>(gz.properties());
         props.put("RETRY_TOPIC", "%RETRY%g");

@@ -67,7 +67,7 @@ class SendActivityTest {
         final GrpcSettings d = GrpcSettings.defaults();
         final SendActivity relaxed = new SendActivity(fake.messaging(), new GrpcSettings(d.maxBodySize(), false,
                 d.autoCreateTopics(), d.autoCreateQueues(), d.receiveBatchSize(), d.longPollingMillis(),
-                d.pushInvisibleMillis(), d.transactionRecoverySecs(), d.maxDelayMillis()));
+                d.pushInvisibleMillis(), d.maxDelayMillis(), d.minInvisibleMillis(), d.maxInvisibleMillis()));
         assertThat(send(relaxed, fifoToNormal).getStatus().getCode()).isEqualTo(Code.OK);
     }
 

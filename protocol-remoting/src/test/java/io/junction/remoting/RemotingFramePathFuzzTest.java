@@ -102,7 +102,8 @@ class RemotingFramePathFuzzTest {
         // Half messages are due for their check-back at once: the test runs a check round (and a POP revive round)
         // after every input, so what an input leaves behind is found while that input is the one running.
         store = MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20).flushInterval(Duration.ofMillis(50))
-                .diskFullRatio(1.01).maxDiskUsedRatio(1.01).transactionCheckInterval(Duration.ofMillis(1)).build());
+                .diskFullRatio(1.01).maxDiskUsedRatio(1.01).transactionFirstCheck(Duration.ofMillis(1))
+                .transactionCheckInterval(Duration.ofMillis(1)).build());
         loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
         connections = new ConnectionCounter(new SimpleMeterRegistry(), "remoting");
 

@@ -58,6 +58,19 @@ public final class ConfigKeys {
             "Above this share of the disk used, the oldest segments are deleted early.");
     public static final ConfigKey DISK_FULL_RATIO = ConfigKey.of("store.disk-full-ratio", RATIO, "0.90",
             "Above this share of the disk used, sends are refused.");
+    public static final ConfigKey TRANSACTION_FIRST_CHECK_MS = ConfigKey.of("store.transaction-first-check-ms", INT,
+            "6000", "First check-back of an unresolved transaction (half message) this many milliseconds after it "
+                    + "was stored, at least 100 (RocketMQ's transactionTimeOut); a delay the message sets itself "
+                    + "(CHECK_IMMUNITY_TIME_IN_SECONDS) comes first.");
+    public static final ConfigKey TRANSACTION_CHECK_INTERVAL_MS = ConfigKey.of("store.transaction-check-interval-ms",
+            INT, "30000", "Milliseconds between later check-backs of a still unresolved transaction, at least 100 "
+                    + "(RocketMQ's transactionCheckInterval).");
+    public static final ConfigKey TRANSACTION_MAX_CHECKS = ConfigKey.of("store.transaction-max-checks", INT, "15",
+            "Check-backs of an unresolved transaction; when one more would be due, the half message is rolled back "
+                    + "instead, never delivered (RocketMQ's transactionCheckMax, after which it discards it).");
+    public static final ConfigKey POP_REVIVE_INTERVAL_MS = ConfigKey.of("store.pop-revive-interval-ms", INT, "100",
+            "How often, in milliseconds (10 to 60000), received messages not acked within their invisible time are "
+                    + "looked for and made deliverable again (RocketMQ's reviveInterval).");
     public static final ConfigKey QUEUE_FILE_ENTRIES = ConfigKey.of("store.queue-file-entries", INT, "300000",
             "Entries per consume-queue file.");
     public static final ConfigKey INDEX_FILE_ENTRIES = ConfigKey.of("store.index-file-entries", INT, "2000000",
@@ -147,7 +160,8 @@ public final class ConfigKeys {
         final List<ConfigKey> keys = new ArrayList<>(List.of(DATA_DIR, BROKER_HOST, BIND_ADDRESS, IO_THREADS,
                 SEGMENT_SIZE, FLUSH_MODE, FLUSH_INTERVAL_MS, FLUSH_THRESHOLD, MAX_MESSAGE_SIZE, AUTO_CREATE_TOPICS,
                 AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
-                DISK_FULL_RATIO, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
+                DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS, TRANSACTION_MAX_CHECKS,
+                POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS));

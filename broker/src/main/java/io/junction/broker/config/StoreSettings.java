@@ -3,6 +3,7 @@ package io.junction.broker.config;
 import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.StoreObserver;
+import io.junction.spi.config.ConfigKey;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -11,6 +12,11 @@ public final class StoreSettings {
 
     /** The port written into offset message ids: the Remoting port, which clients use for everything else too. */
     private static final String ADVERTISED_PORT_KEY = "remoting.port";
+    /** Shortest transaction check delays: check-backs are looked for at most ten times a second. */
+    static final int MIN_TRANSACTION_CHECK_MS = 100;
+    static final int MIN_POP_REVIVE_INTERVAL_MS = 10;
+    /** Longest revive interval: beyond it, a message's invisible time would mean little. */
+    static final int MAX_POP_REVIVE_INTERVAL_MS = 60_000;
 
     private StoreSettings() {
     }
@@ -44,11 +50,30 @@ public final class StoreSettings {
                     .diskFullRatio(config.ratio(ConfigKeys.DISK_FULL_RATIO))
                     .queueFileEntries(config.intValue(ConfigKeys.QUEUE_FILE_ENTRIES))
                     .indexFileEntries(config.intValue(ConfigKeys.INDEX_FILE_ENTRIES))
+                    .transactionFirstCheck(millis(config, ConfigKeys.TRANSACTION_FIRST_CHECK_MS,
+                            MIN_TRANSACTION_CHECK_MS, Integer.MAX_VALUE))
+                    .transactionCheckInterval(millis(config, ConfigKeys.TRANSACTION_CHECK_INTERVAL_MS,
+                            MIN_TRANSACTION_CHECK_MS, Integer.MAX_VALUE))
+                    .transactionMaxChecks(config.intValue(ConfigKeys.TRANSACTION_MAX_CHECKS))
+                    .popReviveInterval(millis(config, ConfigKeys.POP_REVIVE_INTERVAL_MS, MIN_POP_REVIVE_INTERVAL_MS,
+                            MAX_POP_REVIVE_INTERVAL_MS))
                     .storeHost(storeHost)
                     .observer(observer)
                     .build();
         } catch (final IllegalArgumentException e) {
             throw new ConfigException("invalid store configuration: " + e.getMessage(), e);
         }
+    }
+
+    /** A milliseconds key whose value must lie in [min, max]. */
+    private static Duration millis(final BrokerConfig config, final ConfigKey key, final int min, final int max)
+            throws ConfigException {
+        final int value = config.intValue(key);
+        if (value < min || value > max) {
+            throw new ConfigException("invalid value for " + key.name() + ": '" + value + "' is not "
+                    + (max == Integer.MAX_VALUE ? "at least " + min : "between " + min + " and " + max)
+                    + " (milliseconds)");
+        }
+        return Duration.ofMillis(value);
     }
 }

@@ -20,6 +20,7 @@ import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.FrontEndConfig;
+import io.junction.spi.config.InvalidValueException;
 import io.junction.spi.metrics.ConnectionCounter;
 import io.junction.spi.tls.ServerTls;
 import io.junction.tenancy.AccessControl;
@@ -65,7 +66,7 @@ public final class Broker {
     /**
      * Starts everything; returns once every listener is bound and {@code /health} answers 200.
      *
-     * @throws ConfigException      when store settings do not fit together
+     * @throws ConfigException      when store settings, or a front-end's own settings, do not fit together
      * @throws BrokerStartException when a component cannot start (store, port); nothing is left running
      */
     public static Broker start(final BrokerConfig config, final List<ProtocolFrontEnd> frontEnds)
@@ -205,11 +206,18 @@ public final class Broker {
         return started.thenCompose(f -> f);
     }
 
+    /**
+     * The front-end's endpoints once it started. A front-end whose own keys hold values that do not fit together
+     * (a {@link InvalidValueException} from its start) is a configuration error, like a malformed value.
+     */
     private static List<Endpoint> awaitStarted(final String name, final CompletableFuture<List<Endpoint>> started)
-            throws BrokerStartException {
+            throws BrokerStartException, ConfigException {
         try {
             return started.get(FRONT_END_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (final ExecutionException e) {
+            if (e.getCause() instanceof InvalidValueException invalid) {
+                throw new ConfigException(invalid.getMessage(), invalid);
+            }
             throw new BrokerStartException(name + ": " + describe(e.getCause()), e.getCause());
         } catch (final TimeoutException e) {
             throw new BrokerStartException(name + ": did not start within " + FRONT_END_START_TIMEOUT_SECONDS

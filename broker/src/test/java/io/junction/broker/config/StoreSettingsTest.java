@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class StoreSettingsTest {
 
@@ -43,6 +45,10 @@ class StoreSettingsTest {
                 Map.entry("store.disk-full-ratio", "0.8"),
                 Map.entry("store.queue-file-entries", "1000"),
                 Map.entry("store.index-file-entries", "2000"),
+                Map.entry("store.transaction-first-check-ms", "1500"),
+                Map.entry("store.transaction-check-interval-ms", "2500"),
+                Map.entry("store.transaction-max-checks", "3"),
+                Map.entry("store.pop-revive-interval-ms", "50"),
                 Map.entry("broker.host", "127.0.0.2"),
                 Map.entry("remoting.port", "19876")));
 
@@ -62,8 +68,23 @@ class StoreSettingsTest {
         assertThat(store.diskFullRatio()).isEqualTo(0.8);
         assertThat(store.queueFileEntries()).isEqualTo(1000);
         assertThat(store.indexFileEntries()).isEqualTo(2000);
+        assertThat(store.transactionFirstCheck()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(store.transactionCheckInterval()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(store.transactionMaxChecks()).isEqualTo(3);
+        assertThat(store.popReviveInterval()).isEqualTo(Duration.ofMillis(50));
         assertThat(store.storeHost().getHostString()).isEqualTo("127.0.0.2");
         assertThat(store.storeHost().getPort()).isEqualTo(19876);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"store.transaction-first-check-ms, 99", "store.transaction-check-interval-ms, 0",
+            "store.pop-revive-interval-ms, 9", "store.pop-revive-interval-ms, 60001"})
+    void shouldRefuseTuningValuesOutOfRange(final String key, final String value) throws Exception {
+        final BrokerConfig config = loader.load(null, null, Map.of(key, value));
+
+        assertThatThrownBy(() -> StoreSettings.toStoreConfig(config, StoreObserver.NONE))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("invalid value for " + key + ": '" + value + "'");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.junction.broker.config.BrokerConfig;
+import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
 import io.junction.broker.config.ConfigLoader;
 import io.junction.core.engine.MessageStore;
@@ -12,6 +13,7 @@ import io.junction.core.message.Message;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.InvalidValueException;
 import io.junction.spi.http.HttpRoute;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.ServerSocket;
@@ -40,7 +42,7 @@ class BrokerTest {
 
     @Test
     void shouldStartFrontEndsWithAContextAndReportThemInHealth() throws Exception {
-        final RecordingFrontEnd fake = new RecordingFrontEnd("fake", false);
+        final RecordingFrontEnd fake = new RecordingFrontEnd("fake", null);
         final Broker broker = Broker.start(config(List.of(fake), Map.of()), List.of(fake));
         try {
             final String http = broker.endpoints().get(broker.endpoints().size() - 1).address();
@@ -72,7 +74,7 @@ class BrokerTest {
 
     @Test
     void shouldNotStartADisabledFrontEnd() throws Exception {
-        final RecordingFrontEnd off = new RecordingFrontEnd("off", false);
+        final RecordingFrontEnd off = new RecordingFrontEnd("off", null);
         final Broker broker = Broker.start(config(List.of(off), Map.of("off.enabled", "false")), List.of(off));
         try {
             assertThat(off.starts).hasValue(0);
@@ -85,8 +87,9 @@ class BrokerTest {
 
     @Test
     void shouldCloseEverythingInReverseWhenAFrontEndFailsToStart() throws Exception {
-        final RecordingFrontEnd good = new RecordingFrontEnd("good", false);
-        final RecordingFrontEnd broken = new RecordingFrontEnd("broken", true);
+        final RecordingFrontEnd good = new RecordingFrontEnd("good", null);
+        final RecordingFrontEnd broken = new RecordingFrontEnd("broken",
+                new IllegalStateException("cannot listen on 127.0.0.1:1: boom"));
         final int port;
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
@@ -107,6 +110,19 @@ class BrokerTest {
                 .maxMessageSize(1 << 16).build())) { // and of its lock
             assertThat(store.stats().recoveredFromCrash()).isFalse();
         }
+    }
+
+    @Test
+    void shouldReportAFrontEndsInvalidSettingsAsAConfigurationError() throws Exception {
+        final RecordingFrontEnd picky = new RecordingFrontEnd("picky", new InvalidValueException(
+                "invalid value for picky.min: '5' is above picky.max (4)"));
+
+        assertThatThrownBy(() -> Broker.start(config(List.of(picky), Map.of()), List.of(picky)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid value for picky.min: '5' is above picky.max (4)");
+
+        assertThat(picky.stops).hasValue(1);
+        assertThat(dataDir.resolve("abort")).doesNotExist(); // the store closed cleanly
     }
 
     @Test
@@ -135,17 +151,17 @@ class BrokerTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Registers a route and sends one message on start; fails on start when told to. */
+    /** Registers a route and sends one message on start; fails on start with {@code failure} when given one. */
     private static final class RecordingFrontEnd implements ProtocolFrontEnd {
         private final String name;
-        private final boolean fail;
+        private final RuntimeException failure;
         final AtomicInteger starts = new AtomicInteger();
         final AtomicInteger stops = new AtomicInteger();
         private HttpRoute route;
 
-        RecordingFrontEnd(final String name, final boolean fail) {
+        RecordingFrontEnd(final String name, final RuntimeException failure) {
             this.name = name;
-            this.fail = fail;
+            this.failure = failure;
         }
 
         @Override
@@ -156,8 +172,8 @@ class BrokerTest {
         @Override
         public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
             starts.incrementAndGet();
-            if (fail) {
-                return CompletableFuture.failedFuture(new IllegalStateException("cannot listen on 127.0.0.1:1: boom"));
+            if (failure != null) {
+                return CompletableFuture.failedFuture(failure);
             }
             assertThat(context.config().prefix()).isEqualTo(name);
             assertThat(context.advertisedHost()).isEqualTo("127.0.0.1");

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Bad input never leaves a half-started broker: one clear line on stderr and a non-zero exit. */
@@ -50,6 +52,26 @@ class BrokerStartupErrorsIT {
                 .set("store.segment-size", "lots").start()) {
             assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_CONFIG);
             assertOneLine(broker).contains("store.segment-size").contains("'lots'");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"store.transaction-first-check-ms, 99", "store.transaction-check-interval-ms, 0",
+            "store.transaction-max-checks, -1", "store.pop-revive-interval-ms, 0", "grpc.min-invisible-ms, 999"})
+    void shouldExitWith2ForATuningValueOutOfRange(final String key, final String value) {
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set(key, value).start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_CONFIG);
+            assertOneLine(broker).contains(key).contains("'" + value + "'");
+        }
+    }
+
+    @Test
+    void shouldExitWith2WhenTheInvisibleDurationBoundsCross() {
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set("grpc.min-invisible-ms", "5000")
+                .set("grpc.max-invisible-ms", "4000").start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_CONFIG);
+            assertOneLine(broker).contains("grpc.max-invisible-ms").contains("'4000'")
+                    .contains("grpc.min-invisible-ms");
         }
     }
 

@@ -38,7 +38,7 @@ class GrpcTransactionIT {
     @BeforeAll
     static void start() {
         broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("grpc.transaction-recovery-seconds", "2")
+                .set("store.transaction-first-check-ms", "2000")
                 .start();
         broker.awaitHealthy(Duration.ofSeconds(60));
     }

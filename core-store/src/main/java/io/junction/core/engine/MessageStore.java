@@ -85,6 +85,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private static final Duration CONSUMER_EXPIRY = Duration.ofSeconds(120);
     /** Queue locks not renewed this long expire (RocketMQ: 60 s). */
     private static final Duration QUEUE_LOCK_LEASE = Duration.ofSeconds(60);
+    /** Bounds of the period at which due transaction check-backs are looked for. */
+    private static final long TRANSACTION_SCAN_MIN_MILLIS = 100;
+    private static final long TRANSACTION_SCAN_MAX_MILLIS = 1000;
 
     private final StoreConfig config;
     private final DataDirectory dataDir;
@@ -169,19 +172,20 @@ public final class MessageStore implements Messaging, AutoCloseable {
                         + recoverFrom + ")" : "");
         this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
         this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
-        this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool);
+        this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
+                config.autoCreateGroups());
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
                 m -> routed(m, DeliveryTime.NONE), this::appendSystemRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
         this.reviver = Executors.newSingleThreadScheduledExecutor(named("junction-pop-revive"));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
-                config.autoCreateGroups(), reader, queues, offsets, waiters, readPool, this::send,
+                reader, queues, offsets, waiters, readPool, this::send,
                 this::appendSystemRecord), clock,
                 PopSecret.load(dataDir.config("pop-secret")));
         this.transactions = new TransactionService(new TransactionStoreAccess(appender, log, reader, queues, index,
                 offsets, config.storeHost(), topicTable::get, m -> routed(m, DeliveryTime.NONE)), clock,
-                config.transactionCheckInterval().toMillis(), config.transactionMaxChecks(),
-                config.transactionTimeoutResolution());
+                config.transactionFirstCheck().toMillis(), config.transactionCheckInterval().toMillis(),
+                config.transactionMaxChecks(), config.transactionTimeoutResolution());
         this.registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);
         this.consumers = new StoreConsumers(registry, new QueueLocks(clock, QUEUE_LOCK_LEASE), offsets, queues,
                 reader, pops, topicTable::get, readPool);
@@ -198,13 +202,27 @@ public final class MessageStore implements Messaging, AutoCloseable {
         dispatcher.start();
         running = true;
         timers.start();
-        reviver.scheduleWithFixedDelay(this::reviveQuietly, 100, 100, TimeUnit.MILLISECONDS);
+        final long revive = config.popReviveInterval().toMillis();
+        reviver.scheduleWithFixedDelay(this::reviveQuietly, revive, revive, TimeUnit.MILLISECONDS);
         maintenance.scheduleWithFixedDelay(this::checkpointQuietly, 1, 1, TimeUnit.SECONDS);
-        maintenance.scheduleWithFixedDelay(this::checkTransactionsQuietly, 1, 1, TimeUnit.SECONDS);
+        final long transactionScan = transactionScanMillis(config);
+        maintenance.scheduleWithFixedDelay(this::checkTransactionsQuietly, transactionScan, transactionScan,
+                TimeUnit.MILLISECONDS);
         maintenance.scheduleWithFixedDelay(this::persistOffsetsQuietly, 5, 5, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::watchDisk, 0, 1, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(registry::expire, 10, 10, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::applyRetention, 10, 10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * How often due transaction check-backs are looked for: once a second, more often when checks are configured
+     * only a few seconds apart (so a check comes within a fifth of its delay of its time), never more than ten times a
+     * second.
+     */
+    static long transactionScanMillis(final StoreConfig config) {
+        final long shortest = Math.min(config.transactionFirstCheck().toMillis(),
+                config.transactionCheckInterval().toMillis());
+        return Math.max(TRANSACTION_SCAN_MIN_MILLIS, Math.min(TRANSACTION_SCAN_MAX_MILLIS, shortest / 5));
     }
 
     /**

@@ -23,7 +23,6 @@ final class PopStoreAccess implements PopStore {
     private final Messaging.TopicAdmin topics;
     private final Messaging.GroupAdmin groups;
     private final BiFunction<String, Integer, CompletableFuture<TopicConfig>> ensureTopic;
-    private final boolean autoCreateGroups;
     private final QueueReader reader;
     private final ConsumeQueueStore queues;
     private final ConsumerOffsets offsets;
@@ -34,14 +33,13 @@ final class PopStoreAccess implements PopStore {
 
     PopStoreAccess(final Messaging.TopicAdmin topics, final Messaging.GroupAdmin groups,
                    final BiFunction<String, Integer, CompletableFuture<TopicConfig>> ensureTopic,
-                   final boolean autoCreateGroups, final QueueReader reader, final ConsumeQueueStore queues,
+                   final QueueReader reader, final ConsumeQueueStore queues,
                    final ConsumerOffsets offsets, final LongPollWaiters waiters, final Executor readPool,
                    final Function<Message, CompletableFuture<SendResult>> send,
                    final Function<Message, CompletableFuture<SendResult>> appendRecord) {
         this.topics = topics;
         this.groups = groups;
         this.ensureTopic = ensureTopic;
-        this.autoCreateGroups = autoCreateGroups;
         this.reader = reader;
         this.queues = queues;
         this.offsets = offsets;
@@ -65,16 +63,7 @@ final class PopStoreAccess implements PopStore {
 
     @Override
     public Optional<GroupConfig> group(final String name) {
-        final Optional<GroupConfig> existing = groups.get(name);
-        if (existing.isPresent() || !autoCreateGroups) {
-            return existing;
-        }
-        if (!TopicNames.isValid(name)) {
-            return Optional.empty();
-        }
-        final GroupConfig created = GroupConfig.of(name);
-        groups.createOrUpdate(created); // persisted in the background; the defaults apply meanwhile
-        return Optional.of(created);
+        return groups.getOrCreate(name);
     }
 
     @Override

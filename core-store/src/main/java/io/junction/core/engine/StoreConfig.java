@@ -25,12 +25,16 @@ import java.util.Objects;
  * @param storeHost                address written into records (and offset ids)
  * @param observer                 metrics sink
  * @param autoCreateGroups         create unknown consumer groups on first use (else GROUP_NOT_FOUND)
- * @param transactionCheckInterval an unresolved half message is checked back with its producer group this long
- *                                 after it was stored (unless it sets CHECK_IMMUNITY_TIME_IN_SECONDS), and again
- *                                 this long after each check
+ * @param transactionFirstCheck    an unresolved half message is first checked back with its producer group this
+ *                                 long after it was stored (RocketMQ's {@code transactionTimeOut}), unless it sets
+ *                                 its own delay (CHECK_IMMUNITY_TIME_IN_SECONDS)
+ * @param transactionCheckInterval and again this long after each check (RocketMQ's
+ *                                 {@code transactionCheckInterval})
  * @param transactionMaxChecks     check-backs of a half message before {@code transactionTimeoutResolution} applies
+ *                                 (RocketMQ's {@code transactionCheckMax})
  * @param transactionTimeoutResolution COMMIT or ROLLBACK: what happens to a half message checked back
  *                                 {@code transactionMaxChecks} times without an answer
+ * @param popReviveInterval        how often popped messages past their invisible time are looked for and redelivered
  * @param maxDelay                 longest delivery delay a timer (delayed) message may ask for; keep it below
  *                                 {@code retention}, or a pending timer's record can be deleted before it fires
  */
@@ -52,9 +56,11 @@ public record StoreConfig(
         StoreObserver observer,
         Duration maxDelay,
         boolean autoCreateGroups,
+        Duration transactionFirstCheck,
         Duration transactionCheckInterval,
         int transactionMaxChecks,
-        TransactionResolution transactionTimeoutResolution) {
+        TransactionResolution transactionTimeoutResolution,
+        Duration popReviveInterval) {
 
     public static final int DEFAULT_SEGMENT_SIZE = 1 << 30;
 
@@ -76,9 +82,15 @@ public record StoreConfig(
         }
         observer = observer == null ? StoreObserver.NONE : observer;
         Objects.requireNonNull(maxDelay, "maxDelay");
+        Objects.requireNonNull(transactionFirstCheck, "transactionFirstCheck");
         Objects.requireNonNull(transactionCheckInterval, "transactionCheckInterval");
-        if (transactionCheckInterval.isNegative() || transactionCheckInterval.isZero() || transactionMaxChecks < 0) {
-            throw new IllegalArgumentException("transaction check interval must be positive and max checks >= 0");
+        if (!positive(transactionFirstCheck) || !positive(transactionCheckInterval) || transactionMaxChecks < 0) {
+            throw new IllegalArgumentException("transaction first check and check interval must be positive and max "
+                    + "checks >= 0");
+        }
+        Objects.requireNonNull(popReviveInterval, "popReviveInterval");
+        if (!positive(popReviveInterval)) {
+            throw new IllegalArgumentException("POP revive interval must be positive");
         }
         if (transactionTimeoutResolution == null || transactionTimeoutResolution == TransactionResolution.UNKNOWN) {
             throw new IllegalArgumentException("transaction timeout resolution must be COMMIT or ROLLBACK");
@@ -86,6 +98,10 @@ public record StoreConfig(
         if (maxDelay.isNegative() || maxDelay.isZero()) {
             throw new IllegalArgumentException("max delay must be positive");
         }
+    }
+
+    private static boolean positive(final Duration d) {
+        return !d.isNegative() && !d.isZero();
     }
 
     /** The defaults for a store under {@code dataDir}. */
@@ -112,9 +128,13 @@ public record StoreConfig(
         private StoreObserver observer = StoreObserver.NONE;
         private Duration maxDelay = Duration.ofHours(24);
         private boolean autoCreateGroups = true;
-        private Duration transactionCheckInterval = Duration.ofSeconds(60);
+        // RocketMQ's defaults (transactionTimeOut, transactionCheckInterval, transactionCheckMax); like its broker,
+        // a half message still unresolved after the last check is dropped (rolled back).
+        private Duration transactionFirstCheck = Duration.ofSeconds(6);
+        private Duration transactionCheckInterval = Duration.ofSeconds(30);
         private int transactionMaxChecks = 15;
         private TransactionResolution transactionTimeoutResolution = TransactionResolution.ROLLBACK;
+        private Duration popReviveInterval = Duration.ofMillis(100);
 
         private Builder(final Path dataDir) {
             this.dataDir = dataDir;
@@ -195,6 +215,11 @@ public record StoreConfig(
             return this;
         }
 
+        public Builder transactionFirstCheck(final Duration v) {
+            transactionFirstCheck = v;
+            return this;
+        }
+
         public Builder transactionCheckInterval(final Duration v) {
             transactionCheckInterval = v;
             return this;
@@ -210,6 +235,11 @@ public record StoreConfig(
             return this;
         }
 
+        public Builder popReviveInterval(final Duration v) {
+            popReviveInterval = v;
+            return this;
+        }
+
         public Builder maxDelay(final Duration v) {
             maxDelay = v;
             return this;
@@ -219,7 +249,8 @@ public record StoreConfig(
             return new StoreConfig(dataDir, segmentSize, queueFileEntries, indexFileEntries, flushMode,
                     flushInterval, flushThresholdBytes, maxMessageSize, autoCreateTopics, defaultQueueCount,
                     retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer, maxDelay, autoCreateGroups,
-                    transactionCheckInterval, transactionMaxChecks, transactionTimeoutResolution);
+                    transactionFirstCheck, transactionCheckInterval, transactionMaxChecks,
+                    transactionTimeoutResolution, popReviveInterval);
         }
     }
 }

@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * Transactional messages: a half message is stored invisibly in {@link TransactionMessages#HALF_TOPIC} until its
  * producer ends the transaction; a commit delivers the real message to its topic and queue, a rollback drops it; each
  * resolution is recorded as an op record in {@link TransactionMessages#OP_TOPIC}. Half messages left unresolved are
- * checked back with their producer group through a {@link TransactionChecker}; after {@code maxChecks} checks the
- * timeout resolution applies.
+ * checked back with their producer group through a {@link TransactionChecker}, first {@code firstCheck} after they
+ * were stored, then every {@code checkInterval}; when a check is due after {@code maxChecks} checks, the timeout
+ * resolution applies instead (as RocketMQ's broker discards a half message checked {@code transactionCheckMax}
+ * times).
  *
  * <p>Design: the half records stay in the log; in memory the service keeps one {@link PendingHalf} per unresolved
  * one, keyed by its log offset. A resolution claims the pending half (so two ends never both act), delivers (commit),
@@ -47,6 +49,7 @@ public final class TransactionService {
 
     private final TransactionStore store;
     private final LongSupplier clock;
+    private final long firstCheck;
     private final long checkInterval;
     private final int maxChecks;
     private final TransactionResolution timeoutResolution;
@@ -59,18 +62,21 @@ public final class TransactionService {
     private final List<TransactionChecker> checkers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
-     * @param checkIntervalMillis time between check-backs (and before the first one, unless the message sets
-     *                            {@code CHECK_IMMUNITY_TIME_IN_SECONDS})
+     * @param firstCheckMillis    time from storing a half message to its first check-back, unless the message sets
+     *                            its own ({@code CHECK_IMMUNITY_TIME_IN_SECONDS})
+     * @param checkIntervalMillis time between check-backs
      * @param maxChecks           check-backs before {@code timeoutResolution} applies
      * @param timeoutResolution   COMMIT or ROLLBACK
      */
-    public TransactionService(final TransactionStore store, final LongSupplier clock, final long checkIntervalMillis,
-                              final int maxChecks, final TransactionResolution timeoutResolution) {
+    public TransactionService(final TransactionStore store, final LongSupplier clock, final long firstCheckMillis,
+                              final long checkIntervalMillis, final int maxChecks,
+                              final TransactionResolution timeoutResolution) {
         if (timeoutResolution == TransactionResolution.UNKNOWN) {
             throw new IllegalArgumentException("the timeout resolution must be COMMIT or ROLLBACK");
         }
         this.store = store;
         this.clock = clock;
+        this.firstCheck = firstCheckMillis;
         this.checkInterval = checkIntervalMillis;
         this.maxChecks = maxChecks;
         this.timeoutResolution = Objects.requireNonNull(timeoutResolution, "timeoutResolution");
@@ -107,7 +113,7 @@ public final class TransactionService {
             register(new PendingHalf(s.logOffset(), s.queueOffset(), s.storeTimestamp(), uniqueId,
                     TransactionMessages.transactionId(message.properties()),
                     message.property(MessageProperties.PRODUCER_GROUP), realTopic,
-                    TransactionMessages.firstCheckDelay(message.properties(), checkInterval), opMark, false));
+                    TransactionMessages.firstCheckDelay(message.properties(), firstCheck), opMark, false));
             return new SendResult(uniqueId, realTopic, realQueueId, s.queueOffset(), s.logOffset(), s.storeHost());
         }).whenComplete((r, e) -> halvesInProgress.decrementAndGet());
     }
@@ -343,7 +349,7 @@ public final class TransactionService {
                 register(new PendingHalf(m.commitLogOffset(), m.queueOffset(), m.storeTimestamp(), m.uniqueId(),
                         TransactionMessages.transactionId(m.properties()),
                         m.property(MessageProperties.PRODUCER_GROUP), realTopic,
-                        TransactionMessages.firstCheckDelay(m.properties(), checkInterval), opStart, true));
+                        TransactionMessages.firstCheckDelay(m.properties(), firstCheck), opStart, true));
                 halves++;
             }
             if (r.nextOffset() <= offset || r.messages().isEmpty() && r.nextOffset() >= r.maxOffset()) {

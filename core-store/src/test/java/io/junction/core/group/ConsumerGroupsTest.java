@@ -1,6 +1,7 @@
 package io.junction.core.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,6 +90,46 @@ class ConsumerGroupsTest {
             }
             assertThat(popped).extracting(m -> TestStores.body(m.message()))
                     .containsExactlyInAnyOrder("m6", "m7", "m8", "m9");
+        }
+    }
+
+    @Test
+    void shouldCreateAnUnknownGroupOnFirstUseOnlyWhenAllowed() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir.resolve("auto")).build(), now::get,
+                MappedSegmentFile.FACTORY)) {
+            assertThat(store.groups().getOrCreate("fresh")).hasValueSatisfying(g -> assertThat(g.name())
+                    .isEqualTo("fresh"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.groups().get("fresh").isPresent());
+            assertThat(store.groups().getOrCreate("no such")).isEmpty(); // not a name a group may have
+        }
+        try (MessageStore store = MessageStore.open(TestStores.small(dir.resolve("fixed")).autoCreateGroups(false)
+                .build(), now::get, MappedSegmentFile.FACTORY)) {
+            assertThat(store.groups().getOrCreate("fresh")).isEmpty();
+            assertThat(store.groups().get("fresh")).isEmpty();
+            store.groups().createOrUpdate(GroupConfig.of("made")).join();
+            assertThat(store.groups().getOrCreate("made")).hasValueSatisfying(g -> assertThat(g.name())
+                    .isEqualTo("made"));
+        }
+    }
+
+    @Test
+    void shouldNeverOverwriteAGroupWrittenJustBeforeItsFirstUse() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build(), now::get,
+                MappedSegmentFile.FACTORY)) {
+            // a FIFO group being saved (a gRPC client asked for it) while a heartbeat or pop uses it for the first time
+            final List<CompletableFuture<GroupConfig>> saving = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                saving.add(store.groups().createOrUpdate(new GroupConfig("ordered-" + i, 16, true, false, Map.of())));
+                store.groups().getOrCreate("ordered-" + i);
+            }
+            saving.forEach(CompletableFuture::join);
+            // what getOrCreate saves runs after the FIFO writes on the same thread: once a fresh group is saved, all are
+            store.groups().getOrCreate("last");
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.groups().get("last").isPresent());
+            for (int i = 0; i < 200; i++) {
+                assertThat(store.groups().get("ordered-" + i)).as("group ordered-" + i)
+                        .hasValueSatisfying(g -> assertThat(g.fifo()).isTrue());
+            }
         }
     }
 

@@ -44,7 +44,8 @@ class TransactionTest {
     }
 
     private StoreConfig.Builder config() {
-        return TestStores.small(dir).transactionCheckInterval(Duration.ofMillis(INTERVAL));
+        return TestStores.small(dir).transactionFirstCheck(Duration.ofMillis(INTERVAL))
+                .transactionCheckInterval(Duration.ofMillis(INTERVAL));
     }
 
     private final io.junction.core.txn.TransactionChecker recorder =
@@ -245,6 +246,30 @@ class TransactionTest {
             now.addAndGet(10 * INTERVAL);
             store.checkTransactionsNow();
             assertThat(checks).hasSize(2);
+        }
+    }
+
+    @Test
+    void shouldCheckFirstAfterTheFirstCheckDelayThenEveryInterval() {
+        final long firstCheck = 2_000;
+        try (MessageStore store = open(config().transactionFirstCheck(Duration.ofMillis(firstCheck)).build())) {
+            store.topics().createOrUpdate(TopicConfig.of(TOPIC, 4)).join();
+            sendHalf(store, "ask");
+            now.addAndGet(firstCheck - 1);
+            store.checkTransactionsNow();
+            assertThat(checks).isEmpty();
+            now.addAndGet(1);
+            store.checkTransactionsNow();
+            assertThat(checks).extracting(Check::checkTimes).containsExactly(1);
+            // the second check follows the interval, not the first-check delay
+            now.addAndGet(firstCheck);
+            store.checkTransactionsNow();
+            now.addAndGet(INTERVAL - firstCheck - 1);
+            store.checkTransactionsNow();
+            assertThat(checks).hasSize(1);
+            now.addAndGet(1);
+            store.checkTransactionsNow();
+            assertThat(checks).extracting(Check::checkTimes).containsExactly(1, 2);
         }
     }
 
