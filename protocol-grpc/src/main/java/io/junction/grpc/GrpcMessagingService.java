@@ -52,6 +52,7 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
+import io.junction.tenancy.PolicyWatch;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -270,8 +271,11 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     @Override
     public StreamObserver<TelemetryCommand> telemetry(final StreamObserver<TelemetryCommand> out) {
         final String clientId = ClientMetadata.clientId();
+        final CallAccess access = CallAccess.current();
         return new StreamObserver<>() {
             private ClientSessions.Session session;
+            /** Ends the stream when its user is deleted or disabled (security on). */
+            private PolicyWatch watch = PolicyWatch.NONE;
 
             @Override
             public void onNext(final TelemetryCommand command) {
@@ -287,7 +291,15 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 }
                 if (session == null) {
                     session = sessions.getOrCreate(clientId);
-                    session.attach(out);
+                    session.attach(out, access);
+                    if (access != null) {
+                        final ClientSessions.Session s = session;
+                        watch = access.watch(() -> {
+                            s.write(TelemetryCommand.newBuilder().setStatus(Statuses.of(Code.UNAUTHORIZED,
+                                    "the user was deleted, disabled or moved to another namespace")).build());
+                            s.closeIf(out);
+                        });
+                    }
                 }
                 session.settings(command.getSettings());
                 final Settings reply;
@@ -302,6 +314,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
             @Override
             public void onError(final Throwable t) {
+                watch.cancel();
                 if (session != null) {
                     session.detach(out);
                 }
@@ -309,6 +322,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
             @Override
             public void onCompleted() {
+                watch.cancel();
                 if (session != null && session.closeIf(out)) {
                     return;
                 }
