@@ -187,6 +187,13 @@ final class ProducerLink implements LinkHandler {
     }
 
     private void reject(final Delivery d, final Symbol condition, final String description) {
+        if (d.getRemoteState() instanceof TransactionalState ts) {
+            final LocalTransaction txn = endpoints.transactions().get(ts.getTxnId());
+            if (txn != null) {
+                // Qpid JMS does not wait for a transacted send's outcome: the commit is where the client learns
+                txn.refused(condition, description);
+            }
+        }
         if (!d.remotelySettled()) {
             final Rejected rejected = new Rejected();
             rejected.setError(AmqpErrors.of(condition, description));
