@@ -103,7 +103,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** Follows the user's rules while connected: a deleted or disabled user is disconnected (0x98). */
     private PolicyWatch policyWatch = PolicyWatch.NONE;
     /** The user may no longer act: its will is not published. */
-    private boolean revoked;
+    private volatile boolean revoked;
     /** The last publish of a serialized run (see onPublish), or null. */
     private CompletableFuture<Void> serialized;
     /** Acknowledgements waiting for their store sends, in arrival order. */
