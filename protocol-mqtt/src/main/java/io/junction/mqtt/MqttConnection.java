@@ -94,10 +94,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** Whether this connection counts against its namespace's connection quota (released when it closes). */
     private boolean countedConnection;
     /**
-     * SUB of the connection's user on topics and on share groups, remembered until the rules change: asked for every
-     * message delivered, so a subscription whose SUB was taken away stops delivering at once (and starts again when it
-     * is given back). Set when the CONNECT is accepted.
+     * PUB and SUB of the connection's user, remembered until the rules change (set when the CONNECT is accepted).
+     * PUB is asked for every PUBLISH, SUB for every message delivered: a subscription whose SUB was taken away stops
+     * delivering at once, and starts again when it is given back.
      */
+    private Grants topicWrites;
     private Grants topicReads;
     private Grants shareReads;
     /** Follows the user's rules while connected: a deleted or disabled user is disconnected (0x98). */
@@ -349,6 +350,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 countedConnection = true;
+                topicWrites = broker.accessControl().grants(principal, ResourceKind.TOPIC, Action.PUB);
                 topicReads = broker.accessControl().grants(principal, ResourceKind.TOPIC, Action.SUB);
                 shareReads = broker.accessControl().grants(principal, ResourceKind.GROUP, Action.SUB);
                 policyWatch = broker.accessControl().watch(principal, this::revoked);
@@ -490,7 +492,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         final String coreTopic = session.namespace.core(CoreTopics.coreTopicOf(topic));
-        if (!broker.accessControl().allows(principal, ResourceKind.TOPIC, coreTopic, Action.PUB)) {
+        if (!topicWrites.allows(coreTopic)) {
             refusePublish(qos, packetId, 0x87, "not authorized", true);
             return;
         }
