@@ -274,8 +274,6 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         final CallAccess access = CallAccess.current();
         return new StreamObserver<>() {
             private ClientSessions.Session session;
-            /** Ends the stream when its user is deleted or disabled (security on). */
-            private PolicyWatch watch = PolicyWatch.NONE;
 
             @Override
             public void onNext(final TelemetryCommand command) {
@@ -292,13 +290,15 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 if (session == null) {
                     session = sessions.getOrCreate(clientId);
                     session.attach(out, access);
-                    if (access != null) {
+                    if (access != null) { // security on: the stream ends when its user is deleted or disabled
                         final ClientSessions.Session s = session;
-                        watch = access.watch(() -> {
+                        final PolicyWatch watch = access.watch(() -> {
                             s.write(TelemetryCommand.newBuilder().setStatus(Statuses.of(Code.UNAUTHORIZED,
                                     "the user was deleted, disabled or moved to another namespace")).build());
                             s.closeIf(out);
                         });
+                        // the call's context is cancelled when the stream ends, however it ends
+                        Context.current().addListener(ended -> watch.cancel(), Runnable::run);
                     }
                 }
                 session.settings(command.getSettings());
@@ -314,7 +314,6 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
             @Override
             public void onError(final Throwable t) {
-                watch.cancel();
                 if (session != null) {
                     session.detach(out);
                 }
@@ -322,7 +321,6 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
             @Override
             public void onCompleted() {
-                watch.cancel();
                 if (session != null && session.closeIf(out)) {
                     return;
                 }
