@@ -1,6 +1,7 @@
 package io.junction.amqp;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletionException;
 import org.apache.qpid.proton.Proton;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -77,7 +78,11 @@ final class CoordinatorLink implements LinkHandler {
             } else {
                 txn.commit().whenCompleteAsync((r, e) -> {
                     if (!ended) {
+                        final Throwable cause = e instanceof CompletionException && e.getCause() != null
+                                ? e.getCause() : e;
                         answer(d, e == null ? Accepted.getInstance()
+                                : cause instanceof LocalTransaction.RefusedSend refused
+                                ? rejected(refused.condition(), refused.getMessage())
                                 : rejected(AmqpErrors.TRANSACTION_ROLLBACK, "commit failed: " + e.getMessage()));
                         endpoints.connection().requestFlush();
                     }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
@@ -32,6 +33,8 @@ final class Endpoints {
     private final Map<Link, LinkHandler> links = new LinkedHashMap<>();
     private final Map<Binary, LocalTransaction> transactions = new HashMap<>();
     private final List<String> temporaryTopics = new ArrayList<>();
+    /** Set when the connection opens (its user is known then). */
+    private LinkAuthorization authorization;
     private boolean lost;
 
     Endpoints(final AmqpConnection connection, final AmqpBroker broker, final Connection proton) {
@@ -89,8 +92,14 @@ final class Endpoints {
         return lost;
     }
 
-    /** Answers the client's OPEN. */
+    /** What the connection's user may do with its links under the rules in force. */
+    LinkAuthorization authorization() {
+        return authorization;
+    }
+
+    /** Answers the client's OPEN (its user authenticated). */
     void open() {
+        authorization = new LinkAuthorization(this);
         proton.setContainer("junction");
         proton.setOfferedCapabilities(new Symbol[] {ANONYMOUS_RELAY, DELAYED_DELIVERY, SHARED_SUBS});
         proton.open();
@@ -188,9 +197,28 @@ final class Endpoints {
         }
     }
 
+    /**
+     * Ends, with {@code amqp:unauthorized-access}, every consumer link whose topic {@code mayReceive} no longer
+     * allows (the rules changed). The connection's own temporary topics stay its own.
+     */
+    void endConsumersNotAllowed(final Predicate<String> mayReceive) {
+        for (Map.Entry<Link, LinkHandler> e : new ArrayList<>(links.entrySet())) {
+            if (e.getValue() instanceof ConsumerLink c && !isTemporaryTopic(c.plan().topic())
+                    && !mayReceive.test(c.plan().topic())) {
+                endLink(e.getKey(), AmqpErrors.of(AmqpErrors.UNAUTHORIZED, "no longer allowed to receive from "
+                        + c.plan().address()));
+            }
+        }
+    }
+
     /** A temporary topic this connection created; deleted when the connection ends. */
     void addTemporaryTopic(final String topic) {
         temporaryTopics.add(topic);
+    }
+
+    /** Whether {@code topic} is a temporary topic this connection created. */
+    boolean isTemporaryTopic(final String topic) {
+        return temporaryTopics.contains(topic);
     }
 
     void removeTemporaryTopic(final String topic) {
@@ -205,6 +233,9 @@ final class Endpoints {
             return;
         }
         lost = true;
+        if (authorization != null) {
+            authorization.stop();
+        }
         for (Link link : new ArrayList<>(links.keySet())) {
             ended(link, false);
         }

@@ -270,6 +270,15 @@ final class LinkAttacher {
 
     private void openConsumer(final Sender s, final ConsumerPlan plan, final boolean presettled,
                               final Consumer<Boolean> onEnd) {
+        if (!endpoints.isTemporaryTopic(plan.topic()) && !allowed(plan.topic(), Action.SUB)) {
+            // SUB was taken away while the subscription was being made ready (a change after this is seen by
+            // LinkAuthorization, which ends open consumer links)
+            refuse(s, AmqpErrors.UNAUTHORIZED, "not allowed to receive from " + plan.address());
+            if (onEnd != null) {
+                onEnd.accept(true);
+            }
+            return;
+        }
         s.open();
         final ConsumerLink handler = new ConsumerLink(endpoints, s, plan, presettled, onEnd);
         endpoints.register(s, handler);

@@ -6,8 +6,6 @@ import io.junction.core.StoreException;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.meta.TopicConfig;
-import io.junction.tenancy.Action;
-import io.junction.tenancy.ResourceKind;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -28,6 +26,10 @@ import org.apache.qpid.proton.engine.Receiver;
  * Every message of one link goes to the same queue of its topic (unless it has a group id), so one producer's
  * messages stay in order. A link without a target address is an anonymous relay: each message's {@code to} names its
  * topic.
+ *
+ * <p>Every transfer is authorized under the rules in force when it arrives ({@link LinkAuthorization}), not only the
+ * attach: a user whose PUB on a topic was taken away has the next transfer rejected with
+ * {@code amqp:unauthorized-access}, nothing of it stored, and the link stays open for what is still allowed.
  */
 final class ProducerLink implements LinkHandler {
     static final long MAX_INFLIGHT_BYTES = 16L * 1024 * 1024;
@@ -43,7 +45,8 @@ final class ProducerLink implements LinkHandler {
     private int inflight;
     private long inflightBytes;
     private boolean ended;
-    private String lastAllowedTopic;
+    /** A link to a temporary topic its own connection made (a dynamic target): no rule is asked, as at attach. */
+    private final boolean ownTemporary;
 
     /** What to do when the link ends (a temporary destination goes), or null. */
     private final java.util.function.Consumer<Boolean> onEnd;
@@ -58,6 +61,7 @@ final class ProducerLink implements LinkHandler {
         this.credit = endpoints.broker().settings().linkCredit();
         this.queueSeed = (endpoints.containerId() + '/' + receiver.getName()).hashCode();
         this.maxMessageSize = endpoints.broker().settings().maxMessageSize();
+        this.ownTemporary = topic != null && endpoints.isTemporaryTopic(topic);
     }
 
     void start() {
@@ -110,14 +114,12 @@ final class ProducerLink implements LinkHandler {
                 reject(d, AmqpErrors.INVALID_FIELD, "address too long");
                 return;
             }
-            if (!core.equals(lastAllowedTopic)) {
-                if (!endpoints.broker().accessControl().allows(endpoints.connection().principal(),
-                        ResourceKind.TOPIC, core, Action.PUB)) {
-                    reject(d, AmqpErrors.UNAUTHORIZED, "not allowed to send to " + in.to());
-                    return;
-                }
-                lastAllowedTopic = core;
-            }
+        }
+        if (!ownTemporary && !endpoints.authorization().mayPublish(core)) {
+            // asked for every transfer: a change of the rules applies to the very next one
+            reject(d, AmqpErrors.UNAUTHORIZED, "not allowed to send to "
+                    + (topic == null ? in.to() : receiver.getTarget().getAddress()));
+            return;
         }
         final Message message = in.toMessage(core, queueFor(core, in), now);
         final var admission = endpoints.broker().accessControl().admitPublish(endpoints.connection().principal(), 1,
@@ -185,6 +187,13 @@ final class ProducerLink implements LinkHandler {
     }
 
     private void reject(final Delivery d, final Symbol condition, final String description) {
+        if (d.getRemoteState() instanceof TransactionalState ts) {
+            final LocalTransaction txn = endpoints.transactions().get(ts.getTxnId());
+            if (txn != null) {
+                // Qpid JMS does not wait for a transacted send's outcome: the commit is where the client learns
+                txn.refused(condition, description);
+            }
+        }
         if (!d.remotelySettled()) {
             final Rejected rejected = new Rejected();
             rejected.setError(AmqpErrors.of(condition, description));

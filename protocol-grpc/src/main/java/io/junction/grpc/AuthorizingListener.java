@@ -24,17 +24,20 @@ final class AuthorizingListener<Q, R> extends ForwardingServerCallListener.Simpl
     private final Principal principal;
     private final ConnectionAuth connection;
     private final String method;
+    private final CallAccess callAccess;
     /** Listener callbacks of one call are serialized, so a plain field is enough. */
     private boolean refused;
 
     AuthorizingListener(final ServerCall.Listener<Q> served, final RefusableCall<Q, R> call,
-                        final AccessControl access, final Principal principal, final ConnectionAuth connection) {
+                        final AccessControl access, final Principal principal, final ConnectionAuth connection,
+                        final CallAccess callAccess) {
         super(served);
         this.call = call;
         this.access = access;
         this.principal = principal;
         this.connection = connection;
         this.method = call.getMethodDescriptor().getFullMethodName();
+        this.callAccess = callAccess;
     }
 
     @Override
@@ -42,6 +45,7 @@ final class AuthorizingListener<Q, R> extends ForwardingServerCallListener.Simpl
         if (refused) {
             return;
         }
+        final long version = access.policyVersion(); // before deciding: see AccessControl#policyVersion
         final String denial = denial(request);
         if (denial != null) {
             refused = true;
@@ -61,6 +65,8 @@ final class AuthorizingListener<Q, R> extends ForwardingServerCallListener.Simpl
                 return;
             }
         }
+        // A call that waits (a long-polling receive) is decided again if the rules change before it answers.
+        callAccess.admitted(() -> access.policyVersion() == version ? null : denial(request));
         super.onMessage(request instanceof TelemetryCommand command ? settingsAllowed(command) : request);
     }
 

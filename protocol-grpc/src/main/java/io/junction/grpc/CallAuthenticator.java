@@ -73,11 +73,12 @@ final class CallAuthenticator implements ServerInterceptor {
         // Client ids are chosen by clients: scoped by user, one tenant's client can never take over another's session
         // (its Telemetry stream, transaction check-backs, held messages) by sending the same id.
         final String clientId = ClientMetadata.clientId();
+        final CallAccess callAccess = new CallAccess(access, principal);
         final Context scoped = Context.current().withValue(ClientMetadata.CLIENT_ID_KEY,
-                clientId.isEmpty() ? "" : principal.name() + '/' + clientId);
+                clientId.isEmpty() ? "" : principal.name() + '/' + clientId).withValue(CallAccess.KEY, callAccess);
         final RefusableCall<Q, R> refusable = new RefusableCall<>(call);
         return new AuthorizingListener<>(Contexts.interceptCall(scoped, refusable, headers, next), refusable, access,
-                principal, connection);
+                principal, connection, callAccess);
     }
 
     /** The caller's principal, or why there is none. */
@@ -98,8 +99,10 @@ final class CallAuthenticator implements ServerInterceptor {
             return AuthResult.failure("malformed-date");
         }
         final long now = nanoTime.getAsLong();
+        final long version = access.policyVersion(); // a verification is reused only while no user changed
         if (connection != null) {
-            final Principal known = connection.reuse(header.accessKey(), dateTime, header.signature(), now);
+            final Principal known = connection.reuse(header.accessKey(), dateTime, header.signature(), now,
+                    version);
             if (known != null) {
                 return AuthResult.success(known);
             }
@@ -109,7 +112,7 @@ final class CallAuthenticator implements ServerInterceptor {
                 remote));
         if (result.authenticated() && connection != null) {
             connection.verified(header.accessKey(), dateTime, header.signature(), result.principal().orElseThrow(),
-                    now);
+                    now, version);
         }
         return result;
     }

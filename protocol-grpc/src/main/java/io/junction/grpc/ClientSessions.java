@@ -22,6 +22,8 @@ final class ClientSessions {
         final String clientId;
         private volatile Settings settings = Settings.getDefaultInstance();
         private StreamObserver<TelemetryCommand> telemetry;
+        /** The Telemetry stream's caller and rules (null with security off). */
+        private volatile CallAccess access;
 
         Session(final String clientId) {
             this.clientId = clientId;
@@ -61,8 +63,20 @@ final class ClientSessions {
             return settings.hasSubscription() ? settings.getSubscription().getSubscriptionsList() : List.of();
         }
 
-        synchronized void attach(final StreamObserver<TelemetryCommand> stream) {
+        /** {@code stream} is the session's Telemetry stream now, of the caller {@code access} (null: security off). */
+        synchronized void attach(final StreamObserver<TelemetryCommand> stream, final CallAccess access) {
             telemetry = stream;
+            this.access = access;
+        }
+
+        /**
+         * Whether this client may have the half messages of {@code coreTopic} checked back with it under the rules in
+         * force now: its user may still publish to the topic (declared topics were filtered when declared; this
+         * follows later changes).
+         */
+        boolean mayPublish(final String coreTopic) {
+            final CallAccess a = access;
+            return a == null || a.mayPublish(coreTopic);
         }
 
         synchronized void detach(final StreamObserver<TelemetryCommand> stream) {
@@ -125,11 +139,12 @@ final class ClientSessions {
         return sessions.remove(clientId);
     }
 
-    /** Producers with a live Telemetry stream that declared {@code topic} (a core name). */
+    /** Producers with a live Telemetry stream that declared {@code topic} (a core name) and may still publish to it. */
     List<Session> producersOf(final String topic) {
         final List<Session> found = new ArrayList<>();
         for (Session s : sessions.values()) {
-            if (s.type() == ClientType.PRODUCER && s.connected() && s.publishedTopic(topic) != null) {
+            if (s.type() == ClientType.PRODUCER && s.connected() && s.publishedTopic(topic) != null
+                    && s.mayPublish(topic)) {
                 found.add(s);
             }
         }

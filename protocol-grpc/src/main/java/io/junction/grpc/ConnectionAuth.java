@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
  * <ul>
  *   <li>The last signature verified on it: the 5.x client signs only its second-granular date, so every call of
  *   that second carries the same header, and recomputing the HMAC (and the user's secret) for each is waste. A
- *   remembered verification is trusted for {@link #REUSE_NANOS} at most, after which the header is verified (and its
- *   age checked) afresh.</li>
+ *   remembered verification is trusted for {@link #REUSE_NANOS} at most and only while no user changed (the policy
+ *   version), after which the header is verified (and its age checked) afresh.</li>
  *   <li>The action that last granted a route query: a route is allowed to whoever may publish, subscribe or get the
  *   topic, and asking the policy in the order that worked last time keeps producers' and consumers' periodic route
  *   refreshes from each counting a denial of the action they do not need.</li>
@@ -28,8 +28,9 @@ final class ConnectionAuth {
 
     static final Attributes.Key<ConnectionAuth> KEY = Attributes.Key.create("junction.grpc.connection-auth");
 
-    /** A header this connection presented and the policy accepted. */
-    private record Verified(String accessKey, String dateTime, byte[] signature, Principal principal, long atNanos) {
+    /** A header this connection presented and the policy accepted, under policy version {@code version}. */
+    private record Verified(String accessKey, String dateTime, byte[] signature, Principal principal, long atNanos,
+                            long version) {
     }
 
     private volatile Verified last;
@@ -37,10 +38,15 @@ final class ConnectionAuth {
     private Principal counted;
     private volatile Action routeAction = Action.PUB;
 
-    /** The principal of a header identical to the last one verified here within {@link #REUSE_NANOS}, else null. */
-    Principal reuse(final String accessKey, final String dateTime, final String signature, final long nowNanos) {
+    /**
+     * The principal of a header identical to the last one verified here within {@link #REUSE_NANOS} and under the
+     * same policy version (a user deleted, disabled or given a new secret since is verified afresh), else null.
+     */
+    Principal reuse(final String accessKey, final String dateTime, final String signature, final long nowNanos,
+                    final long version) {
         final Verified v = last;
-        if (v == null || nowNanos - v.atNanos() > REUSE_NANOS || !v.accessKey().equals(accessKey)
+        if (v == null || nowNanos - v.atNanos() > REUSE_NANOS || v.version() != version
+                || !v.accessKey().equals(accessKey)
                 || !v.dateTime().equals(dateTime)
                 || !MessageDigest.isEqual(v.signature(), signature.getBytes(StandardCharsets.US_ASCII))) {
             return null;
@@ -49,8 +55,9 @@ final class ConnectionAuth {
     }
 
     void verified(final String accessKey, final String dateTime, final String signature, final Principal principal,
-                  final long nowNanos) {
-        last = new Verified(accessKey, dateTime, signature.getBytes(StandardCharsets.US_ASCII), principal, nowNanos);
+                  final long nowNanos, final long version) {
+        last = new Verified(accessKey, dateTime, signature.getBytes(StandardCharsets.US_ASCII), principal, nowNanos,
+                version);
     }
 
     Action routeAction() {

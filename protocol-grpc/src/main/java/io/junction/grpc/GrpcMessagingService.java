@@ -60,6 +60,7 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
+import io.junction.tenancy.PolicyWatch;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -301,6 +302,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     @Override
     public StreamObserver<TelemetryCommand> telemetry(final StreamObserver<TelemetryCommand> out) {
         final String clientId = ClientMetadata.clientId();
+        final CallAccess access = CallAccess.current();
         return new StreamObserver<>() {
             private ClientSessions.Session session;
 
@@ -318,7 +320,17 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 }
                 if (session == null) {
                     session = sessions.getOrCreate(clientId);
-                    session.attach(out);
+                    session.attach(out, access);
+                    if (access != null) { // security on: the stream ends when its user is deleted or disabled
+                        final ClientSessions.Session s = session;
+                        final PolicyWatch watch = access.watch(() -> {
+                            s.write(TelemetryCommand.newBuilder().setStatus(Statuses.of(Code.UNAUTHORIZED,
+                                    "the user was deleted, disabled or moved to another namespace")).build());
+                            s.closeIf(out);
+                        });
+                        // the call's context is cancelled when the stream ends, however it ends
+                        Context.current().addListener(ended -> watch.cancel(), Runnable::run);
+                    }
                 }
                 session.settings(command.getSettings());
                 final Settings reply;

@@ -101,6 +101,7 @@ final class ReceiveActivity {
             return;
         }
         final boolean renew = request.getAutoRenew() && !clientId.isEmpty();
+        final CallAccess callAccess = CallAccess.current();
         final String namespace = request.getMessageQueue().getTopic().getResourceNamespace();
         CompletableFuture<io.junction.core.PopResult> popped;
         try {
@@ -113,6 +114,9 @@ final class ReceiveActivity {
         final CompletableFuture<io.junction.core.PopResult> waiting = popped;
         io.grpc.Context.current().addListener(context -> waiting.cancel(false), Runnable::run);
         popped.whenCompleteAsync((result, failure) -> {
+            // The rules may have changed while the receive waited: decided again before messages go out.
+            final String refusal = failure == null && !result.messages().isEmpty() && callAccess != null
+                    ? callAccess.refusalNow() : null;
             try {
                 if (failure instanceof java.util.concurrent.CancellationException) {
                     return; // the call is gone; nothing was taken for it
@@ -120,6 +124,12 @@ final class ReceiveActivity {
                     finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST));
                 } else if (result.messages().isEmpty()) {
                     finish(out, Statuses.of(Code.MESSAGE_NOT_FOUND, "no new message"));
+                } else if (refusal != null) {
+                    // no longer allowed: the messages go back to the group at once, not to this caller
+                    for (PoppedMessage p : result.messages()) {
+                        messaging.changeInvisibleTime(pop.group(), p.receiptHandle(), 0);
+                    }
+                    finish(out, Statuses.of(Code.FORBIDDEN, refusal));
                 } else {
                     if (renew) {
                         for (PoppedMessage p : result.messages()) {

@@ -65,10 +65,11 @@ class CallAuthenticatorTest {
     private ExecutorService executor;
     private Server server;
     private ManagedChannel channel;
+    private UserDirectory users;
 
     @BeforeEach
     void start() throws Exception {
-        final UserDirectory users = UserDirectory.open(dir.resolve("users.json"), new SecretCipher("test-key"));
+        users = UserDirectory.open(dir.resolve("users.json"), new SecretCipher("test-key"));
         users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
         users.putUser("gina", "globex", false, true, "gina-pw", "gina-secret");
         users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
@@ -185,6 +186,17 @@ class CallAuthenticatorTest {
         assertThat(stub(none).sendMessage(send("acme", "orders")).getStatus().getCode())
                 .isEqualTo(Code.UNAUTHORIZED);
         assertThat(served).hasSize(5);
+    }
+
+    @Test
+    void shouldVerifyAHeaderAgainOnceAUserChangedSoADeletedUserIsRefusedAtOnce() throws Exception {
+        final Metadata alice = signed("alice", "alice-secret", now(ZoneOffset.UTC));
+        assertThat(stub(alice).sendMessage(send("acme", "orders")).getStatus().getCode()).isEqualTo(Code.OK);
+        users.deleteUser("alice");
+        assertThat(stub(alice).sendMessage(send("acme", "orders")).getStatus().getCode())
+                .as("not a reused verification: UNAUTHORIZED, not FORBIDDEN").isEqualTo(Code.UNAUTHORIZED);
+        assertThat(verifications).hasValue(2);
+        assertThat(served).hasSize(1);
     }
 
     @Test

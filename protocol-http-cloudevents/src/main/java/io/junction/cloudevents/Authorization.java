@@ -27,6 +27,16 @@ final class Authorization {
         HttpAuthentication.authenticate(access, "http", exchange, then);
     }
 
+    /** Whether credentials are checked (security on): then subscriptions record their owner. */
+    boolean enabled() {
+        return access.enabled();
+    }
+
+    /** The version of the rules (see {@link AccessControl#policyVersion}). */
+    long policyVersion() {
+        return access.policyVersion();
+    }
+
     /** Takes a publish from the principal's namespace quota (see {@link AccessControl#admitPublish}). */
     QuotaEnforcer.Admission admitPublish(final Principal principal, final int messages,
                                          final long bytes) {

@@ -65,7 +65,7 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
             final int concurrency = Math.max(1, config.intValue("push-concurrency"));
             subscriptions = new SubscriptionsHandler(context.messaging(), json, mapping,
                     s -> new PushDispatcher(s, context.messaging(), client, mapping,
-                            context.eventLoops().worker().next(), concurrency), authorization);
+                            context.eventLoops().worker().next(), concurrency, authorization), authorization);
             subscriptions.restore();
             routes.add(context.httpRoutes().register(IngressHandler.PREFIX, ingress));
             routes.add(context.httpRoutes().register(SubscriptionsHandler.PREFIX, subscriptions));

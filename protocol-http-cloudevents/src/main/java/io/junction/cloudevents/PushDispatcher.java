@@ -8,6 +8,9 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.pop.RetryPolicy;
+import io.junction.tenancy.Action;
+import io.junction.tenancy.Principal;
+import io.junction.tenancy.ResourceKind;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * {@code knativeerrordest} and {@code knativeerrordata}, or, without one (or when it fails too), to the group's DLQ
  * topic. A message is acked once it is delivered or dead-lettered; until then POP keeps it invisible (the visibility
  * is extended as retries need), so a broker restart redelivers it.
+ *
+ * <p>With security on it pushes only while the subscription's owner may read its topic and group under the rules in
+ * force: asked before each pop and each attempt (decided again only when the policy version moved). While the owner
+ * may not, nothing is popped, and an event popped or retrying meanwhile is given back to the group undelivered; pushing
+ * resumes within {@value #PAUSE_MILLIS} ms of the rule being given back.
  */
 final class PushDispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(PushDispatcher.class);
@@ -32,6 +40,8 @@ final class PushDispatcher {
     private static final long MAX_RETRY_AFTER_MILLIS = 300_000;
     private static final long VISIBILITY_MARGIN_MILLIS = 30_000;
     private static final long GIVE_BACK_MILLIS = 1_000;
+    /** How often a subscription whose owner may not read asks again (a version read until the rules change). */
+    private static final long PAUSE_MILLIS = 500;
 
     private final Subscription subscription;
     private final MessageFilter filter;
@@ -43,9 +53,15 @@ final class PushDispatcher {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean polling = new AtomicBoolean();
     private volatile boolean stopped;
+    private final Authorization authorization;
+    /** The owner's last decision and the policy version it was made under ({@code -1}: none yet). */
+    private volatile boolean ownerAllowed;
+    private volatile long decidedAt = -1;
 
     PushDispatcher(final Subscription subscription, final Messaging messaging, final SinkClient client,
-                   final CloudEventMapping mapping, final EventExecutor timer, final int concurrency) {
+                   final CloudEventMapping mapping, final EventExecutor timer, final int concurrency,
+                   final Authorization authorization) {
+        this.authorization = authorization;
         this.subscription = subscription;
         this.filter = subscription.compiledFilter();
         this.messaging = messaging;
@@ -69,6 +85,13 @@ final class PushDispatcher {
         }
         final int room = concurrency - inFlight.get();
         if (room <= 0 || !polling.compareAndSet(false, true)) {
+            return;
+        }
+        if (!ownerMayRead()) {
+            timer.schedule(() -> { // polling stays taken meanwhile: one pause at a time
+                polling.set(false);
+                poll();
+            }, PAUSE_MILLIS, TimeUnit.MILLISECONDS);
             return;
         }
         final int max = Math.min(room, PopRequest.CLIENT_BATCH);
@@ -98,6 +121,24 @@ final class PushDispatcher {
                 });
     }
 
+    /**
+     * Whether the owner may read the subscription's topic and group under the rules in force; remembered per policy
+     * version, so a paused subscription counts one denial per change, not one per pause.
+     */
+    private boolean ownerMayRead() {
+        final Principal owner = subscription.owner();
+        if (owner == null) {
+            return true;
+        }
+        final long version = authorization.policyVersion(); // before deciding: see AccessControl#policyVersion
+        if (version != decidedAt) {
+            ownerAllowed = authorization.allows(owner, ResourceKind.GROUP, subscription.name(), Action.SUB)
+                    && authorization.allows(owner, ResourceKind.TOPIC, subscription.topic(), Action.SUB);
+            decidedAt = version;
+        }
+        return ownerAllowed;
+    }
+
     /** Long enough for every attempt and back-off of the delivery policy, plus a margin. */
     private long initialVisibility() {
         final Subscription.Delivery p = subscription.delivery();
@@ -125,6 +166,11 @@ final class PushDispatcher {
         }
 
         void attempt() {
+            if (!ownerMayRead()) {
+                // popped (or retrying) when the owner lost SUB: back to the group undelivered, for when it may again
+                finish(messaging.changeInvisibleTime(subscription.name(), receipt, GIVE_BACK_MILLIS));
+                return;
+            }
             attempts++;
             client.post(subscription.sink(), event, subscription.delivery().timeoutMillis())
                     .whenComplete((outcome, e) -> {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.junction.core.filter.Filters;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
+import io.junction.tenancy.Principal;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -31,8 +32,13 @@ import java.util.regex.Pattern;
  *               "deadLetterSink": "http://...", "timeoutMillis": 10000},
  *  "visibilitySeconds": 30}
  * </pre>
+ *
+ * <p>The broker adds {@code "owner": {"user": "alice", "namespace": "acme"}}, the user who last created or updated it
+ * (absent with security off): a push subscription delivers only while its owner may read the topic and the group under
+ * the rules in force.
  */
-record Subscription(String name, String topic, URI sink, JsonNode filter, Delivery delivery, int visibilitySeconds) {
+record Subscription(String name, String topic, URI sink, JsonNode filter, Delivery delivery, int visibilitySeconds,
+                    Principal owner) {
 
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final int DEFAULT_VISIBILITY_SECONDS = 30;
@@ -98,7 +104,12 @@ record Subscription(String name, String topic, URI sink, JsonNode filter, Delive
         final int visibility = intField(body, "visibilitySeconds", DEFAULT_VISIBILITY_SECONDS, 1,
                 MAX_VISIBILITY_SECONDS);
         return new Subscription(name, topicNode.textValue(), sink, filter == null || filter.isNull() ? null : filter,
-                new Delivery(retries, backoff, exponential, deadLetter, timeout), visibility);
+                new Delivery(retries, backoff, exponential, deadLetter, timeout), visibility, null);
+    }
+
+    /** The same subscription, made by {@code creator} (null: nobody is checked, security off). */
+    Subscription ownedBy(final Principal creator) {
+        return new Subscription(name, topic, sink, filter, delivery, visibilitySeconds, creator);
     }
 
     boolean push() {
@@ -188,12 +199,18 @@ record Subscription(String name, String topic, URI sink, JsonNode filter, Delive
         }
         d.put("timeoutMillis", delivery.timeoutMillis());
         n.put("visibilitySeconds", visibilitySeconds);
+        if (owner != null) {
+            n.putObject("owner").put("user", owner.name()).put("namespace", owner.namespace());
+        }
         return n;
     }
 
     static Subscription fromStored(final String name, final String stored, final ObjectMapper json) {
         try {
-            return parse(name, json.readTree(stored));
+            final JsonNode node = json.readTree(stored);
+            final JsonNode owner = node.path("owner");
+            return parse(name, node).ownedBy(owner.isObject() ? new Principal(owner.path("user").asText(),
+                    owner.path("namespace").asText(Principal.DEFAULT_NAMESPACE)) : null);
         } catch (final JsonProcessingException e) {
             throw Problem.badRequest(null, "stored subscription is not JSON: " + e.getOriginalMessage());
         }

@@ -157,10 +157,17 @@ final class SubscriptionsHandler implements HttpHandler {
         }
         if (parts.length == 2 && "receive".equals(parts[1])) {
             requireMethod(method, HttpMethod.POST, path);
+            final long version = authorization.policyVersion(); // before deciding: see AccessControl#policyVersion
             authorization.require(principal, ResourceKind.GROUP, name, Action.SUB);
             final Subscription s = existing(name, principal);
             authorization.require(principal, ResourceKind.TOPIC, s.topic(), Action.SUB);
-            receive(exchange, s);
+            receive(exchange, s, () -> {
+                // a receive that waited while the rules changed is decided again before events go out
+                if (authorization.policyVersion() != version) {
+                    authorization.require(principal, ResourceKind.GROUP, name, Action.SUB);
+                    authorization.require(principal, ResourceKind.TOPIC, s.topic(), Action.SUB);
+                }
+            });
             return;
         }
         if (parts.length == 2 && "ack".equals(parts[1])) {
@@ -199,7 +206,8 @@ final class SubscriptionsHandler implements HttpHandler {
     private void put(final HttpExchange exchange, final String name, final Principal principal) {
         final Subscription parsed = Subscription.parse(principal.unqualify(name), body(exchange));
         final Subscription s = new Subscription(name, principal.qualify(parsed.topic()), parsed.sink(),
-                parsed.filter(), parsed.delivery(), parsed.visibilitySeconds());
+                parsed.filter(), parsed.delivery(), parsed.visibilitySeconds(),
+                authorization.enabled() ? principal : null);
         final GroupConfig existing = messaging.groups().get(name).orElse(null);
         if (existing != null && !existing.attributes().containsKey(ATTRIBUTE)) {
             throw new Problem(HttpResponseStatus.CONFLICT, null, "consumer group '" + principal.unqualify(name)
@@ -237,7 +245,8 @@ final class SubscriptionsHandler implements HttpHandler {
         });
     }
 
-    private void receive(final HttpExchange exchange, final Subscription s) {
+    /** @param stillAllowed throws a 403 {@link Problem} when the caller may no longer receive (rules changed) */
+    private void receive(final HttpExchange exchange, final Subscription s, final Runnable stillAllowed) {
         final int max = queryInt(exchange, "max", 1, 1, PopRequest.CLIENT_BATCH);
         final int wait = queryInt(exchange, "waitSeconds", 0, 0, MAX_WAIT_SECONDS);
         pop(s, max, System.nanoTime() + wait * 1_000_000_000L, exchange.channel()).whenComplete((messages, e) -> {
@@ -248,6 +257,17 @@ final class SubscriptionsHandler implements HttpHandler {
             if (e != null) {
                 Responses.storeFailure(exchange, json, e);
                 return;
+            }
+            if (!messages.isEmpty()) {
+                try {
+                    stillAllowed.run();
+                } catch (final Problem p) {
+                    for (final PoppedMessage m : messages) { // not for this caller: visible to the group again now
+                        messaging.changeInvisibleTime(s.name(), m.receiptHandle(), 0);
+                    }
+                    Responses.problem(exchange, json, p);
+                    return;
+                }
             }
             final StringBuilder sb = new StringBuilder().append('[');
             for (final PoppedMessage m : messages) {

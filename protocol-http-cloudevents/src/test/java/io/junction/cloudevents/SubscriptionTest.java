@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
+import io.junction.tenancy.Principal;
 import java.net.URI;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +45,10 @@ class SubscriptionTest {
                 + "\"delivery\":{\"retries\":2,\"backoffMillis\":100,\"backoffPolicy\":\"linear\","
                 + "\"deadLetterSink\":\"http://h:2/dl\",\"timeoutMillis\":500},\"visibilitySeconds\":5}"));
         assertThat(Subscription.fromStored("s2", push.toJson(JSON).toString(), JSON)).isEqualTo(push);
+        final Subscription owned = push.ownedBy(new Principal("alice", "acme"));
+        assertThat(Subscription.fromStored("s2", owned.toJson(JSON).toString(), JSON)).isEqualTo(owned);
+        assertThat(Subscription.parse("s3", json("{\"topic\":\"t\",\"owner\":{\"user\":\"root\"}}")).owner())
+                .as("a client cannot name the owner").isNull();
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.junction.core.StoreException;
 import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Credentials;
+import io.junction.tenancy.Grants;
+import io.junction.tenancy.PolicyWatch;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
 import io.netty.buffer.ByteBufUtil;
@@ -90,6 +92,18 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private Principal principal = Principal.ANONYMOUS;
     /** Whether this connection counts against its namespace's connection quota (released when it closes). */
     private boolean countedConnection;
+    /**
+     * PUB and SUB of the connection's user, remembered until the rules change (set when the CONNECT is accepted).
+     * PUB is asked for every PUBLISH, SUB for every message delivered: a subscription whose SUB was taken away stops
+     * delivering at once, and starts again when it is given back.
+     */
+    private Grants topicWrites;
+    private Grants topicReads;
+    private Grants shareReads;
+    /** Follows the user's rules while connected: a deleted or disabled user is disconnected (0x98). */
+    private PolicyWatch policyWatch = PolicyWatch.NONE;
+    /** The user may no longer act: its will is not published. */
+    private volatile boolean revoked;
     /** The last publish of a serialized run (see onPublish), or null. */
     private CompletableFuture<Void> serialized;
     /** Acknowledgements waiting for their store sends, in arrival order. */
@@ -132,6 +146,16 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     boolean isV5() {
         return version == 5;
+    }
+
+    /** Whether the connection's user may receive messages of the core topic now (on its own subscriptions). */
+    boolean mayRead(final String coreTopic) {
+        return topicReads.allows(coreTopic);
+    }
+
+    /** Whether the connection's user may receive messages of the core topic through the core share group now. */
+    boolean mayReadShared(final String coreTopic, final String shareGroup) {
+        return topicReads.allows(coreTopic) && shareReads.allows(shareGroup);
     }
 
     /**
@@ -278,6 +302,23 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * The user was deleted, disabled or moved to another namespace (from the administrator's thread): the connection
+     * ends with DISCONNECT 0x98 Administrative action (3.1.1: the network connection closes), and its will is not
+     * published, as there is no one left to publish it for.
+     */
+    private void revoked() {
+        ctx.executor().execute(() -> {
+            revoked = true;
+            final Session s = session;
+            if (s == null) {
+                ctx.close();
+            } else {
+                s.run(() -> disconnect(0x98, "the user was deleted, disabled or moved to another namespace"));
+            }
+        });
+    }
+
     // ------------------------------------------------------------------------------------------------ CONNECT
 
     /** Authenticates the CONNECT (asynchronously; later packets wait), then accepts it in {@link #connected}. */
@@ -311,6 +352,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 countedConnection = true;
+                topicWrites = broker.accessControl().grants(principal, ResourceKind.TOPIC, Action.PUB);
+                topicReads = broker.accessControl().grants(principal, ResourceKind.TOPIC, Action.SUB);
+                shareReads = broker.accessControl().grants(principal, ResourceKind.GROUP, Action.SUB);
+                policyWatch = broker.accessControl().watch(principal, this::revoked);
                 state = State.AWAIT_CONNECT;
                 connected(m);
             } finally {
@@ -453,7 +498,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         final String coreTopic = session.namespace.core(CoreTopics.coreTopicOf(topic));
-        if (!broker.accessControl().allows(principal, ResourceKind.TOPIC, coreTopic, Action.PUB)) {
+        if (!topicWrites.allows(coreTopic)) {
             refusePublish(qos, packetId, 0x87, "not authorized", true);
             return;
         }
@@ -831,6 +876,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
+    /** Publishes the will, if its user may publish to its topic under the rules in force now (not at CONNECT). */
+    private void publishWill(final Session s) {
+        if (broker.accessControl().allows(principal, ResourceKind.TOPIC,
+                s.namespace.core(CoreTopics.coreTopicOf(will.topic())), Action.PUB)) {
+            broker.publishWill(s, will);
+        }
+    }
+
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
         early.forEach(ReferenceCountUtil::release);
@@ -839,6 +892,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             countedConnection = false;
             broker.accessControl().connectionClosed(principal);
         }
+        policyWatch.cancel();
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
@@ -847,14 +901,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             s.run(() -> {
                 state = State.CLOSED;
                 s.detach(this, () -> broker.sessionEnded(s));
-                if (will != null && !normalDisconnect) {
+                if (will != null && !normalDisconnect && !revoked) {
                     final long delay = Math.min(will.delaySeconds(), s.persistent() ? s.sessionExpirySeconds() : 0);
                     if (delay <= 0) {
-                        broker.publishWill(s, will);
+                        publishWill(s);
                     } else {
                         s.executor().schedule(() -> {
                             if (!s.online() || s.closed()) {
-                                broker.publishWill(s, will); // 3.1.3-9: unless the session resumed first
+                                publishWill(s); // 3.1.3-9: unless the session resumed first
                             }
                         }, delay, TimeUnit.SECONDS);
                     }

@@ -487,6 +487,10 @@ final class Session {
                 || !TopicFilter.isValidTopicName(out.topic())) {
             return false; // expired, or a core topic whose name is no MQTT topic name
         }
+        final MqttConnection reader = connection;
+        if (shareName == null && reader != null && !reader.mayRead(coreTopic)) {
+            return false; // SUB taken away since the SUBSCRIBE: not for this user (a shared reader asks before popping)
+        }
         int qos = -1;
         boolean retainAsPublished = false;
         final List<Integer> ids = new ArrayList<>();
@@ -539,6 +543,10 @@ final class Session {
         final long now = System.currentTimeMillis();
         while (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
             final RetainedSend r = retainedBacklog.poll();
+            final MqttConnection reader = connection;
+            if (reader != null && !reader.mayRead(r.message().coreTopic())) {
+                continue; // a wildcard reaches a topic whose SUB the user lacks
+            }
             final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(namespace.local(r.message().coreTopic()),
                     r.message().properties(), r.message().body(), now);
             if (out.expiresAt() > 0 && out.expiresAt() <= now) {

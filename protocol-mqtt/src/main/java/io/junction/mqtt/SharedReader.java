@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 final class SharedReader {
     private static final long RETRY_MS = 500;
     private static final long INVISIBLE_MS = 30_000;
+    /** How soon a message popped for a member that may no longer read it is visible to the others again. */
+    private static final long GIVE_BACK_MS = 100;
 
     private final Session session;
     private final Messaging messaging;
@@ -32,6 +34,8 @@ final class SharedReader {
     private CompletableFuture<PopResult> inFlight;
     private int outstanding;
     private boolean closed;
+    /** A {@link #resumeLater} is pending: one at a time, however often {@link #resume} is called meanwhile. */
+    private boolean resumeScheduled;
 
     SharedReader(final Session session, final Messaging messaging, final String shareName, final String coreTopic) {
         this.session = session;
@@ -60,8 +64,10 @@ final class SharedReader {
         if (closed || popping || outstanding > 0 || !session.online()) {
             return;
         }
-        if (messaging.route(coreTopic).isEmpty()) {
-            session.executor().schedule(this::resume, RETRY_MS, TimeUnit.MILLISECONDS);
+        if (messaging.route(coreTopic).isEmpty() || !mayRead()) {
+            // a topic still to come, or SUB taken away: ask again soon (each ask costs a version read until the rules
+            // change), taking nothing the group's other members may read meanwhile
+            resumeLater();
             return;
         }
         popping = true;
@@ -92,6 +98,13 @@ final class SharedReader {
             session.executor().schedule(this::resume, RETRY_MS, TimeUnit.MILLISECONDS);
             return;
         }
+        if (!mayRead()) {
+            for (PoppedMessage m : messages) { // popped before SUB was taken away: another member takes them now
+                messaging.changeInvisibleTime(group, m.receiptHandle(), GIVE_BACK_MS);
+            }
+            resumeLater();
+            return;
+        }
         outstanding = 1;
         for (PoppedMessage m : messages) {
             outstanding++;
@@ -106,6 +119,22 @@ final class SharedReader {
         }
         session.drain();
         finished();
+    }
+
+    private void resumeLater() {
+        if (!resumeScheduled) {
+            resumeScheduled = true;
+            session.executor().schedule(() -> {
+                resumeScheduled = false;
+                resume();
+            }, RETRY_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Whether the session's user may read the topic through the share group under the rules in force now. */
+    private boolean mayRead() {
+        final MqttConnection c = session.connection();
+        return c != null && c.mayReadShared(coreTopic, group);
     }
 
     private void finished() {

@@ -17,6 +17,7 @@ import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.security.AccessGuard;
+import io.junction.remoting.security.ConnectionUsers;
 import io.junction.remoting.security.QuotaGate;
 import io.junction.remoting.security.RequestPermissions;
 import io.junction.remoting.security.UserAdminProcessor;
@@ -262,7 +263,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
                 identity.brokerName()) : null;
         return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")),
-                guard, guard == null ? null : new QuotaGate(access));
+                guard, guard == null ? null : new QuotaGate(access), guard == null ? null : new ConnectionUsers(access));
     }
 
     @Override

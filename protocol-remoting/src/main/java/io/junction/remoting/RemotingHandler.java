@@ -7,6 +7,7 @@ import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.ResponseCode;
 import io.junction.remoting.security.AccessGuard;
 import io.junction.remoting.security.Admission;
+import io.junction.remoting.security.ConnectionUsers;
 import io.junction.remoting.security.QuotaGate;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -37,16 +38,19 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     /** Null when security is off: then no request is verified and the path below is the open one. */
     private final AccessGuard guard;
     private final QuotaGate quotas;
+    /** Null when security is off. */
+    private final ConnectionUsers users;
 
     RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
                     final io.junction.core.Messaging messaging, final int maxInFlight, final AccessGuard guard,
-                    final QuotaGate quotas) {
+                    final QuotaGate quotas, final ConnectionUsers users) {
         this.processors = Map.copyOf(processors);
         this.maxInFlight = maxInFlight;
         this.channels = channels;
         this.messaging = messaging;
         this.guard = guard;
         this.quotas = quotas;
+        this.users = users;
     }
 
     /** The request codes dispatched to a processor. */
@@ -130,6 +134,9 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
             return;
         }
         final java.util.concurrent.atomic.AtomicInteger counter = inFlight;
+        if (admission != null && users != null) {
+            users.actingAs(channel, admission.principal());
+        }
         CompletableFuture<RemotingCommand> future;
         try {
             future = processor.process(channel, request);
@@ -147,8 +154,25 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
         });
     }
 
+    /**
+     * The response as the caller may have it: narrowed to its view, or, for a pull or POP that waited while the rules
+     * changed and no longer allow it, NO_PERMISSION instead of the messages (a pull's offset does not move; what a
+     * POP took becomes visible again after its invisible time).
+     */
     private static RemotingCommand shaped(final RemotingCommand request, final Admission admission,
                                           final RemotingCommand response) {
+        final String refusal = admission.refusalNow();
+        if (refusal != null) {
+            if (response.payload() != null) {
+                response.payload().release();
+            }
+            return Responses.error(request, ResponseCode.NO_PERMISSION, refusal);
+        }
+        return narrowed(request, admission, response);
+    }
+
+    private static RemotingCommand narrowed(final RemotingCommand request, final Admission admission,
+                                            final RemotingCommand response) {
         try {
             return admission.shape(response);
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.junction.tenancy;
 
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,6 +18,8 @@ public final class AccessControl {
     private final UserDirectory users;
     private final QuotaEnforcer quotas;
     private final SecurityEvents events;
+    /** The connections that follow rule changes; null when there are no users (nothing ever changes). */
+    private final PolicyWatchers watchers;
 
     /** @param users the directory behind the policy, for admin commands; null when there is none (auth off) */
     public AccessControl(final Authenticator authenticator, final SignatureVerifier verifier,
@@ -27,6 +30,7 @@ public final class AccessControl {
         this.users = users;
         this.events = events == null ? SecurityEvents.NONE : events;
         this.quotas = users == null ? null : new QuotaEnforcer(users::quota, System::nanoTime);
+        this.watchers = users == null ? null : new PolicyWatchers(users);
     }
 
     /** Everyone is anonymous in the default namespace and everything is allowed: the embedded default. */
@@ -37,7 +41,7 @@ public final class AccessControl {
     /** Auth on, with {@code policy} deciding. */
     public static AccessControl secured(final SecurePolicy policy, final UserDirectory users,
                                         final SecurityEvents events) {
-        return new AccessControl(policy, policy, policy, java.util.Objects.requireNonNull(users, "users"), events);
+        return new AccessControl(policy, policy, policy, Objects.requireNonNull(users, "users"), events);
     }
 
     /**
@@ -49,8 +53,8 @@ public final class AccessControl {
     }
 
     /** The users and their policies, for admin commands (RocketMQ's user and ACL codes, the HTTP admin API). */
-    public java.util.Optional<UserDirectory> users() {
-        return java.util.Optional.ofNullable(users);
+    public Optional<UserDirectory> users() {
+        return Optional.ofNullable(users);
     }
 
     public CompletableFuture<AuthResult> authenticate(final Credentials credentials) {
@@ -100,6 +104,32 @@ public final class AccessControl {
         if (quotas != null) {
             quotas.connectionClosed(principal.namespace());
         }
+    }
+
+    /**
+     * The version of the rules every decision is made under: it moves on with each change of users, rules or tenants,
+     * after the change is in force (always 0 with auth off). A front-end that remembers a decision remembers the
+     * version with it and decides again once the version moved: {@link Grants} does that.
+     */
+    public long policyVersion() {
+        return users == null ? 0 : users.version();
+    }
+
+    /**
+     * Decisions of {@code principal} for {@code action} on resources of {@code kind}, remembered until the rules
+     * change: for front-ends that would otherwise ask the same question for every message of a link.
+     */
+    public Grants grants(final Principal principal, final ResourceKind kind, final Action action) {
+        return new Grants(this, principal, kind, action);
+    }
+
+    /**
+     * Has {@code watcher} told when the rules of {@code principal} change or it may no longer act (deleted,
+     * disabled, moved): for what a principal holds open (a connection, a consumer link, a stream). With auth off
+     * nothing changes and nothing is registered. Cancel the registration when the connection ends.
+     */
+    public PolicyWatch watch(final Principal principal, final PolicyWatcher watcher) {
+        return watchers == null ? PolicyWatch.NONE : watchers.add(principal, watcher);
     }
 
     /** Shorthand for {@code authorize(...).allowed()}. */

@@ -172,8 +172,8 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
 
     private Decision decide(final Principal principal, final ResourceKind kind, final String name,
                             final Action action) {
-        final Optional<User> user = users.user(principal.name());
-        if (user.isEmpty() || !user.get().enabled() || !user.get().namespace().equals(principal.namespace())) {
+        final Optional<User> user = users.activeUser(principal);
+        if (user.isEmpty()) {
             return Decision.DENY; // deleted, disabled or moved since the connection authenticated
         }
         if (user.get().superUser()) {

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The users and their policies, held in memory for lock-free reads on every request and written to one JSON file on
@@ -32,6 +33,10 @@ import java.util.Set;
  *
  * <p>Readers see an immutable snapshot; writers are serialized. Passwords are stored as {@link PasswordHash}es, signing
  * secrets sealed by the {@link SecretCipher}, bearer tokens as digests.
+ *
+ * <p>Every change moves the {@link #version()} on, after the new snapshot is in place, so a decision remembered with
+ * the version it was made at stays true until the version moves; and every change is told to the
+ * {@link ChangeListener}s with the users it touched.
  */
 public final class UserDirectory {
 
@@ -58,9 +63,22 @@ public final class UserDirectory {
         }
     }
 
+    /**
+     * Told of each change once it is in place: which users' records differ (added, removed or changed), and whether
+     * the set of tenants changed (that moves which names count as a tenant's for every default-namespace user).
+     * Called on the writer's thread while writes are held off: an implementation hands the work over and returns.
+     */
+    @FunctionalInterface
+    public interface ChangeListener {
+        void changed(Set<String> users, boolean tenantsChanged);
+    }
+
     private final Path file;
     private final SecretCipher cipher;
     private volatile Snapshot snapshot;
+    /** Moved on by every change, after {@link #snapshot}: see {@link #version()}. */
+    private volatile long version;
+    private final List<ChangeListener> listeners = new CopyOnWriteArrayList<>();
     /** Decrypted signing secrets, by user name; rebuilt lazily after a change. */
     private volatile Map<String, String> secrets;
 
@@ -101,6 +119,29 @@ public final class UserDirectory {
 
     public Optional<User> user(final String name) {
         return Optional.ofNullable(snapshot.users().get(name));
+    }
+
+    /**
+     * The user {@code principal} authenticated as, while it may still act: not deleted, not disabled, not moved to
+     * another namespace since.
+     */
+    public Optional<User> activeUser(final Principal principal) {
+        final User user = snapshot.users().get(principal.name());
+        return user != null && user.enabled() && user.namespace().equals(principal.namespace()) ? Optional.of(user)
+                : Optional.empty();
+    }
+
+    /**
+     * The version of the users and their rules: it moves on with every change, after the change is visible. Read it
+     * before deciding; a decision made then holds while the version stays the same.
+     */
+    public long version() {
+        return version;
+    }
+
+    /** Adds a listener told of every later change. */
+    public void addListener(final ChangeListener listener) {
+        listeners.add(listener);
     }
 
     public List<User> users() {
@@ -224,8 +265,26 @@ public final class UserDirectory {
 
     private void commit(final Snapshot s) {
         write(s);
+        final Snapshot before = snapshot;
         snapshot = s;
         secrets = null;
+        version = version + 1; // only writers write it, one at a time (every writer is synchronized)
+        final Set<String> touched = new HashSet<>();
+        for (final String name : before.users().keySet()) {
+            if (!before.users().get(name).equals(s.users().get(name))) {
+                touched.add(name);
+            }
+        }
+        for (final String name : s.users().keySet()) {
+            if (!before.users().containsKey(name)) {
+                touched.add(name);
+            }
+        }
+        final boolean tenantsChanged = !before.namespaces().equals(s.namespaces());
+        if (!touched.isEmpty() || tenantsChanged) {
+            final Set<String> users = Set.copyOf(touched);
+            listeners.forEach(l -> l.changed(users, tenantsChanged));
+        }
     }
 
     private void write(final Snapshot s) {

@@ -6,6 +6,11 @@
  * each operation on a topic, group or the cluster. The resulting {@link io.junction.tenancy.Principal} carries the
  * tenant's namespace, so the same topic name in two namespaces never meets.
  *
+ * <p>Rules change while clients are connected: the {@linkplain io.junction.tenancy.AccessControl#policyVersion policy
+ * version} moves with every change, so a front-end remembers allowed decisions only until it moves
+ * ({@link io.junction.tenancy.Grants}), and what a principal holds open (a consumer link, a connection) follows its
+ * changes and its deletion through a {@link io.junction.tenancy.PolicyWatcher}.
+ *
  * <p>Until users, ACL policies and quotas land, the broker runs with {@link io.junction.tenancy.OpenPolicy}: everyone is
  * anonymous in the default namespace and everything is allowed. Front-ends still ask, so switching the policy needs no
  * front-end change.

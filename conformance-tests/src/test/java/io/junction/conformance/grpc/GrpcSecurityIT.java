@@ -6,6 +6,7 @@ import static io.junction.conformance.grpc.GrpcClients.unique;
 import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import apache.rocketmq.v2.Code;
 import apache.rocketmq.v2.EndTransactionRequest;
@@ -16,10 +17,15 @@ import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SystemProperties;
 import apache.rocketmq.v2.TransactionSource;
+import io.junction.conformance.support.AuditCounts;
 import io.junction.conformance.support.BrokerProcess;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
 import io.junction.tenancy.UserDirectory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,12 +33,17 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
 import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
@@ -268,6 +279,100 @@ class GrpcSecurityIT {
         tx.commit();
         assertThat(GrpcClients.drain(consumer, 1, Duration.ofSeconds(30))).extracting(GrpcClients::body)
                 .containsExactly("entry");
+    }
+
+    // ------------------------------------------------------------------------------------------ live rule changes
+
+    /** A call of the HTTP admin API as root. */
+    private static int admin(final String method, final String path, final String body) throws Exception {
+        final HttpRequest request = HttpRequest.newBuilder(URI.create(broker.httpBase() + path))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        "root:root-pw".getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body)).build();
+        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** Sets the rules of {@code user}: each entry {@code Resource=ACTION,ACTION} allows those actions. */
+    private static void rules(final String user, final String... entries) throws Exception {
+        final List<String> json = new ArrayList<>();
+        for (final String e : entries) {
+            final String[] parts = e.split("=");
+            json.add("{\"resource\":\"" + parts[0] + "\",\"actions\":[\"" + String.join("\",\"",
+                    parts[1].split(",")) + "\"]}");
+        }
+        assertThat(admin("PUT", "/admin/users/" + user + "/acl", "{\"rules\":[" + String.join(",", json) + "]}"))
+                .isEqualTo(200);
+    }
+
+    /** A new user of tenant acme, signing secret {@code <name>-secret}, allowed PUB and SUB on every topic. */
+    private static String liveUser() throws Exception {
+        final String user = unique("grace");
+        assertThat(admin("PUT", "/admin/users/" + user, "{\"namespace\":\"acme\",\"secret\":\"" + user
+                + "-secret\"}")).isEqualTo(201);
+        rules(user, "Topic:*=PUB,SUB", "Group:*=SUB");
+        return user;
+    }
+
+    @Test
+    void shouldForbidAProducersNextSendOnceItsPubIsTakenAwayAndSendOnceItIsBack() throws Exception {
+        final String user = liveUser();
+        final String topic = unique("live");
+        final Producer producer = clients.producer(clients.configuration("acme", user, user + "-secret"), topic);
+        send(producer, topic, "before");
+        rules(user, "Topic:*=SUB", "Group:*=SUB");
+        assertThatThrownBy(() -> send(producer, topic, "refused"))
+                .hasStackTraceContaining(Integer.toString(Code.FORBIDDEN_VALUE));
+        rules(user, "Topic:*=PUB,SUB", "Group:*=SUB");
+        send(producer, topic, "after");
+        assertThat(everything(alice(), topic, 2, Duration.ofSeconds(30))).containsExactlyInAnyOrder("before",
+                "after");
+    }
+
+    @Test
+    void shouldGiveAWaitingPushConsumerNothingOnceItsSubIsTakenAwayAndTheRestOnceItIsBack() throws Exception {
+        final String user = liveUser();
+        final String topic = unique("live");
+        final ClientConfiguration grace = clients.configuration("acme", user, user + "-secret");
+        final Producer producer = clients.producer(alice(), topic);
+        send(producer, topic, "m-0"); // the topic exists before the consumer's group starts reading it
+        final List<String> got = new CopyOnWriteArrayList<>();
+        clients.track(PROVIDER.newPushConsumerBuilder().setClientConfiguration(grace)
+                .setConsumerGroup(unique("live-g"))
+                .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+                .setMessageListener(view -> {
+                    got.add(body(view));
+                    return ConsumeResult.SUCCESS;
+                }).build());
+        send(producer, topic, "m-1");
+        await().atMost(Duration.ofSeconds(30)).until(() -> got.contains("m-1"));
+
+        // SUB taken away while the consumer's next receive waits in the broker for messages
+        final double before = AuditCounts.denials(broker, "TOPIC", "SUB");
+        rules(user, "Topic:*=PUB", "Group:*=SUB");
+        send(producer, topic, "m-2");
+        // the waiting receive woke with m-2 and was decided again: refused (counted), nothing handed over
+        await().atMost(Duration.ofSeconds(30)).until(() -> AuditCounts.denials(broker, "TOPIC", "SUB") > before);
+        assertThat(got).doesNotContain("m-2");
+
+        rules(user, "Topic:*=PUB,SUB", "Group:*=SUB");
+        await().atMost(Duration.ofSeconds(60)).until(() -> got.contains("m-2"));
+        assertThat(got).containsOnlyOnce("m-1", "m-2");
+    }
+
+    @Test
+    void shouldRefuseADeletedUsersNextCallAsUnauthorizedAtOnce() throws Exception {
+        final String user = liveUser();
+        final String topic = unique("live");
+        final Producer producer = clients.producer(clients.configuration("acme", user, user + "-secret"), topic);
+        send(producer, topic, "before");
+        assertThat(admin("DELETE", "/admin/users/" + user, null)).isEqualTo(200);
+        // not a verification remembered from the last call: the user is gone, so its credentials are refused
+        assertThatThrownBy(() -> send(producer, topic, "after"))
+                .hasStackTraceContaining(Integer.toString(Code.UNAUTHORIZED_VALUE));
+        assertThat(everything(alice(), topic, 1, Duration.ofSeconds(30))).containsExactly("before");
     }
 
     private static EndTransactionRequest end(final Resource.Builder topic, final String messageId) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.AuditCounts;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
 import io.junction.tenancy.UserDirectory;
@@ -311,6 +312,86 @@ class RemotingSecurityIT {
 
         asRoot.deleteUser(addr, carol);
         assertThat(asRoot.getUser(addr, carol)).isNull();
+    }
+
+    /** A push consumer of {@code topic} as {@code hook}'s user (default namespace), recording the bodies it gets. */
+    private static DefaultMQPushConsumer pushConsumer(final RPCHook hook, final String topic,
+                                                      final List<String> bodies) throws MQClientException {
+        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(RemotingBroker.unique("live"), hook);
+        push.setNamesrvAddr(broker.nameServer());
+        push.setInstanceName(RemotingBroker.unique("c"));
+        push.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        push.subscribe(topic, "*");
+        push.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> bodies.add(new String(m.getBody(), StandardCharsets.UTF_8)));
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        push.start();
+        CLOSE.add(push::shutdown);
+        return push;
+    }
+
+    /** A new default-namespace user made with RocketMQ's admin tool, allowed PUB and SUB on {@code topic}. */
+    private static String liveUser(final DefaultMQAdminExt asRoot, final String topic) throws Exception {
+        final String user = RemotingBroker.unique("erin");
+        asRoot.createUser(broker.nameServer(), user, user + "-pw", "Normal");
+        asRoot.createAcl(broker.nameServer(), "User:" + user, List.of("Topic:" + topic), List.of("PUB", "SUB"),
+                List.of(), "Allow");
+        asRoot.createAcl(broker.nameServer(), "User:" + user, List.of("Group:*"), List.of("SUB"), List.of(),
+                "Allow");
+        return user;
+    }
+
+    @Test
+    void aPushConsumerWaitingInALongPollGetsNothingOnceItsSubIsTakenAwayAndTheRestOnceItIsBack() throws Exception {
+        final String addr = broker.nameServer();
+        final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
+        final String topic = RemotingBroker.unique("live");
+        asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 1, 1));
+        final String user = liveUser(asRoot, topic);
+        final RPCHook erin = hook(user, user + "-pw"); // RocketMQ's admin tool makes the password the secret too
+        final DefaultMQProducer producer = producer(erin, null);
+        final List<String> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        pushConsumer(erin, topic, got);
+        producer.send(message(topic, 0));
+        await().atMost(DEADLINE).until(() -> got.contains("m-0"));
+
+        // SUB taken away while the consumer's next pull waits in the broker for messages; PUB stays.
+        final double before = AuditCounts.denials(broker.process(), "TOPIC", "SUB");
+        asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB"), List.of(), "Allow");
+        assertThat(producer.send(message(topic, 1)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+        // The waiting pull woke with m-1 and was decided again: refused (counted), nothing handed over.
+        await().atMost(DEADLINE).until(() -> AuditCounts.denials(broker.process(), "TOPIC", "SUB") > before);
+        assertThat(got).containsExactly("m-0");
+
+        asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB", "SUB"), List.of(),
+                "Allow");
+        await().atMost(DEADLINE).until(() -> got.contains("m-1"));
+        assertThat(got).containsExactly("m-0", "m-1");
+    }
+
+    @Test
+    void aDeletedUsersWaitingConsumerAndProducerAreCutOffAtOnce() throws Exception {
+        final String addr = broker.nameServer();
+        final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
+        final String topic = RemotingBroker.unique("live");
+        asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 1, 1));
+        final String user = liveUser(asRoot, topic);
+        final RPCHook erin = hook(user, user + "-pw");
+        final DefaultMQProducer producer = producer(erin, null);
+        final List<String> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        pushConsumer(erin, topic, got);
+        producer.send(message(topic, 0));
+        await().atMost(DEADLINE).until(() -> got.contains("m-0"));
+
+        final double before = AuditCounts.authFailures(broker.process(), "remoting");
+        asRoot.deleteUser(addr, user);
+        assertNoPermission(() -> producer.send(message(topic, 1)));
+        producer(hook("root", "root-secret"), null).send(message(topic, 2));
+        // The consumer's connection was closed with its waiting pull; its client retries, and is refused.
+        await().atMost(DEADLINE).until(() -> AuditCounts.authFailures(broker.process(), "remoting") > before + 1);
+        assertThat(got).containsExactly("m-0");
+        assertThat(rootCount(topic, 2, DEADLINE)).as("m-0 and root's m-2; erin's m-1 refused").isEqualTo(2);
     }
 
     /** The call was refused with NO_PERMISSION (the admin API reports it as a broker or a client exception). */

@@ -13,6 +13,7 @@ import io.junction.tenancy.SignedRequest;
 import io.netty.channel.Channel;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,15 +35,20 @@ public final class AccessGuard {
     private final String brokerName;
     /** Whether a name's first segment is a tenant's namespace (then it is not a default-namespace name). */
     private final Predicate<String> isTenant;
+    private final LongSupplier policyVersion;
 
     /**
-     * @param isTenant whether a namespace has users (decides whether {@code x%y} is a default-namespace name)
+     * @param isTenant      whether a namespace has users (decides whether {@code x%y} is a default-namespace name)
+     * @param policyVersion the version of the rules ({@link AccessControl#policyVersion}): a request that waited for
+     *                      messages is decided again when it moved meanwhile
      */
     public AccessGuard(final SignatureVerifier verifier, final Authorizer authorizer, final Predicate<String> isTenant,
-                       final RequestPermissions permissions, final String clusterName, final String brokerName) {
+                       final LongSupplier policyVersion, final RequestPermissions permissions,
+                       final String clusterName, final String brokerName) {
         this.verifier = verifier;
         this.authorizer = authorizer;
         this.isTenant = isTenant;
+        this.policyVersion = policyVersion;
         this.permissions = permissions;
         this.clusterName = clusterName;
         this.brokerName = brokerName;
@@ -53,7 +59,8 @@ public final class AccessGuard {
                                  final String clusterName, final String brokerName) {
         final Predicate<String> isTenant = access.users().<Predicate<String>>map(u -> u::isTenant)
                 .orElse(ns -> false);
-        return new AccessGuard(access::verify, access::authorize, isTenant, permissions, clusterName, brokerName);
+        return new AccessGuard(access::verify, access::authorize, isTenant, access::policyVersion, permissions,
+                clusterName, brokerName);
     }
 
     /**
@@ -84,20 +91,33 @@ public final class AccessGuard {
             return CompletableFuture.completedFuture(Admission.refuse(principal, "[AUTHORIZATION] user "
                     + principal.name() + ": request code " + request.code() + " is for super users only"));
         }
+        final long version = policyVersion.getAsLong(); // before deciding: see AccessControl#policyVersion
         return permission.demands().of(request).thenApply(demands -> decide(principal, demands, permission,
-                visible));
+                visible, version));
     }
 
     private Admission decide(final Principal principal, final List<Demand> demands, final Permission permission,
-                             final Predicate<Demand> visible) {
+                             final Predicate<Demand> visible, final long version) {
+        final String refusal = refusal(principal, demands);
+        if (refusal != null) {
+            return Admission.refuse(principal, refusal);
+        }
+        if (!permission.waits()) {
+            return Admission.allow(principal, permission.filter(), visible);
+        }
+        return Admission.allowUntilChanged(principal, permission.filter(), visible,
+                () -> policyVersion.getAsLong() == version ? null : refusal(principal, demands));
+    }
+
+    /** Why the first unmet demand is unmet, or null when all are met. */
+    private String refusal(final Principal principal, final List<Demand> demands) {
         for (Demand d : demands) {
             if (!met(principal, d)) {
                 LOG.debug("refused {}: {}", principal.name(), d);
-                return Admission.refuse(principal, "[AUTHORIZATION] user " + principal.name() + ": "
-                        + d.describe());
+                return "[AUTHORIZATION] user " + principal.name() + ": " + d.describe();
             }
         }
-        return Admission.allow(principal, permission.filter(), visible);
+        return null;
     }
 
     private boolean met(final Principal principal, final Demand d) {

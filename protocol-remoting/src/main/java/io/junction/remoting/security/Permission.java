@@ -11,8 +11,10 @@ import java.util.function.Predicate;
  *
  * @param demands what a request needs
  * @param filter  narrows a successful response to the caller's view, or null when the response is answered as is
+ * @param waits   a request that may wait for messages (a long-polling pull or POP): when the rules changed while it
+ *                waited, its demands are decided again before the messages go out
  */
-record Permission(Demands demands, ResponseFilter filter) {
+record Permission(Demands demands, ResponseFilter filter, boolean waits) {
 
     /** The demands of one request; a future because some need a store look-up (the topic of a message by offset). */
     @FunctionalInterface
@@ -28,6 +30,11 @@ record Permission(Demands demands, ResponseFilter filter) {
 
     /** Demands read from the request alone, without a look-up. */
     static Permission of(final java.util.function.Function<RemotingCommand, List<Demand>> demands) {
-        return new Permission(r -> CompletableFuture.completedFuture(demands.apply(r)), null);
+        return new Permission(r -> CompletableFuture.completedFuture(demands.apply(r)), null, false);
+    }
+
+    /** Demands read from the request alone, of a request that may wait for messages. */
+    static Permission ofWaiting(final java.util.function.Function<RemotingCommand, List<Demand>> demands) {
+        return new Permission(r -> CompletableFuture.completedFuture(demands.apply(r)), null, true);
     }
 }

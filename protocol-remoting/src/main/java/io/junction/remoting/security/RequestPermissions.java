@@ -84,7 +84,7 @@ public final class RequestPermissions {
         table.put(RequestCode.CONSUMER_SEND_MSG_BACK, new Permission(r -> {
             final Demand group = Demand.group(r.requireField("group"), SUB);
             return messageTopic(r.requireLong("offset"), SUB).thenApply(topic -> list(group, topic));
-        }, null));
+        }, null, false));
         table.put(RequestCode.END_TRANSACTION, new Permission(r -> {
             final String producerGroup = r.field("producerGroup");
             return messaging.lookup(r.longField("commitLogOffset", -1)).thenApply(found -> {
@@ -94,11 +94,14 @@ public final class RequestPermissions {
                 return list(producerGroup == null ? null : producerGroupDemand(producerGroup),
                         real == null ? Demand.SUPER : Demand.topic(real, PUB).hide());
             });
-        }, null));
+        }, null, false));
 
         // ---- consume
-        for (int code : new int[] {RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE,
-            RequestCode.QUERY_CONSUMER_OFFSET, RequestCode.UPDATE_CONSUMER_OFFSET, PopProcessor.POP_MESSAGE,
+        for (int code : new int[] {RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE, PopProcessor.POP_MESSAGE}) {
+            table.put(code, Permission.ofWaiting(r -> List.of(Demand.topic(r.requireField("topic"), SUB),
+                    Demand.group(r.requireField("consumerGroup"), SUB))));
+        }
+        for (int code : new int[] {RequestCode.QUERY_CONSUMER_OFFSET, RequestCode.UPDATE_CONSUMER_OFFSET,
             PopProcessor.ACK_MESSAGE, PopProcessor.CHANGE_MESSAGE_INVISIBLETIME}) {
             put(code, r -> List.of(Demand.topic(r.requireField("topic"), SUB),
                     Demand.group(r.requireField("consumerGroup"), SUB)));
@@ -137,7 +140,7 @@ public final class RequestPermissions {
         });
         put(RequestCode.GET_BROKER_CLUSTER_INFO, r -> List.of(Demand.cluster(clusterName, GET)));
         table.put(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER,
-                new Permission(r -> CompletableFuture.completedFuture(List.of()), VisibleTopics.FILTER));
+                new Permission(r -> CompletableFuture.completedFuture(List.of()), VisibleTopics.FILTER, false));
 
         // ---- administration
         put(RequestCode.UPDATE_AND_CREATE_TOPIC, r -> {
@@ -162,7 +165,7 @@ public final class RequestPermissions {
         put(RequestCode.GET_BROKER_RUNTIME_INFO, r -> List.of(Demand.cluster(clusterName, GET)));
         put(RequestCode.QUERY_MESSAGE, r -> List.of(Demand.topic(r.requireField("topic"), SUB)));
         table.put(RequestCode.VIEW_MESSAGE_BY_ID, new Permission(
-                r -> messageTopic(r.requireLong("offset"), SUB).thenApply(RequestPermissions::list), null));
+                r -> messageTopic(r.requireLong("offset"), SUB).thenApply(RequestPermissions::list), null, false));
         put(AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, r -> List.of(Demand.group(r.requireField("group"), UPDATE),
                 Demand.topic(r.requireField("topic"), SUB)));
         put(AdminProcessor.PUT_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, UPDATE)));

@@ -33,6 +33,9 @@ import org.junit.jupiter.api.Test;
 class AccessGuardTest {
     private static MessageStore store;
     private static AccessGuard guard;
+    private static UserDirectory users;
+    private static final List<AclRule> DAVE = List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+            AclRule.parse("Group:*", List.of("SUB"), "ALLOW"));
     private final EmbeddedChannel channel = new EmbeddedChannel();
 
     @BeforeAll
@@ -40,7 +43,7 @@ class AccessGuardTest {
         final Path dir = Files.createTempDirectory("remoting-guard");
         store = MessageStore.open(StoreConfig.builder(dir.resolve("store")).segmentSize(16 << 20)
                 .flushInterval(Duration.ofMillis(50)).build());
-        final UserDirectory users = UserDirectory.open(dir.resolve("users.json"), new SecretCipher("k"));
+        users = UserDirectory.open(dir.resolve("users.json"), new SecretCipher("k"));
         users.putUser("alice", "acme", false, true, null, "alice-secret");
         users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
                 AclRule.parse("Topic:secret", List.of("SUB"), "DENY"),
@@ -48,9 +51,12 @@ class AccessGuardTest {
         users.putUser("bob", "default", false, true, null, "bob-secret");
         users.setRules("bob", List.of(AclRule.parse("Topic:*", List.of("ALL"), "ALLOW")));
         users.putUser("root", "default", true, true, null, "root-secret");
+        users.putUser("dave", "acme", false, true, null, "dave-secret");
+        users.setRules("dave", DAVE);
         final SecurePolicy policy = new SecurePolicy(users, new FailureThrottle(1000, 60_000, System::nanoTime),
                 SecurityEvents.NONE, Runnable::run, Clock.systemUTC(), Duration.ofMinutes(15));
-        guard = new AccessGuard(policy, policy, users::isTenant, new RequestPermissions(store, "cluster", "broker"),
+        guard = new AccessGuard(policy, policy, users::isTenant, users::version,
+                new RequestPermissions(store, "cluster", "broker"),
                 "cluster", "broker");
     }
 
@@ -132,6 +138,27 @@ class AccessGuardTest {
         final RemotingCommand view = RemotingCommand.request(RequestCode.VIEW_MESSAGE_BY_ID, 4, false)
                 .put("offset", 123456789L);
         assertThat(verdict(signed(view, "alice", "alice-secret")).allowed()).isTrue();
+    }
+
+    @Test
+    void aPullThatWaitedWhileItsSubWasTakenAwayIsRefusedWhenItAnswers() {
+        final Admission pull = verdict(signed(pull("acme%orders", "acme%g"), "dave", "dave-secret"));
+        final Admission send = verdict(signed(send("acme%orders"), "dave", "dave-secret"));
+        assertThat(pull.allowed()).isTrue();
+        assertThat(pull.refusalNow()).as("rules unchanged").isNull();
+        try {
+            users.setRules("dave", List.of(AclRule.parse("Topic:*", List.of("PUB"), "ALLOW"),
+                    AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+            assertThat(pull.refusalNow()).contains("SUB").contains("acme%orders");
+            assertThat(send.refusalNow()).as("a send is never decided again once it was stored").isNull();
+            users.setRules("dave", DAVE);
+            assertThat(pull.refusalNow()).as("given back before the answer").isNull();
+            users.deleteUser("dave");
+            assertThat(pull.refusalNow()).isNotNull();
+        } finally {
+            users.putUser("dave", "acme", false, true, null, "dave-secret");
+            users.setRules("dave", DAVE);
+        }
     }
 
     private Admission verdict(final RemotingCommand request) {
