@@ -108,6 +108,7 @@ final class OffsetActivity {
                 current.cancel(false);
             }
         }, Runnable::run);
+        final CallAccess callAccess = CallAccess.current();
         read(first, until, answer, reading);
         answer.whenCompleteAsync((result, failure) -> {
             try {
@@ -116,6 +117,14 @@ final class OffsetActivity {
                 }
                 if (failure != null) {
                     finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST), null);
+                    return;
+                }
+                // The rules may have changed while the pull waited: decided again before messages go out (nothing
+                // was taken: the client's offset stays where it was).
+                final String refusal = result.status() == PullStatus.FOUND && callAccess != null
+                        ? callAccess.refusalNow() : null;
+                if (refusal != null) {
+                    finish(out, Statuses.of(Code.FORBIDDEN, refusal), null);
                     return;
                 }
                 answer(out, first.offset(), queue, result);

@@ -363,6 +363,45 @@ class GrpcSecurityIT {
     }
 
     @Test
+    void shouldForbidAPullThatWaitedWhileItsSubWasTakenAwayAndServeItOnceItIsBack() throws Exception {
+        final String user = liveUser();
+        final String topic = unique("live-pull");
+        final Producer producer = clients.producer(alice(), topic);
+        final apache.rocketmq.v2.Resource acmeTopic = apache.rocketmq.v2.Resource.newBuilder()
+                .setResourceNamespace("acme").setName(topic).build();
+        final apache.rocketmq.v2.PullMessageRequest pull = apache.rocketmq.v2.PullMessageRequest.newBuilder()
+                .setGroup(apache.rocketmq.v2.Resource.newBuilder().setResourceNamespace("acme")
+                        .setName(unique("live-pull-g")))
+                .setMessageQueue(apache.rocketmq.v2.MessageQueue.newBuilder().setTopic(acmeTopic).setId(0))
+                .setOffset(0).setBatchSize(32)
+                .setLongPollingTimeout(org.apache.rocketmq.shaded.com.google.protobuf.util.Durations.fromMillis(20_000))
+                .build();
+        send(producer, topic, "p-0"); // creates the topic (4 queues)
+        try (GrpcStubs grace = new GrpcStubs(broker, user, user + "-secret")) {
+            final GrpcStubs.Pulled first = grace.pull(pull, Duration.ofSeconds(40));
+            assertThat(first.status().getCode()).isIn(Code.OK, Code.MESSAGE_NOT_FOUND);
+            final apache.rocketmq.v2.PullMessageRequest next = pull.toBuilder().setOffset(first.nextOffset()).build();
+            final java.util.concurrent.CompletableFuture<GrpcStubs.Pulled> waiting =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> grace.pull(next, Duration.ofSeconds(40)));
+            // Give the pull time to be admitted and park at the queue's end (it cannot be seen from outside).
+            await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !waiting.isDone());
+            rules(user, "Topic:*=PUB", "Group:*=SUB");
+            for (int i = 1; i <= 4; i++) { // round robin over the 4 queues: one lands in queue 0
+                send(producer, topic, "p-" + i);
+            }
+            final GrpcStubs.Pulled woken = waiting.get(40, TimeUnit.SECONDS);
+            assertThat(woken.status().getCode()).isEqualTo(Code.FORBIDDEN);
+            assertThat(woken.messages()).isEmpty();
+
+            rules(user, "Topic:*=PUB,SUB", "Group:*=SUB");
+            final GrpcStubs.Pulled again = grace.pull(next, Duration.ofSeconds(40));
+            assertThat(again.status().getCode()).isEqualTo(Code.OK);
+            assertThat(again.bodies()).isNotEmpty().allSatisfy(b -> assertThat(b).startsWith("p-"))
+                    .doesNotContain("p-0");
+        }
+    }
+
+    @Test
     void shouldRefuseADeletedUsersNextCallAsUnauthorizedAtOnce() throws Exception {
         final String user = liveUser();
         final String topic = unique("live");
