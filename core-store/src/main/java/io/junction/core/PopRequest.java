@@ -8,9 +8,10 @@ import java.util.Objects;
  * rebalance). Each message stays invisible to the group for {@code invisibleMillis} unless acked.
  *
  * @param maxWaitMillis when nothing is there, wait up to this long for a message to arrive (0 = answer at once)
+ * @param start         where the group starts on a queue it has never consumed from
  */
 public record PopRequest(String group, String topic, MessageFilter filter, int maxMessages, long invisibleMillis,
-                         long maxWaitMillis) {
+                         long maxWaitMillis, PopStart start) {
     /**
      * Most messages one pop returns (one checkpoint record covers them). A consumer with a deep prefetch (AMQP link
      * credit) asks this many, so each durable checkpoint, and in SYNC mode each fsync it waits for, serves as many
@@ -27,5 +28,12 @@ public record PopRequest(String group, String topic, MessageFilter filter, int m
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(topic, "topic");
         filter = filter == null ? MessageFilter.ALL : filter;
+        start = start == null ? PopStart.OLDEST : start;
+    }
+
+    /** A pop whose group starts at the oldest retained message of a queue it has never consumed from. */
+    public PopRequest(final String group, final String topic, final MessageFilter filter, final int maxMessages,
+                      final long invisibleMillis, final long maxWaitMillis) {
+        this(group, topic, filter, maxMessages, invisibleMillis, maxWaitMillis, PopStart.OLDEST);
     }
 }

@@ -19,6 +19,7 @@ import io.grpc.Deadline;
 import io.grpc.stub.StreamObserver;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
+import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.Filters;
 import io.junction.core.filter.InvalidFilterException;
@@ -94,8 +95,9 @@ final class ReceiveActivity {
             if (deadline != null) {
                 wait = Math.min(wait, deadline.timeRemaining(TimeUnit.MILLISECONDS) - DEADLINE_MARGIN_MILLIS);
             }
+            // A group new to a queue starts where RocketMQ's proxy starts it (ConsumeInitMode.MAX).
             pop = new PopRequest(group, topic, filter(request.getFilterExpression()),
-                    Math.min(batch, PopRequest.CLIENT_BATCH), invisible, Math.max(0, wait));
+                    Math.min(batch, PopRequest.CLIENT_BATCH), invisible, Math.max(0, wait), PopStart.LATEST);
         } catch (Statuses.Refusal r) {
             finish(out, r.status());
             return;

@@ -220,8 +220,13 @@ final class SubscriptionsHandler implements HttpHandler {
                 ? CompletableFuture.completedFuture(null)
                 : messaging.topics().createIfAbsent(TopicConfig.of(s.topic(), DEFAULT_QUEUES));
         final String stored = s.toJson(json).toString();
+        final long createdAt = System.currentTimeMillis();
         topic.thenCompose(t -> messaging.groups().createOrUpdate(new GroupConfig(name, s.delivery().retries(),
-                false, false, Map.of(ATTRIBUTE, stored)))).whenComplete((g, e) -> {
+                false, false, Map.of(ATTRIBUTE, stored))))
+                // A new subscription gets the events stored from its creation on, not the topic's history.
+                .thenCompose(g -> created ? messaging.consumers().resetOffsets(name, s.topic(), createdAt)
+                        : CompletableFuture.completedFuture(null))
+                .whenComplete((g, e) -> {
                     if (e != null) {
                         Responses.storeFailure(exchange, json, e);
                         return;

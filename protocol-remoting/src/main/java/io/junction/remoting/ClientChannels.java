@@ -17,6 +17,13 @@ public final class ClientChannels {
     private static final AttributeKey<Set<Registration>> REGISTRATIONS =
             AttributeKey.valueOf("junction.remoting.registrations");
 
+    /**
+     * Per channel: the consumer groups whose client on it starts from a point in time where the group has no offset
+     * ({@code CONSUME_FROM_TIMESTAMP} in its heartbeat).
+     */
+    private static final AttributeKey<Set<String>> TIMESTAMP_STARTS =
+            AttributeKey.valueOf("junction.remoting.timestamp-starts");
+
     /** One client of one group over one channel. */
     public record Registration(boolean consumer, String group, String clientId) {
     }
@@ -37,6 +44,35 @@ public final class ClientChannels {
             }
         }
         regs.add(new Registration(consumer, group, clientId));
+    }
+
+    /**
+     * Records whether the channel's client of a consumer group starts from a timestamp on a queue where the group has
+     * no offset, as its heartbeat says ({@code consumeFromWhere}); the latest heartbeat wins.
+     */
+    public void startFromTimestamp(final Channel channel, final String group, final boolean fromTimestamp) {
+        Set<String> groups = channel.attr(TIMESTAMP_STARTS).get();
+        if (groups == null) {
+            if (!fromTimestamp) {
+                return;
+            }
+            final Set<String> created = ConcurrentHashMap.newKeySet();
+            groups = channel.attr(TIMESTAMP_STARTS).setIfAbsent(created);
+            if (groups == null) {
+                groups = created;
+            }
+        }
+        if (fromTimestamp) {
+            groups.add(group);
+        } else {
+            groups.remove(group);
+        }
+    }
+
+    /** Whether the channel's client of the group declared {@code CONSUME_FROM_TIMESTAMP} in its last heartbeat. */
+    public boolean startsFromTimestamp(final Channel channel, final String group) {
+        final Set<String> groups = channel.attr(TIMESTAMP_STARTS).get();
+        return groups != null && groups.contains(group);
     }
 
     /** Forgets a client of a group. */

@@ -218,7 +218,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final PullProcessor pull = new PullProcessor(m, filters, config.intValue("max-long-poll-ms"));
         processors.put(RequestCode.PULL_MESSAGE, pull);
         processors.put(RequestCode.LITE_PULL_MESSAGE, pull);
-        final OffsetProcessor offsets = new OffsetProcessor(m);
+        final OffsetProcessor offsets = new OffsetProcessor(m, channels);
         for (int code : new int[] {RequestCode.QUERY_CONSUMER_OFFSET, RequestCode.UPDATE_CONSUMER_OFFSET,
             RequestCode.GET_MAX_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
             RequestCode.GET_EARLIEST_MSG_STORETIME}) {

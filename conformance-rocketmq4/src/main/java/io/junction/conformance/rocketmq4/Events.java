@@ -42,6 +42,6 @@ final class Events {
                 "offset", m.getQueueOffset(), "msgId", m.getMsgId(), "tags", m.getTags(), "keys", m.getKeys(),
                 "body", new String(m.getBody(), StandardCharsets.UTF_8), "props", user, "flag", m.getFlag(),
                 "reconsume", m.getReconsumeTimes(), "born", m.getBornTimestamp(), "stored", m.getStoreTimestamp(),
-                "at", System.currentTimeMillis());
+                "delayLevel", m.getDelayTimeLevel(), "at", System.currentTimeMillis());
     }
 }

@@ -338,6 +338,26 @@ class CloudEventsIT {
         assertThat(send(request("/subscriptions/" + s[1]).GET()).statusCode()).isEqualTo(404);
     }
 
+    @Test
+    void aNewSubscriptionGetsTheEventsStoredFromItsCreationOnAndAnUpdateKeepsItsPlace() throws IOException {
+        final String topic = unique("t");
+        assertThat(postBinary(topic, "history", "text/plain", "h").statusCode()).isEqualTo(202);
+        final String name = unique("sub");
+        assertThat(putSubscription(name, "{\"topic\":\"" + topic + "\"}").statusCode()).isEqualTo(201);
+        assertThat(postBinary(topic, "first", "text/plain", "1").statusCode()).isEqualTo(202);
+        // Changing the subscription does not move it: what it has not received yet stays for it.
+        assertThat(putSubscription(name, "{\"topic\":\"" + topic + "\",\"visibilitySeconds\":20}").statusCode())
+                .isEqualTo(200);
+        assertThat(postBinary(topic, "second", "text/plain", "2").statusCode()).isEqualTo(202);
+        final List<String> ids = new ArrayList<>();
+        final long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (ids.size() < 2 && System.nanoTime() < end) {
+            receive(name, 10, 2).forEach(e -> ids.add(e.get("id").asText()));
+        }
+        receive(name, 10, 1).forEach(e -> ids.add(e.get("id").asText()));
+        assertThat(ids).containsExactlyInAnyOrder("first", "second");
+    }
+
     // ---------------------------------------------------------------- push
 
     @Test

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * and prints what it sent, received and was asked; each test here checks one scenario's lines.
  */
 class RemotingClient4IT {
-    private static final String ALL_SCENARIOS = "send,push-concurrent,push-orderly,pull,delay,transaction";
+    private static final String ALL_SCENARIOS = "send,push-concurrent,push-orderly,pull,delay,transaction,new-group,"
+            + "orderly-global,orderly-partition";
     private static final int DRIVER_DEADLINE_SECONDS = 90;
 
     private static RemotingBroker broker;
@@ -185,6 +187,40 @@ class RemotingClient4IT {
         assertThat(delayed).as("level 2 = 5 s").isBetween(4_500L, 15_000L);
         assertThat(received.get("now").number("at")).isLessThan(received.get("delayed").number("at"));
         assertThat(received.get("delayed").get("tags")).isEqualTo("D");
+        // Delivered as RocketMQ delivers it: with the level it was sent with (getDelayTimeLevel()).
+        assertThat(received.get("delayed").number("delayLevel")).isEqualTo(2);
+        assertThat(received.get("now").number("delayLevel")).isZero();
+    }
+
+    @Test
+    void shouldDeliverEverythingSentBeforeANewGroupFirstStarted() {
+        final List<String> sent = events.of("sent", "new-group").stream().map(e -> e.get("body")).toList();
+        assertThat(sent).as(output).hasSize(10);
+        for (String via : new String[] {"push-concurrent", "push-orderly"}) {
+            assertThat(events.of("received", "new-group")).filteredOn(e -> via.equals(e.get("via")))
+                    .extracting(e -> e.get("body")).as(via).containsExactlyInAnyOrderElementsOf(sent);
+        }
+    }
+
+    @Test
+    void shouldConsumeAGlobalOrderSentAfterTheOrderlyConsumerStarted() {
+        final List<Event> received = events.of("received", "orderly-global");
+        assertThat(received).as(output).extracting(e -> e.get("queue")).containsOnly("0");
+        assertThat(received).extracting(e -> e.get("body"))
+                .containsExactlyElementsOf(IntStream.range(0, 100).mapToObj(Integer::toString).toList());
+    }
+
+    @Test
+    void shouldConsumeEveryPartitionInOrderSentAfterTheOrderlyConsumerStarted() {
+        final Map<String, List<String>> sent = new TreeMap<>();
+        events.of("sent", "orderly-partition").forEach(e ->
+                sent.computeIfAbsent(e.get("queue"), q -> new ArrayList<>()).add(e.get("body")));
+        final Map<String, List<String>> received = new TreeMap<>();
+        events.of("received", "orderly-partition").forEach(e ->
+                received.computeIfAbsent(e.get("queue"), q -> new ArrayList<>()).add(e.get("body")));
+        assertThat(sent.values().stream().mapToInt(List::size).sum()).as(output).isEqualTo(240);
+        assertThat(sent).hasSizeGreaterThan(1);
+        assertThat(received).isEqualTo(sent);
     }
 
     @Test

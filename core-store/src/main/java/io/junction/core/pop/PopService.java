@@ -2,6 +2,7 @@ package io.junction.core.pop;
 
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
+import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
 import io.junction.core.Receipt;
 import io.junction.core.PullResult;
@@ -235,8 +236,7 @@ public final class PopService {
         }
         try {
             if (state.popOffset < 0) {
-                final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
-                state.popOffset = Math.max(committed, store.minOffset(q.topic(), q.queueId()));
+                state.popOffset = startOffset(request, q);
             }
             final PullResult read = store.read(q.topic(), q.queueId(), state.popOffset, max, request.filter());
             final long next = Math.max(read.nextOffset(), state.popOffset);
@@ -299,6 +299,25 @@ public final class PopService {
     }
 
     /**
+     * Where a pop of the group starts reading a queue it has no position in memory for: its committed offset (not
+     * below the queue's oldest retained message), or, for a group that never consumed from the queue, the request's
+     * {@link PopStart} (a retry topic: its oldest message). That first position is committed at once, as RocketMQ's
+     * broker does, so a restart before the group's first ack does not move it. Called under the queue's lock.
+     */
+    private long startOffset(final PopRequest request, final PopStore.QueueRef q) {
+        final long min = store.minOffset(q.topic(), q.queueId());
+        final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
+        if (committed >= 0) {
+            return Math.max(committed, min);
+        }
+        final PopStart start = q.topic().equals(RetryPolicy.retryTopic(request.group(), request.topic()))
+                ? PopStart.OLDEST : request.start();
+        final long first = start.offset(min, store.maxOffset(q.topic(), q.queueId()));
+        store.commitOffset(request.group(), q.topic(), q.queueId(), first);
+        return first;
+    }
+
+    /**
      * Pops from one queue of a FIFO group: scanning from the base, takes at most one message per message group, and
      * none of a group that has an earlier message not done yet.
      */
@@ -310,8 +329,7 @@ public final class PopService {
         }
         try {
             if (state.fifo == null) {
-                final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
-                state.fifo = new FifoQueue(Math.max(committed, store.minOffset(q.topic(), q.queueId())));
+                state.fifo = new FifoQueue(startOffset(request, q));
             }
             final FifoQueue fifo = state.fifo;
             final List<StoredMessage> taken = new ArrayList<>();

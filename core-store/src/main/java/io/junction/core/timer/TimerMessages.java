@@ -17,11 +17,20 @@ public final class TimerMessages {
 
     /**
      * The record to store in {@link TimerService#TOPIC}: the message with {@code REAL_TOPIC}, {@code REAL_QID} and
-     * the resolved {@code TIMER_DELIVER_MS}, without the relative-delay and level properties.
+     * the resolved {@code TIMER_DELIVER_MS}. The delay the producer asked for stays as it was sent, as RocketMQ keeps
+     * it on the message it delivers: a level ({@code DELAY}, above 18 recorded as 18) or a relative
+     * {@code TIMER_DELAY_SEC} / {@code TIMER_DELAY_MS}. A level above 0 wins over the timer properties, so those are
+     * dropped next to one (RocketMQ's broker clears them too).
      */
     public static Message park(final Message message, final String realTopic, final int realQueueId,
                                final long deliverAt) {
-        final Map<String, String> props = withoutDirectives(message.properties());
+        final Map<String, String> props = new LinkedHashMap<>(message.properties());
+        final long level = level(props.get(MessageProperties.DELAY_LEVEL));
+        if (level > 0) {
+            props.put(MessageProperties.DELAY_LEVEL, Long.toString(Math.min(level, DelayLevels.MAX_LEVEL)));
+            props.remove(MessageProperties.DELAY_SEC);
+            props.remove(MessageProperties.DELAY_MS);
+        }
         props.put(MessageProperties.REAL_TOPIC, realTopic);
         props.put(MessageProperties.REAL_QUEUE_ID, Integer.toString(realQueueId));
         props.put(MessageProperties.DELIVER_AT, Long.toString(deliverAt));
@@ -31,7 +40,10 @@ public final class TimerMessages {
 
     /**
      * The message a fired timer delivers: the real topic and queue, the same unique id, the properties without the
-     * routing ones. {@code TIMER_DELIVER_MS} stays (it is in the past now, and tells consumers when it was due).
+     * routing ones. The delay as sent ({@code DELAY}, {@code TIMER_DELAY_SEC}, {@code TIMER_DELAY_MS}) stays, so a
+     * consumer reads the level it was sent with ({@code getDelayTimeLevel()}); so does {@code TIMER_DELIVER_MS}: it
+     * is in the past now, and tells consumers when the message was due. The copy is appended without timer routing,
+     * so these never delay it again.
      *
      * @return the message, or null when the record lacks its real topic (not a timer record)
      */
@@ -46,13 +58,9 @@ public final class TimerMessages {
         } catch (NumberFormatException e) {
             queueId = Message.ANY_QUEUE;
         }
-        final Map<String, String> props = withoutDirectives(parked.properties());
+        final Map<String, String> props = new LinkedHashMap<>(parked.properties());
         props.remove(MessageProperties.REAL_TOPIC);
         props.remove(MessageProperties.REAL_QUEUE_ID);
-        final String deliverAt = parked.property(MessageProperties.DELIVER_AT);
-        if (deliverAt != null) {
-            props.put(MessageProperties.DELIVER_AT, deliverAt);
-        }
         return new Message(topic, queueId, parked.bodyBytes(), parked.flag(), props, parked.sysFlag(),
                 parked.bornTimestamp(), parked.bornHost(), parked.reconsumeTimes());
     }
@@ -90,12 +98,15 @@ public final class TimerMessages {
         }
     }
 
-    private static Map<String, String> withoutDirectives(final Map<String, String> properties) {
-        final Map<String, String> props = new LinkedHashMap<>(properties);
-        props.remove(MessageProperties.DELAY_LEVEL);
-        props.remove(MessageProperties.DELAY_SEC);
-        props.remove(MessageProperties.DELAY_MS);
-        props.remove(MessageProperties.DELIVER_AT);
-        return props;
+    /** A delay level as sent, or 0 when it is missing or not a number (the send was timed by another property). */
+    private static long level(final String value) {
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 }

@@ -17,8 +17,10 @@
  *       log offset). A heap rather than a hashed wheel: O(log n) per timer is noise next to the log read and append
  *       each timer costs, and it needs no slot-size tuning for "any millisecond up to 24 h".</li>
  *   <li><b>fire</b>: the tick pops what is due by the store clock, re-reads the record and appends the message to its
- *       real topic and queue through the normal send path, with the same unique id and properties (minus the routing
- *       and delay ones; {@code TIMER_DELIVER_MS} stays so consumers can see when it was due).</li>
+ *       real topic and queue through the normal append path (without timer routing), with the same unique id and
+ *       properties minus the routing ones. The delay as sent stays, as RocketMQ keeps it: {@code DELAY} (so a 4.x
+ *       consumer's {@code getDelayTimeLevel()} reads the level sent), {@code TIMER_DELAY_SEC} or
+ *       {@code TIMER_DELAY_MS}; {@code TIMER_DELIVER_MS} stays too, so consumers can see when it was due.</li>
  * </ol>
  *
  * <h2>Fire once across restarts</h2>

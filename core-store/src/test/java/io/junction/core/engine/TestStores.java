@@ -36,6 +36,11 @@ public final class TestStores {
         return new String(m.bodyBytes(), StandardCharsets.UTF_8);
     }
 
+    /** Applies retention now, as the store's maintenance does every few seconds. */
+    public static void applyRetention(final MessageStore store) {
+        store.runRetention();
+    }
+
     /** Waits until everything written is indexed. */
     public static void awaitIndexed(final MessageStore store) {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
+import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
 import io.junction.core.Receipt;
 import io.junction.core.StoreError;
@@ -409,4 +410,51 @@ class PopTest {
         }
     }
 
+
+    @Test
+    void shouldStartANewGroupWhereItsRequestAsksAndKeepThatStart() {
+        final StoreConfig config = TestStores.small(dir).retention(java.time.Duration.ofHours(1)).build();
+        try (MessageStore store = open(config)) {
+            store.topics().createOrUpdate(TopicConfig.of("whole", 1)).join();
+            store.topics().createOrUpdate(TopicConfig.of("trimmed", 1)).join();
+            // A queue whose first messages retention removed: old segments full of it, then fresh messages; and a
+            // queue whose messages all came after (retention works on the log, shared by every queue).
+            final byte[] big = new byte[50_000];
+            for (int i = 0; i < 60; i++) {
+                store.send(Message.builder("trimmed").queueId(0).body(big).build()).join();
+            }
+            now.addAndGet(java.time.Duration.ofHours(2).toMillis());
+            sendNumbered(store, "trimmed", 2);
+            sendNumbered(store, "whole", 3);
+            TestStores.applyRetention(store);
+            final long min = store.minOffset("trimmed", 0);
+            final long max = store.maxOffset("trimmed", 0);
+            assertThat(min).isGreaterThan(0).isLessThan(max - 2);
+
+            // The queue still holds its first message: both start at 0.
+            assertThat(popAll(store, "latest", "whole", PopStart.LATEST)).extracting(PopTest::body)
+                    .containsExactly("m0", "m1", "m2");
+            assertThat(popAll(store, "oldest", "whole", PopStart.OLDEST)).hasSize(3);
+            // Trimmed: the oldest retained message, or (as RocketMQ's MAX) the last one.
+            final List<PoppedMessage> oldest = popAll(store, "oldest", "trimmed", PopStart.OLDEST);
+            assertThat(oldest).hasSize((int) (max - min));
+            assertThat(oldest.get(0).message().queueOffset()).isEqualTo(min);
+            final PopResult first = store.pop(new PopRequest("latest", "trimmed", null, 32, INVISIBLE, 0,
+                    PopStart.LATEST)).join();
+            assertThat(first.messages()).extracting(PopTest::body).containsExactly("m1");
+            // Where it started is the group's offset now: nothing before it comes later, a restart included.
+            assertThat(store.queryOffset("latest", "trimmed", 0)).isEqualTo(max);
+        }
+    }
+
+    private static List<PoppedMessage> popAll(final MessageStore store, final String group, final String topic,
+                                              final PopStart start) {
+        final List<PoppedMessage> all = new ArrayList<>();
+        for (int empty = 0; empty < 3; ) {
+            final PopResult r = store.pop(new PopRequest(group, topic, null, 32, INVISIBLE, 0, start)).join();
+            all.addAll(r.messages());
+            empty = r.messages().isEmpty() ? empty + 1 : 0;
+        }
+        return all;
+    }
 }

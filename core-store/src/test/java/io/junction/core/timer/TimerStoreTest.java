@@ -145,9 +145,35 @@ class TimerStoreTest {
             assertThat(readTopic(store, "t")).extracting(TestStores::body).containsExactly("ms2500", "sec4");
             clock.set(T0 + 10_000);
             await("level3", () -> delivered(store, "t", "level3"));
-            final StoredMessage level3 = readTopic(store, "t").get(2);
-            assertThat(level3.properties()).doesNotContainKeys(MessageProperties.DELAY_LEVEL);
+            final List<StoredMessage> delivered = readTopic(store, "t");
+            // Each keeps the delay it was sent with (RocketMQ does: a 4.x consumer reads getDelayTimeLevel()) and
+            // the time it was due, but not the routing to its real topic.
+            final StoredMessage level3 = delivered.get(2);
+            assertThat(level3.property(MessageProperties.DELAY_LEVEL)).isEqualTo("3");
             assertThat(level3.property(MessageProperties.DELIVER_AT)).isEqualTo(Long.toString(T0 + 10_000));
+            assertThat(delivered.get(1).property(MessageProperties.DELAY_SEC)).isEqualTo("4");
+            assertThat(delivered.get(1).property(MessageProperties.DELIVER_AT)).isEqualTo(Long.toString(T0 + 4000));
+            assertThat(delivered.get(0).property(MessageProperties.DELAY_MS)).isEqualTo("2500");
+            assertThat(delivered).allSatisfy(m -> assertThat(m.properties()).containsEntry("color", "red")
+                    .doesNotContainKeys(MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID));
+        }
+    }
+
+    @Test
+    void shouldKeepTheLevelAndDropTheTimerPropertiesALevelOverrode() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            final Message both = Message.builder("t").queueId(0).body("level1".getBytes(StandardCharsets.UTF_8))
+                    .property(MessageProperties.DELAY_LEVEL, "1").property(MessageProperties.DELAY_SEC, "600")
+                    .property(MessageProperties.DELAY_MS, "600000").build();
+            store.send(both).join();
+            await("loaded", () -> store.pendingTimers() == 1);
+            clock.set(T0 + 1000);
+            await("level1", () -> delivered(store, "t", "level1"));
+            final StoredMessage m = readTopic(store, "t").get(0);
+            assertThat(m.property(MessageProperties.DELAY_LEVEL)).isEqualTo("1");
+            assertThat(m.property(MessageProperties.DELIVER_AT)).isEqualTo(Long.toString(T0 + 1000));
+            assertThat(m.properties()).doesNotContainKeys(MessageProperties.DELAY_SEC, MessageProperties.DELAY_MS);
         }
     }
 

@@ -91,6 +91,8 @@ public final class ClientProcessor implements RequestProcessor {
                 }
             }
             channels.register(channel, true, group, clientId);
+            channels.startFromTimestamp(channel, group,
+                    "CONSUME_FROM_TIMESTAMP".equals(Json.text(consumer, "consumeFromWhere")));
             if (!broadcast) {
                 pending.add(systemTopics.ensure(SystemTopics.retryTopic(group)));
             }

@@ -1,6 +1,7 @@
 package io.junction.remoting.processor;
 
 import io.junction.core.Messaging;
+import io.junction.remoting.ClientChannels;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
@@ -10,9 +11,11 @@ import java.util.concurrent.CompletableFuture;
 /** Consumer offsets and queue bounds: codes 14, 15, 29, 30, 31, 32. */
 public final class OffsetProcessor implements RequestProcessor {
     private final Messaging messaging;
+    private final ClientChannels channels;
 
-    public OffsetProcessor(final Messaging messaging) {
+    public OffsetProcessor(final Messaging messaging, final ClientChannels channels) {
         this.messaging = messaging;
+        this.channels = channels;
     }
 
     @Override
@@ -26,9 +29,7 @@ public final class OffsetProcessor implements RequestProcessor {
                 if (offset >= 0) {
                     return Responses.done(Responses.success(request).put("offset", offset));
                 }
-                // Never consumed: an empty queue starts at 0 (nothing sent before the consumer can be lost); otherwise
-                // the client applies its consume-from-where.
-                if (request.boolField("setZeroIfNotFound", true) && messaging.maxOffset(topic, queueId) <= 0) {
+                if (startsAtZero(channel, request, group, topic, queueId)) {
                     return Responses.done(Responses.success(request).put("offset", 0L));
                 }
                 return Responses.done(Responses.error(request, ResponseCode.QUERY_NOT_FOUND,
@@ -60,5 +61,21 @@ public final class OffsetProcessor implements RequestProcessor {
                         " request type " + request.code() + " not supported"));
             }
         }
+    }
+
+    /**
+     * Where a group that never committed an offset on a queue starts, as RocketMQ's broker answers: at 0 while the
+     * queue still holds its first message (offset 0 not removed by retention; an empty new queue too), whatever the
+     * client's consume-from-where, so a recently created group reads what was sent before it first asked. Otherwise
+     * the answer is "not found" and the client applies its consume-from-where: the queue's end for
+     * {@code CONSUME_FROM_LAST_OFFSET}, its first retained message for {@code CONSUME_FROM_FIRST_OFFSET}. Two cases
+     * get "not found" always: a request with {@code setZeroIfNotFound=false}, and (unlike RocketMQ, which starts such
+     * a group at 0 too) a client whose heartbeat asked for {@code CONSUME_FROM_TIMESTAMP}, so its timestamp counts.
+     * Broadcast clients keep their offsets locally and never ask.
+     */
+    private boolean startsAtZero(final Channel channel, final RemotingCommand request, final String group,
+                                 final String topic, final int queueId) {
+        return request.boolField("setZeroIfNotFound", true) && !channels.startsFromTimestamp(channel, group)
+                && messaging.minOffset(topic, queueId) == 0;
     }
 }

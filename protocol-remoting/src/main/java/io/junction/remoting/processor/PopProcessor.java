@@ -3,6 +3,7 @@ package io.junction.remoting.processor;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
+import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
@@ -44,6 +45,9 @@ public final class PopProcessor implements RequestProcessor {
     static final int RETRY_QUEUE_BASE = 10_000;
     private static final long HANDLE_SLACK_MILLIS = 60_000;
     private static final int SWEEP_THRESHOLD = 10_000;
+    /** POP_MESSAGE {@code initMode} values (RocketMQ's {@code ConsumeInitMode}). */
+    private static final int INIT_MODE_MIN = 0;
+    private static final int INIT_MODE_MAX = 1;
 
     private record Key(String group, String topic, int queueId, long offset) {
     }
@@ -102,6 +106,14 @@ public final class PopProcessor implements RequestProcessor {
                 assignments))));
     }
 
+    /**
+     * Where a group new to a queue starts, from the header's {@code initMode}: RocketMQ's {@code MAX} (1), which its
+     * 5.x push consumer sends unless it consumes from the first offset, or {@code MIN} (0, also when absent).
+     */
+    private static PopStart start(final RemotingCommand request) {
+        return request.intField("initMode", INIT_MODE_MIN) == INIT_MODE_MAX ? PopStart.LATEST : PopStart.OLDEST;
+    }
+
     private CompletableFuture<RemotingCommand> pop(final Channel channel, final RemotingCommand request) {
         final String group = request.requireField("consumerGroup");
         final String topic = request.requireField("topic");
@@ -124,7 +136,7 @@ public final class PopProcessor implements RequestProcessor {
         }
         sweep();
         final CompletableFuture<PopResult> popped =
-                messaging.pop(new PopRequest(group, topic, filter, max, invisible, poll));
+                messaging.pop(new PopRequest(group, topic, filter, max, invisible, poll, start(request)));
         if (poll > 0 && !popped.isDone()) {
             // A client that goes away frees its parked pop, which would otherwise take messages for nobody (they
             // would come back only after their invisible time).
