@@ -4,6 +4,7 @@ import io.junction.core.Messaging;
 import io.junction.remoting.processor.AdminProcessor;
 import io.junction.remoting.processor.ClientProcessor;
 import io.junction.remoting.processor.FilterCache;
+import io.junction.remoting.processor.KvConfigProcessor;
 import io.junction.remoting.processor.OffsetProcessor;
 import io.junction.remoting.processor.PopProcessor;
 import io.junction.remoting.processor.PullProcessor;
@@ -234,9 +235,13 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             RequestCode.DELETE_TOPIC_IN_NAMESRV, RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
             RequestCode.GET_TOPIC_STATS_INFO, RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST,
             RequestCode.GET_BROKER_RUNTIME_INFO, RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID,
-            AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, AdminProcessor.GET_TOPIC_CONFIG, AdminProcessor.PUT_KV_CONFIG,
-            AdminProcessor.GET_KV_CONFIG, AdminProcessor.DELETE_KV_CONFIG}) {
+            AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, AdminProcessor.GET_TOPIC_CONFIG}) {
             processors.put(code, admin);
+        }
+        final KvConfigProcessor kvConfigs = new KvConfigProcessor(m);
+        for (int code : new int[] {RequestCode.PUT_KV_CONFIG, RequestCode.GET_KV_CONFIG, RequestCode.DELETE_KV_CONFIG,
+            RequestCode.GET_KVLIST_BY_NAMESPACE}) {
+            processors.put(code, kvConfigs);
         }
         final PopProcessor pop = new PopProcessor(m, filters, identity, config.intValue("max-long-poll-ms"));
         for (int code : new int[] {PopProcessor.QUERY_ASSIGNMENT, PopProcessor.POP_MESSAGE, PopProcessor.ACK_MESSAGE,

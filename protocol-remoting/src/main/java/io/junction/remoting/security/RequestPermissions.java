@@ -153,9 +153,16 @@ public final class RequestPermissions {
         put(RequestCode.GET_TOPIC_STATS_INFO, r -> List.of(Demand.topic(r.requireField("topic"), GET)));
         put(AdminProcessor.GET_TOPIC_CONFIG, r -> List.of(Demand.topic(r.requireField("topic"), GET)));
         put(RequestCode.GET_CONSUME_STATS, r -> {
-            final String topic = r.field("topic");
-            return list(Demand.group(r.requireField("consumerGroup"), GET),
-                    topic == null || topic.isEmpty() ? null : Demand.topic(topic, GET));
+            final List<Demand> demands = new java.util.ArrayList<>();
+            demands.add(Demand.group(r.requireField("consumerGroup"), GET));
+            final String topicList = r.field("topicList");
+            final String topics = topicList != null && !topicList.isBlank() ? topicList : r.field("topic");
+            for (String topic : topics == null ? new String[0] : topics.split(";")) {
+                if (!topic.isBlank()) {
+                    demands.add(Demand.topic(topic.trim(), GET));
+                }
+            }
+            return demands;
         });
         put(RequestCode.GET_CONSUMER_CONNECTION_LIST, r -> List.of(Demand.group(r.requireField("consumerGroup"),
                 GET)));
@@ -165,9 +172,10 @@ public final class RequestPermissions {
                 r -> messageTopic(r.requireLong("offset"), SUB).thenApply(RequestPermissions::list), null));
         put(AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, r -> List.of(Demand.group(r.requireField("group"), UPDATE),
                 Demand.topic(r.requireField("topic"), SUB)));
-        put(AdminProcessor.PUT_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, UPDATE)));
-        put(AdminProcessor.DELETE_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, DELETE)));
-        put(AdminProcessor.GET_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, GET)));
+        put(RequestCode.PUT_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, UPDATE)));
+        put(RequestCode.DELETE_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, DELETE)));
+        put(RequestCode.GET_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, GET)));
+        put(RequestCode.GET_KVLIST_BY_NAMESPACE, r -> List.of(Demand.cluster(clusterName, GET)));
         for (int code = RequestCode.AUTH_CREATE_USER; code <= RequestCode.AUTH_LIST_ACL; code++) {
             put(code, r -> List.of(Demand.SUPER));
         }
