@@ -8,6 +8,7 @@ import io.junction.remoting.processor.KvConfigProcessor;
 import io.junction.remoting.processor.OffsetProcessor;
 import io.junction.remoting.processor.PopProcessor;
 import io.junction.remoting.processor.PullProcessor;
+import io.junction.remoting.processor.ReplyProcessor;
 import io.junction.remoting.processor.RequestProcessor;
 import io.junction.remoting.processor.RouteProcessor;
 import io.junction.remoting.processor.SendProcessor;
@@ -17,6 +18,12 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
 import io.junction.remoting.protocol.RequestCode;
+import io.junction.remoting.reply.ForeignRequests;
+import io.junction.remoting.reply.PendingRequests;
+import io.junction.remoting.reply.ReplyProtocol;
+import io.junction.remoting.reply.ReplyPush;
+import io.junction.remoting.reply.ReplyRelay;
+import io.junction.remoting.reply.RocketMqRequests;
 import io.junction.remoting.security.AccessGuard;
 import io.junction.remoting.security.QuotaGate;
 import io.junction.remoting.security.RequestPermissions;
@@ -84,6 +91,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
     private Channel server;
     private Messaging messaging;
     private TransactionProcessor transactions;
+    /** Pushes other protocols' replies to RocketMQ requesters. */
+    private ReplyRelay replies;
     private volatile RemotingHandler handler;
     /** Writes of the user directory (user and ACL admin codes): they fsync, so never on an event loop. */
     private ExecutorService securityWrites;
@@ -160,7 +169,11 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 handler = handler(context.messaging(), config, new BrokerIdentity(config.string("broker-name"),
                         config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
                         + bound), access, securityWrites);
-                started.complete(List.of(Endpoint.tcp(name(), context.advertisedHost(), bound)));
+                // The cluster's reply topic exists from the start, as on RocketMQ brokers, and is read for replies
+                // other protocols send to RocketMQ requesters.
+                replies.watch(ReplyProtocol.replyTopic(config.string("cluster-name")))
+                        .whenComplete((v, e) -> started.complete(List.of(Endpoint.tcp(name(),
+                                context.advertisedHost(), bound))));
             } else {
                 started.completeExceptionally(new IllegalStateException("remoting: cannot listen on "
                         + context.bindAddress() + ":" + port + ": " + f.cause().getMessage(), f.cause()));
@@ -210,12 +223,21 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER}) {
             processors.put(code, route);
         }
-        final SendProcessor send = new SendProcessor(m, systemTopics);
+        final ClientCalls calls = new ClientCalls(opaques);
+        final PendingRequests pendingRequests = new PendingRequests(System::currentTimeMillis);
+        final ReplyPush replyPush = new ReplyPush(calls, identity.address());
+        replies = new ReplyRelay(m, pendingRequests, replyPush);
+        final SendProcessor send = new SendProcessor(m, systemTopics,
+                new RocketMqRequests(identity.clusterName(), pendingRequests, replies));
         for (int code : new int[] {RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2,
             RequestCode.SEND_BATCH_MESSAGE, RequestCode.CONSUMER_SEND_MSG_BACK}) {
             processors.put(code, send);
         }
-        final PullProcessor pull = new PullProcessor(m, filters, config.intValue("max-long-poll-ms"));
+        final ReplyProcessor reply = new ReplyProcessor(m, pendingRequests, channels, replyPush);
+        processors.put(RequestCode.SEND_REPLY_MESSAGE, reply);
+        processors.put(RequestCode.SEND_REPLY_MESSAGE_V2, reply);
+        final PullProcessor pull = new PullProcessor(m, filters, new ForeignRequests(identity.clusterName()),
+                config.intValue("max-long-poll-ms"));
         processors.put(RequestCode.PULL_MESSAGE, pull);
         processors.put(RequestCode.LITE_PULL_MESSAGE, pull);
         final OffsetProcessor offsets = new OffsetProcessor(m);
@@ -266,8 +288,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final AccessGuard guard = access.enabled() ? AccessGuard.of(access,
                 new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
                 identity.brokerName()) : null;
-        return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")),
-                guard, guard == null ? null : new QuotaGate(access));
+        return new RemotingHandler(processors, channels, calls, m,
+                Math.max(1, config.intValue("max-inflight-requests")), guard, guard == null ? null : new QuotaGate(access));
     }
 
     @Override
@@ -275,6 +297,9 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final CompletableFuture<Void> stopped = new CompletableFuture<>();
         if (securityWrites != null) {
             securityWrites.shutdown();
+        }
+        if (replies != null) {
+            replies.close();
         }
         if (messaging != null && transactions != null) {
             messaging.removeTransactionChecker(transactions);

@@ -6,6 +6,8 @@ package io.junction.spi;
  * with the whole MQTT topic as the message's {@code mqtt.topic}, exactly where an MQTT publish to that topic lands.
  */
 public final class ReplyAddress {
+    /** The message property holding a message's whole MQTT topic (its first level is the core topic). */
+    public static final String MQTT_TOPIC = "mqtt.topic";
     /** The core name the MQTT front-end gives an empty first level (topic {@code /a}). */
     private static final String EMPTY_LEVEL = "%";
 
