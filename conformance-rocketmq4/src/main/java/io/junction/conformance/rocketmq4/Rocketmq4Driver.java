@@ -24,7 +24,7 @@ public final class Rocketmq4Driver {
     static Map<String, Scenario> scenarios() {
         final Map<String, Scenario> all = new LinkedHashMap<>();
         for (Scenario s : new Scenario[] {new SendScenario(), new PushScenario(false), new PushScenario(true),
-            new PullScenario(), new DelayScenario(), new TransactionScenario()}) {
+            new PullScenario(), new DelayScenario(), new TransactionScenario(), new RequestScenario()}) {
             all.put(s.name(), s);
         }
         return all;
