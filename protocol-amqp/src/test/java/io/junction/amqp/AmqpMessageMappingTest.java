@@ -171,7 +171,7 @@ class AmqpMessageMappingTest {
         final org.apache.qpid.proton.message.Message fromRocketMq = decode(stored("svc", rocketMq, new byte[0]), 0);
         assertThat(fromRocketMq.getReplyTo()).isEqualTo("JunctionCluster_REPLY_TOPIC");
         assertThat(fromRocketMq.getCorrelationId()).isEqualTo("7c9e6679");
-        assertThat(fromRocketMq.getApplicationProperties()).isNull();
+        assertThat(fromRocketMq.getApplicationProperties().getValue()).isEqualTo(Map.of("TTL", "3000"));
     }
 
     @Test

@@ -90,7 +90,8 @@ class MqttMessageMappingTest {
                 .isEqualTo("JunctionCluster_REPLY_TOPIC");
         assertThat(new String((byte[]) out.properties().getProperty(MqttProperties.CORRELATION_DATA).value(),
                 StandardCharsets.UTF_8)).isEqualTo("7c9e6679-7425-40de-944b-e07fc1f90ae7");
-        assertThat(MqttMessageMapping.userProperties(out.properties())).isEmpty();
+        assertThat(MqttMessageMapping.userProperties(out.properties()))
+                .containsExactly(new MqttProperties.StringPair("TTL", "3000"));
 
         final Map<String, String> wildcard = Map.of("REPLY_TO", "replies/#");
         assertThat(MqttMessageMapping.fromCore("svc", wildcard, new byte[0], 0).properties()
