@@ -288,8 +288,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final AccessGuard guard = access.enabled() ? AccessGuard.of(access,
                 new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
                 identity.brokerName()) : null;
-        return new RemotingHandler(processors, channels, calls, m,
-                Math.max(1, config.intValue("max-inflight-requests")), guard, guard == null ? null : new QuotaGate(access));
+        return new RemotingHandler(processors, channels, calls, m, Math.max(1,
+                config.intValue("max-inflight-requests")), guard, guard == null ? null : new QuotaGate(access));
     }
 
     @Override
