@@ -9,6 +9,7 @@ import io.junction.broker.lifecycle.Broker;
 import io.junction.broker.lifecycle.BrokerStartException;
 import io.junction.broker.lifecycle.FrontEnds;
 import io.junction.broker.netty.NettyTransport;
+import io.junction.spi.BuildVersion;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
@@ -187,8 +188,7 @@ public final class Main implements Callable<Integer> {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            final String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"Junction " + (v == null ? "(development build)" : v)};
+            return new String[] {"Junction " + BuildVersion.current()};
         }
     }
 }

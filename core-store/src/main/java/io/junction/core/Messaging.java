@@ -154,6 +154,35 @@ public interface Messaging {
     /** Consumer clients at run time: membership, queue locks, lag and replay. */
     Consumers consumers();
 
+    /** Traffic and store figures for admin tools. */
+    Statistics statistics();
+
+    /** Key-value configuration items, kept durably (what RocketMQ's name server keeps for {@code mqadmin}). */
+    KvConfigs kvConfigs();
+
+    /** Traffic and store figures for admin tools. */
+    interface Statistics {
+        /** The broker's figures as of now (reads the log and the file system, so off the caller). */
+        CompletableFuture<RuntimeFigures> runtime();
+
+        /** Messages handed to {@code group}'s consumers of {@code topic} per second over the last minute. */
+        double consumeTps(String group, String topic);
+    }
+
+    /** Key-value configuration items by namespace and key; durable once a change's future completes. */
+    interface KvConfigs {
+        /** Sets an item; fails (ILLEGAL_ARGUMENT) for an empty namespace or key, or a text too long. */
+        CompletableFuture<Void> put(String namespace, String key, String value);
+
+        Optional<String> get(String namespace, String key);
+
+        /** Removes an item; false when there was none. */
+        CompletableFuture<Boolean> delete(String namespace, String key);
+
+        /** The items of a namespace by key, sorted. */
+        java.util.SortedMap<String, String> list(String namespace);
+    }
+
     /** Consumer clients at run time. */
     interface Consumers {
         /**
@@ -184,8 +213,11 @@ public interface Messaging {
         /** Releases a client's queue locks. */
         void unlockQueues(String group, String clientId, String topic, java.util.Set<Integer> queues);
 
-        /** The group's lag on every queue of the topic. */
-        List<io.junction.core.group.QueueLag> lag(String group, String topic);
+        /** The topics the group committed offsets on, sorted: its consumers need not be online. */
+        java.util.SortedSet<String> committedTopics(String group);
+
+        /** The group's lag on every queue of the topic (reads the store times of messages, so off the caller). */
+        CompletableFuture<List<io.junction.core.group.QueueLag>> lag(String group, String topic);
 
         /**
          * Moves the group's offsets on every queue of the topic to the first message stored at or after

@@ -3,6 +3,7 @@ package io.junction.amqp;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
+import io.junction.spi.ReplyAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
@@ -45,8 +46,12 @@ import org.apache.qpid.proton.codec.ReadableBuffer;
  * <tr><td>header delivery-count (outgoing)</td><td>the core's reconsume times</td></tr>
  * <tr><td>message-id</td><td>{@code UNIQ_KEY} (non-string ids with the JMS mapping's {@code AMQP_*:} prefixes);
  *     a message without one gets the core's id</td></tr>
- * <tr><td>correlation-id, subject, reply-to, user-id, content-encoding, group-sequence, reply-to-group-id</td>
- *     <td>{@code amqp.correlation-id}, {@code amqp.subject}, ... (same names)</td></tr>
+ * <tr><td>correlation-id</td><td>the canonical {@code CORRELATION_ID} (non-string ids with the {@code AMQP_*:}
+ *     prefixes)</td></tr>
+ * <tr><td>reply-to</td><td>the canonical reply-to address {@code REPLY_TO}: the address's core name; an address
+ *     naming MQTT levels ({@link ReplyAddress}) goes out as that MQTT topic</td></tr>
+ * <tr><td>subject, user-id, content-encoding, group-sequence, reply-to-group-id</td>
+ *     <td>{@code amqp.subject}, ... (same names)</td></tr>
  * <tr><td>content-type</td><td>{@code CONTENT_TYPE}</td></tr>
  * <tr><td>group-id</td><td>message group ({@code __SHARDINGKEY})</td></tr>
  * <tr><td>creation-time</td><td>born timestamp</td></tr>
@@ -71,9 +76,8 @@ final class AmqpMessageMapping {
     static final String PRIORITY = "amqp.priority";
     static final String TTL = "amqp.ttl";
     static final String EXPIRES_AT = "amqp.expires-at";
-    static final String CORRELATION_ID = "amqp.correlation-id";
+    static final String CORRELATION_ID = MessageProperties.CORRELATION_ID;
     static final String SUBJECT = "amqp.subject";
-    static final String REPLY_TO = "amqp.reply-to";
     static final String USER_ID = "amqp.user-id";
     static final String CONTENT_ENCODING = "amqp.content-encoding";
     static final String GROUP_SEQUENCE = "amqp.group-sequence";
@@ -90,7 +94,8 @@ final class AmqpMessageMapping {
             MessageProperties.DELIVER_AT, MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC,
             MessageProperties.DELAY_MS, MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID,
             MessageProperties.CONTENT_TYPE, MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
+            MessageProperties.TRANSACTION_ID, MessageProperties.REPLY_TO, MessageProperties.CORRELATION_ID,
+            "REPLY_TO_CLIENT", "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
             "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
             "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
             "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
@@ -316,7 +321,9 @@ final class AmqpMessageMapping {
             props.put(USER_ID, TypedValues.text(p.getUserId()));
         }
         putText(props, SUBJECT, p.getSubject());
-        putText(props, REPLY_TO, p.getReplyTo());
+        if (p.getReplyTo() != null) {
+            putText(props, MessageProperties.REPLY_TO, AddressNames.toCore(p.getReplyTo()));
+        }
         putText(props, MessageProperties.CONTENT_TYPE, p.getContentType() == null ? null : p.getContentType().toString());
         putText(props, CONTENT_ENCODING, p.getContentEncoding() == null ? null
                 : p.getContentEncoding().toString());
@@ -420,7 +427,11 @@ final class AmqpMessageMapping {
             p.setUserId(u instanceof Binary b ? b : null);
         }
         p.setSubject(props.get(SUBJECT));
-        p.setReplyTo(props.get(REPLY_TO));
+        final String replyTo = props.get(MessageProperties.REPLY_TO);
+        if (replyTo != null) {
+            p.setReplyTo(ReplyAddress.hasLevels(replyTo) ? ReplyAddress.topicName(replyTo)
+                    : AddressNames.toAddress(replyTo));
+        }
         final String contentType = props.get(MessageProperties.CONTENT_TYPE);
         p.setContentType(contentType == null ? null : Symbol.valueOf(contentType));
         final String encoding = props.get(CONTENT_ENCODING);

@@ -150,6 +150,31 @@ class AmqpMessageMappingTest {
     }
 
     @Test
+    void shouldMapReplyToAndCorrelationIdOntoTheCanonicalReplyPair() throws Exception {
+        final org.apache.qpid.proton.message.Message sent = Proton.message();
+        sent.setBody(new AmqpValue("ping"));
+        sent.setReplyTo("amqp-temp-1 x/y");
+        sent.setCorrelationId("req-9");
+        final Message core = toCore(sent).toMessage("svc", 0, 1);
+        assertThat(core.properties()).containsEntry(MessageProperties.REPLY_TO, "amqp-temp-1%20x%2Fy")
+                .containsEntry(MessageProperties.CORRELATION_ID, "req-9");
+
+        // another protocol's request: an MQTT response topic of two levels, a RocketMQ requester's reply topic
+        final Map<String, String> mqtt = Map.of(MessageProperties.REPLY_TO, "caf%C3%A9/client-7",
+                MessageProperties.CORRELATION_ID, "c-1");
+        final org.apache.qpid.proton.message.Message fromMqtt = decode(stored("svc", mqtt, new byte[0]), 0);
+        assertThat(fromMqtt.getReplyTo()).isEqualTo("café/client-7");
+        assertThat(fromMqtt.getCorrelationId()).isEqualTo("c-1");
+        assertThat(fromMqtt.getApplicationProperties()).isNull();
+        final Map<String, String> rocketMq = Map.of(MessageProperties.REPLY_TO, "JunctionCluster_REPLY_TOPIC",
+                MessageProperties.CORRELATION_ID, "7c9e6679", "REPLY_TO_CLIENT", "10.0.0.5@1", "TTL", "3000");
+        final org.apache.qpid.proton.message.Message fromRocketMq = decode(stored("svc", rocketMq, new byte[0]), 0);
+        assertThat(fromRocketMq.getReplyTo()).isEqualTo("JunctionCluster_REPLY_TOPIC");
+        assertThat(fromRocketMq.getCorrelationId()).isEqualTo("7c9e6679");
+        assertThat(fromRocketMq.getApplicationProperties().getValue()).isEqualTo(Map.of("TTL", "3000"));
+    }
+
+    @Test
     void shouldGiveAnAmqpTextMessageToOtherProtocolsAsUtf8Bytes() throws Exception {
         final org.apache.qpid.proton.message.Message sent = Proton.message();
         sent.setBody(new AmqpValue("21.5 °C"));

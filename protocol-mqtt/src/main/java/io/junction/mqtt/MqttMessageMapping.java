@@ -2,6 +2,7 @@ package io.junction.mqtt;
 
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
+import io.junction.spi.ReplyAddress;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.BinaryProperty;
 import io.netty.handler.codec.mqtt.MqttProperties.IntegerProperty;
@@ -10,6 +11,10 @@ import io.netty.handler.codec.mqtt.MqttProperties.StringPair;
 import io.netty.handler.codec.mqtt.MqttProperties.StringProperty;
 import io.netty.handler.codec.mqtt.MqttProperties.UserProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.UserProperty;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
@@ -35,8 +40,10 @@ import java.util.Set;
  * <tr><td>payload format indicator</td><td>{@value #PAYLOAD_FORMAT}</td></tr>
  * <tr><td>message expiry interval</td><td>{@value #EXPIRES_AT} (absolute epoch ms); expired messages are not
  *     delivered and the remaining interval is sent on</td></tr>
- * <tr><td>response topic</td><td>{@value #RESPONSE_TOPIC}</td></tr>
- * <tr><td>correlation data</td><td>{@value #CORRELATION_DATA} (base64)</td></tr>
+ * <tr><td>response topic</td><td>the canonical reply-to address {@code REPLY_TO}: its first level escaped as a core
+ *     topic, further levels kept ({@link ReplyAddress})</td></tr>
+ * <tr><td>correlation data</td><td>the canonical {@code CORRELATION_ID}: the bytes as text when they are UTF-8 text,
+ *     else {@value #BASE64_PREFIX} and their base64 (and back)</td></tr>
  * </table>
  *
  * <p>A core message without {@value #TOPIC} (sent by another protocol to core topic T) is delivered under the MQTT
@@ -50,8 +57,8 @@ final class MqttMessageMapping {
     static final String CLIENT_ID = "mqtt.client";
     static final String PAYLOAD_FORMAT = "mqtt.payload.format";
     static final String EXPIRES_AT = "mqtt.expires.at";
-    static final String RESPONSE_TOPIC = "mqtt.response.topic";
-    static final String CORRELATION_DATA = "mqtt.correlation.data";
+    /** Marks a correlation id that stands for correlation data which is not UTF-8 text. */
+    static final String BASE64_PREFIX = "base64:";
 
     /** RocketMQ and core system property names: never user properties. */
     private static final Set<String> SYSTEM = Set.of(MessageProperties.TAGS, MessageProperties.KEYS,
@@ -59,7 +66,8 @@ final class MqttMessageMapping {
             MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC, MessageProperties.DELAY_MS,
             MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID, MessageProperties.CONTENT_TYPE,
             MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
+            MessageProperties.TRANSACTION_ID, MessageProperties.REPLY_TO, MessageProperties.CORRELATION_ID,
+            "REPLY_TO_CLIENT", "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
             "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
             "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
             "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
@@ -119,10 +127,13 @@ final class MqttMessageMapping {
             if (expiry != null) {
                 b.property(EXPIRES_AT, Long.toString(now + (expiry & 0xFFFFFFFFL) * 1000));
             }
-            b.property(RESPONSE_TOPIC, encodable(stringProperty(properties, MqttProperties.RESPONSE_TOPIC)));
+            final String responseTopic = encodable(stringProperty(properties, MqttProperties.RESPONSE_TOPIC));
+            if (responseTopic != null && !responseTopic.isEmpty()) {
+                b.property(MessageProperties.REPLY_TO, replyAddress(responseTopic));
+            }
             final MqttProperty<?> corr = properties.getProperty(MqttProperties.CORRELATION_DATA);
             if (corr instanceof BinaryProperty bp && bp.value() != null) {
-                b.property(CORRELATION_DATA, Base64.getEncoder().encodeToString(bp.value()));
+                b.property(MessageProperties.CORRELATION_ID, correlationId(bp.value()));
             }
             final Set<String> seen = new HashSet<>();
             for (StringPair p : userProperties(properties)) {
@@ -158,17 +169,16 @@ final class MqttMessageMapping {
         if (ct != null) {
             out.add(new StringProperty(MqttProperties.CONTENT_TYPE, ct));
         }
-        final String rt = props.get(RESPONSE_TOPIC);
-        if (rt != null) {
-            out.add(new StringProperty(MqttProperties.RESPONSE_TOPIC, rt));
-        }
-        final String cd = props.get(CORRELATION_DATA);
-        if (cd != null) {
-            try {
-                out.add(new BinaryProperty(MqttProperties.CORRELATION_DATA, Base64.getDecoder().decode(cd)));
-            } catch (IllegalArgumentException ignored) {
-                // not ours: skip it
+        final String replyTo = props.get(MessageProperties.REPLY_TO);
+        if (replyTo != null) {
+            final String responseTopic = ReplyAddress.topicName(replyTo);
+            if (isTopicName(responseTopic)) {
+                out.add(new StringProperty(MqttProperties.RESPONSE_TOPIC, responseTopic));
             }
+        }
+        final String correlationId = props.get(MessageProperties.CORRELATION_ID);
+        if (correlationId != null) {
+            out.add(new BinaryProperty(MqttProperties.CORRELATION_DATA, correlationData(correlationId)));
         }
         final List<StringPair> users = new ArrayList<>();
         for (Map.Entry<String, String> e : props.entrySet()) {
@@ -180,6 +190,44 @@ final class MqttMessageMapping {
             out.add(new UserProperties(users));
         }
         return new Outbound(topic, body, qos, retain, out, props.get(CLIENT_ID), expiresAt);
+    }
+
+    /** The reply-to address of a response topic: its first level as the core topic it is stored in, then the rest. */
+    static String replyAddress(final String responseTopic) {
+        final int slash = responseTopic.indexOf('/');
+        return CoreTopics.coreTopicOf(responseTopic) + (slash < 0 ? "" : responseTopic.substring(slash));
+    }
+
+    /** Correlation data as a correlation id: the text it holds, or {@value #BASE64_PREFIX} and its base64. */
+    static String correlationId(final byte[] data) {
+        try {
+            final String text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(data)).toString();
+            if (MessageProperties.isEncodable(text) && !text.startsWith(BASE64_PREFIX)) {
+                return text;
+            }
+        } catch (CharacterCodingException e) {
+            // not text: carried as base64 below
+        }
+        return BASE64_PREFIX + Base64.getEncoder().encodeToString(data);
+    }
+
+    /** A correlation id as correlation data: the bytes {@link #correlationId} made it from, or its UTF-8 bytes. */
+    static byte[] correlationData(final String correlationId) {
+        if (correlationId.startsWith(BASE64_PREFIX)) {
+            try {
+                return Base64.getDecoder().decode(correlationId.substring(BASE64_PREFIX.length()));
+            } catch (IllegalArgumentException e) {
+                // another protocol's id that merely looks like ours: its text is the data
+            }
+        }
+        return correlationId.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Whether a PUBLISH may carry {@code topic} as its response topic: a topic name, not a filter. */
+    private static boolean isTopicName(final String topic) {
+        return !topic.isEmpty() && topic.indexOf('+') < 0 && topic.indexOf('#') < 0 && topic.indexOf('\u0000') < 0;
     }
 
     static List<StringPair> userProperties(final MqttProperties properties) {

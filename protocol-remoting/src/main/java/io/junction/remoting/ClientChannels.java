@@ -113,6 +113,19 @@ public final class ClientChannels {
         return active(producers.get(group));
     }
 
+    /**
+     * The active connection of a producer client, whatever its group (a requester waiting for replies), or null.
+     */
+    public Channel producerChannel(final String clientId) {
+        for (Map<String, Channel> clients : producers.values()) {
+            final Channel c = clients.get(clientId);
+            if (c != null && c.isActive()) {
+                return c;
+            }
+        }
+        return null;
+    }
+
     /** Producer groups with a connected client. */
     public Set<String> producerGroups() {
         return producers.keySet();

@@ -4,9 +4,11 @@ import io.junction.core.Messaging;
 import io.junction.remoting.processor.AdminProcessor;
 import io.junction.remoting.processor.ClientProcessor;
 import io.junction.remoting.processor.FilterCache;
+import io.junction.remoting.processor.KvConfigProcessor;
 import io.junction.remoting.processor.OffsetProcessor;
 import io.junction.remoting.processor.PopProcessor;
 import io.junction.remoting.processor.PullProcessor;
+import io.junction.remoting.processor.ReplyProcessor;
 import io.junction.remoting.processor.RequestProcessor;
 import io.junction.remoting.processor.RouteProcessor;
 import io.junction.remoting.processor.SendProcessor;
@@ -16,6 +18,12 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
 import io.junction.remoting.protocol.RequestCode;
+import io.junction.remoting.reply.ForeignRequests;
+import io.junction.remoting.reply.PendingRequests;
+import io.junction.remoting.reply.ReplyProtocol;
+import io.junction.remoting.reply.ReplyPush;
+import io.junction.remoting.reply.ReplyRelay;
+import io.junction.remoting.reply.RocketMqRequests;
 import io.junction.remoting.security.AccessGuard;
 import io.junction.remoting.security.ConnectionUsers;
 import io.junction.remoting.security.QuotaGate;
@@ -84,6 +92,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
     private Channel server;
     private Messaging messaging;
     private TransactionProcessor transactions;
+    /** Pushes other protocols' replies to RocketMQ requesters. */
+    private ReplyRelay replies;
     private volatile RemotingHandler handler;
     /** Writes of the user directory (user and ACL admin codes): they fsync, so never on an event loop. */
     private ExecutorService securityWrites;
@@ -160,7 +170,11 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 handler = handler(context.messaging(), config, new BrokerIdentity(config.string("broker-name"),
                         config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
                         + bound), access, securityWrites);
-                started.complete(List.of(Endpoint.tcp(name(), context.advertisedHost(), bound)));
+                // The cluster's reply topic exists from the start, as on RocketMQ brokers, and is read for replies
+                // other protocols send to RocketMQ requesters.
+                replies.watch(ReplyProtocol.replyTopic(config.string("cluster-name")))
+                        .whenComplete((v, e) -> started.complete(List.of(Endpoint.tcp(name(),
+                                context.advertisedHost(), bound))));
             } else {
                 started.completeExceptionally(new IllegalStateException("remoting: cannot listen on "
                         + context.bindAddress() + ":" + port + ": " + f.cause().getMessage(), f.cause()));
@@ -210,12 +224,21 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER}) {
             processors.put(code, route);
         }
-        final SendProcessor send = new SendProcessor(m, systemTopics);
+        final ClientCalls calls = new ClientCalls(opaques);
+        final PendingRequests pendingRequests = new PendingRequests(System::currentTimeMillis);
+        final ReplyPush replyPush = new ReplyPush(calls, identity.address());
+        replies = new ReplyRelay(m, pendingRequests, replyPush);
+        final SendProcessor send = new SendProcessor(m, systemTopics,
+                new RocketMqRequests(identity.clusterName(), pendingRequests, replies));
         for (int code : new int[] {RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2,
             RequestCode.SEND_BATCH_MESSAGE, RequestCode.CONSUMER_SEND_MSG_BACK}) {
             processors.put(code, send);
         }
-        final PullProcessor pull = new PullProcessor(m, filters, config.intValue("max-long-poll-ms"));
+        final ReplyProcessor reply = new ReplyProcessor(m, pendingRequests, channels, replyPush);
+        processors.put(RequestCode.SEND_REPLY_MESSAGE, reply);
+        processors.put(RequestCode.SEND_REPLY_MESSAGE_V2, reply);
+        final PullProcessor pull = new PullProcessor(m, filters, new ForeignRequests(identity.clusterName()),
+                config.intValue("max-long-poll-ms"));
         processors.put(RequestCode.PULL_MESSAGE, pull);
         processors.put(RequestCode.LITE_PULL_MESSAGE, pull);
         final OffsetProcessor offsets = new OffsetProcessor(m, channels);
@@ -235,9 +258,13 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             RequestCode.DELETE_TOPIC_IN_NAMESRV, RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
             RequestCode.GET_TOPIC_STATS_INFO, RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST,
             RequestCode.GET_BROKER_RUNTIME_INFO, RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID,
-            AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, AdminProcessor.GET_TOPIC_CONFIG, AdminProcessor.PUT_KV_CONFIG,
-            AdminProcessor.GET_KV_CONFIG, AdminProcessor.DELETE_KV_CONFIG}) {
+            AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, AdminProcessor.GET_TOPIC_CONFIG}) {
             processors.put(code, admin);
+        }
+        final KvConfigProcessor kvConfigs = new KvConfigProcessor(m);
+        for (int code : new int[] {RequestCode.PUT_KV_CONFIG, RequestCode.GET_KV_CONFIG, RequestCode.DELETE_KV_CONFIG,
+            RequestCode.GET_KVLIST_BY_NAMESPACE}) {
+            processors.put(code, kvConfigs);
         }
         final PopProcessor pop = new PopProcessor(m, filters, identity, config.intValue("max-long-poll-ms"));
         for (int code : new int[] {PopProcessor.QUERY_ASSIGNMENT, PopProcessor.POP_MESSAGE, PopProcessor.ACK_MESSAGE,
@@ -262,8 +289,9 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final AccessGuard guard = access.enabled() ? AccessGuard.of(access,
                 new RequestPermissions(m, identity.clusterName(), identity.brokerName()), identity.clusterName(),
                 identity.brokerName()) : null;
-        return new RemotingHandler(processors, channels, m, Math.max(1, config.intValue("max-inflight-requests")),
-                guard, guard == null ? null : new QuotaGate(access), guard == null ? null : new ConnectionUsers(access));
+        return new RemotingHandler(processors, channels, calls, m, Math.max(1,
+                config.intValue("max-inflight-requests")), guard, guard == null ? null : new QuotaGate(access),
+                guard == null ? null : new ConnectionUsers(access));
     }
 
     @Override
@@ -271,6 +299,9 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final CompletableFuture<Void> stopped = new CompletableFuture<>();
         if (securityWrites != null) {
             securityWrites.shutdown();
+        }
+        if (replies != null) {
+            replies.close();
         }
         if (messaging != null && transactions != null) {
             messaging.removeTransactionChecker(transactions);

@@ -34,6 +34,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     private final Map<Integer, RequestProcessor> processors;
     private final int maxInFlight;
     private final ClientChannels channels;
+    private final ClientCalls calls;
     private final io.junction.core.Messaging messaging;
     /** Null when security is off: then no request is verified and the path below is the open one. */
     private final AccessGuard guard;
@@ -42,11 +43,12 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     private final ConnectionUsers users;
 
     RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
-                    final io.junction.core.Messaging messaging, final int maxInFlight, final AccessGuard guard,
-                    final QuotaGate quotas, final ConnectionUsers users) {
+                    final ClientCalls calls, final io.junction.core.Messaging messaging, final int maxInFlight,
+                    final AccessGuard guard, final QuotaGate quotas, final ConnectionUsers users) {
         this.processors = Map.copyOf(processors);
         this.maxInFlight = maxInFlight;
         this.channels = channels;
+        this.calls = calls;
         this.messaging = messaging;
         this.guard = guard;
         this.quotas = quotas;
@@ -61,7 +63,8 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     @Override
     protected void channelRead0(final ChannelHandlerContext ctx, final RemotingCommand request) {
         if (request.isResponse()) {
-            return; // answers to our oneway notices: nothing waits for them
+            calls.answered(request); // or an answer to a oneway notice: nothing waits for those
+            return;
         }
         final Channel channel = ctx.channel();
         if (request.code() == RemotingDecoder.MALFORMED) {

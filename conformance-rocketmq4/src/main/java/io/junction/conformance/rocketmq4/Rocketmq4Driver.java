@@ -25,7 +25,7 @@ public final class Rocketmq4Driver {
         final Map<String, Scenario> all = new LinkedHashMap<>();
         for (Scenario s : new Scenario[] {new SendScenario(), new PushScenario(false), new PushScenario(true),
             new PullScenario(), new DelayScenario(), new TransactionScenario(), new NewGroupScenario(),
-            new OrderlyScenario(true), new OrderlyScenario(false)}) {
+            new OrderlyScenario(true), new OrderlyScenario(false), new RequestScenario()}) {
             all.put(s.name(), s);
         }
         return all;

@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.JarFile;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.TopicConfig;
@@ -18,6 +21,7 @@ import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerConnection;
 import org.apache.rocketmq.remoting.protocol.body.KVTable;
@@ -33,9 +37,11 @@ class RemotingAdminIT {
     private static RemotingBroker broker;
     private static DefaultMQProducer producer;
     private static DefaultMQAdminExt admin;
+    private static long startedBefore;
 
     @BeforeAll
     static void start() throws Exception {
+        startedBefore = System.currentTimeMillis();
         broker = RemotingBroker.start();
         producer = Clients.producer(broker);
         admin = new DefaultMQAdminExt();
@@ -61,13 +67,161 @@ class RemotingAdminIT {
         return "127.0.0.1:" + broker.port();
     }
 
+    /** The version the broker jar under test was built as (its manifest's Implementation-Version). */
+    private static String builtVersion() throws IOException {
+        try (JarFile jar = new JarFile(System.getProperty("junction.jar"))) {
+            return jar.getManifest().getMainAttributes().getValue("Implementation-Version");
+        }
+    }
+
+    private static long figure(final KVTable table, final String key) {
+        assertThat(table.getTable()).containsKey(key);
+        return Long.parseLong(table.getTable().get(key));
+    }
+
+    /** The first of the three rates RocketMQ writes (last 10 seconds, minute, 10 minutes). */
+    private static double lastTenSeconds(final KVTable table, final String key) {
+        assertThat(table.getTable()).containsKey(key);
+        final String[] rates = table.getTable().get(key).split(" ");
+        assertThat(rates).hasSize(3);
+        return Double.parseDouble(rates[0]);
+    }
+
     @Test
-    void shouldReportTheClusterAndBrokerRuntimeInfo() throws Exception {
+    void shouldReportTheClusterAndTheBrokersRealRuntimeFigures() throws Exception {
         final ClusterInfo cluster = admin.examineBrokerClusterInfo();
         assertThat(cluster.getClusterAddrTable()).containsKey("JunctionCluster");
         assertThat(cluster.getBrokerAddrTable().get("junction").getBrokerAddrs()).containsEntry(0L, brokerAddr());
-        final KVTable runtime = admin.fetchBrokerRuntimeStats(brokerAddr());
-        assertThat(runtime.getTable()).containsEntry("brokerVersionDesc", "V5_3_3");
+
+        final KVTable before = admin.fetchBrokerRuntimeStats(brokerAddr());
+        assertThat(builtVersion()).isNotBlank();
+        assertThat(before.getTable()).containsEntry("brokerVersionDesc", builtVersion());
+        assertThat(figure(before, "bootTimestamp")).isBetween(startedBefore, System.currentTimeMillis());
+        assertThat(before.getTable().get("runtime")).matches("\\[ \\d+ days, \\d+ hours, \\d+ minutes, \\d+ seconds ]");
+        assertThat(Double.parseDouble(before.getTable().get("commitLogDiskRatio"))).isBetween(0.0, 1.0);
+
+        final String topic = RemotingBroker.unique("figures");
+        for (int i = 0; i < 20; i++) {
+            producer.send(new Message(topic, ("f" + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        assertThat(Clients.drain(broker, topic, 20, DEADLINE)).hasSize(20);
+        // Rates are sampled once a second: the 20 sends and reads show within a few seconds.
+        await().atMost(DEADLINE).untilAsserted(() -> {
+            final KVTable after = admin.fetchBrokerRuntimeStats(brokerAddr());
+            assertThat(figure(after, "msgPutTotalTodayNow") - figure(before, "msgPutTotalTodayNow"))
+                    .isGreaterThanOrEqualTo(20);
+            assertThat(figure(after, "msgGetTotalTodayNow") - figure(before, "msgGetTotalTodayNow"))
+                    .isGreaterThanOrEqualTo(20);
+            assertThat(figure(after, "commitLogMaxOffset")).isGreaterThan(figure(before, "commitLogMaxOffset"));
+            assertThat(lastTenSeconds(after, "putTps")).isPositive();
+            assertThat(lastTenSeconds(after, "getTransferredTps")).isPositive();
+        });
+        final KVTable after = admin.fetchBrokerRuntimeStats(brokerAddr());
+        assertThat(figure(after, "commitLogMinOffset")).isBetween(0L, figure(after, "commitLogMaxOffset"));
+        assertThat(figure(after, "earliestMessageTimeStamp")).isBetween(figure(after, "bootTimestamp") - 1,
+                System.currentTimeMillis());
+        assertThat(figure(after, "msgPutTotalTodayMorning")).isBetween(0L, figure(after, "msgPutTotalTodayNow"));
+    }
+
+    @Test
+    void shouldKeepKeyValueConfigsPerNamespaceAcrossARestart() throws Exception {
+        try (RemotingBroker own = RemotingBroker.start()) {
+            final DefaultMQAdminExt kv = new DefaultMQAdminExt();
+            kv.setNamesrvAddr(own.nameServer());
+            kv.setInstanceName(RemotingBroker.unique("kv"));
+            kv.start();
+            try {
+                kv.createAndUpdateKvConfig("ORDER_TOPIC_CONFIG", "orders", "junction:8");
+                kv.createAndUpdateKvConfig("ORDER_TOPIC_CONFIG", "payments", "junction:4");
+                kv.createAndUpdateKvConfig("OTHER", "orders", "elsewhere");
+                kv.createAndUpdateKvConfig("ORDER_TOPIC_CONFIG", "orders", "junction:16");
+                assertThat(kv.getKVConfig("ORDER_TOPIC_CONFIG", "orders")).isEqualTo("junction:16");
+                kv.deleteKvConfig("OTHER", "orders");
+                assertThatThrownBy(() -> kv.getKVConfig("OTHER", "orders"))
+                        .isInstanceOf(MQClientException.class).hasMessageContaining("No config item");
+
+                own.restart();
+
+                assertThat(kv.getKVConfig("ORDER_TOPIC_CONFIG", "orders")).isEqualTo("junction:16");
+                assertThat(kv.getKVListByNamespace("ORDER_TOPIC_CONFIG").getTable())
+                        .isEqualTo(Map.of("orders", "junction:16", "payments", "junction:4"));
+                assertThatThrownBy(() -> kv.getKVConfig("OTHER", "orders"))
+                        .isInstanceOf(MQClientException.class).hasMessageContaining("No config item");
+                assertThatThrownBy(() -> kv.getKVListByNamespace("OTHER"))
+                        .isInstanceOf(MQClientException.class).hasMessageContaining("No config item");
+            } finally {
+                kv.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void shouldReportConsumeStatsOfAGroupWhoseConsumersAllLeft() throws Exception {
+        final String orders = RemotingBroker.unique("orders");
+        final String payments = RemotingBroker.unique("payments");
+        producer.createTopic("TBW102", orders, 2, Map.of());
+        producer.createTopic("TBW102", payments, 1, Map.of());
+        for (int i = 0; i < 6; i++) {
+            producer.send(new Message(orders, ("o" + i).getBytes(StandardCharsets.UTF_8)),
+                    (mqs, msg, arg) -> mqs.get((Integer) arg % mqs.size()), i);
+        }
+        for (int i = 0; i < 4; i++) {
+            producer.send(new Message(payments, ("p" + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        final String group = RemotingBroker.unique("gone");
+        final AtomicInteger consumed = new AtomicInteger();
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.subscribe(orders, "*");
+        consumer.subscribe(payments, "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            consumed.addAndGet(msgs.size());
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+        try {
+            await().atMost(DEADLINE).until(() -> consumed.get() >= 10);
+        } finally {
+            consumer.shutdown(); // persists the offsets and unregisters: no consumer of the group is left
+        }
+        final long consumedBy = System.currentTimeMillis();
+        assertThatThrownBy(() -> admin.examineConsumerConnectionInfo(group)).hasMessageContaining("not online");
+
+        final ConsumeStats all = admin.examineConsumeStats(group);
+        assertThat(all.getOffsetTable().keySet()).filteredOn(q -> q.getTopic().equals(orders))
+                .extracting(MessageQueue::getQueueId).containsExactlyInAnyOrder(0, 1);
+        assertThat(all.getOffsetTable().keySet()).filteredOn(q -> q.getTopic().equals(payments))
+                .extracting(MessageQueue::getQueueId).containsExactly(0);
+        assertThat(all.computeTotalDiff()).isZero();
+        assertThat(sumOfConsumerOffsets(all, orders)).isEqualTo(6);
+        assertThat(sumOfConsumerOffsets(all, payments)).isEqualTo(4);
+        assertThat(all.getOffsetTable().entrySet()).filteredOn(e -> e.getKey().getTopic().equals(orders))
+                .allSatisfy(e -> {
+                    assertThat(e.getValue().getBrokerOffset()).isEqualTo(3);
+                    assertThat(e.getValue().getLastTimestamp()).isBetween(consumedBy - DEADLINE.toMillis(),
+                            consumedBy);
+                });
+
+        // messages sent after the consumers left are the lag
+        for (int i = 0; i < 3; i++) {
+            producer.send(new Message(payments, ("late" + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        await().atMost(DEADLINE).untilAsserted(() ->
+                assertThat(admin.examineConsumeStats(group).computeTotalDiff()).isEqualTo(3));
+        final ConsumeStats onlyPayments = admin.examineConsumeStats(group, payments);
+        assertThat(onlyPayments.getOffsetTable().keySet()).extracting(MessageQueue::getTopic)
+                .containsOnly(payments);
+        assertThat(onlyPayments.computeTotalDiff()).isEqualTo(3);
+        // the 10 messages handed out show in the group's consume rate over the last minute (sampled every 10 s)
+        await().atMost(DEADLINE).untilAsserted(() ->
+                assertThat(admin.examineConsumeStats(group).getConsumeTps()).isPositive());
+    }
+
+    private static long sumOfConsumerOffsets(final ConsumeStats stats, final String topic) {
+        return stats.getOffsetTable().entrySet().stream().filter(e -> e.getKey().getTopic().equals(topic))
+                .mapToLong(e -> e.getValue().getConsumerOffset()).sum();
     }
 
     @Test

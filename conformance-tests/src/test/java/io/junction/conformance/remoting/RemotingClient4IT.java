@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class RemotingClient4IT {
     private static final String ALL_SCENARIOS = "send,push-concurrent,push-orderly,pull,delay,transaction,new-group,"
-            + "orderly-global,orderly-partition";
+            + "orderly-global,orderly-partition,request";
     private static final int DRIVER_DEADLINE_SECONDS = 90;
 
     private static RemotingBroker broker;
@@ -135,6 +135,16 @@ class RemotingClient4IT {
                 .findFirst().orElseThrow();
         assertThat(retry.get("msgId")).isEqualTo(first.get("msgId"));
         assertThat(retry.number("at") - first.number("at")).as("delay level 1 is one second").isGreaterThan(800);
+    }
+
+    @Test
+    void shouldAnswerSynchronousAndCallbackRequests() {
+        assertThat(events.of("replied", "request")).as(output)
+                .extracting(e -> e.get("mode") + ":" + e.get("body") + ":" + e.get("type"))
+                .containsExactlyInAnyOrder("sync:pong:sync-0:reply", "sync:pong:sync-1:reply",
+                        "sync:pong:sync-2:reply", "callback:pong:callback-0:reply", "callback:pong:callback-1:reply");
+        assertThat(events.of("answered", "request")).extracting(e -> e.get("status"))
+                .hasSize(5).containsOnly("SEND_OK");
     }
 
     @Test

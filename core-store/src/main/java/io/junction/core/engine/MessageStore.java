@@ -26,6 +26,7 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
 import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.KvConfig;
 import io.junction.core.meta.MetadataCodecs;
 import io.junction.core.meta.MetadataFile;
 import io.junction.core.meta.TopicConfig;
@@ -35,6 +36,7 @@ import io.junction.core.group.ConsumerRegistry;
 import io.junction.core.group.QueueLocks;
 import io.junction.core.pop.PopService;
 import io.junction.core.queue.Dispatcher;
+import io.junction.core.stats.TrafficCounters;
 import io.junction.core.timer.DeliveryTime;
 import io.junction.core.timer.TimerMessages;
 import io.junction.core.timer.TimerService;
@@ -45,6 +47,7 @@ import io.junction.core.txn.TransactionService;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -118,6 +121,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final StoreTopics topics;
     private final StoreGroups groups;
+    private final TrafficCounters traffic;
+    private final StoreStatistics statistics;
+    private final StoreKvConfigs kvConfigs;
     private volatile boolean running;
     private volatile boolean diskFull;
     private volatile long lastCheckpoint;
@@ -132,6 +138,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"), METADATA_VERSION),
                 GroupConfig::name, MetadataCodecs.GROUP);
         this.offsets = ConsumerOffsets.load(new MetadataFile(dataDir.config("offsets.dat"), METADATA_VERSION));
+        final DurableTable<KvConfig> kvTable = DurableTable.load(new MetadataFile(dataDir.config("kvconfig.dat"),
+                METADATA_VERSION), KvConfig::id, KvConfig.CODEC);
         this.checkpoint = new Checkpoint(dataDir.config("checkpoint"));
         final long recoverFrom = checkpoint.read();
         this.log = CommitLog.open(dataDir.commitLog(), config.segmentSize(), segments);
@@ -189,6 +197,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);
         this.consumers = new StoreConsumers(registry, new QueueLocks(clock, QUEUE_LOCK_LEASE), offsets, queues,
                 reader, pops, topicTable::get, readPool);
+        final long bootTimestamp = clock.getAsLong();
+        this.traffic = new TrafficCounters(bootTimestamp, ZoneId.systemDefault());
+        this.statistics = new StoreStatistics(traffic, bootTimestamp, log, dispatcher::dispatchedOffset, queries,
+                dataDir.root(), readPool);
+        this.kvConfigs = new StoreKvConfigs(kvTable, adminPool);
         this.dispatcherStart(end);
     }
 
@@ -212,6 +225,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         maintenance.scheduleWithFixedDelay(this::watchDisk, 0, 1, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(registry::expire, 10, 10, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(this::applyRetention, 10, 10, TimeUnit.SECONDS);
+        maintenance.scheduleAtFixedRate(() -> traffic.sample(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
     }
 
     /**
@@ -363,6 +377,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
             final List<SendResult> results = new ArrayList<>(messages.size());
             for (int k = 0; k < messages.size(); k++) {
                 config.observer().messageStored(topicName, records.length(k), elapsed);
+                traffic.stored(1);
                 results.add(new SendResult(records.uniqueIds()[k], topicName, finalQueueId, r.queueOffset() + k,
                         r.physicalOffset() + records.starts()[k], config.storeHost()));
             }
@@ -459,6 +474,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         final String topicName = topic.name();
         return appender.append(record, topicName, finalQueueId).thenApply(r -> {
             config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
+            traffic.stored(1);
             return new SendResult(id, topicName, finalQueueId, r.queueOffset(), r.physicalOffset(),
                     config.storeHost());
         });
@@ -480,6 +496,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         final long startNanos = System.nanoTime();
         return appender.append(record, TimerService.TOPIC, 0).thenApply(r -> {
             config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
+            traffic.stored(1);
             return new SendResult(uniqueId, topicName, queueId, r.queueOffset(), r.physicalOffset(),
                     config.storeHost());
         });
@@ -629,6 +646,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 }
                 config.observer().messagesDelivered(request.topic(), r.messages().size(), bytes);
             }
+            traffic.read(request.group(), request.topic(),
+                    r.status() == PullStatus.FOUND ? r.messages().size() : 0);
             result.complete(r);
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
@@ -640,7 +659,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
         if (!running) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
         }
-        return pops.pop(request);
+        final CompletableFuture<PopResult> popped = pops.pop(request);
+        // Counted on the side: the caller gets the pop's own future, whose cancelling frees a parked pop.
+        popped.thenAccept(r -> traffic.read(request.group(), request.topic(), r.messages().size()));
+        return popped;
     }
 
     @Override
@@ -753,6 +775,16 @@ public final class MessageStore implements Messaging, AutoCloseable {
     @Override
     public Consumers consumers() {
         return consumers;
+    }
+
+    @Override
+    public Statistics statistics() {
+        return statistics;
+    }
+
+    @Override
+    public KvConfigs kvConfigs() {
+        return kvConfigs;
     }
 
     // ------------------------------------------------------------------------------------------------- upkeep

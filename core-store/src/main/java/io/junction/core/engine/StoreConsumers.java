@@ -77,19 +77,28 @@ final class StoreConsumers implements Messaging.Consumers {
     }
 
     @Override
-    public List<QueueLag> lag(final String group, final String topic) {
-        final int queueCount = topics.apply(topic).map(TopicConfig::queueCount).orElse(0);
-        final List<QueueLag> lags = new ArrayList<>(queueCount);
-        for (int q = 0; q < queueCount; q++) {
-            final ConsumeQueue queue = queues.find(topic, q);
-            final long max = queue == null ? 0 : queue.maxOffset();
-            final long min = queue == null ? 0 : queue.minOffset();
-            final long committed = offsets.query(group, topic, q);
-            final long from = committed < 0 ? min : Math.max(committed, min);
-            final long last = queue == null || max == 0 ? -1 : reader.storeTimeAt(queue, max - 1);
-            lags.add(new QueueLag(q, committed, max, Math.max(0, max - from), last));
-        }
-        return lags;
+    public java.util.SortedSet<String> committedTopics(final String group) {
+        return offsets.topicsOf(group);
+    }
+
+    @Override
+    public CompletableFuture<List<QueueLag>> lag(final String group, final String topic) {
+        return CompletableFuture.supplyAsync(() -> {
+            final int queueCount = topics.apply(topic).map(TopicConfig::queueCount).orElse(0);
+            final List<QueueLag> lags = new ArrayList<>(queueCount);
+            for (int q = 0; q < queueCount; q++) {
+                final ConsumeQueue queue = queues.find(topic, q);
+                final long max = queue == null ? 0 : queue.maxOffset();
+                final long min = queue == null ? 0 : queue.minOffset();
+                final long committed = offsets.query(group, topic, q);
+                final long from = committed < 0 ? min : Math.max(committed, min);
+                final long last = queue == null || max == 0 ? -1 : reader.storeTimeAt(queue, max - 1);
+                final long consumed = queue == null || committed <= min || committed > max ? -1
+                        : reader.storeTimeAt(queue, committed - 1);
+                lags.add(new QueueLag(q, committed, max, Math.max(0, max - from), last, consumed));
+            }
+            return lags;
+        }, readPool);
     }
 
     @Override

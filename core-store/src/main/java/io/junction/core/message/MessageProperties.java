@@ -40,6 +40,19 @@ public final class MessageProperties {
     public static final String PRODUCER_GROUP = "PGROUP";
     /** Transaction id. */
     public static final String TRANSACTION_ID = "__transactionId__";
+    /**
+     * Request-reply: where a reply to this message goes. A core topic name (namespace-local, as the requester's
+     * clients name it), optionally followed by {@code /} and more MQTT topic levels: {@code replies} names core topic
+     * {@code replies}; {@code resp/client-7} names the MQTT topic {@code resp/client-7}, stored in core topic
+     * {@code resp} (a {@code /} only ever separates MQTT levels: other characters a core name cannot hold are
+     * escaped). MQTT's response topic, JMS's reply-to and RocketMQ's reply topic map onto it.
+     */
+    public static final String REPLY_TO = "REPLY_TO";
+    /**
+     * Request-reply: the text a reply carries back so the requester can match it to its request (RocketMQ's name for
+     * it). MQTT's correlation data and JMS's correlation id map onto it.
+     */
+    public static final String CORRELATION_ID = "CORRELATION_ID";
 
     static final char NAME_VALUE_SEPARATOR = 1;
     static final char PROPERTY_SEPARATOR = 2;

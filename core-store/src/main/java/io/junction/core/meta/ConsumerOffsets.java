@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -57,6 +59,17 @@ public final class ConsumerOffsets {
             }
         });
         return result;
+    }
+
+    /** The topics {@code group} committed an offset on, sorted. */
+    public SortedSet<String> topicsOf(final String group) {
+        final SortedSet<String> topics = new TreeSet<>();
+        for (Key k : offsets.keySet()) {
+            if (k.group().equals(group)) {
+                topics.add(k.topic());
+            }
+        }
+        return topics;
     }
 
     /** A snapshot of every committed offset. */

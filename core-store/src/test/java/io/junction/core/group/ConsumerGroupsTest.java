@@ -77,9 +77,15 @@ class ConsumerGroupsTest {
             }
             TestStores.awaitIndexed(store);
             store.commitOffset("g", "t", 0, 3);
-            final List<QueueLag> lag = store.consumers().lag("g", "t");
+            store.commitOffset("g", "other", 0, 1);
+            final List<QueueLag> lag = store.consumers().lag("g", "t").join();
             assertThat(lag).extracting(QueueLag::lag).containsExactly(2L, 5L);
             assertThat(lag.get(0).lastStoreTime()).isEqualTo(now.get() - 1000);
+            // queue 0 holds m0 m2 m4 m6 m8; committed offset 3 means m4 was the last consumed
+            assertThat(lag.get(0).lastConsumedTime()).isEqualTo(now.get() - 5000);
+            assertThat(lag.get(1).lastConsumedTime()).isEqualTo(-1);
+            assertThat(store.consumers().committedTopics("g")).containsExactly("other", "t");
+            assertThat(store.consumers().committedTopics("nobody")).isEmpty();
 
             final long replayFrom = now.get() - 3500; // the last 4 messages: m6..m9, 2 per queue
             assertThat(store.consumers().resetOffsets("g", "t", replayFrom).join()).isEqualTo(Map.of(0, 3L, 1, 3L));

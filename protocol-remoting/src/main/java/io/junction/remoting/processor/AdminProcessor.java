@@ -2,7 +2,6 @@ package io.junction.remoting.processor;
 
 import io.junction.core.Messaging;
 import io.junction.core.group.ConsumerClient;
-import io.junction.core.group.QueueLag;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -34,9 +32,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class AdminProcessor implements RequestProcessor {
     public static final int INVOKE_BROKER_TO_RESET_OFFSET = 222;
     public static final int RESET_CONSUMER_CLIENT_OFFSET = 220;
-    public static final int PUT_KV_CONFIG = 100;
-    public static final int GET_KV_CONFIG = 101;
-    public static final int DELETE_KV_CONFIG = 102;
     public static final int GET_TOPIC_CONFIG = 351;
     private static final String MESSAGE_TYPE = "message.type";
 
@@ -44,7 +39,7 @@ public final class AdminProcessor implements RequestProcessor {
     private final BrokerIdentity identity;
     private final ClientChannels channels;
     private final AtomicInteger opaques;
-    private final long bootTime = System.currentTimeMillis();
+    private final ConsumeStatsQuery consumeStats;
 
     public AdminProcessor(final Messaging messaging, final BrokerIdentity identity, final ClientChannels channels,
                           final AtomicInteger opaques) {
@@ -52,6 +47,7 @@ public final class AdminProcessor implements RequestProcessor {
         this.identity = identity;
         this.channels = channels;
         this.opaques = opaques;
+        this.consumeStats = new ConsumeStatsQuery(messaging, identity);
     }
 
     @Override
@@ -63,9 +59,11 @@ public final class AdminProcessor implements RequestProcessor {
             case RequestCode.DELETE_TOPIC_IN_NAMESRV -> Responses.done(Responses.success(request));
             case RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP -> createGroup(request);
             case RequestCode.GET_TOPIC_STATS_INFO -> Responses.done(topicStats(request));
-            case RequestCode.GET_CONSUME_STATS -> Responses.done(consumeStats(request));
+            case RequestCode.GET_CONSUME_STATS -> consumeStats.answer(request);
             case RequestCode.GET_CONSUMER_CONNECTION_LIST -> Responses.done(connections(request));
-            case RequestCode.GET_BROKER_RUNTIME_INFO -> Responses.done(runtimeInfo(request));
+            case RequestCode.GET_BROKER_RUNTIME_INFO -> messaging.statistics().runtime().thenApply(f -> Responses
+                    .success(request).body(Json.bytes(Json.write(Map.of("table",
+                            RuntimeInfo.table(f, System.currentTimeMillis()))))));
             case RequestCode.QUERY_MESSAGE -> queryMessage(request);
             case RequestCode.VIEW_MESSAGE_BY_ID -> messaging.lookup(request.requireLong("offset"))
                     .thenApply(m -> m.isEmpty()
@@ -74,9 +72,6 @@ public final class AdminProcessor implements RequestProcessor {
                             : Responses.success(request).payload(records(List.of(m.get()))));
             case INVOKE_BROKER_TO_RESET_OFFSET -> resetOffset(request);
             case GET_TOPIC_CONFIG -> Responses.done(topicConfig(request));
-            case PUT_KV_CONFIG, DELETE_KV_CONFIG -> Responses.done(Responses.success(request));
-            case GET_KV_CONFIG -> Responses.done(Responses.error(request, ResponseCode.QUERY_NOT_FOUND,
-                    "No config item, Namespace: " + request.field("namespace") + " Key: " + request.field("key")));
             default -> Responses.done(Responses.error(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                     " request type " + request.code() + " not supported"));
         };
@@ -163,12 +158,6 @@ public final class AdminProcessor implements RequestProcessor {
         return Responses.success(request).body(Json.bytes(Json.write(body)));
     }
 
-    private String mqKey(final String topic, final int queueId) {
-        final StringBuilder sb = new StringBuilder("{\"brokerName\":");
-        Json.string(sb, identity.brokerName()).append(",\"queueId\":").append(queueId).append(",\"topic\":");
-        return Json.string(sb, topic).append('}').toString();
-    }
-
     private RemotingCommand topicStats(final RemotingCommand request) {
         final String topic = request.requireField("topic");
         final Optional<TopicConfig> config = messaging.route(topic);
@@ -180,41 +169,9 @@ public final class AdminProcessor implements RequestProcessor {
             if (q > 0) {
                 sb.append(',');
             }
-            sb.append(mqKey(topic, q)).append(":{\"lastUpdateTimestamp\":0,\"maxOffset\":")
+            sb.append(identity.messageQueueJson(topic, q)).append(":{\"lastUpdateTimestamp\":0,\"maxOffset\":")
                     .append(messaging.maxOffset(topic, q)).append(",\"minOffset\":")
                     .append(messaging.minOffset(topic, q)).append('}');
-        }
-        return Responses.success(request).body(Json.bytes(sb.append("}}")));
-    }
-
-    private RemotingCommand consumeStats(final RemotingCommand request) {
-        final String group = request.requireField("consumerGroup");
-        final String only = request.field("topic");
-        final TreeSet<String> topics = new TreeSet<>();
-        if (only != null && !only.isEmpty()) {
-            topics.add(only);
-        } else {
-            for (ConsumerClient c : messaging.consumers().clients(group)) {
-                topics.addAll(c.subscriptions().keySet());
-            }
-        }
-        final StringBuilder sb = new StringBuilder("{\"consumeTps\":0.0,\"offsetTable\":{");
-        boolean first = true;
-        for (String topic : topics) {
-            if (messaging.route(topic).isEmpty()) {
-                continue;
-            }
-            for (QueueLag lag : messaging.consumers().lag(group, topic)) {
-                if (!first) {
-                    sb.append(',');
-                }
-                first = false;
-                final long consumer = Math.max(lag.committedOffset(), 0);
-                sb.append(mqKey(topic, lag.queueId())).append(":{\"brokerOffset\":").append(lag.maxOffset())
-                        .append(",\"consumerOffset\":").append(consumer)
-                        .append(",\"lastTimestamp\":").append(Math.max(lag.lastStoreTime(), 0))
-                        .append(",\"pullOffset\":").append(consumer).append('}');
-            }
         }
         return Responses.success(request).body(Json.bytes(sb.append("}}")));
     }
@@ -254,30 +211,6 @@ public final class AdminProcessor implements RequestProcessor {
         body.put("messageModel", clients.get(0).broadcast() ? "BROADCASTING" : "CLUSTERING");
         body.put("subscriptionTable", subscriptions);
         return Responses.success(request).body(Json.bytes(Json.write(body)));
-    }
-
-    private RemotingCommand runtimeInfo(final RemotingCommand request) {
-        final Map<String, Object> table = new LinkedHashMap<>();
-        table.put("brokerVersionDesc", "V5_3_3");
-        table.put("brokerVersion", Integer.toString(RemotingCommand.SERVER_VERSION));
-        table.put("brokerActive", "true");
-        table.put("bootTimestamp", Long.toString(bootTime));
-        for (String k : new String[] {"putTps", "getTransferredTps", "getFoundTps", "getMissTps", "getTotalTps"}) {
-            table.put(k, "0.0 0.0 0.0");
-        }
-        for (String k : new String[] {"msgPutTotalTodayMorning", "msgPutTotalYesterdayMorning",
-            "msgGetTotalTodayMorning", "msgGetTotalYesterdayMorning", "msgPutTotalTodayNow", "msgGetTotalTodayNow",
-            "pageCacheLockTimeMills", "earliestMessageTimeStamp", "dispatchBehindBytes", "timerReadBehind",
-            "timerOffsetBehind", "timerCongestNum", "sendThreadPoolQueueSize", "pullThreadPoolQueueSize",
-            "remainTransientStoreBufferNumbs", "remainHowManyDataToFlush"}) {
-            table.put(k, "0");
-        }
-        table.put("timerEnqueueTps", "0.0");
-        table.put("timerDequeueTps", "0.0");
-        table.put("commitLogDiskRatio", "0.0");
-        table.put("commitLogMaxOffset", "0");
-        table.put("commitLogMinOffset", "0");
-        return Responses.success(request).body(Json.bytes(Json.write(Map.of("table", table))));
     }
 
     private CompletableFuture<RemotingCommand> queryMessage(final RemotingCommand request) {
@@ -321,7 +254,7 @@ public final class AdminProcessor implements RequestProcessor {
                     sb.append(',');
                 }
                 first = false;
-                sb.append(mqKey(topic, e.getKey())).append(':').append(e.getValue());
+                sb.append(identity.messageQueueJson(topic, e.getKey())).append(':').append(e.getValue());
             }
             final byte[] body = Json.bytes(sb.append("}}"));
             for (Channel ch : channels.consumerChannels(group)) {

@@ -13,6 +13,7 @@ import io.junction.remoting.protocol.HeaderException;
 import io.junction.remoting.protocol.Json;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.reply.ForeignRequests;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -58,6 +59,7 @@ public final class PopProcessor implements RequestProcessor {
     private final Messaging messaging;
     private final FilterCache filters;
     private final BrokerIdentity identity;
+    private final ForeignRequests foreignRequests;
     private final long maxPollMillis;
     private final Map<Key, Handle> handles = new ConcurrentHashMap<>();
 
@@ -66,6 +68,7 @@ public final class PopProcessor implements RequestProcessor {
         this.messaging = messaging;
         this.filters = filters;
         this.identity = identity;
+        this.foreignRequests = new ForeignRequests(identity.clusterName());
         this.maxPollMillis = maxPollMillis;
     }
 
@@ -160,8 +163,9 @@ public final class PopProcessor implements RequestProcessor {
             final StoredMessage m = p.message();
             final boolean retried = !m.topic().equals(topic);
             final int queueId = retried ? RETRY_QUEUE_BASE + m.queueId() : m.queueId();
-            final ByteBuffer record = retried ? Records.rewrite(m, topic, queueId, m.properties())
-                    : m.record().duplicate();
+            final Map<String, String> asRequest = foreignRequests.rocketMqView(m);
+            final ByteBuffer record = retried || asRequest != null ? Records.rewrite(m, retried ? topic : m.topic(),
+                    queueId, asRequest != null ? asRequest : m.properties()) : m.record().duplicate();
             body.addComponent(true, Unpooled.wrappedBuffer(record));
             offsets.computeIfAbsent(queueId, q -> new ArrayList<>()).add(m.queueOffset());
             handles.put(new Key(group, topic, queueId, m.queueOffset()),

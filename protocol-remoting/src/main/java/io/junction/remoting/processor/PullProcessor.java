@@ -9,11 +9,13 @@ import io.junction.core.group.ConsumerClient;
 import io.junction.core.message.StoredMessage;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.reply.ForeignRequests;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -29,11 +31,14 @@ public final class PullProcessor implements RequestProcessor {
 
     private final Messaging messaging;
     private final FilterCache filters;
+    private final ForeignRequests foreignRequests;
     private final long maxSuspendMillis;
 
-    public PullProcessor(final Messaging messaging, final FilterCache filters, final long maxSuspendMillis) {
+    public PullProcessor(final Messaging messaging, final FilterCache filters, final ForeignRequests foreignRequests,
+                         final long maxSuspendMillis) {
         this.messaging = messaging;
         this.filters = filters;
+        this.foreignRequests = foreignRequests;
         this.maxSuspendMillis = maxSuspendMillis;
     }
 
@@ -83,8 +88,8 @@ public final class PullProcessor implements RequestProcessor {
         return MessageFilter.ALL;
     }
 
-    private static RemotingCommand respond(final RemotingCommand request, final long offset, final PullResult result,
-                                           final int maxBytes) {
+    private RemotingCommand respond(final RemotingCommand request, final long offset, final PullResult result,
+                                    final int maxBytes) {
         final RemotingCommand response;
         long next = result.nextOffset();
         switch (result.status()) {
@@ -99,7 +104,9 @@ public final class PullProcessor implements RequestProcessor {
                         next = m.queueOffset();
                         break;
                     }
-                    final ByteBuf record = Unpooled.wrappedBuffer(m.record().duplicate());
+                    final Map<String, String> asRequest = foreignRequests.rocketMqView(m);
+                    final ByteBuf record = Unpooled.wrappedBuffer(asRequest == null ? m.record().duplicate()
+                            : Records.rewrite(m, m.topic(), m.queueId(), asRequest));
                     body.addComponent(true, record);
                     bytes += record.readableBytes();
                 }

@@ -9,6 +9,7 @@ import io.junction.remoting.protocol.HeaderException;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.reply.RocketMqRequests;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -43,10 +44,12 @@ public final class SendProcessor implements RequestProcessor {
 
     private final Messaging messaging;
     private final SystemTopics systemTopics;
+    private final RocketMqRequests requests;
 
-    public SendProcessor(final Messaging messaging, final SystemTopics systemTopics) {
+    public SendProcessor(final Messaging messaging, final SystemTopics systemTopics, final RocketMqRequests requests) {
         this.messaging = messaging;
         this.systemTopics = systemTopics;
+        this.requests = requests;
     }
 
     @Override
@@ -73,7 +76,7 @@ public final class SendProcessor implements RequestProcessor {
                 h.bornTimestamp, bornHost, h.reconsumeTimes);
         final CompletableFuture<?> ready = topic.startsWith(SystemTopics.RETRY_PREFIX)
                 || topic.startsWith(SystemTopics.DLQ_PREFIX)
-                ? systemTopics.ensure(topic) : CompletableFuture.completedFuture(null);
+                ? systemTopics.ensure(topic) : requests.prepare(channel, topic, props);
         return ready.thenCompose(t -> messaging.send(message)).thenApply(r -> {
             final String txId = props.get(MessageProperties.TRANSACTION_ID);
             return respond(request, r.offsetMessageId(), r.queueId(), r.queueOffset(),
@@ -143,7 +146,7 @@ public final class SendProcessor implements RequestProcessor {
         return out;
     }
 
-    private static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
+    static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
                                            final long queueOffset, final String transactionId) {
         return Responses.success(request)
                 .put("msgId", msgId)

@@ -24,6 +24,9 @@ public final class RequestCode {
     public static final int LOCK_BATCH_MQ = 41;
     public static final int UNLOCK_BATCH_MQ = 42;
     public static final int CHECK_CLIENT_CONFIG = 46;
+    public static final int PUT_KV_CONFIG = 100;
+    public static final int GET_KV_CONFIG = 101;
+    public static final int DELETE_KV_CONFIG = 102;
     public static final int GET_ROUTEINFO_BY_TOPIC = 105;
     public static final int GET_BROKER_CLUSTER_INFO = 106;
     public static final int UPDATE_AND_CREATE_SUBSCRIPTIONGROUP = 200;
@@ -34,8 +37,14 @@ public final class RequestCode {
     public static final int GET_CONSUME_STATS = 208;
     public static final int DELETE_TOPIC_IN_BROKER = 215;
     public static final int DELETE_TOPIC_IN_NAMESRV = 216;
+    public static final int GET_KVLIST_BY_NAMESPACE = 219;
     public static final int SEND_MESSAGE_V2 = 310;
     public static final int SEND_BATCH_MESSAGE = 320;
+    /** A responder's reply to a request ({@code DefaultMQProducer.request}), pushed to the requesting client. */
+    public static final int SEND_REPLY_MESSAGE = 324;
+    public static final int SEND_REPLY_MESSAGE_V2 = 325;
+    /** Broker to client: a reply for one of the client's requests. */
+    public static final int PUSH_REPLY_MESSAGE_TO_CLIENT = 326;
     public static final int LITE_PULL_MESSAGE = 361;
     public static final int POP_MESSAGE = 200050;
     public static final int ACK_MESSAGE = 200051;

@@ -9,6 +9,7 @@ import static io.junction.tenancy.Action.UPDATE;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.junction.core.Messaging;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.txn.TransactionMessages;
 import io.junction.remoting.processor.AdminProcessor;
@@ -18,6 +19,8 @@ import io.junction.remoting.protocol.HeaderException;
 import io.junction.remoting.protocol.Json;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
+import io.junction.remoting.reply.ReplyProtocol;
+import io.junction.spi.ReplyAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -81,6 +84,8 @@ public final class RequestPermissions {
         put(RequestCode.SEND_MESSAGE, r -> List.of(Demand.topic(r.requireField("topic"), PUB)));
         put(RequestCode.SEND_MESSAGE_V2, r -> List.of(Demand.topic(r.requireField("b"), PUB)));
         put(RequestCode.SEND_BATCH_MESSAGE, r -> List.of(Demand.topic(r.requireField("b"), PUB)));
+        put(RequestCode.SEND_REPLY_MESSAGE, r -> replyDemands(r.requireField("topic"), r.field("properties")));
+        put(RequestCode.SEND_REPLY_MESSAGE_V2, r -> replyDemands(r.requireField("b"), r.field("i")));
         table.put(RequestCode.CONSUMER_SEND_MSG_BACK, new Permission(r -> {
             final Demand group = Demand.group(r.requireField("group"), SUB);
             return messageTopic(r.requireLong("offset"), SUB).thenApply(topic -> list(group, topic));
@@ -156,9 +161,16 @@ public final class RequestPermissions {
         put(RequestCode.GET_TOPIC_STATS_INFO, r -> List.of(Demand.topic(r.requireField("topic"), GET)));
         put(AdminProcessor.GET_TOPIC_CONFIG, r -> List.of(Demand.topic(r.requireField("topic"), GET)));
         put(RequestCode.GET_CONSUME_STATS, r -> {
-            final String topic = r.field("topic");
-            return list(Demand.group(r.requireField("consumerGroup"), GET),
-                    topic == null || topic.isEmpty() ? null : Demand.topic(topic, GET));
+            final List<Demand> demands = new ArrayList<>();
+            demands.add(Demand.group(r.requireField("consumerGroup"), GET));
+            final String topicList = r.field("topicList");
+            final String topics = topicList != null && !topicList.isBlank() ? topicList : r.field("topic");
+            for (String topic : topics == null ? new String[0] : topics.split(";")) {
+                if (!topic.isBlank()) {
+                    demands.add(Demand.topic(topic.trim(), GET));
+                }
+            }
+            return demands;
         });
         put(RequestCode.GET_CONSUMER_CONNECTION_LIST, r -> List.of(Demand.group(r.requireField("consumerGroup"),
                 GET)));
@@ -168,9 +180,10 @@ public final class RequestPermissions {
                 r -> messageTopic(r.requireLong("offset"), SUB).thenApply(RequestPermissions::list), null, false));
         put(AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, r -> List.of(Demand.group(r.requireField("group"), UPDATE),
                 Demand.topic(r.requireField("topic"), SUB)));
-        put(AdminProcessor.PUT_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, UPDATE)));
-        put(AdminProcessor.DELETE_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, DELETE)));
-        put(AdminProcessor.GET_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, GET)));
+        put(RequestCode.PUT_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, UPDATE)));
+        put(RequestCode.DELETE_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, DELETE)));
+        put(RequestCode.GET_KV_CONFIG, r -> List.of(Demand.cluster(clusterName, GET)));
+        put(RequestCode.GET_KVLIST_BY_NAMESPACE, r -> List.of(Demand.cluster(clusterName, GET)));
         for (int code = RequestCode.AUTH_CREATE_USER; code <= RequestCode.AUTH_LIST_ACL; code++) {
             put(code, r -> List.of(Demand.SUPER));
         }
@@ -180,6 +193,17 @@ public final class RequestPermissions {
         if (table.put(code, Permission.of(demands)) != null) {
             throw new IllegalStateException("request code " + code + " is in the table twice");
         }
+    }
+
+    /**
+     * A reply: publishing to the reply topic, and, for a reply to another protocol's request, to the topic of the
+     * request's reply-to address, where it is stored.
+     */
+    private static List<Demand> replyDemands(final String replyTopic, final String properties) {
+        final String target = MessageProperties.decode(properties).get(ReplyProtocol.REPLY_TO_CLIENT);
+        return list(Demand.topic(replyTopic, PUB), target == null || !target.startsWith(ReplyProtocol.ADDRESS_PREFIX)
+                ? null : Demand.topic(ReplyProtocol.namespacePrefix(replyTopic) + ReplyAddress.coreTopic(
+                        target.substring(ReplyProtocol.ADDRESS_PREFIX.length())), PUB));
     }
 
     private static Demand producerGroupDemand(final String group) {
