@@ -43,6 +43,8 @@ final class AmqpBroker {
     private final Map<String, java.util.ArrayDeque<io.junction.core.PoppedMessage>> orphans = new ConcurrentHashMap<>();
     private final Map<String, java.util.Set<ConsumerLink>> consumers = new ConcurrentHashMap<>();
     private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
+    /** Unshared durable subscriptions with a consumer attached (one at a time; see {@link #takeSubscription}). */
+    private final java.util.Set<String> activeSubscriptions = ConcurrentHashMap.newKeySet();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
     /** Messages being made visible again (links that ended, adopted messages nobody claimed); a stop waits for them. */
@@ -222,6 +224,24 @@ final class AmqpBroker {
             return q.isEmpty() ? null : q;
         });
         return removed[0];
+    }
+
+    /**
+     * Marks an unshared durable subscription as having its consumer; false when it already has one (JMS allows one
+     * consumer of an unshared durable subscription at a time, wherever it connects from).
+     */
+    boolean takeSubscription(final String group) {
+        return activeSubscriptions.add(group);
+    }
+
+    /** Its consumer went away. */
+    void leaveSubscription(final String group) {
+        activeSubscriptions.remove(group);
+    }
+
+    /** Whether a subscription has a consumer attached (it cannot be unsubscribed then). */
+    boolean subscriptionInUse(final String group) {
+        return activeSubscriptions.contains(group) || consumers.containsKey(group);
     }
 
     /** Counts a link on a shared non-durable subscription; true for the first. */

@@ -144,7 +144,12 @@ final class Endpoints {
             if (closed) {
                 link.close();
             } else {
+                // A detached link stays locally open in proton-j, and a session hands that same object to the next
+                // ATTACH of the name (a durable subscriber coming back on its session), which then never opens.
+                // Freeing it lets the next ATTACH of the name make a new link; the DETACH still goes out.
                 link.detach();
+                link.free();
+                return;
             }
         }
         freeIfDone(link);

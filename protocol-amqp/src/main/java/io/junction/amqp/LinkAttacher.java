@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -206,6 +207,11 @@ final class LinkAttacher {
         }
         final Map<String, String> attributes = Map.of(AmqpBroker.ATTR_ADDRESS, address, AmqpBroker.ATTR_TOPIC, core,
                 AmqpBroker.ATTR_SELECTOR, selector == null ? "" : selector);
+        if (kind == ConsumerPlan.Kind.DURABLE && !broker.takeSubscription(group)) {
+            refuse(s, AmqpErrors.RESOURCE_LOCKED, "durable subscription '" + name + "' of client '"
+                    + endpoints.containerId() + "' is in use by another consumer");
+            return;
+        }
         if (kind == ConsumerPlan.Kind.SHARED_VOLATILE) {
             broker.joinSharedVolatile(group);
         }
@@ -213,6 +219,10 @@ final class LinkAttacher {
         whenReady(s, broker.ensureTopic(core).thenCompose(t -> subscription(group, t, attributes)), fresh -> {
             final ConsumerPlan plan = new ConsumerPlan(address, core, group, filter, kind, fresh ? since : 0);
             openConsumer(s, plan, presettled, closed -> subscriptionEnded(plan, closed));
+        }, () -> {
+            if (kind == ConsumerPlan.Kind.DURABLE) {
+                broker.leaveSubscription(group); // never opened: the subscription is free again
+            }
         });
     }
 
@@ -262,6 +272,7 @@ final class LinkAttacher {
                     broker.deleteGroup(plan.group());
                 }
             }
+            case DURABLE -> broker.leaveSubscription(plan.group());
             default -> {
                 // durable subscriptions outlive their links; unsubscribing goes through lookupSubscription
             }
@@ -279,35 +290,48 @@ final class LinkAttacher {
 
     /**
      * A consumer link without source address: Qpid JMS looks a durable subscription up this way to unsubscribe. Found:
-     * the link opens with the subscription's source, and closing it deletes the subscription. Not found: the link
-     * opens with no source (the client reports that no such subscription exists).
+     * the link opens with the subscription's source, and closing it deletes the subscription. A subscription with a
+     * consumer attached cannot be unsubscribed (amqp:resource-locked); an unknown one is amqp:not-found (Qpid JMS
+     * reports both as exceptions of {@code unsubscribe}).
+     *
+     * <p>Qpid JMS names the kind of subscription (desired capabilities {@code shared}, {@code global}) only while it has
+     * consumers of it; for one it no longer has, the client's unshared subscription of that name is looked for first,
+     * then its shared one.
      */
     private void lookupSubscription(final Sender s) {
         final Symbol[] desired = s.getRemoteDesiredCapabilities();
         final String name = subscriptionName(s.getName());
-        final String group = endpoints.inNamespace(has(desired, SHARED)
-                ? groupName(AmqpBroker.SHARED_PREFIX, has(desired, GLOBAL) ? "global" : endpoints.containerId(), name)
-                : groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name));
-        final Optional<GroupConfig> found = broker.messaging().groups().get(group);
-        if (found.isEmpty() || !found.get().attributes().containsKey(AmqpBroker.ATTR_ADDRESS)) {
-            s.setSource(null);
+        final boolean global = has(desired, GLOBAL) || s.getName().endsWith("|global");
+        final String shared = endpoints.inNamespace(groupName(AmqpBroker.SHARED_PREFIX,
+                global ? "global" : endpoints.containerId(), name));
+        final List<String> candidates = has(desired, SHARED) || global ? List.of(shared) : List.of(
+                endpoints.inNamespace(groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name)), shared);
+        for (String group : candidates) {
+            final Optional<GroupConfig> found = broker.messaging().groups().get(group);
+            if (found.isEmpty() || !found.get().attributes().containsKey(AmqpBroker.ATTR_ADDRESS)) {
+                continue;
+            }
+            if (broker.subscriptionInUse(group)) {
+                refuse(s, AmqpErrors.RESOURCE_LOCKED, "subscription '" + name + "' is in use: close its consumers "
+                        + "before unsubscribing");
+                return;
+            }
+            final Map<String, String> attrs = found.get().attributes();
+            final Source source = new Source();
+            source.setAddress(attrs.get(AmqpBroker.ATTR_ADDRESS));
+            source.setDurable(TerminusDurability.UNSETTLED_STATE);
+            source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
+            source.setCapabilities(group.equals(shared) ? new Symbol[] {TOPIC, SHARED} : new Symbol[] {TOPIC});
+            final String selector = attrs.get(AmqpBroker.ATTR_SELECTOR);
+            if (selector != null && !selector.isEmpty()) {
+                source.setFilter(Map.of(JMS_SELECTOR_KEY, new SelectorFilter(selector)));
+            }
+            s.setSource(source);
             s.open();
-            endpoints.register(s, new SubscriptionHandle(null));
+            endpoints.register(s, new SubscriptionHandle(group));
             return;
         }
-        final Map<String, String> attrs = found.get().attributes();
-        final Source source = new Source();
-        source.setAddress(attrs.get(AmqpBroker.ATTR_ADDRESS));
-        source.setDurable(TerminusDurability.UNSETTLED_STATE);
-        source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
-        source.setCapabilities(has(desired, SHARED) ? new Symbol[] {TOPIC, SHARED} : new Symbol[] {TOPIC});
-        final String selector = attrs.get(AmqpBroker.ATTR_SELECTOR);
-        if (selector != null && !selector.isEmpty()) {
-            source.setFilter(Map.of(JMS_SELECTOR_KEY, new SelectorFilter(selector)));
-        }
-        s.setSource(source);
-        s.open();
-        endpoints.register(s, new SubscriptionHandle(group));
+        refuse(s, AmqpErrors.NOT_FOUND, "no durable subscription named '" + name + "'");
     }
 
     /** The link of a subscription lookup: closing it unsubscribes. */
@@ -325,7 +349,7 @@ final class LinkAttacher {
 
         @Override
         public void onEnd(final boolean closed) {
-            if (closed && group != null) {
+            if (closed) {
                 broker.deleteGroup(group);
             }
         }
@@ -365,11 +389,19 @@ final class LinkAttacher {
     }
 
     private <T> void whenReady(final Link link, final CompletableFuture<T> ready, final Consumer<T> then) {
+        whenReady(link, ready, then, () -> { });
+    }
+
+    /** Opens the link with {@code then} once {@code ready} completes; {@code abandoned} runs when it never opens. */
+    private <T> void whenReady(final Link link, final CompletableFuture<T> ready, final Consumer<T> then,
+                               final Runnable abandoned) {
         ready.whenCompleteAsync((v, e) -> {
             if (endpoints.lost()) {
+                abandoned.run();
                 return;
             }
             if (e != null) {
+                abandoned.run();
                 refuse(link, ProducerLink.conditionOf(e.getCause() != null ? e.getCause() : e),
                         "cannot attach: " + e.getMessage());
             } else {
