@@ -1,6 +1,8 @@
 package io.junction.core.engine;
 
 import io.junction.core.Messaging;
+import io.junction.core.BrowseRequest;
+import io.junction.core.BrowseResult;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
@@ -623,6 +625,14 @@ public final class MessageStore implements Messaging, AutoCloseable {
             return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
         }
         return pops.pop(request);
+    }
+
+    @Override
+    public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        }
+        return pops.browse(request);
     }
 
     @Override

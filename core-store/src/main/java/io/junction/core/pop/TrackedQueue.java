@@ -4,12 +4,19 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One queue of a FIFO group: which messages past the committed base are in flight or done, and how often each was
- * delivered. A message group's next message is handed out only once the previous one is done (acked, filtered out
- * or dead-lettered), so a pop scans from the base and skips every group with an earlier message not done.
- * Guarded by the queue's lock.
+ * One queue of a group whose messages are tracked one by one past the committed base: which are in flight, which are
+ * done, how often each was delivered. FIFO groups and in-place groups ({@link io.junction.core.meta.GroupConfig#inPlace})
+ * keep their queues this way, so a message given back is delivered again in its place rather than through the retry
+ * topic.
+ *
+ * <p>FIFO pops scan from the base (a message group's next message waits until the previous one is done). In-place
+ * pops also remember how far they have looked ({@link #frontier}): below it, every offset past the base has a slot,
+ * so the messages available again (given back, or passed over by another pop's filter) are found among the slots
+ * without reading the ones in flight.
+ *
+ * <p>Guarded by the queue's lock.
  */
-final class FifoQueue {
+final class TrackedQueue {
     private static final class Slot {
         boolean inFlight;
         boolean done;
@@ -17,15 +24,27 @@ final class FifoQueue {
     }
 
     private long base;
+    private long frontier;
     private final TreeMap<Long, Slot> slots = new TreeMap<>();
 
-    FifoQueue(final long base) {
+    TrackedQueue(final long base) {
         this.base = base;
+        this.frontier = base;
     }
 
     /** Everything below is done. */
     long base() {
         return base;
+    }
+
+    /** In-place pops have looked at every offset below this one. */
+    long frontier() {
+        return Math.max(frontier, base);
+    }
+
+    /** An in-place pop looked at everything below {@code offset}. */
+    void lookedUpTo(final long offset) {
+        frontier = Math.max(frontier, offset);
     }
 
     boolean isDone(final long offset) {
@@ -41,6 +60,11 @@ final class FifoQueue {
         return s != null && s.inFlight;
     }
 
+    /** Neither done nor in flight: a pop may take it. */
+    boolean isAvailable(final long offset) {
+        return offset >= base && !isDone(offset) && !isInFlight(offset);
+    }
+
     /** Deliveries so far (the next delivery's reconsume count). */
     int deliveries(final long offset) {
         final Slot s = slots.get(offset);
@@ -54,6 +78,28 @@ final class FifoQueue {
         final Slot s = slots.computeIfAbsent(offset, o -> new Slot());
         s.inFlight = true;
         s.deliveries = Math.max(s.deliveries, deliveries);
+    }
+
+    /** An in-place pop looked at a message and left it for others (its filter did not select it). */
+    void passOver(final long offset) {
+        if (offset >= base) {
+            slots.computeIfAbsent(offset, o -> new Slot());
+        }
+    }
+
+    /** The offsets below the frontier that a pop may take, oldest first (at most {@code max}). */
+    long[] available(final int max) {
+        final long[] out = new long[Math.min(max, slots.size())];
+        int n = 0;
+        for (Map.Entry<Long, Slot> e : slots.subMap(base, frontier()).entrySet()) {
+            if (n == out.length) {
+                break;
+            }
+            if (!e.getValue().inFlight && !e.getValue().done) {
+                out[n++] = e.getKey();
+            }
+        }
+        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
     }
 
     /** The delivery ended without an ack: available again, one more delivery counted. */
@@ -86,6 +132,7 @@ final class FifoQueue {
     /** Moves the base (offsets were reset). */
     void reset(final long offset) {
         base = offset;
+        frontier = offset;
         slots.clear();
     }
 }
