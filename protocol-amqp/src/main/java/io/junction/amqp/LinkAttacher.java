@@ -39,11 +39,11 @@ import org.apache.qpid.proton.engine.Sender;
  * <p>Consumer links ({@link ConsumerPlan.Kind}): capability {@code topic} (or {@code temporary-topic}) reads as a
  * subscription: shared ({@code shared}, scoped to the container id unless {@code global}) or not, durable when the
  * source's durability is not {@code none}; the subscription name is the link name up to its first {@code |} (as Qpid
- * JMS names links). Anything else reads as a queue. A JMS selector on a queue gets its own group
- * ({@code <queue>|sel-<hash>}, starting where the queue's group is), so consumers with different selectors on one
- * queue each see the messages they select (a message both select goes to both). A source without address is a
- * durable-subscription lookup (Qpid JMS unsubscribing): the stored subscription's source is returned and closing the
- * link deletes it.
+ * JMS names links). Anything else reads as a queue: one consumer group per queue, tracked in place by the core, so
+ * consumers with different selectors share the queue's messages (each message goes to one consumer; a selector takes
+ * only what it selects and leaves the rest); a source with distribution mode {@code copy} on a queue is a browser. A
+ * source without address is a durable-subscription lookup (Qpid JMS unsubscribing): the stored subscription's source
+ * is returned and closing the link deletes it.
  */
 final class LinkAttacher {
     static final Symbol QUEUE = Symbol.valueOf("queue");
@@ -52,6 +52,8 @@ final class LinkAttacher {
     static final Symbol TEMP_TOPIC = Symbol.valueOf("temporary-topic");
     static final Symbol SHARED = Symbol.valueOf("shared");
     static final Symbol GLOBAL = Symbol.valueOf("global");
+    /** Source distribution mode of a queue browser (Qpid JMS). */
+    static final Symbol COPY = Symbol.valueOf("copy");
     static final Symbol SELECTOR_FILTER = Symbol.valueOf("apache.org:selector-filter:string");
     static final UnsignedLong SELECTOR_FILTER_CODE = UnsignedLong.valueOf(0x0000468C00000004L);
     static final Symbol JMS_SELECTOR_KEY = Symbol.valueOf("jms-selector");
@@ -147,7 +149,7 @@ final class LinkAttacher {
         if (source.getDynamic()) {
             final String temporary = AmqpBroker.TEMP_PREFIX + broker.nextId();
             final String core = endpoints.inNamespace(temporary);
-            whenReady(s, broker.ensureTopic(core).thenCompose(t -> broker.ensureGroup(core, Map.of())), g -> {
+            whenReady(s, broker.ensureTopic(core).thenCompose(t -> broker.ensureQueueGroup(core)), g -> {
                 endpoints.addTemporaryTopic(core);
                 final Source local = (Source) source.copy();
                 local.setAddress(temporary);
@@ -185,7 +187,14 @@ final class LinkAttacher {
         s.setSource(local);
         final Symbol[] caps = source.getCapabilities();
         if (!has(caps, TOPIC) && !has(caps, TEMP_TOPIC)) {
-            attachQueueConsumer(s, address, core, selector, filter, presettled);
+            final ConsumerPlan plan = new ConsumerPlan(address, core, core, filter, ConsumerPlan.Kind.QUEUE, 0);
+            final CompletableFuture<GroupConfig> ready = broker.ensureTopic(core)
+                    .thenCompose(t -> broker.ensureQueueGroup(core));
+            if (COPY.equals(source.getDistributionMode())) {
+                whenReady(s, ready, g -> openBrowser(s, plan));
+            } else {
+                whenReady(s, ready, g -> openConsumer(s, plan, presettled, null));
+            }
             return;
         }
         final boolean shared = has(caps, SHARED);
@@ -226,28 +235,6 @@ final class LinkAttacher {
         });
     }
 
-    private void attachQueueConsumer(final Sender s, final String address, final String core, final String selector,
-                                     final MessageFilter filter, final boolean presettled) {
-        final String group = selector == null ? core : core + "|sel-" + shortHash(selector);
-        final CompletableFuture<GroupConfig> ready = broker.ensureTopic(core).thenCompose(t -> {
-            final boolean fresh = broker.messaging().groups().get(group).isEmpty();
-            return broker.ensureGroup(group, Map.of()).thenApply(g -> {
-                if (fresh && selector != null) {
-                    // a selector's group starts where the queue's own consumers are, not at the queue's start
-                    for (int q = 0; q < t.queueCount(); q++) {
-                        final long at = broker.messaging().queryOffset(core, core, q);
-                        if (at >= 0) {
-                            broker.messaging().commitOffset(group, core, q, at);
-                        }
-                    }
-                }
-                return g;
-            });
-        });
-        whenReady(s, ready, g -> openConsumer(s, new ConsumerPlan(address, core, group, filter,
-                ConsumerPlan.Kind.QUEUE, 0), presettled, null));
-    }
-
     /**
      * A subscription's group: a new one starts at the topic's end; one made for another address or selector too.
      * Completes with true when the group is new.
@@ -277,6 +264,14 @@ final class LinkAttacher {
                 // durable subscriptions outlive their links; unsubscribing goes through lookupSubscription
             }
         }
+    }
+
+    /** A queue browser: enumerates the queue's messages without taking them (see {@link BrowserLink}). */
+    private void openBrowser(final Sender s, final ConsumerPlan plan) {
+        s.open();
+        final BrowserLink handler = new BrowserLink(endpoints, s, plan);
+        endpoints.register(s, handler);
+        handler.onFlow();
     }
 
     private void openConsumer(final Sender s, final ConsumerPlan plan, final boolean presettled,
@@ -334,9 +329,13 @@ final class LinkAttacher {
         refuse(s, AmqpErrors.NOT_FOUND, "no durable subscription named '" + name + "'");
     }
 
-    /** The link of a subscription lookup: closing it unsubscribes. */
+    /**
+     * The link of a subscription lookup: closing it unsubscribes, and the close is answered once the subscription is
+     * gone (a subscription of that name made right after starts afresh).
+     */
     private final class SubscriptionHandle implements LinkHandler {
         private final String group;
+        private CompletableFuture<?> deleted = CompletableFuture.completedFuture(null);
 
         SubscriptionHandle(final String group) {
             this.group = group;
@@ -350,8 +349,13 @@ final class LinkAttacher {
         @Override
         public void onEnd(final boolean closed) {
             if (closed) {
-                broker.deleteGroup(group);
+                deleted = broker.deleteGroup(group);
             }
+        }
+
+        @Override
+        public CompletableFuture<?> settled() {
+            return deleted;
         }
     }
 
