@@ -100,10 +100,11 @@ final class AmqpBroker {
     }
 
     /**
-     * The consumer group of a queue: every consumer of the queue (whatever its selector) and every browser reads it, and
-     * the core tracks its messages in place ({@link GroupConfig#IN_PLACE_ATTRIBUTE}): a selector takes only what it
-     * selects and leaves the rest for the queue's other consumers, a message given back is delivered again in its place.
-     * A group of that name made before (by an older version, or by another protocol) is switched to in-place tracking.
+     * The consumer group of a queue: every consumer of the queue (whatever its selector) and every browser reads it,
+     * and the core tracks its messages in place ({@link GroupConfig#IN_PLACE_ATTRIBUTE}): a selector takes only what
+     * it selects and leaves the rest for the queue's other consumers, a message given back is delivered again in its
+     * place. A group of that name made before (by an older version, or by another protocol) is switched to in-place
+     * tracking.
      */
     CompletableFuture<GroupConfig> ensureQueueGroup(final String group) {
         final Optional<GroupConfig> existing = messaging.groups().get(group);
@@ -268,7 +269,7 @@ final class AmqpBroker {
 
     /**
      * Marks an unshared durable subscription as having its consumer; false when it already has one (JMS allows one
-     * consumer of an unshared durable subscription at a time, wherever it connects from).
+     * consumer of an unshared durable subscription at a time; this process knows its own connections).
      */
     boolean takeSubscription(final String group) {
         return activeSubscriptions.add(group);

@@ -36,7 +36,8 @@ final class CheckpointRecord {
         final byte[] t = topic.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer buf = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 + offsets.length * 12 + 2 + g.length + 2
                 + t.length);
-        buf.put(inPlace ? FIFO_CHECKPOINT : CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId).putInt(offsets.length);
+        buf.put(inPlace ? FIFO_CHECKPOINT : CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId)
+                .putInt(offsets.length);
         for (int i = 0; i < offsets.length; i++) {
             buf.putLong(offsets[i]).putInt(reconsumeTimes[i]);
         }

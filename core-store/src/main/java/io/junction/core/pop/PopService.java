@@ -802,9 +802,10 @@ public final class PopService {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (ck.inPlace && invisibleMillis == 0) {
+        if (invisibleMillis == 0 && ck.inPlace && store.group(group).map(GroupConfig::inPlace).orElse(false)
+                && !store.group(group).map(GroupConfig::fifo).orElse(false)) {
             // Given back now: available again in its place at once (the handle is done with), as the revive of an
-            // expired delivery would make it.
+            // expired delivery would make it. (FIFO groups keep the short-lived checkpoint their clients expect.)
             return reviveInPlace(ck, h.index()).thenApply(v -> receiptHandle);
         }
         final long id = checkpointIds.incrementAndGet();

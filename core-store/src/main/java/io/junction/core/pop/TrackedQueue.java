@@ -5,9 +5,9 @@ import java.util.TreeMap;
 
 /**
  * One queue of a group whose messages are tracked one by one past the committed base: which are in flight, which are
- * done, how often each was delivered. FIFO groups and in-place groups ({@link io.junction.core.meta.GroupConfig#inPlace})
- * keep their queues this way, so a message given back is delivered again in its place rather than through the retry
- * topic.
+ * done, how often each was delivered. FIFO groups and in-place groups
+ * ({@link io.junction.core.meta.GroupConfig#inPlace}) keep their queues this way, so a message given back is delivered
+ * again in its place rather than through the retry topic.
  *
  * <p>FIFO pops scan from the base (a message group's next message waits until the previous one is done). In-place
  * pops also remember how far they have looked ({@link #frontier}): below it, every offset past the base has a slot,
