@@ -428,19 +428,22 @@ public final class PopService {
             final List<Integer> deliveries = new ArrayList<>();
             int scanned = 0;
             boolean baseMoved = false;
-            for (long at : tracked.available(IN_PLACE_SCAN_LIMIT)) {
-                if (taken.size() >= max) {
-                    break;
+            long at = tracked.base();
+            while (taken.size() < max && scanned < IN_PLACE_SCAN_LIMIT && (at = tracked.nextAvailable(at)) >= 0) {
+                if (!tracked.passedOverBy(at, request.filter())) {
+                    scanned++;
+                    final StoredMessage m = readAt(q, at);
+                    if (m == null) {
+                        baseMoved |= tracked.markDone(at); // gone (retention): nothing to deliver any more
+                    } else if (selects(request, m)) {
+                        deliveries.add(tracked.deliveries(at));
+                        tracked.markInFlight(at, tracked.deliveries(at));
+                        taken.add(m);
+                    } else {
+                        tracked.passOver(at, request.filter());
+                    }
                 }
-                scanned++;
-                final StoredMessage m = readAt(q, at);
-                if (m == null) {
-                    baseMoved |= tracked.markDone(at); // gone (retention): nothing to deliver any more
-                } else if (selects(request, m)) {
-                    deliveries.add(tracked.deliveries(at));
-                    tracked.markInFlight(at, tracked.deliveries(at));
-                    taken.add(m);
-                }
+                at++;
             }
             long offset = tracked.frontier();
             scan:
@@ -450,22 +453,24 @@ public final class PopService {
                         Math.min(32, IN_PLACE_SCAN_LIMIT - scanned), null);
                 final long next = Math.max(read.nextOffset(), offset);
                 int i = 0;
-                for (long at = offset; at < next; at++) {
-                    final StoredMessage m = i < read.messages().size() && read.messages().get(i).queueOffset() == at
+                for (long o = offset; o < next; o++) {
+                    final StoredMessage m = i < read.messages().size() && read.messages().get(i).queueOffset() == o
                             ? read.messages().get(i++) : null;
                     scanned++;
-                    tracked.lookedUpTo(at + 1);
+                    tracked.lookedUpTo(o + 1);
                     if (m == null) {
-                        baseMoved |= tracked.markDone(at); // no message at this offset
-                    } else if (tracked.isAvailable(at) && selects(request, m)) {
-                        deliveries.add(tracked.deliveries(at));
-                        tracked.markInFlight(at, tracked.deliveries(at));
+                        baseMoved |= tracked.markDone(o); // no message at this offset
+                    } else if (!tracked.isAvailable(o)) {
+                        tracked.passOver(o, null); // in flight or done (known from before a restart)
+                    } else if (selects(request, m)) {
+                        deliveries.add(tracked.deliveries(o));
+                        tracked.markInFlight(o, tracked.deliveries(o));
                         taken.add(m);
                         if (taken.size() >= max) {
                             break scan;
                         }
                     } else {
-                        tracked.passOver(at);
+                        tracked.passOver(o, request.filter());
                     }
                 }
                 if (next == offset) {

@@ -12,7 +12,9 @@ import java.util.TreeMap;
  * <p>FIFO pops scan from the base (a message group's next message waits until the previous one is done). In-place
  * pops also remember how far they have looked ({@link #frontier}): below it, every offset past the base has a slot,
  * so the messages available again (given back, or passed over by another pop's filter) are found among the slots
- * without reading the ones in flight.
+ * without reading the ones in flight. A slot remembers the last two filters that passed its message over, so a
+ * consumer whose selector rejected a message does not read it again on every pop (a filter's verdict on a stored
+ * message does not change).
  *
  * <p>Guarded by the queue's lock.
  */
@@ -21,6 +23,9 @@ final class TrackedQueue {
         boolean inFlight;
         boolean done;
         int deliveries;
+        /** The last two filters (by identity) that did not select the message. */
+        Object passedBy;
+        Object passedByBefore;
     }
 
     private long base;
@@ -80,26 +85,35 @@ final class TrackedQueue {
         s.deliveries = Math.max(s.deliveries, deliveries);
     }
 
-    /** An in-place pop looked at a message and left it for others (its filter did not select it). */
-    void passOver(final long offset) {
-        if (offset >= base) {
-            slots.computeIfAbsent(offset, o -> new Slot());
+    /**
+     * An in-place pop looked at a message and left it for others: {@code filter} (compared by identity) did not
+     * select it, or the message is in flight or done.
+     */
+    void passOver(final long offset, final Object filter) {
+        if (offset < base) {
+            return;
+        }
+        final Slot s = slots.computeIfAbsent(offset, o -> new Slot());
+        if (filter != null && s.passedBy != filter) {
+            s.passedByBefore = s.passedBy;
+            s.passedBy = filter;
         }
     }
 
-    /** The offsets below the frontier that a pop may take, oldest first (at most {@code max}). */
-    long[] available(final int max) {
-        final long[] out = new long[Math.min(max, slots.size())];
-        int n = 0;
-        for (Map.Entry<Long, Slot> e : slots.subMap(base, frontier()).entrySet()) {
-            if (n == out.length) {
-                break;
-            }
+    /** Whether {@code filter} (by identity) already found that it does not select the message. */
+    boolean passedOverBy(final long offset, final Object filter) {
+        final Slot s = slots.get(offset);
+        return s != null && (s.passedBy == filter || s.passedByBefore == filter);
+    }
+
+    /** The oldest offset at or after {@code from} below the frontier that a pop may take, or -1. */
+    long nextAvailable(final long from) {
+        for (Map.Entry<Long, Slot> e : slots.subMap(Math.max(from, base), frontier()).entrySet()) {
             if (!e.getValue().inFlight && !e.getValue().done) {
-                out[n++] = e.getKey();
+                return e.getKey();
             }
         }
-        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
+        return -1;
     }
 
     /** The delivery ended without an ack: available again, one more delivery counted. */

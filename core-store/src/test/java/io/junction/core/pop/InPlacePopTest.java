@@ -160,6 +160,42 @@ class InPlacePopTest {
     }
 
     @Test
+    void shouldFindWhatASelectorWantsBehindThousandsItDoesNot() {
+        try (MessageStore store = open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of(TOPIC, 1)).join();
+            store.groups().createOrUpdate(new GroupConfig(GROUP, 16, false, false,
+                    Map.of(GroupConfig.IN_PLACE_ATTRIBUTE, "true"))).join();
+            final int others = PopService.IN_PLACE_SCAN_LIMIT + 500;
+            for (int i = 0; i < others + 3; i++) {
+                store.send(Message.builder(TOPIC).property("kind", i < others ? "other" : "wanted")
+                        .body(("m" + i).getBytes()).build()).join();
+            }
+            TestStores.awaitIndexed(store);
+            final List<PoppedMessage> wanted = popUntilFound(store, Filters.jmsSelector("kind = 'wanted'"));
+            assertThat(bodies(wanted)).containsExactly("m" + others, "m" + (others + 1), "m" + (others + 2));
+            for (PoppedMessage m : wanted) {
+                store.changeInvisibleTime(GROUP, m.receiptHandle(), 0).join();
+            }
+            // a new consumer with the same selector finds them again behind everything the first one passed over
+            final List<PoppedMessage> again = popUntilFound(store, Filters.jmsSelector("kind = 'wanted'"));
+            assertThat(bodies(again)).containsExactly("m" + others, "m" + (others + 1), "m" + (others + 2));
+            assertThat(bodies(pop(store, null, 3))).as("the others are still there, from the oldest")
+                    .containsExactly("m0", "m1", "m2");
+        }
+    }
+
+    /** Pops with one filter until it gets something; a pop reads a bounded number of messages. */
+    private static List<PoppedMessage> popUntilFound(final MessageStore store, final MessageFilter filter) {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            final List<PoppedMessage> got = pop(store, filter, 32);
+            if (!got.isEmpty()) {
+                return got;
+            }
+        }
+        return List.of();
+    }
+
+    @Test
     void shouldNotAffectStoredMessagesWhenBrowsing() {
         try (MessageStore store = open(TestStores.small(dir).build())) {
             setUp(store, 2);
