@@ -55,6 +55,17 @@ public interface Messaging {
      */
     CompletableFuture<PopResult> pop(PopRequest request);
 
+    /**
+     * Looks at the messages a consumer group would get next, oldest first per queue, without taking them or counting
+     * a delivery: neither consumed nor in flight (for an in-place group,
+     * {@link io.junction.core.meta.GroupConfig#inPlace}, exactly what its pops would hand out, including messages given
+     * back; otherwise what no pop has reached yet).
+     */
+    default CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
+        return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE,
+                "this message core does not browse"));
+    }
+
     /** Acknowledges a popped message; fails (ILLEGAL_ARGUMENT) for a forged, foreign or expired handle. */
     CompletableFuture<Void> ack(String group, String receiptHandle);
 
@@ -72,7 +83,11 @@ public interface Messaging {
         return ack(group, receipts.stream().map(Receipt::sealed).toList());
     }
 
-    /** Moves a popped message's redelivery to {@code invisibleMillis} from now; returns its new receipt handle. */
+    /**
+     * Moves a popped message's redelivery to {@code invisibleMillis} from now; returns its new receipt handle. For an
+     * in-place group ({@link io.junction.core.meta.GroupConfig#inPlace}), 0 makes it available again in its place at
+     * once, and no handle works for it any more.
+     */
     CompletableFuture<String> changeInvisibleTime(String group, String receiptHandle, long invisibleMillis);
 
     /** Gives a popped message back: redelivered after the group's back-off; returns its new receipt handle. */

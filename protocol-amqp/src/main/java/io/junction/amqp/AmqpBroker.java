@@ -1,6 +1,7 @@
 package io.junction.amqp;
 
 import io.junction.core.Messaging;
+import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.AccessControl;
@@ -31,6 +32,10 @@ final class AmqpBroker {
     static final String ATTR_SELECTOR = "amqp.selector";
     static final String ATTR_TOPIC = "amqp.topic";
 
+    /** Groups earlier versions made for a selector on a queue. */
+    private static final java.util.regex.Pattern OLD_SELECTOR_GROUP = java.util.regex.Pattern.compile(
+            "\\|sel-[0-9a-f]{24}$");
+
     /** How long messages of an ended link wait for the group's next link. */
     static final long ORPHAN_MS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(AmqpBroker.class);
@@ -43,6 +48,8 @@ final class AmqpBroker {
     private final Map<String, java.util.ArrayDeque<io.junction.core.PoppedMessage>> orphans = new ConcurrentHashMap<>();
     private final Map<String, java.util.Set<ConsumerLink>> consumers = new ConcurrentHashMap<>();
     private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
+    /** Unshared durable subscriptions with a consumer attached (one at a time; see {@link #takeSubscription}). */
+    private final java.util.Set<String> activeSubscriptions = ConcurrentHashMap.newKeySet();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
     /** Messages being made visible again (links that ended, adopted messages nobody claimed); a stop waits for them. */
@@ -90,6 +97,27 @@ final class AmqpBroker {
         }
         return messaging.groups().createOrUpdate(new GroupConfig(group, settings.maxDeliveries() - 1, false, false,
                 attributes));
+    }
+
+    /**
+     * The consumer group of a queue: every consumer of the queue (whatever its selector) and every browser reads it,
+     * and the core tracks its messages in place ({@link GroupConfig#IN_PLACE_ATTRIBUTE}): a selector takes only what
+     * it selects and leaves the rest for the queue's other consumers, a message given back is delivered again in its
+     * place. A group of that name made before (by an older version, or by another protocol) is switched to in-place
+     * tracking.
+     */
+    CompletableFuture<GroupConfig> ensureQueueGroup(final String group) {
+        final Optional<GroupConfig> existing = messaging.groups().get(group);
+        if (existing.isPresent() && existing.get().inPlace()) {
+            return CompletableFuture.completedFuture(existing.get());
+        }
+        final Map<String, String> attributes = new java.util.HashMap<>(
+                existing.map(GroupConfig::attributes).orElse(Map.of()));
+        attributes.put(GroupConfig.IN_PLACE_ATTRIBUTE, "true");
+        return messaging.groups().createOrUpdate(existing.isPresent()
+                ? new GroupConfig(group, existing.get().maxReconsumeTimes(), existing.get().fifo(),
+                        existing.get().broadcast(), attributes)
+                : new GroupConfig(group, settings.maxDeliveries() - 1, false, false, attributes));
     }
 
     /**
@@ -202,13 +230,28 @@ final class AmqpBroker {
 
     /** Takes up to {@code max} adopted messages of the group, oldest first. */
     java.util.List<io.junction.core.PoppedMessage> claim(final String group, final int max) {
+        return claim(group, max, MessageFilter.ALL);
+    }
+
+    /**
+     * Takes up to {@code max} adopted messages of the group that {@code filter} selects, oldest first (consumers of a
+     * queue share its group, each with its own selector).
+     */
+    java.util.List<io.junction.core.PoppedMessage> claim(final String group, final int max,
+                                                         final MessageFilter filter) {
         if (orphans.isEmpty()) {
             return java.util.List.of();
         }
         final java.util.List<io.junction.core.PoppedMessage> out = new java.util.ArrayList<>();
         orphans.computeIfPresent(group, (k, q) -> {
-            while (out.size() < max && !q.isEmpty()) {
-                out.add(q.poll());
+            for (java.util.Iterator<io.junction.core.PoppedMessage> it = q.iterator(); it.hasNext()
+                    && out.size() < max; ) {
+                final io.junction.core.PoppedMessage m = it.next();
+                if (filter == MessageFilter.ALL
+                        || filter.matches(m.message().properties(), m.message().bornTimestamp())) {
+                    it.remove();
+                    out.add(m);
+                }
             }
             return q.isEmpty() ? null : q;
         });
@@ -222,6 +265,24 @@ final class AmqpBroker {
             return q.isEmpty() ? null : q;
         });
         return removed[0];
+    }
+
+    /**
+     * Marks an unshared durable subscription as having its consumer; false when it already has one (JMS allows one
+     * consumer of an unshared durable subscription at a time; this process knows its own connections).
+     */
+    boolean takeSubscription(final String group) {
+        return activeSubscriptions.add(group);
+    }
+
+    /** Its consumer went away. */
+    void leaveSubscription(final String group) {
+        activeSubscriptions.remove(group);
+    }
+
+    /** Whether a subscription has a consumer attached (it cannot be unsubscribed then). */
+    boolean subscriptionInUse(final String group) {
+        return activeSubscriptions.contains(group) || consumers.containsKey(group);
     }
 
     /** Counts a link on a shared non-durable subscription; true for the first. */
@@ -267,10 +328,14 @@ final class AmqpBroker {
         deleteGroup(topic);
     }
 
-    /** At start: non-durable subscriptions and temporary topics of connections that died with the last process. */
+    /**
+     * At start: non-durable subscriptions and temporary topics of connections that died with the last process, and the
+     * per-selector groups of queues that earlier versions made ({@code <queue>|sel-<hash>}; a queue is one group now).
+     */
     void removeLeftovers() {
         for (GroupConfig g : messaging.groups().list()) {
-            if (g.name().startsWith(TRANSIENT_PREFIX) || g.name().startsWith(TEMP_PREFIX)) {
+            if (g.name().startsWith(TRANSIENT_PREFIX) || g.name().startsWith(TEMP_PREFIX)
+                    || OLD_SELECTOR_GROUP.matcher(g.name()).find()) {
                 deleteGroup(g.name());
             }
         }

@@ -318,15 +318,14 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private void dispatch(final Event event) {
         switch (event.getType()) {
             case CONNECTION_REMOTE_OPEN -> remoteOpen();
-            case CONNECTION_REMOTE_CLOSE -> {
-                endpoints.connectionLost();
+            case CONNECTION_REMOTE_CLOSE -> endpoints.remoteClosed(() -> {
                 if (connection.getLocalState() != EndpointState.CLOSED) {
                     if (connection.getLocalState() == EndpointState.UNINITIALIZED) {
                         connection.open();
                     }
                     connection.close();
                 }
-            }
+            });
             case SESSION_REMOTE_OPEN -> endpoints.sessionOpened(event.getSession());
             case SESSION_REMOTE_CLOSE -> endpoints.sessionClosed(event.getSession());
             case LINK_REMOTE_OPEN -> endpoints.linkOpened(event.getLink());

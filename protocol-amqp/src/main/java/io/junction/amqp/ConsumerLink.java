@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * Outcomes: accepted → ack; released and modified → visible again at once (the core counts a delivery, so the next
  * delivery's delivery-count and JMSRedelivered show it; after {@code amqp.max-delivery-attempts} the message goes to
  * the group's dead-letter topic); rejected → the dead-letter topic now. Presettled (at-most-once) links ack each
- * message as it is written. When the link ends, every message it holds unsettled goes back to the group at once.
+ * message as it is written. When the link ends, its acks are stored first, then every message it holds unsettled goes
+ * back to the group at once ({@link #settled}: the client is answered after both).
  */
 final class ConsumerLink implements LinkHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
@@ -63,6 +64,10 @@ final class ConsumerLink implements LinkHandler {
      * of one read).
      */
     private final ArrayList<Receipt> pendingAcks = new ArrayList<>();
+    /** Completes once every ack this link passed to the core is stored. */
+    private CompletableFuture<Void> acksStored = CompletableFuture.completedFuture(null);
+    /** After the link ended: completes once its acks are stored and what it held is back in the queue. */
+    private CompletableFuture<?> settled = CompletableFuture.completedFuture(null);
     /**
      * The read in flight, or null; cancelled when the link ends (a parked one would otherwise take messages for
      * nobody). One at a time: two concurrent pops of one queue can complete in either order, and a JMS consumer must
@@ -74,7 +79,7 @@ final class ConsumerLink implements LinkHandler {
     /** Whether the read in flight may wait at the end of the queues (a long poll). */
     private boolean popWaits;
     private boolean ended;
-    private long tags;
+    private final DeliveryTags tags = new DeliveryTags();
 
     ConsumerLink(final Endpoints endpoints, final Sender sender, final ConsumerPlan plan, final boolean presettled,
                  final java.util.function.Consumer<Boolean> onEnd) {
@@ -117,7 +122,7 @@ final class ConsumerLink implements LinkHandler {
         if (sender.getCredit() <= 0 || !ready.isEmpty()) {
             return; // waiting for credit, or for the channel to drain
         }
-        final List<PoppedMessage> adopted = endpoints.broker().claim(plan.group(), sender.getCredit());
+        final List<PoppedMessage> adopted = endpoints.broker().claim(plan.group(), sender.getCredit(), plan.filter());
         if (!adopted.isEmpty()) {
             ready.addAll(adopted);
             deliverReady();
@@ -180,7 +185,7 @@ final class ConsumerLink implements LinkHandler {
             }
             final GrowableBuffer out = endpoints.encodeBuffer();
             endpoints.mapping().toAmqp(m.message(), plan.address(), m.reconsumeTimes(), out);
-            final Delivery d = sender.delivery(nextTag());
+            final Delivery d = sender.delivery(tags.next());
             sender.send(out.array(), 0, out.position());
             if (presettled) {
                 d.settle();
@@ -190,20 +195,6 @@ final class ConsumerLink implements LinkHandler {
             }
             sender.advance();
         }
-    }
-
-    private byte[] nextTag() {
-        long t = tags++;
-        int n = 1;
-        for (long v = t >>> 8; v != 0; v >>>= 8) {
-            n++;
-        }
-        final byte[] tag = new byte[n];
-        for (int i = n - 1; i >= 0; i--) {
-            tag[i] = (byte) t;
-            t >>>= 8;
-        }
-        return tag;
     }
 
     @Override
@@ -269,22 +260,32 @@ final class ConsumerLink implements LinkHandler {
         // Always an ArrayList: a batch of another list class made the JIT recompile the core's ack loop.
         final List<Receipt> batch = new ArrayList<>(pendingAcks);
         pendingAcks.clear();
-        messaging.ackReceipts(plan.group(), batch).whenComplete((r, e) -> logFailure("ack", e));
+        final CompletableFuture<Void> stored = messaging.ackReceipts(plan.group(), batch);
+        stored.whenComplete((r, e) -> logFailure("ack", e));
+        acksStored = acksStored.isDone() ? stored : CompletableFuture.allOf(acksStored, stored);
     }
 
     /** Makes a message visible to the group again at once. */
-    void release(final Receipt receipt) {
-        endpoints.broker().giveBack(plan.group(), receipt.sealed());
+    CompletableFuture<String> release(final Receipt receipt) {
+        return endpoints.broker().giveBack(plan.group(), receipt.sealed());
     }
 
-    /** Messages this link took but never delivered: the group's next link gets them (unless the group is gone). */
-    private void orphan(final List<PoppedMessage> messages) {
+    /**
+     * Messages this link took but never delivered. A queue's go back in their place at once (its group is tracked in
+     * place, and its other consumers may have other selectors); a subscription's next link gets them (unless the
+     * subscription is gone).
+     */
+    private List<CompletableFuture<?>> orphan(final List<PoppedMessage> messages) {
+        final List<CompletableFuture<?>> givenBack = new ArrayList<>();
         if (plan.kind() == ConsumerPlan.Kind.TRANSIENT
                 || endpoints.broker().incarnation(plan.group()) != incarnation) {
             messages.forEach(m -> ack(m.receipt()));
+        } else if (plan.kind() == ConsumerPlan.Kind.QUEUE) {
+            messages.forEach(m -> givenBack.add(release(m.receipt())));
         } else {
             endpoints.broker().adopt(plan.group(), messages, endpoints.connection().executor());
         }
+        return givenBack;
     }
 
     private void logFailure(final String what, final Throwable e) {
@@ -304,17 +305,29 @@ final class ConsumerLink implements LinkHandler {
             inFlight.cancel(false); // one that already completed still reaches popped() and is orphaned there
         }
         endpoints.broker().consumerEnded(this);
-        orphan(new ArrayList<>(ready));
+        final List<CompletableFuture<?>> orphansBack = orphan(new ArrayList<>(ready));
         ready.clear();
+        final List<Receipt> unsettled = new ArrayList<>();
         for (Delivery d = sender.head(); d != null; d = d.next()) {
             if (d.getContext() instanceof Receipt receipt) {
                 d.setContext(null);
-                release(receipt);
+                unsettled.add(receipt);
             }
         }
+        // What the client acknowledged is consumed before anything the link held goes back to the queue.
+        settled = acksStored.handle((r, e) -> null).thenCompose(x -> {
+            final List<CompletableFuture<?>> back = new ArrayList<>(orphansBack);
+            unsettled.forEach(receipt -> back.add(release(receipt)));
+            return CompletableFuture.allOf(back.toArray(CompletableFuture[]::new)).handle((r, e) -> null);
+        });
         if (onEnd != null) {
             onEnd.accept(closed);
         }
+    }
+
+    @Override
+    public CompletableFuture<?> settled() {
+        return settled;
     }
 
     /** For logging. */

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
@@ -23,6 +25,8 @@ final class Endpoints {
     static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
     static final Symbol DELAYED_DELIVERY = Symbol.valueOf("DELAYED_DELIVERY");
     static final Symbol SHARED_SUBS = Symbol.valueOf("SHARED-SUBS");
+    /** Longest a detach, end or close waits for its links to settle (see {@link #afterSettled}). */
+    static final long SETTLE_TIMEOUT_MS = 10_000;
 
     private final AmqpConnection connection;
     private final AmqpBroker broker;
@@ -114,15 +118,18 @@ final class Endpoints {
     }
 
     void sessionClosed(final Session session) {
+        final List<CompletableFuture<?>> settling = new ArrayList<>();
         for (Link link : new ArrayList<>(links.keySet())) {
             if (link.getSession() == session) {
-                ended(link, false);
+                settling.add(ended(link, false));
             }
         }
-        if (session.getLocalState() != EndpointState.CLOSED) {
-            session.close();
-        }
-        freeIfDone(session);
+        afterSettled(settling, () -> {
+            if (session.getLocalState() != EndpointState.CLOSED) {
+                session.close();
+            }
+            freeIfDone(session);
+        });
     }
 
     /**
@@ -148,15 +155,38 @@ final class Endpoints {
     }
 
     void linkEnded(final Link link, final boolean closed) {
-        ended(link, closed);
-        if (link.getLocalState() != EndpointState.CLOSED) {
-            if (closed) {
-                link.close();
-            } else {
-                link.detach();
+        afterSettled(List.of(ended(link, closed)), () -> {
+            if (link.getLocalState() != EndpointState.CLOSED) {
+                if (closed) {
+                    link.close();
+                } else {
+                    // A detached link stays locally open in proton-j, and a session hands that same object to the
+                    // next ATTACH of the name (a durable subscriber coming back on its session), which then never
+                    // opens. Freeing it lets the next ATTACH of the name make a new link; the DETACH still goes out.
+                    link.detach();
+                    link.free();
+                    return;
+                }
             }
+            freeIfDone(link);
+        });
+    }
+
+    /**
+     * Runs {@code answer} (the frame that tells the peer its detach, end or close is done) once the links that ended
+     * have settled what they leave behind ({@link LinkHandler#settled}); at once when nothing is pending. A core that
+     * does not answer within {@value #SETTLE_TIMEOUT_MS} ms does not keep the client waiting longer.
+     */
+    private void afterSettled(final List<CompletableFuture<?>> settling, final Runnable answer) {
+        final CompletableFuture<Void> all = CompletableFuture.allOf(settling.toArray(CompletableFuture[]::new));
+        if (all.isDone()) {
+            answer.run();
+            return;
         }
-        freeIfDone(link);
+        all.orTimeout(SETTLE_TIMEOUT_MS, TimeUnit.MILLISECONDS).whenCompleteAsync((v, e) -> {
+            answer.run();
+            connection.requestFlush();
+        }, connection.executor());
     }
 
     /** The broker ends a link with an error (the client's link is detached, closed). */
@@ -167,12 +197,14 @@ final class Endpoints {
         connection.requestFlush();
     }
 
-    private void ended(final Link link, final boolean closed) {
+    private CompletableFuture<?> ended(final Link link, final boolean closed) {
         final LinkHandler handler = links.remove(link);
-        if (handler != null) {
-            link.setContext(null);
-            handler.onEnd(closed);
+        if (handler == null) {
+            return CompletableFuture.completedFuture(null);
         }
+        link.setContext(null);
+        handler.onEnd(closed);
+        return handler.settled();
     }
 
     void flow(final Link link) {
@@ -227,17 +259,29 @@ final class Endpoints {
         }
     }
 
-    /** The connection ended (closed by either side or dropped): every link ends, open transactions roll back. */
-    void connectionLost() {
+    /**
+     * The peer closed the connection: every link ends, then {@code answer} (the CLOSE) once they have settled, as for a
+     * session's end.
+     */
+    void remoteClosed(final Runnable answer) {
+        afterSettled(connectionLost(), answer);
+    }
+
+    /**
+     * The connection ended (closed by either side or dropped): every link ends, open transactions roll back. Returns
+     * what the links are still settling.
+     */
+    List<CompletableFuture<?>> connectionLost() {
         if (lost) {
-            return;
+            return List.of();
         }
         lost = true;
         if (authorization != null) {
             authorization.stop();
         }
+        final List<CompletableFuture<?>> settling = new ArrayList<>();
         for (Link link : new ArrayList<>(links.keySet())) {
-            ended(link, false);
+            settling.add(ended(link, false));
         }
         for (LocalTransaction txn : transactions.values()) {
             txn.rollback();
@@ -247,5 +291,6 @@ final class Endpoints {
             broker.deleteTemporary(topic);
         }
         temporaryTopics.clear();
+        return settling;
     }
 }

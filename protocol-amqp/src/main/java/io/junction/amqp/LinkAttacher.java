@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -38,11 +39,11 @@ import org.apache.qpid.proton.engine.Sender;
  * <p>Consumer links ({@link ConsumerPlan.Kind}): capability {@code topic} (or {@code temporary-topic}) reads as a
  * subscription: shared ({@code shared}, scoped to the container id unless {@code global}) or not, durable when the
  * source's durability is not {@code none}; the subscription name is the link name up to its first {@code |} (as Qpid
- * JMS names links). Anything else reads as a queue. A JMS selector on a queue gets its own group
- * ({@code <queue>|sel-<hash>}, starting where the queue's group is), so consumers with different selectors on one
- * queue each see the messages they select (a message both select goes to both). A source without address is a
- * durable-subscription lookup (Qpid JMS unsubscribing): the stored subscription's source is returned and closing the
- * link deletes it.
+ * JMS names links). Anything else reads as a queue: one consumer group per queue, tracked in place by the core, so
+ * consumers with different selectors share the queue's messages (each message goes to one consumer; a selector takes
+ * only what it selects and leaves the rest); a source with distribution mode {@code copy} on a queue is a browser. A
+ * source without address is a durable-subscription lookup (Qpid JMS unsubscribing): the stored subscription's source
+ * is returned and closing the link deletes it.
  */
 final class LinkAttacher {
     static final Symbol QUEUE = Symbol.valueOf("queue");
@@ -51,6 +52,8 @@ final class LinkAttacher {
     static final Symbol TEMP_TOPIC = Symbol.valueOf("temporary-topic");
     static final Symbol SHARED = Symbol.valueOf("shared");
     static final Symbol GLOBAL = Symbol.valueOf("global");
+    /** Source distribution mode of a queue browser (Qpid JMS). */
+    static final Symbol COPY = Symbol.valueOf("copy");
     static final Symbol SELECTOR_FILTER = Symbol.valueOf("apache.org:selector-filter:string");
     static final UnsignedLong SELECTOR_FILTER_CODE = UnsignedLong.valueOf(0x0000468C00000004L);
     static final Symbol JMS_SELECTOR_KEY = Symbol.valueOf("jms-selector");
@@ -146,7 +149,7 @@ final class LinkAttacher {
         if (source.getDynamic()) {
             final String temporary = AmqpBroker.TEMP_PREFIX + broker.nextId();
             final String core = endpoints.inNamespace(temporary);
-            whenReady(s, broker.ensureTopic(core).thenCompose(t -> broker.ensureGroup(core, Map.of())), g -> {
+            whenReady(s, broker.ensureTopic(core).thenCompose(t -> broker.ensureQueueGroup(core)), g -> {
                 endpoints.addTemporaryTopic(core);
                 final Source local = (Source) source.copy();
                 local.setAddress(temporary);
@@ -184,7 +187,14 @@ final class LinkAttacher {
         s.setSource(local);
         final Symbol[] caps = source.getCapabilities();
         if (!has(caps, TOPIC) && !has(caps, TEMP_TOPIC)) {
-            attachQueueConsumer(s, address, core, selector, filter, presettled);
+            final ConsumerPlan plan = new ConsumerPlan(address, core, core, filter, ConsumerPlan.Kind.QUEUE, 0);
+            final CompletableFuture<GroupConfig> ready = broker.ensureTopic(core)
+                    .thenCompose(t -> broker.ensureQueueGroup(core));
+            if (COPY.equals(source.getDistributionMode())) {
+                whenReady(s, ready, g -> openBrowser(s, plan));
+            } else {
+                whenReady(s, ready, g -> openConsumer(s, plan, presettled, null));
+            }
             return;
         }
         final boolean shared = has(caps, SHARED);
@@ -206,6 +216,11 @@ final class LinkAttacher {
         }
         final Map<String, String> attributes = Map.of(AmqpBroker.ATTR_ADDRESS, address, AmqpBroker.ATTR_TOPIC, core,
                 AmqpBroker.ATTR_SELECTOR, selector == null ? "" : selector);
+        if (kind == ConsumerPlan.Kind.DURABLE && !broker.takeSubscription(group)) {
+            refuse(s, AmqpErrors.RESOURCE_LOCKED, "durable subscription '" + name + "' of client '"
+                    + endpoints.containerId() + "' is in use by another consumer");
+            return;
+        }
         if (kind == ConsumerPlan.Kind.SHARED_VOLATILE) {
             broker.joinSharedVolatile(group);
         }
@@ -213,29 +228,11 @@ final class LinkAttacher {
         whenReady(s, broker.ensureTopic(core).thenCompose(t -> subscription(group, t, attributes)), fresh -> {
             final ConsumerPlan plan = new ConsumerPlan(address, core, group, filter, kind, fresh ? since : 0);
             openConsumer(s, plan, presettled, closed -> subscriptionEnded(plan, closed));
+        }, () -> {
+            if (kind == ConsumerPlan.Kind.DURABLE) {
+                broker.leaveSubscription(group); // never opened: the subscription is free again
+            }
         });
-    }
-
-    private void attachQueueConsumer(final Sender s, final String address, final String core, final String selector,
-                                     final MessageFilter filter, final boolean presettled) {
-        final String group = selector == null ? core : core + "|sel-" + shortHash(selector);
-        final CompletableFuture<GroupConfig> ready = broker.ensureTopic(core).thenCompose(t -> {
-            final boolean fresh = broker.messaging().groups().get(group).isEmpty();
-            return broker.ensureGroup(group, Map.of()).thenApply(g -> {
-                if (fresh && selector != null) {
-                    // a selector's group starts where the queue's own consumers are, not at the queue's start
-                    for (int q = 0; q < t.queueCount(); q++) {
-                        final long at = broker.messaging().queryOffset(core, core, q);
-                        if (at >= 0) {
-                            broker.messaging().commitOffset(group, core, q, at);
-                        }
-                    }
-                }
-                return g;
-            });
-        });
-        whenReady(s, ready, g -> openConsumer(s, new ConsumerPlan(address, core, group, filter,
-                ConsumerPlan.Kind.QUEUE, 0), presettled, null));
     }
 
     /**
@@ -262,10 +259,19 @@ final class LinkAttacher {
                     broker.deleteGroup(plan.group());
                 }
             }
+            case DURABLE -> broker.leaveSubscription(plan.group());
             default -> {
                 // durable subscriptions outlive their links; unsubscribing goes through lookupSubscription
             }
         }
+    }
+
+    /** A queue browser: enumerates the queue's messages without taking them (see {@link BrowserLink}). */
+    private void openBrowser(final Sender s, final ConsumerPlan plan) {
+        s.open();
+        final BrowserLink handler = new BrowserLink(endpoints, s, plan);
+        endpoints.register(s, handler);
+        handler.onFlow();
     }
 
     private void openConsumer(final Sender s, final ConsumerPlan plan, final boolean presettled,
@@ -288,40 +294,57 @@ final class LinkAttacher {
 
     /**
      * A consumer link without source address: Qpid JMS looks a durable subscription up this way to unsubscribe. Found:
-     * the link opens with the subscription's source, and closing it deletes the subscription. Not found: the link
-     * opens with no source (the client reports that no such subscription exists).
+     * the link opens with the subscription's source, and closing it deletes the subscription. A subscription with a
+     * consumer attached cannot be unsubscribed (amqp:resource-locked); an unknown one is amqp:not-found (Qpid JMS
+     * reports both as exceptions of {@code unsubscribe}).
+     *
+     * <p>Qpid JMS names the kind of subscription (desired capabilities {@code shared}, {@code global}) only while it has
+     * consumers of it; for one it no longer has, the client's unshared subscription of that name is looked for first,
+     * then its shared one.
      */
     private void lookupSubscription(final Sender s) {
         final Symbol[] desired = s.getRemoteDesiredCapabilities();
         final String name = subscriptionName(s.getName());
-        final String group = endpoints.inNamespace(has(desired, SHARED)
-                ? groupName(AmqpBroker.SHARED_PREFIX, has(desired, GLOBAL) ? "global" : endpoints.containerId(), name)
-                : groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name));
-        final Optional<GroupConfig> found = broker.messaging().groups().get(group);
-        if (found.isEmpty() || !found.get().attributes().containsKey(AmqpBroker.ATTR_ADDRESS)) {
-            s.setSource(null);
+        final boolean global = has(desired, GLOBAL) || s.getName().endsWith("|global");
+        final String shared = endpoints.inNamespace(groupName(AmqpBroker.SHARED_PREFIX,
+                global ? "global" : endpoints.containerId(), name));
+        final List<String> candidates = has(desired, SHARED) || global ? List.of(shared) : List.of(
+                endpoints.inNamespace(groupName(AmqpBroker.DURABLE_PREFIX, endpoints.containerId(), name)), shared);
+        for (String group : candidates) {
+            final Optional<GroupConfig> found = broker.messaging().groups().get(group);
+            if (found.isEmpty() || !found.get().attributes().containsKey(AmqpBroker.ATTR_ADDRESS)) {
+                continue;
+            }
+            if (broker.subscriptionInUse(group)) {
+                refuse(s, AmqpErrors.RESOURCE_LOCKED, "subscription '" + name + "' is in use: close its consumers "
+                        + "before unsubscribing");
+                return;
+            }
+            final Map<String, String> attrs = found.get().attributes();
+            final Source source = new Source();
+            source.setAddress(attrs.get(AmqpBroker.ATTR_ADDRESS));
+            source.setDurable(TerminusDurability.UNSETTLED_STATE);
+            source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
+            source.setCapabilities(group.equals(shared) ? new Symbol[] {TOPIC, SHARED} : new Symbol[] {TOPIC});
+            final String selector = attrs.get(AmqpBroker.ATTR_SELECTOR);
+            if (selector != null && !selector.isEmpty()) {
+                source.setFilter(Map.of(JMS_SELECTOR_KEY, new SelectorFilter(selector)));
+            }
+            s.setSource(source);
             s.open();
-            endpoints.register(s, new SubscriptionHandle(null));
+            endpoints.register(s, new SubscriptionHandle(group));
             return;
         }
-        final Map<String, String> attrs = found.get().attributes();
-        final Source source = new Source();
-        source.setAddress(attrs.get(AmqpBroker.ATTR_ADDRESS));
-        source.setDurable(TerminusDurability.UNSETTLED_STATE);
-        source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
-        source.setCapabilities(has(desired, SHARED) ? new Symbol[] {TOPIC, SHARED} : new Symbol[] {TOPIC});
-        final String selector = attrs.get(AmqpBroker.ATTR_SELECTOR);
-        if (selector != null && !selector.isEmpty()) {
-            source.setFilter(Map.of(JMS_SELECTOR_KEY, new SelectorFilter(selector)));
-        }
-        s.setSource(source);
-        s.open();
-        endpoints.register(s, new SubscriptionHandle(group));
+        refuse(s, AmqpErrors.NOT_FOUND, "no durable subscription named '" + name + "'");
     }
 
-    /** The link of a subscription lookup: closing it unsubscribes. */
+    /**
+     * The link of a subscription lookup: closing it unsubscribes, and the close is answered once the subscription is
+     * gone (a subscription of that name made right after starts afresh).
+     */
     private final class SubscriptionHandle implements LinkHandler {
         private final String group;
+        private CompletableFuture<?> deleted = CompletableFuture.completedFuture(null);
 
         SubscriptionHandle(final String group) {
             this.group = group;
@@ -334,9 +357,14 @@ final class LinkAttacher {
 
         @Override
         public void onEnd(final boolean closed) {
-            if (closed && group != null) {
-                broker.deleteGroup(group);
+            if (closed) {
+                deleted = broker.deleteGroup(group);
             }
+        }
+
+        @Override
+        public CompletableFuture<?> settled() {
+            return deleted;
         }
     }
 
@@ -374,11 +402,19 @@ final class LinkAttacher {
     }
 
     private <T> void whenReady(final Link link, final CompletableFuture<T> ready, final Consumer<T> then) {
+        whenReady(link, ready, then, () -> { });
+    }
+
+    /** Opens the link with {@code then} once {@code ready} completes; {@code abandoned} runs when it never opens. */
+    private <T> void whenReady(final Link link, final CompletableFuture<T> ready, final Consumer<T> then,
+                               final Runnable abandoned) {
         ready.whenCompleteAsync((v, e) -> {
             if (endpoints.lost()) {
+                abandoned.run();
                 return;
             }
             if (e != null) {
+                abandoned.run();
                 refuse(link, ProducerLink.conditionOf(e.getCause() != null ? e.getCause() : e),
                         "cannot attach: " + e.getMessage());
             } else {

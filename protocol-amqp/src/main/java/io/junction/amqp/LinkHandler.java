@@ -1,5 +1,6 @@
 package io.junction.amqp;
 
+import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.engine.Delivery;
 
 /**
@@ -20,6 +21,15 @@ interface LinkHandler {
      * ended, or the broker gave up on it. Called once; the handler releases what it holds.
      */
     void onEnd(boolean closed);
+
+    /**
+     * After {@link #onEnd}: completes once what the link leaves behind is settled in the core (a consumer's acks
+     * stored, what it held given back). The peer's detach, end or close is answered only then, so a client that closed a
+     * consumer finds its acknowledged messages consumed and the rest back in the queue.
+     */
+    default CompletableFuture<?> settled() {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** The channel became writable again: consumer links go on delivering. */
     default void onWritable() {

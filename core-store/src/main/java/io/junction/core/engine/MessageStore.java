@@ -1,6 +1,8 @@
 package io.junction.core.engine;
 
 import io.junction.core.Messaging;
+import io.junction.core.BrowseRequest;
+import io.junction.core.BrowseResult;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
@@ -663,6 +665,39 @@ public final class MessageStore implements Messaging, AutoCloseable {
         // Counted on the side: the caller gets the pop's own future, whose cancelling frees a parked pop.
         popped.thenAccept(r -> traffic.read(request.group(), request.topic(), r.messages().size()));
         return popped;
+    }
+
+    /**
+     * Browses once every message whose send completed before the call is indexed (queue entries are built just after
+     * a send is acknowledged): a client that sends and then browses sees what it sent.
+     */
+    @Override
+    public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        }
+        return indexedUpTo(flusher.visibleOffset()).thenCompose(x -> pops.browse(request));
+    }
+
+    /** Completes once the dispatcher has indexed the log below {@code offset} (after a second at most). */
+    private CompletableFuture<Void> indexedUpTo(final long offset) {
+        if (dispatcher.dispatchedOffset() >= offset) {
+            return CompletableFuture.completedFuture(null);
+        }
+        final CompletableFuture<Void> indexed = new CompletableFuture<>();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        dispatcher.wake();
+        timer.schedule(new Runnable() {
+            @Override
+            public void run() {
+                if (dispatcher.dispatchedOffset() >= offset || System.nanoTime() > deadline) {
+                    indexed.complete(null);
+                } else {
+                    timer.schedule(this, 1, TimeUnit.MILLISECONDS);
+                }
+            }
+        }, 1, TimeUnit.MILLISECONDS);
+        return indexed;
     }
 
     @Override

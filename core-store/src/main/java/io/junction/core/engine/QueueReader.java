@@ -69,7 +69,7 @@ final class QueueReader {
                     }
                     final StoredMessage message = message(QueueEntryDescriptor.logOffset(entries, pos),
                             request.topic());
-                    if (message != null && filter.matches(message.properties())) {
+                    if (message != null && filter.matches(message.properties(), message.bornTimestamp())) {
                         found.add(message);
                         bytes += size;
                     }

@@ -6,7 +6,8 @@ import java.util.Map;
  * Comparison, BETWEEN, IS NULL and boolean-property nodes. The shapes almost every subscription uses
  * ({@code prop <op> constant}, {@code prop = 'text'}, {@code prop BETWEEN c1 AND c2}, {@code prop IS NULL}) get
  * dedicated nodes that read the property once and hold the constant pre-converted; everything else goes through the
- * generic {@link NumericComparison}.
+ * generic {@link NumericComparison}. Where the properties carry types ({@link TypedProperties}), a comparison with a
+ * value of another kind is FALSE.
  */
 final class ComparisonConditions {
     private ComparisonConditions() {
@@ -35,6 +36,9 @@ final class ComparisonConditions {
             final String text = properties.get(name);
             if (text == null) {
                 return Tri.UNKNOWN;
+            }
+            if (TypedProperties.isNot(properties, name, TypedProperties.Kind.NUMBER)) {
+                return Tri.FALSE;
             }
             final int kind = NumberText.classify(text);
             if (kind == NumericExpr.LONG) {
@@ -79,6 +83,9 @@ final class ComparisonConditions {
             if (rightKind == NumericExpr.UNKNOWN) {
                 return Tri.UNKNOWN;
             }
+            if (leftKind == NumericExpr.NOT_A_NUMBER || rightKind == NumericExpr.NOT_A_NUMBER) {
+                return Tri.FALSE;
+            }
             if (leftKind == NumericExpr.LONG && rightKind == NumericExpr.LONG) {
                 return Tri.of(ComparisonOp.accepts(mask,
                         Long.compare(left.longValue(properties), right.longValue(properties))));
@@ -121,6 +128,9 @@ final class ComparisonConditions {
             if (text == null) {
                 return Tri.UNKNOWN;
             }
+            if (TypedProperties.isNot(properties, name, TypedProperties.Kind.NUMBER)) {
+                return Tri.FALSE; // NOT BETWEEN too: the comparison itself is of unlike types
+            }
             final int kind = NumberText.classify(text);
             if (kind == NumericExpr.UNKNOWN) {
                 return Tri.UNKNOWN;
@@ -159,7 +169,13 @@ final class ComparisonConditions {
         @Override
         public int test(final Map<String, String> properties) {
             final String text = properties.get(name);
-            return text == null ? Tri.UNKNOWN : Tri.of(text.equals(value) != negated);
+            if (text == null) {
+                return Tri.UNKNOWN;
+            }
+            if (TypedProperties.isNot(properties, name, TypedProperties.Kind.STRING)) {
+                return Tri.FALSE;
+            }
+            return Tri.of(text.equals(value) != negated);
         }
 
         @Override
@@ -168,7 +184,10 @@ final class ComparisonConditions {
         }
     }
 
-    /** {@code a = b} on two properties: string equality, as RocketMQ compares two string values. */
+    /**
+     * {@code a = b} on two properties: string equality, as RocketMQ compares two string values; with typed properties,
+     * values of one kind (numbers by value) and FALSE for unlike kinds.
+     */
     static final class PropertiesEqual implements Condition {
         private final String left;
         private final String right;
@@ -187,7 +206,31 @@ final class ComparisonConditions {
                 return Tri.UNKNOWN;
             }
             final String r = properties.get(right);
-            return r == null ? Tri.UNKNOWN : Tri.of(l.equals(r) != negated);
+            if (r == null) {
+                return Tri.UNKNOWN;
+            }
+            if (properties instanceof TypedProperties typed) {
+                final TypedProperties.Kind kind = typed.kindOf(left);
+                if (kind != typed.kindOf(right) || kind == TypedProperties.Kind.OTHER) {
+                    return Tri.FALSE;
+                }
+                if (kind == TypedProperties.Kind.NUMBER) {
+                    return numbersEqual(l, r);
+                }
+            }
+            return Tri.of(l.equals(r) != negated);
+        }
+
+        private int numbersEqual(final String l, final String r) {
+            final int lk = NumberText.classify(l);
+            final int rk = NumberText.classify(r);
+            if (lk == NumericExpr.UNKNOWN || rk == NumericExpr.UNKNOWN) {
+                return Tri.UNKNOWN;
+            }
+            final boolean equal = lk == NumericExpr.LONG && rk == NumericExpr.LONG
+                    ? NumberText.parseLong(l) == NumberText.parseLong(r)
+                    : NumberText.parseDouble(l) == NumberText.parseDouble(r);
+            return Tri.of(equal != negated);
         }
 
         @Override
@@ -226,7 +269,7 @@ final class ComparisonConditions {
 
     /**
      * A property used as a boolean: "true"/"false" in any case (how booleans travel as property strings); other text
-     * or a missing property is UNKNOWN.
+     * or a missing property is UNKNOWN; a typed property that is not a boolean is FALSE.
      */
     static final class PropertyAsBoolean implements Condition {
         private final String name;
@@ -237,19 +280,65 @@ final class ComparisonConditions {
 
         @Override
         public int test(final Map<String, String> properties) {
-            final String text = properties.get(name);
-            if (text == null) {
-                return Tri.UNKNOWN;
-            }
-            if (text.equalsIgnoreCase("true")) {
-                return Tri.TRUE;
-            }
-            return text.equalsIgnoreCase("false") ? Tri.FALSE : Tri.UNKNOWN;
+            return booleanValue(properties, name);
         }
 
         @Override
         public String toString() {
             return name;
+        }
+    }
+
+    /** The boolean a property holds: TRUE, FALSE, or UNKNOWN when it is missing or not "true"/"false". */
+    private static int booleanValue(final Map<String, String> properties, final String name) {
+        final String text = properties.get(name);
+        if (text == null) {
+            return Tri.UNKNOWN;
+        }
+        if (TypedProperties.isNot(properties, name, TypedProperties.Kind.BOOLEAN)) {
+            return Tri.FALSE;
+        }
+        if (text.equalsIgnoreCase("true")) {
+            return Tri.TRUE;
+        }
+        return text.equalsIgnoreCase("false") ? Tri.FALSE : Tri.UNKNOWN;
+    }
+
+    /**
+     * {@code prop = <boolean>} / {@code prop <> <boolean>}: like {@link BooleanEquality}, but a typed property that is
+     * not a boolean makes both forms FALSE (a comparison of unlike types).
+     */
+    static final class PropertyEqualsBoolean implements Condition {
+        private final String name;
+        private final Condition other;
+        private final boolean negated;
+
+        PropertyEqualsBoolean(final String name, final Condition other, final boolean negated) {
+            this.name = name;
+            this.other = other;
+            this.negated = negated;
+        }
+
+        @Override
+        public int test(final Map<String, String> properties) {
+            final String text = properties.get(name);
+            if (text == null) {
+                return Tri.UNKNOWN;
+            }
+            if (TypedProperties.isNot(properties, name, TypedProperties.Kind.BOOLEAN)) {
+                return Tri.FALSE;
+            }
+            final int l = booleanValue(properties, name);
+            if (l == Tri.UNKNOWN) {
+                return Tri.UNKNOWN;
+            }
+            final int r = other.test(properties);
+            return r == Tri.UNKNOWN ? Tri.UNKNOWN : Tri.of((l == r) != negated);
+        }
+
+        @Override
+        public String toString() {
+            return name + (negated ? " <> " : " = ") + other;
         }
     }
 

@@ -61,6 +61,12 @@ final class ConditionBuilder {
                     throw error(side.column, "cannot compare a boolean with " + side.describe());
                 }
             }
+            if (left.type == Operand.Type.PROPERTY || right.type == Operand.Type.PROPERTY) {
+                final Operand property = left.type == Operand.Type.PROPERTY ? left : right;
+                final Operand other = property == left ? right : left;
+                return result(new ComparisonConditions.PropertyEqualsBoolean(property.text, toCondition(other),
+                        negated), left, right);
+            }
             return result(new ComparisonConditions.BooleanEquality(toCondition(left), toCondition(right), negated),
                     left, right);
         }

@@ -34,4 +34,12 @@ public interface MessageFilter {
 
     /** Exact decision on the message's properties (tag, keys, user properties). */
     boolean matches(Map<String, String> properties);
+
+    /**
+     * Exact decision on a stored message: its properties, and when it was born (epoch ms) for filters that read that
+     * too (a JMS selector's {@code JMSTimestamp}). The store decides through this one.
+     */
+    default boolean matches(final Map<String, String> properties, final long bornTimestamp) {
+        return matches(properties);
+    }
 }

@@ -18,13 +18,18 @@ interface NumericExpr {
     int LONG = 1;
     /** A double. */
     int DOUBLE = 2;
+    /**
+     * A value that is not a number ({@link TypedProperties}: a string or boolean property): comparing it with a number
+     * is FALSE, not UNKNOWN.
+     */
+    int NOT_A_NUMBER = 3;
 
-    /** {@link #UNKNOWN}, {@link #LONG} or {@link #DOUBLE}. */
+    /** {@link #UNKNOWN}, {@link #LONG}, {@link #DOUBLE} or {@link #NOT_A_NUMBER}. */
     int kind(Map<String, String> properties);
 
     /** The value; only valid when {@link #kind} is {@link #LONG}. */
     long longValue(Map<String, String> properties);
 
-    /** The value widened to double; valid when {@link #kind} is not {@link #UNKNOWN}. */
+    /** The value widened to double; valid when {@link #kind} is {@link #LONG} or {@link #DOUBLE}. */
     double doubleValue(Map<String, String> properties);
 }

@@ -112,7 +112,10 @@ final class NumericExprs {
         }
     }
 
-    /** A property read as a number; missing or non-numeric text has no value. */
+    /**
+     * A property read as a number; missing or non-numeric text has no value. A property typed as something other than a
+     * number ({@link TypedProperties}) is {@link #NOT_A_NUMBER}.
+     */
     static final class PropertyNumber implements NumericExpr {
         private final String name;
 
@@ -123,7 +126,11 @@ final class NumericExprs {
         @Override
         public int kind(final Map<String, String> properties) {
             final String text = properties.get(name);
-            return text == null ? UNKNOWN : NumberText.classify(text);
+            if (text == null) {
+                return UNKNOWN;
+            }
+            return TypedProperties.isNot(properties, name, TypedProperties.Kind.NUMBER) ? NOT_A_NUMBER
+                    : NumberText.classify(text);
         }
 
         @Override
@@ -196,6 +203,9 @@ final class NumericExprs {
             final int rightKind = right.kind(properties);
             if (rightKind == UNKNOWN) {
                 return UNKNOWN;
+            }
+            if (leftKind == NOT_A_NUMBER || rightKind == NOT_A_NUMBER) {
+                return NOT_A_NUMBER;
             }
             if (leftKind == LONG && rightKind == LONG) {
                 if ((op == '/' || op == '%') && right.longValue(properties) == 0) {

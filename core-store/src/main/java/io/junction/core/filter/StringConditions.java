@@ -6,13 +6,18 @@ import java.util.Set;
 
 /**
  * String operators on a property: RocketMQ's CONTAINS / STARTSWITH / ENDSWITH, IN, and the JMS LIKE. Each has a
- * negated form; a missing property makes both forms UNKNOWN, so {@code NOT IN} does not match messages lacking it.
+ * negated form; a missing property makes both forms UNKNOWN, so {@code NOT IN} does not match messages lacking it. A
+ * typed property ({@link TypedProperties}) that is not a string makes both forms FALSE.
  */
 final class StringConditions {
     /** Up to this many IN items a linear scan beats hashing. */
     private static final int IN_LINEAR_SCAN_LIMIT = 8;
 
     private StringConditions() {
+    }
+
+    private static boolean notAString(final Map<String, String> properties, final String name) {
+        return TypedProperties.isNot(properties, name, TypedProperties.Kind.STRING);
     }
 
     /** Which string test a {@link PropertyStringTest} applies. */
@@ -45,7 +50,10 @@ final class StringConditions {
         @Override
         public int test(final Map<String, String> properties) {
             final String value = properties.get(name);
-            return value == null ? Tri.UNKNOWN : Tri.of(test.apply(value, literal) != negated);
+            if (value == null) {
+                return Tri.UNKNOWN;
+            }
+            return notAString(properties, name) ? Tri.FALSE : Tri.of(test.apply(value, literal) != negated);
         }
 
         @Override
@@ -75,7 +83,7 @@ final class StringConditions {
             if (value == null) {
                 return Tri.UNKNOWN;
             }
-            return Tri.of(contains(value) != negated);
+            return notAString(properties, name) ? Tri.FALSE : Tri.of(contains(value) != negated);
         }
 
         private boolean contains(final String value) {
@@ -111,7 +119,10 @@ final class StringConditions {
         @Override
         public int test(final Map<String, String> properties) {
             final String value = properties.get(name);
-            return value == null ? Tri.UNKNOWN : Tri.of(pattern.matches(value) != negated);
+            if (value == null) {
+                return Tri.UNKNOWN;
+            }
+            return notAString(properties, name) ? Tri.FALSE : Tri.of(pattern.matches(value) != negated);
         }
 
         @Override

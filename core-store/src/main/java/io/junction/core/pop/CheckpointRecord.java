@@ -8,13 +8,14 @@ import java.nio.charset.StandardCharsets;
  * they share the log's durability and order; replaying the revive queues after a restart rebuilds what is in flight.
  *
  * <pre>
- * checkpoint: type 1 (3 for a FIFO group) | id int64 | deadline int64 | queue id int32 | count int32 | count x (queue offset int64,
+ * checkpoint: type 1 (3 when tracked in place: FIFO and in-place groups) | id int64 | deadline int64 | queue id int32 | count int32 | count x (queue offset int64,
  *             reconsume times int32) | group (int16 length + UTF-8) | topic (int16 length + UTF-8)
  * ack:        type 2 | checkpoint id int64 | index int32
  * acks:       type 5 | count int32 | count x (checkpoint id int64, index int32)   (several acks of one revive queue,
  *                                                          at most {@value #MAX_ACKS} per record)
- * release:    type 4 | checkpoint id int64 | index int32   (FIFO: delivery timed out, the message is available again
- *                                                          in place with one more delivery counted)
+ * release:    type 4 | checkpoint id int64 | index int32   (tracked in place: the delivery timed out or was given
+ *                                                          back, the message is available again in place with one
+ *                                                          more delivery counted)
  * </pre>
  */
 final class CheckpointRecord {
@@ -28,14 +29,15 @@ final class CheckpointRecord {
     private CheckpointRecord() {
     }
 
-    static byte[] checkpoint(final boolean fifo, final long id, final long deadline, final String group,
+    static byte[] checkpoint(final boolean inPlace, final long id, final long deadline, final String group,
                              final String topic, final int queueId, final long[] offsets,
                              final int[] reconsumeTimes) {
         final byte[] g = group.getBytes(StandardCharsets.UTF_8);
         final byte[] t = topic.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer buf = ByteBuffer.allocate(1 + 8 + 8 + 4 + 4 + offsets.length * 12 + 2 + g.length + 2
                 + t.length);
-        buf.put(fifo ? FIFO_CHECKPOINT : CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId).putInt(offsets.length);
+        buf.put(inPlace ? FIFO_CHECKPOINT : CHECKPOINT).putLong(id).putLong(deadline).putInt(queueId)
+                .putInt(offsets.length);
         for (int i = 0; i < offsets.length; i++) {
             buf.putLong(offsets[i]).putInt(reconsumeTimes[i]);
         }
@@ -65,7 +67,7 @@ final class CheckpointRecord {
     }
 
     /** A decoded checkpoint record. */
-    record Checkpoint(boolean fifo, long id, long deadline, String group, String topic, int queueId, long[] offsets,
+    record Checkpoint(boolean inPlace, long id, long deadline, String group, String topic, int queueId, long[] offsets,
                       int[] reconsumeTimes) {
     }
 

@@ -7,7 +7,8 @@ import java.util.BitSet;
  * change, or revived) and when the rest become visible again.
  */
 final class OpenCheckpoint {
-    final boolean fifo;
+    /** Tracked in place ({@link TrackedQueue}): FIFO and in-place groups. */
+    final boolean inPlace;
     final long id;
     final long deadline;
     final String group;
@@ -23,9 +24,9 @@ final class OpenCheckpoint {
     /** After a failed revive, when the next attempt is due (in memory only: a restart retries at once). */
     volatile long retryAt;
 
-    OpenCheckpoint(final boolean fifo, final long id, final long deadline, final String group, final String topic, final int queueId,
+    OpenCheckpoint(final boolean inPlace, final long id, final long deadline, final String group, final String topic, final int queueId,
                    final long[] offsets, final int[] reconsumeTimes, final int reviveQueue, final long reviveOffset) {
-        this.fifo = fifo;
+        this.inPlace = inPlace;
         this.id = id;
         this.deadline = deadline;
         this.group = group;

@@ -1,5 +1,7 @@
 package io.junction.core.pop;
 
+import io.junction.core.BrowseRequest;
+import io.junction.core.BrowseResult;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PopStart;
@@ -63,6 +65,13 @@ public final class PopService {
     private static final Logger LOG = LoggerFactory.getLogger(PopService.class);
     /** Most entries one FIFO pop looks at past the base. */
     private static final int FIFO_SCAN_LIMIT = 2048;
+    /** Most messages one in-place pop (or one browse) reads: those given back or passed over, then new ones. */
+    static final int IN_PLACE_SCAN_LIMIT = 2048;
+    /**
+     * How far past the oldest message not done an in-place pop looks: messages no pop's filter selects stay tracked
+     * (a slot each), so a selector that matches nothing for this many messages waits for them to be consumed.
+     */
+    static final int IN_PLACE_WINDOW = 16_384;
     /** Pause before a failed revive of a checkpoint is tried again. */
     static final long REVIVE_RETRY_MILLIS = 5_000;
     private static final List<String> TIMER_PROPERTIES =
@@ -76,8 +85,8 @@ public final class PopService {
         final ReentrantLock lock = new ReentrantLock();
         long popOffset = -1;
         int pendingCheckpoints;
-        /** Set for FIFO groups, which track each message instead of a pop offset. */
-        FifoQueue fifo;
+        /** Set for FIFO and in-place groups, which track each message instead of a pop offset. */
+        TrackedQueue tracked;
     }
 
     private final PopStore store;
@@ -226,8 +235,12 @@ public final class PopService {
 
     /** Pops up to {@code max} messages of one queue; null when it had none (or another consumer holds it). */
     private Batch popQueue(final PopRequest request, final PopStore.QueueRef q, final int max) {
-        if (store.group(request.group()).map(GroupConfig::fifo).orElse(false)) {
+        final Optional<GroupConfig> group = store.group(request.group());
+        if (group.map(GroupConfig::fifo).orElse(false)) {
             return popFifoQueue(request, q, max);
+        }
+        if (group.map(GroupConfig::inPlace).orElse(false)) {
+            return popInPlace(request, q, max);
         }
         final QueueKey key = new QueueKey(request.group(), q.topic(), q.queueId());
         final QueueState state = queues.computeIfAbsent(key, k -> new QueueState());
@@ -328,10 +341,10 @@ public final class PopService {
             return null;
         }
         try {
-            if (state.fifo == null) {
-                state.fifo = new FifoQueue(startOffset(request, q));
+            if (state.tracked == null) {
+                state.tracked = new TrackedQueue(startOffset(request, q));
             }
-            final FifoQueue fifo = state.fifo;
+            final TrackedQueue fifo = state.tracked;
             final List<StoredMessage> taken = new ArrayList<>();
             final List<Integer> deliveries = new ArrayList<>();
             final java.util.Set<String> blocked = new java.util.HashSet<>();
@@ -362,7 +375,7 @@ public final class PopService {
                         continue;
                     }
                     if (!request.filter().matchesTagHash(io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
-                            || !request.filter().matches(m.properties())) {
+                            || !request.filter().matches(m.properties(), m.bornTimestamp())) {
                         baseMoved |= fifo.markDone(at); // not for this subscription: consumed by skipping it
                         continue;
                     }
@@ -416,6 +429,140 @@ public final class PopService {
         }
     }
 
+    /**
+     * Pops from one queue of an in-place group: the oldest messages available first (given back, or passed over by
+     * other pops' filters), then ones never looked at. A message the filter does not select stays for the group's
+     * other pops (it is not consumed by being skipped, as it is for a subscription).
+     */
+    private Batch popInPlace(final PopRequest request, final PopStore.QueueRef q, final int max) {
+        final QueueState state = queues.computeIfAbsent(new QueueKey(request.group(), q.topic(), q.queueId()),
+                k -> new QueueState());
+        if (!state.lock.tryLock()) {
+            return null;
+        }
+        try {
+            final TrackedQueue tracked = trackedQueue(state, request.group(), q);
+            final List<StoredMessage> taken = new ArrayList<>();
+            final List<Integer> deliveries = new ArrayList<>();
+            int scanned = 0;
+            boolean baseMoved = false;
+            long at = tracked.base();
+            while (taken.size() < max && scanned < IN_PLACE_SCAN_LIMIT && (at = tracked.nextAvailable(at)) >= 0) {
+                if (!tracked.passedOverBy(at, request.filter())) {
+                    scanned++;
+                    final StoredMessage m = readAt(q, at);
+                    if (m == null) {
+                        baseMoved |= tracked.markDone(at); // gone (retention): nothing to deliver any more
+                    } else if (selects(request, m)) {
+                        deliveries.add(tracked.deliveries(at));
+                        tracked.markInFlight(at, tracked.deliveries(at));
+                        taken.add(m);
+                    } else {
+                        tracked.passOver(at, request.filter());
+                    }
+                }
+                at++;
+            }
+            long offset = tracked.frontier();
+            scan:
+            while (taken.size() < max && scanned < IN_PLACE_SCAN_LIMIT
+                    && offset - tracked.base() < IN_PLACE_WINDOW) {
+                final PullResult read = store.read(q.topic(), q.queueId(), offset,
+                        Math.min(32, IN_PLACE_SCAN_LIMIT - scanned), null);
+                final long next = Math.max(read.nextOffset(), offset);
+                int i = 0;
+                for (long o = offset; o < next; o++) {
+                    final StoredMessage m = i < read.messages().size() && read.messages().get(i).queueOffset() == o
+                            ? read.messages().get(i++) : null;
+                    scanned++;
+                    tracked.lookedUpTo(o + 1);
+                    if (m == null) {
+                        baseMoved |= tracked.markDone(o); // no message at this offset
+                    } else if (!tracked.isAvailable(o)) {
+                        tracked.passOver(o, null); // in flight or done (known from before a restart)
+                    } else if (selects(request, m)) {
+                        deliveries.add(tracked.deliveries(o));
+                        tracked.markInFlight(o, tracked.deliveries(o));
+                        taken.add(m);
+                        if (taken.size() >= max) {
+                            break scan;
+                        }
+                    } else {
+                        tracked.passOver(o, request.filter());
+                    }
+                }
+                if (next == offset) {
+                    break; // the end of the queue
+                }
+                offset = next;
+            }
+            if (baseMoved) {
+                store.commitOffset(request.group(), q.topic(), q.queueId(), tracked.base());
+            }
+            return taken.isEmpty() ? null : trackedBatch(request, q, state, taken, deliveries);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /** The queue's tracker, made at the group's committed offset (and moved past messages retention removed). */
+    private TrackedQueue trackedQueue(final QueueState state, final String group, final PopStore.QueueRef q) {
+        final long min = store.minOffset(q.topic(), q.queueId());
+        if (state.tracked == null) {
+            state.tracked = new TrackedQueue(Math.max(store.committedOffset(group, q.topic(), q.queueId()), min));
+        } else if (state.tracked.base() < min) {
+            state.tracked.reset(min);
+        }
+        return state.tracked;
+    }
+
+    /** The message at one offset of a queue, or null when there is none (any more). */
+    private StoredMessage readAt(final PopStore.QueueRef q, final long offset) {
+        final PullResult read = store.read(q.topic(), q.queueId(), offset, 1, null);
+        return read.messages().isEmpty() || read.messages().get(0).queueOffset() != offset ? null
+                : read.messages().get(0);
+    }
+
+    private static boolean selects(final PopRequest request, final StoredMessage m) {
+        return request.filter().matchesTagHash(io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
+                && request.filter().matches(m.properties(), m.bornTimestamp());
+    }
+
+    /** Stores the checkpoint of messages an in-place pop took; if it cannot be stored they are available again. */
+    private Batch trackedBatch(final PopRequest request, final PopStore.QueueRef q, final QueueState state,
+                               final List<StoredMessage> taken, final List<Integer> deliveries) {
+        final long deadline = clock.getAsLong() + request.invisibleMillis();
+        final long[] offsets = new long[taken.size()];
+        final int[] counts = new int[taken.size()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = taken.get(i).queueOffset();
+            counts[i] = deliveries.get(i);
+        }
+        final long id = checkpointIds.incrementAndGet();
+        final CompletableFuture<List<PoppedMessage>> popped = storeCheckpoint(true, id, deadline,
+                request.group(), q.topic(), q.queueId(), offsets, counts).handle((ck, e) -> {
+                    if (e != null) {
+                        withLock(state, () -> {
+                            for (long o : offsets) {
+                                state.tracked.release(o);
+                            }
+                        });
+                        throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: "
+                                + e.getMessage(), e);
+                    }
+                    final List<PoppedMessage> out = new ArrayList<>(taken.size());
+                    for (int i = 0; i < taken.size(); i++) {
+                        final StoredMessage m = taken.get(i);
+                        final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, q.topic());
+                        out.add(new PoppedMessage(m, origin, new PopReceipt(new ReceiptHandle(id, i,
+                                request.group(), q.topic(), q.queueId(), m.queueOffset(), counts[i], deadline),
+                                handles), counts[i]));
+                    }
+                    return out;
+                });
+        return new Batch(taken.size(), popped);
+    }
+
     private static void withLock(final QueueState state, final Runnable action) {
         state.lock.lock();
         try {
@@ -425,30 +572,35 @@ public final class PopService {
         }
     }
 
-    /** A FIFO message is done: its group may move on; parked pops of the queue should look again. */
-    private void fifoDone(final OpenCheckpoint ck, final int index) {
+    /**
+     * A tracked message is done. In a FIFO group its message group may move on, so parked pops of the queue look
+     * again; in an in-place group nothing became available.
+     */
+    private void doneInPlace(final OpenCheckpoint ck, final int index) {
         final QueueState state = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId));
         if (state == null) {
             return;
         }
         withLock(state, () -> {
-            if (state.fifo != null && state.fifo.markDone(ck.offsets[index])) {
-                store.commitOffset(ck.group, ck.topic, ck.queueId, state.fifo.base());
+            if (state.tracked != null && state.tracked.markDone(ck.offsets[index])) {
+                store.commitOffset(ck.group, ck.topic, ck.queueId, state.tracked.base());
             }
         });
-        store.wake(ck.topic, ck.queueId);
+        if (store.group(ck.group).map(GroupConfig::fifo).orElse(false)) {
+            store.wake(ck.topic, ck.queueId);
+        }
     }
 
-    private CompletableFuture<OpenCheckpoint> storeCheckpoint(final boolean fifo, final long id, final long deadline,
+    private CompletableFuture<OpenCheckpoint> storeCheckpoint(final boolean inPlace, final long id, final long deadline,
                                                               final String group, final String topic,
                                                               final int queueId, final long[] offsets,
                                                               final int[] reconsume) {
         final int reviveQueue = reviveQueue(group, topic);
-        final byte[] body = CheckpointRecord.checkpoint(fifo, id, deadline, group, topic, queueId, offsets,
+        final byte[] body = CheckpointRecord.checkpoint(inPlace, id, deadline, group, topic, queueId, offsets,
                 reconsume);
         checkpointsInProgress.incrementAndGet();
         return appendRevive(reviveQueue, body, "ck").thenApply(r -> {
-            final OpenCheckpoint ck = new OpenCheckpoint(fifo, id, deadline, group, topic, queueId, offsets,
+            final OpenCheckpoint ck = new OpenCheckpoint(inPlace, id, deadline, group, topic, queueId, offsets,
                     reconsume, reviveQueue, r.queueOffset());
             register(ck);
             return ck;
@@ -473,6 +625,99 @@ public final class PopService {
 
     static int reviveQueue(final String group, final String topic) {
         return Math.floorMod((group + '\u0000' + topic).hashCode(), REVIVE_QUEUES);
+    }
+
+    // ---------------------------------------------------------------------------------------------------- browse
+
+    /**
+     * Looks at what the group's pops would hand out next, queue by queue, without taking anything: messages neither
+     * done nor in flight. For in-place groups that is exact (messages given back included); for others it is what no
+     * pop has reached yet.
+     */
+    public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
+        final Optional<TopicConfig> topic = store.topic(request.topic());
+        if (topic.isEmpty()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
+                    "topic " + request.topic() + " does not exist"));
+        }
+        final CompletableFuture<BrowseResult> result = new CompletableFuture<>();
+        store.readExecutor().execute(() -> {
+            try {
+                result.complete(browse(request, topic.get()));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
+    private BrowseResult browse(final BrowseRequest request, final TopicConfig topic) {
+        final int queueCount = topic.queueCount();
+        final long[] positions = new long[queueCount];
+        java.util.Arrays.fill(positions, -1);
+        if (request.positions() != null) {
+            System.arraycopy(request.positions(), 0, positions, 0, Math.min(queueCount, request.positions().length));
+        }
+        final List<StoredMessage> found = new ArrayList<>();
+        final int max = Math.max(1, request.maxMessages());
+        int scanned = 0;
+        boolean end = true;
+        for (int queueId = 0; queueId < queueCount; queueId++) {
+            final PopStore.QueueRef q = new PopStore.QueueRef(topic.name(), queueId);
+            final QueueState state = queues.get(new QueueKey(request.group(), q.topic(), queueId));
+            if (positions[queueId] < 0) {
+                positions[queueId] = firstNotTaken(request.group(), q, state);
+            }
+            while (found.size() < max && scanned < IN_PLACE_SCAN_LIMIT) {
+                final long from = positions[queueId];
+                final PullResult read = store.read(q.topic(), queueId, from, Math.min(32, max - found.size()), null);
+                final long next = Math.max(read.nextOffset(), from);
+                if (next == from) {
+                    break; // the end of the queue
+                }
+                positions[queueId] = next;
+                for (StoredMessage m : read.messages()) {
+                    scanned++;
+                    if (!taken(state, request.group(), q, m.queueOffset())
+                            && request.filter().matchesTagHash(
+                                    io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
+                            && request.filter().matches(m.properties(), m.bornTimestamp())) {
+                        found.add(m);
+                    }
+                }
+            }
+            end &= positions[queueId] >= store.maxOffset(q.topic(), queueId);
+        }
+        return new BrowseResult(found, positions, end);
+    }
+
+    /** Where the group's pops would start reading a queue. */
+    private long firstNotTaken(final String group, final PopStore.QueueRef q, final QueueState state) {
+        final long start = Math.max(store.committedOffset(group, q.topic(), q.queueId()),
+                store.minOffset(q.topic(), q.queueId()));
+        if (state == null) {
+            return start;
+        }
+        state.lock.lock();
+        try {
+            return state.tracked != null ? Math.max(state.tracked.base(), store.minOffset(q.topic(), q.queueId()))
+                    : Math.max(start, state.popOffset);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /** Whether the group consumed a message or has it in flight. */
+    private boolean taken(final QueueState state, final String group, final PopStore.QueueRef q, final long offset) {
+        if (state == null) {
+            return offset < store.committedOffset(group, q.topic(), q.queueId());
+        }
+        state.lock.lock();
+        try {
+            return state.tracked != null ? !state.tracked.isAvailable(offset) : offset < state.popOffset;
+        } finally {
+            state.lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------- ack
@@ -556,8 +801,8 @@ public final class PopService {
     /** After an ack record is durable: the message will not come back. */
     private void acked(final OpenCheckpoint ck, final int index) {
         if (ck.finish(index)) {
-            if (ck.fifo) {
-                fifoDone(ck, index);
+            if (ck.inPlace) {
+                doneInPlace(ck, index);
             }
             closeIfDone(ck);
         }
@@ -580,11 +825,17 @@ public final class PopService {
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
+        if (invisibleMillis == 0 && ck.inPlace && store.group(group).map(GroupConfig::inPlace).orElse(false)
+                && !store.group(group).map(GroupConfig::fifo).orElse(false)) {
+            // Given back now: available again in its place at once (the handle is done with), as the revive of an
+            // expired delivery would make it. (FIFO groups keep the short-lived checkpoint their clients expect.)
+            return reviveInPlace(ck, h.index()).thenApply(v -> receiptHandle);
+        }
         final long id = checkpointIds.incrementAndGet();
         final long deadline = clock.getAsLong() + invisibleMillis;
         // The new single-message checkpoint first: if the ack of the old one is lost, the message comes back twice,
         // never zero times.
-        return storeCheckpoint(ck.fifo, id, deadline, group, h.topic(), h.queueId(), new long[] {h.queueOffset()},
+        return storeCheckpoint(ck.inPlace, id, deadline, group, h.topic(), h.queueId(), new long[] {h.queueOffset()},
                 new int[] {h.reconsumeTimes()})
                 .thenCompose(newCk -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack")
                         .thenApply(r -> {
@@ -724,8 +975,8 @@ public final class PopService {
     }
 
     private CompletableFuture<Void> reviveOne(final OpenCheckpoint ck, final int index) {
-        if (ck.fifo) {
-            return reviveFifo(ck, index);
+        if (ck.inPlace) {
+            return reviveInPlace(ck, index);
         }
         final PullResult read = store.read(ck.topic, ck.queueId, ck.offsets[index], 1, null);
         final StoredMessage m = read.messages().isEmpty() || read.messages().get(0).queueOffset() != ck.offsets[index]
@@ -747,10 +998,11 @@ public final class PopService {
     }
 
     /**
-     * A FIFO message's delivery timed out: it stays in place (its group stays blocked behind it) and is delivered
-     * again, or goes to the dead-letter topic once the group's maximum is reached.
+     * A tracked message's delivery timed out or was given back: it stays in place (in a FIFO group, its message group
+     * stays blocked behind it) and is delivered again, or goes to the dead-letter topic once the group's maximum is
+     * reached.
      */
-    private CompletableFuture<Void> reviveFifo(final OpenCheckpoint ck, final int index) {
+    private CompletableFuture<Void> reviveInPlace(final OpenCheckpoint ck, final int index) {
         final int deliveries = ck.reconsumeTimes[index] + 1;
         final GroupConfig config = store.group(ck.group).orElse(GroupConfig.of(ck.group));
         if (deliveries <= config.maxReconsumeTimes()) {
@@ -759,8 +1011,8 @@ public final class PopService {
                     final QueueState state = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId));
                     if (state != null) {
                         withLock(state, () -> {
-                            if (state.fifo != null) {
-                                state.fifo.release(ck.offsets[index]);
+                            if (state.tracked != null) {
+                                state.tracked.release(ck.offsets[index]);
                             }
                         });
                     }
@@ -777,7 +1029,7 @@ public final class PopService {
         return dead.thenCompose(v -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, index), "ack"))
                 .thenAccept(r -> {
                     if (ck.finish(index)) {
-                        fifoDone(ck, index);
+                        doneInPlace(ck, index);
                         closeIfDone(ck);
                     }
                 });
@@ -819,10 +1071,10 @@ public final class PopService {
     // ---------------------------------------------------------------------------------------------------- restart
 
     private void replayAck(final OpenCheckpoint ck, final int index) {
-        if (ck != null && ck.finish(index) && ck.fifo) {
-            final FifoQueue fifo = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).fifo;
-            if (fifo.markDone(ck.offsets[index])) {
-                store.commitOffset(ck.group, ck.topic, ck.queueId, fifo.base());
+        if (ck != null && ck.finish(index) && ck.inPlace) {
+            final TrackedQueue tracked = queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).tracked;
+            if (tracked.markDone(ck.offsets[index])) {
+                store.commitOffset(ck.group, ck.topic, ck.queueId, tracked.base());
             }
         }
     }
@@ -843,19 +1095,19 @@ public final class PopService {
                 for (StoredMessage m : r.messages()) {
                     final Object rec = CheckpointRecord.decode(m.body());
                     if (rec instanceof CheckpointRecord.Checkpoint c) {
-                        replayed.put(c.id(), new OpenCheckpoint(c.fifo(), c.id(), c.deadline(), c.group(), c.topic(),
+                        replayed.put(c.id(), new OpenCheckpoint(c.inPlace(), c.id(), c.deadline(), c.group(), c.topic(),
                                 c.queueId(), c.offsets(), c.reconsumeTimes(), q, m.queueOffset()));
                         maxId = Math.max(maxId, c.id());
                         final QueueState state = queues.computeIfAbsent(new QueueKey(c.group(), c.topic(),
                                 c.queueId()), k -> new QueueState());
                         final long committed = store.committedOffset(c.group(), c.topic(), c.queueId());
-                        if (c.fifo()) {
-                            if (state.fifo == null) {
-                                state.fifo = new FifoQueue(Math.max(committed,
+                        if (c.inPlace()) {
+                            if (state.tracked == null) {
+                                state.tracked = new TrackedQueue(Math.max(committed,
                                         store.minOffset(c.topic(), c.queueId())));
                             }
                             for (int i = 0; i < c.offsets().length; i++) {
-                                state.fifo.markInFlight(c.offsets()[i], c.reconsumeTimes()[i]);
+                                state.tracked.markInFlight(c.offsets()[i], c.reconsumeTimes()[i]);
                             }
                         } else {
                             final long end = c.offsets()[c.offsets().length - 1] + 1;
@@ -869,8 +1121,8 @@ public final class PopService {
                         }
                     } else if (rec instanceof CheckpointRecord.Release rel) {
                         final OpenCheckpoint ck = replayed.get(rel.checkpointId());
-                        if (ck != null && ck.finish(rel.index()) && ck.fifo) {
-                            queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).fifo
+                        if (ck != null && ck.finish(rel.index()) && ck.inPlace) {
+                            queues.get(new QueueKey(ck.group, ck.topic, ck.queueId)).tracked
                                     .release(ck.offsets[rel.index()]);
                         }
                     }
@@ -885,7 +1137,7 @@ public final class PopService {
             if (!ck.allDone()) {
                 register(ck);
             }
-            if (ck.offsets.length > 0 && !ck.fifo) {
+            if (ck.offsets.length > 0 && !ck.inPlace) {
                 final long end = ck.offsets[ck.offsets.length - 1] + 1;
                 if (end > store.committedOffset(ck.group, ck.topic, ck.queueId)) {
                     store.commitOffset(ck.group, ck.topic, ck.queueId, end);
@@ -962,8 +1214,8 @@ public final class PopService {
         final QueueState state = queues.computeIfAbsent(new QueueKey(group, topic, queueId), k -> new QueueState());
         withLock(state, () -> {
             state.popOffset = offset;
-            if (state.fifo != null) {
-                state.fifo.reset(offset);
+            if (state.tracked != null) {
+                state.tracked.reset(offset);
             }
         });
     }
