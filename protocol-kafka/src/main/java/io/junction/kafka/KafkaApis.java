@@ -1,0 +1,54 @@
+package io.junction.kafka;
+
+import io.junction.core.Messaging;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The request handlers by API, and the versions served. Produce and Fetch stop at version 12 and OffsetCommit and
+ * OffsetFetch at 9: later versions name topics only by id, which this broker does not hand out.
+ */
+final class KafkaApis {
+    private final SupportedApis supported = new SupportedApis();
+    private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
+
+    KafkaApis(final Messaging messaging, final KafkaSettings settings) {
+        final KafkaTopics topics = new KafkaTopics(messaging, settings);
+        final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
+        supported.add(ApiKeys.API_VERSIONS);
+        handlers.put(ApiKeys.API_VERSIONS, r -> CompletableFuture.completedFuture(apiVersions()));
+        register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataApi(topics, settings.nodeId()));
+        register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers));
+        register(ApiKeys.FETCH, 12, new FetchApi(messaging, topics, settings.maxFetchBytes()));
+        register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsApi(messaging, topics));
+        register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(),
+                new InitProducerIdApi(producers));
+    }
+
+    private void register(final ApiKeys api, final int maxVersion, final ApiHandler handler) {
+        supported.add(api, maxVersion);
+        handlers.put(api, handler);
+    }
+
+    boolean supports(final ApiKeys api, final short version) {
+        return supported.supports(api, version);
+    }
+
+    CompletableFuture<ApiMessage> handle(final KafkaRequest request) {
+        return handlers.get(request.header().apiKey()).handle(request);
+    }
+
+    ApiVersionsResponseData apiVersions() {
+        return supported.response(Errors.NONE);
+    }
+
+    /** The v0 answer to an ApiVersions request in a version this broker does not know. */
+    ApiVersionsResponseData unsupportedApiVersions() {
+        return supported.response(Errors.UNSUPPORTED_VERSION);
+    }
+}

@@ -1,0 +1,93 @@
+package io.junction.kafka;
+
+import io.junction.spi.BrokerContext;
+import io.junction.spi.Endpoint;
+import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The Kafka front-end on {@code kafka.port} (default 9092).
+ *
+ * <p>Pipeline per connection: connection counter → {@link LengthFieldBasedFrameDecoder} (4-byte size prefix, capped at
+ * {@code kafka.max-request-size}: a larger or negative size closes the connection) → {@link KafkaConnection} (request
+ * header and body parsed by kafka-clients' own classes, handlers in {@link KafkaApis}, responses in request order).
+ * Clients are told this node ({@code broker.host} and the listener's port) is the only broker and every partition's
+ * leader. A Kafka partition is a core queue and its offsets are the queue's offsets; records map as
+ * {@link KafkaMessageMapping} documents.
+ */
+public final class KafkaFrontEnd implements ProtocolFrontEnd {
+    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(64 * 1024, 1024 * 1024);
+
+    private final List<Channel> serverChannels = new CopyOnWriteArrayList<>();
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+
+    @Override
+    public String name() {
+        return "kafka";
+    }
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return KafkaSettings.keys();
+    }
+
+    @Override
+    public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
+        final KafkaSettings settings = KafkaSettings.from(context.config());
+        final KafkaApis apis = new KafkaApis(context.messaging(), settings);
+        return bind(context, settings, apis, context.config().port());
+    }
+
+    private CompletableFuture<List<Endpoint>> bind(final BrokerContext context, final KafkaSettings settings,
+                                                   final KafkaApis apis, final int port) {
+        final CompletableFuture<List<Endpoint>> bound = new CompletableFuture<>();
+        final ChannelFuture f = context.eventLoops().serverBootstrap()
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(final Channel ch) {
+                        channels.add(ch);
+                        ch.pipeline().addLast("connections", context.connections().handler())
+                                .addLast("frames", new LengthFieldBasedFrameDecoder(settings.maxRequestSize(),
+                                        0, 4, 0, 4))
+                                .addLast("kafka", new KafkaConnection(apis, settings.maxPendingRequests(),
+                                        context.advertisedHost(),
+                                        ((InetSocketAddress) ch.localAddress()).getPort()));
+                    }
+                })
+                .bind(context.bindAddress(), port);
+        f.addListener(done -> {
+            if (done.isSuccess()) {
+                serverChannels.add(f.channel());
+                final int actual = ((InetSocketAddress) f.channel().localAddress()).getPort();
+                bound.complete(List.of(Endpoint.tcp("kafka", context.advertisedHost(), actual)));
+            } else {
+                bound.completeExceptionally(new IllegalStateException("cannot bind kafka to "
+                        + context.bindAddress() + ":" + port + ": " + done.cause().getMessage(), done.cause()));
+            }
+        });
+        return bound;
+    }
+
+    @Override
+    public CompletableFuture<Void> stop() {
+        final CompletableFuture<Void> stopped = new CompletableFuture<>();
+        serverChannels.forEach(Channel::close);
+        channels.close().addListener(f -> stopped.complete(null));
+        return stopped;
+    }
+}
