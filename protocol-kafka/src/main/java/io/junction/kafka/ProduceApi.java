@@ -1,6 +1,7 @@
 package io.junction.kafka;
 
 import io.junction.core.Messaging;
+import io.junction.core.PullRequest;
 import io.junction.core.SendResult;
 import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
@@ -28,9 +29,14 @@ import org.apache.kafka.common.requests.ProduceRequest;
  * Produce: each record batch (v2, any codec the library decodes: none, gzip, snappy, lz4, zstd) becomes one core batch
  * ({@link Messaging#sendBatch}: all of it or nothing, consecutive queue offsets) in the partition's queue; a batch of an
  * idempotent producer is first checked against its sequence ({@link ProducerStates}). acks=0 gets no response; acks=1
- * and acks=all are answered once the store has the batch (a single node: its copy is all of them).
+ * and acks=all are answered once the store has the batch (a single node: its copy is all of them) and consumers can
+ * see it: the core indexes stored messages a moment after a send completes, so the answer waits (on the core's long
+ * polling, at most {@value #VISIBLE_WAIT_MS} ms) until the partition's end covers the batch, as a Kafka high watermark
+ * covers every acknowledged record.
  */
 final class ProduceApi implements ApiHandler {
+    static final long VISIBLE_WAIT_MS = 5_000;
+
     private final Messaging messaging;
     private final KafkaTopics topics;
     private final ProducerStates producers;
@@ -117,7 +123,7 @@ final class ProduceApi implements ApiHandler {
     private CompletableFuture<Long> store(final String topic, final int partition, final Batch batch) {
         final RecordBatch h = batch.header;
         if (!h.hasProducerId()) {
-            return messaging.sendBatch(batch.messages).thenApply(ProduceApi::baseOffset);
+            return messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r));
         }
         final ProducerStates.Decision d = producers.check(h.producerId(), h.producerEpoch(), topic, partition,
                 h.baseSequence(), h.lastSequence());
@@ -127,18 +133,26 @@ final class ProduceApi implements ApiHandler {
         if (!d.isAppend()) {
             return d.duplicateOf();
         }
-        messaging.sendBatch(batch.messages).thenApply(ProduceApi::baseOffset).whenComplete((offset, failure) -> {
-            if (failure != null) {
-                d.appended().completeExceptionally(failure);
-            } else {
-                d.appended().complete(offset);
-            }
-        });
+        messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r))
+                .whenComplete((offset, failure) -> {
+                    if (failure != null) {
+                        d.appended().completeExceptionally(failure);
+                    } else {
+                        d.appended().complete(offset);
+                    }
+                });
         return d.appended();
     }
 
-    private static long baseOffset(final List<SendResult> results) {
-        return results.get(0).queueOffset();
+    /** The batch's base offset, once the partition's end covers the batch (or after the wait). */
+    private CompletableFuture<Long> visible(final String topic, final int partition, final List<SendResult> results) {
+        final long base = results.get(0).queueOffset();
+        final long last = results.get(results.size() - 1).queueOffset();
+        if (messaging.maxOffset(topic, partition) > last) {
+            return CompletableFuture.completedFuture(base);
+        }
+        return messaging.pull(new PullRequest("kafka", topic, partition, last, 1, null, VISIBLE_WAIT_MS))
+                .handle((r, e) -> base);
     }
 
     private static Decoded decode(final String topic, final int partition, final MemoryRecords records,
