@@ -17,7 +17,7 @@ final class KafkaApis {
     private final SupportedApis supported = new SupportedApis();
     private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
 
-    KafkaApis(final Messaging messaging, final KafkaSettings settings) {
+    KafkaApis(final Messaging messaging, final KafkaSettings settings, final GroupCoordinator coordinator) {
         final KafkaTopics topics = new KafkaTopics(messaging, settings);
         final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
         supported.add(ApiKeys.API_VERSIONS);
@@ -28,6 +28,15 @@ final class KafkaApis {
         register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsApi(messaging, topics));
         register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(),
                 new InitProducerIdApi(producers));
+        final GroupApis groups = new GroupApis(coordinator, settings.nodeId());
+        register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), groups::findCoordinator);
+        register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), groups::joinGroup);
+        register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), groups::syncGroup);
+        register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), groups::heartbeat);
+        register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), groups::leaveGroup);
+        final OffsetApis offsets = new OffsetApis(coordinator, topics);
+        register(ApiKeys.OFFSET_COMMIT, 9, offsets::offsetCommit);
+        register(ApiKeys.OFFSET_FETCH, 9, offsets::offsetFetch);
     }
 
     private void register(final ApiKeys api, final int maxVersion, final ApiHandler handler) {

@@ -33,6 +33,7 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
 
     private final List<Channel> serverChannels = new CopyOnWriteArrayList<>();
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private GroupCoordinator coordinator;
 
     @Override
     public String name() {
@@ -47,7 +48,9 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
     @Override
     public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
         final KafkaSettings settings = KafkaSettings.from(context.config());
-        final KafkaApis apis = new KafkaApis(context.messaging(), settings);
+        coordinator = new GroupCoordinator(context.messaging(), settings.initialRebalanceDelayMs(),
+                System::currentTimeMillis);
+        final KafkaApis apis = new KafkaApis(context.messaging(), settings, coordinator);
         return bind(context, settings, apis, context.config().port());
     }
 
@@ -87,7 +90,12 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
     public CompletableFuture<Void> stop() {
         final CompletableFuture<Void> stopped = new CompletableFuture<>();
         serverChannels.forEach(Channel::close);
-        channels.close().addListener(f -> stopped.complete(null));
+        channels.close().addListener(f -> {
+            if (coordinator != null) {
+                coordinator.close();
+            }
+            stopped.complete(null);
+        });
         return stopped;
     }
 }

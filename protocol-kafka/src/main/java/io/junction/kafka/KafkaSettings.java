@@ -15,9 +15,11 @@ import java.util.List;
  * @param autoCreateTopics   whether Metadata requests that allow it create unknown topics
  * @param topicPartitions    partitions (core queues) of an auto-created topic
  * @param nodeId             the broker id clients see in Metadata
+ * @param initialRebalanceDelayMs how long a group coming out of EMPTY waits for more members before its first
+ *                           generation
  */
 record KafkaSettings(int maxRequestSize, int maxPendingRequests, int maxFetchBytes, boolean autoCreateTopics,
-                     int topicPartitions, int nodeId) {
+                     int topicPartitions, int nodeId, int initialRebalanceDelayMs) {
 
     static final ConfigKey MAX_REQUEST_SIZE = ConfigKey.of("kafka.max-request-size", ValueKind.INT_SIZE, "16m",
             "Largest Kafka request accepted (Kafka's socket.request.max.bytes); a larger one closes the connection.");
@@ -33,17 +35,24 @@ record KafkaSettings(int maxRequestSize, int maxPendingRequests, int maxFetchByt
     static final ConfigKey TOPIC_PARTITIONS = ConfigKey.of("kafka.topic-partitions", ValueKind.INT, "1",
             "Partitions (core queues) of a topic created by a Kafka Metadata request (Kafka's num.partitions).");
 
+    static final ConfigKey INITIAL_REBALANCE_DELAY_MS = ConfigKey.of("kafka.group-initial-rebalance-delay-ms",
+            ValueKind.INT, "3000", "Milliseconds a consumer group with no members waits for more to join before its "
+                    + "first rebalance completes, extended by each newcomer up to the rebalance timeout (Kafka's "
+                    + "group.initial.rebalance.delay.ms).");
+
     /** The one broker id this node reports. */
     static final int NODE_ID = 0;
 
     static List<ConfigKey> keys() {
-        return List.of(MAX_REQUEST_SIZE, MAX_PENDING_REQUESTS, MAX_FETCH_BYTES, AUTO_CREATE_TOPICS, TOPIC_PARTITIONS);
+        return List.of(MAX_REQUEST_SIZE, MAX_PENDING_REQUESTS, MAX_FETCH_BYTES, AUTO_CREATE_TOPICS, TOPIC_PARTITIONS,
+                INITIAL_REBALANCE_DELAY_MS);
     }
 
     static KafkaSettings from(final FrontEndConfig config) {
         return new KafkaSettings((int) config.size("max-request-size"),
                 Math.max(1, config.intValue("max-pending-requests")),
                 (int) Math.max(1024, config.size("max-fetch-bytes")), config.bool("auto-create-topics"),
-                Math.max(1, Math.min(1024, config.intValue("topic-partitions"))), NODE_ID);
+                Math.max(1, Math.min(1024, config.intValue("topic-partitions"))), NODE_ID,
+                Math.max(0, config.intValue("group-initial-rebalance-delay-ms")));
     }
 }

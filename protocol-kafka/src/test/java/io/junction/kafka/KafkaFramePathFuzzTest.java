@@ -30,7 +30,8 @@ class KafkaFramePathFuzzTest {
     private static final List<String> UNHANDLED = new ArrayList<>();
     private static final AtomicInteger COUNT = new AtomicInteger();
     private static final List<ApiKeys> SERVED = List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE,
-            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.INIT_PRODUCER_ID);
+            ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
+            ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH);
     private static KafkaWire wire;
 
     private static synchronized void startOnce() throws Exception {

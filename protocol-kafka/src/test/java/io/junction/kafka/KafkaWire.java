@@ -42,27 +42,32 @@ import org.apache.kafka.common.requests.RequestUtils;
  */
 final class KafkaWire implements AutoCloseable {
     private static final AtomicInteger SERVERS = new AtomicInteger();
+    /** Connections the server side has set up; {@link #connect} waits for its own. */
+    private static final AtomicInteger ACCEPTED = new AtomicInteger();
 
     final MessageStore store;
     final KafkaSettings settings;
     /** The server side of every open connection. */
     final ChannelGroup connections;
+    final GroupCoordinator coordinator;
     private final EventLoopGroup loops;
     private final LocalAddress address;
     private final Channel server;
 
     private KafkaWire(final MessageStore store, final KafkaSettings settings, final EventLoopGroup loops,
-                      final LocalAddress address, final Channel server, final ChannelGroup connections) {
+                      final LocalAddress address, final Channel server, final ChannelGroup connections,
+                      final GroupCoordinator coordinator) {
         this.store = store;
         this.settings = settings;
         this.loops = loops;
         this.address = address;
         this.server = server;
         this.connections = connections;
+        this.coordinator = coordinator;
     }
 
     static KafkaSettings settings(final int maxRequestSize) {
-        return new KafkaSettings(maxRequestSize, 16, 8 << 20, true, 2, KafkaSettings.NODE_ID);
+        return new KafkaSettings(maxRequestSize, 16, 8 << 20, true, 2, KafkaSettings.NODE_ID, 0);
     }
 
     static KafkaWire start(final KafkaSettings settings) throws IOException, InterruptedException {
@@ -71,7 +76,9 @@ final class KafkaWire implements AutoCloseable {
                 .maxMessageSize(1 << 20).flushInterval(Duration.ofMillis(50)).diskFullRatio(1.01)
                 .maxDiskUsedRatio(1.01).build());
         final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
-        final KafkaApis apis = new KafkaApis(store, settings);
+        final GroupCoordinator coordinator = new GroupCoordinator(store, settings.initialRebalanceDelayMs(),
+                System::currentTimeMillis);
+        final KafkaApis apis = new KafkaApis(store, settings, coordinator);
         final LocalAddress address = new LocalAddress("kafka-wire-" + SERVERS.incrementAndGet());
         final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         final Channel server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
@@ -79,14 +86,17 @@ final class KafkaWire implements AutoCloseable {
                     @Override
                     protected void initChannel(final Channel ch) {
                         connections.add(ch);
+                        ACCEPTED.incrementAndGet();
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(settings.maxRequestSize(), 0, 4, 0, 4),
                                 new KafkaConnection(apis, settings.maxPendingRequests(), "127.0.0.1", 9092));
                     }
                 }).bind(address).sync().channel();
-        return new KafkaWire(store, settings, loops, address, server, connections);
+        return new KafkaWire(store, settings, loops, address, server, connections, coordinator);
     }
 
+    /** A client whose server side is set up (in the connection group) when this returns. */
     Client connect() throws InterruptedException {
+        final int before = ACCEPTED.get();
         final Client client = new Client();
         client.channel = new Bootstrap().group(loops).channel(LocalChannel.class)
                 .handler(new ChannelInitializer<Channel>() {
@@ -103,6 +113,10 @@ final class KafkaWire implements AutoCloseable {
                                 });
                     }
                 }).connect(address).sync().channel();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (ACCEPTED.get() == before && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
         return client;
     }
 
@@ -158,6 +172,7 @@ final class KafkaWire implements AutoCloseable {
     public void close() {
         server.close().awaitUninterruptibly();
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        coordinator.close();
         store.close();
     }
 }
