@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMember;
@@ -91,9 +93,29 @@ final class ConsumerGroup {
         return protocolName;
     }
 
-    /** A snapshot of the members (for DescribeGroups). */
-    synchronized List<Member> members() {
-        return new ArrayList<>(members.values());
+    /** The group as DescribeGroups shows it. */
+    synchronized DescribedGroup describe() {
+        final List<DescribedGroupMember> list = new ArrayList<>();
+        for (Member m : members.values()) {
+            list.add(new DescribedGroupMember().setMemberId(m.id).setGroupInstanceId(m.instanceId)
+                    .setClientId(m.clientId == null ? "" : m.clientId).setClientHost(m.host)
+                    .setMemberMetadata(protocolName == null ? new byte[0]
+                            : m.protocols.getOrDefault(protocolName, new byte[0]))
+                    .setMemberAssignment(m.assignment));
+        }
+        return new DescribedGroup().setGroupId(id).setGroupState(stateName())
+                .setProtocolType(protocolType == null ? "" : protocolType)
+                .setProtocolData(protocolName == null ? "" : protocolName).setMembers(list);
+    }
+
+    /** The state as Kafka names it. */
+    synchronized String stateName() {
+        return switch (state) {
+            case EMPTY -> "Empty";
+            case PREPARING_REBALANCE -> "PreparingRebalance";
+            case COMPLETING_REBALANCE -> "CompletingRebalance";
+            case STABLE -> "Stable";
+        };
     }
 
     /**

@@ -36,14 +36,17 @@ final class FetchApi implements ApiHandler {
         final List<FetchOperation.Target> targets = new ArrayList<>();
         for (FetchRequestData.FetchTopic t : data.topics()) {
             for (FetchRequestData.FetchPartition p : t.partitions()) {
-                final Errors error = check(t.topic(), p.partition());
+                Errors error = check(t.topic(), p.partition());
+                if (error == Errors.NONE && p.fetchOffset() < topics.logStartOffset(t.topic(), p.partition())) {
+                    error = Errors.OFFSET_OUT_OF_RANGE; // before what DeleteRecords left
+                }
                 targets.add(new FetchOperation.Target(t.topic(), p.partition(), p.fetchOffset(),
                         Math.max(0, p.partitionMaxBytes()), error));
             }
         }
         final int maxBytes = Math.max(1, Math.min(data.maxBytes() <= 0 ? Integer.MAX_VALUE : data.maxBytes(),
                 maxFetchBytes));
-        final FetchOperation op = new FetchOperation(messaging, request.connection().executor(), targets,
+        final FetchOperation op = new FetchOperation(messaging, topics, request.connection().executor(), targets,
                 Math.max(0, data.maxWaitMs()), Math.max(0, data.minBytes()), maxBytes,
                 data.isolationLevel() == 1);
         return op.start();

@@ -45,6 +45,7 @@ final class FetchOperation {
     }
 
     private final Messaging messaging;
+    private final KafkaTopics topics;
     private final EventExecutor executor;
     private final List<Part> parts = new ArrayList<>();
     private final long maxWaitMs;
@@ -67,7 +68,6 @@ final class FetchOperation {
         long nextOffset;
         Errors error;
         long highWatermark = -1;
-        long logStart = -1;
         MemoryRecordsBuilder builder;
         int bytes;
         boolean full;
@@ -80,9 +80,11 @@ final class FetchOperation {
         }
     }
 
-    FetchOperation(final Messaging messaging, final EventExecutor executor, final List<Target> targets,
+    FetchOperation(final Messaging messaging, final KafkaTopics topics, final EventExecutor executor,
+                   final List<Target> targets,
                    final long maxWaitMs, final int minBytes, final int maxBytes, final boolean readCommitted) {
         this.messaging = messaging;
+        this.topics = topics;
         this.executor = executor;
         targets.forEach(t -> parts.add(new Part(t)));
         this.maxWaitMs = maxWaitMs;
@@ -174,7 +176,6 @@ final class FetchOperation {
     /** Adds what a read found to the partition's batch, within the byte limits. */
     private void take(final Part p, final PullResult r) {
         p.highWatermark = r.maxOffset();
-        p.logStart = r.minOffset();
         switch (r.status()) {
             case OFFSET_TOO_SMALL, OFFSET_OVERFLOW -> {
                 p.error = Errors.OFFSET_OUT_OF_RANGE;
@@ -234,8 +235,7 @@ final class FetchOperation {
             if (p.error == Errors.NONE || p.error == Errors.OFFSET_OUT_OF_RANGE) {
                 final long hw = p.highWatermark >= 0 ? p.highWatermark
                         : messaging.maxOffset(p.target.topic(), p.target.partition());
-                final long start = p.logStart >= 0 ? p.logStart
-                        : messaging.minOffset(p.target.topic(), p.target.partition());
+                final long start = topics.logStartOffset(p.target.topic(), p.target.partition());
                 d.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(start);
             } else {
                 d.setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);

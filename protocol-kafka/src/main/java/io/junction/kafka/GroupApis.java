@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -13,20 +15,25 @@ import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 
 /**
  * The classic group protocol's requests: FindCoordinator (this node coordinates every group), JoinGroup, SyncGroup,
- * Heartbeat and LeaveGroup, translated to {@link ConsumerGroup} calls.
+ * Heartbeat and LeaveGroup, translated to {@link ConsumerGroup} calls; DescribeGroups and ListGroups for AdminClient
+ * (groups used since the broker started).
  */
 final class GroupApis {
     /** FindCoordinator key type of a consumer group. */
@@ -123,6 +130,44 @@ final class GroupApis {
                     .setGroupInstanceId(m.groupInstanceId()).setErrorCode(error.code()));
         }
         return done(new LeaveGroupResponseData().setMembers(responses));
+    }
+
+    CompletableFuture<ApiMessage> describeGroups(final KafkaRequest request) {
+        final DescribeGroupsRequestData data = ((DescribeGroupsRequest) request.body()).data();
+        final List<DescribeGroupsResponseData.DescribedGroup> out = new ArrayList<>();
+        for (String id : data.groups()) {
+            final ConsumerGroup group = coordinator.existing(id);
+            if (!GroupCoordinator.isValidGroupId(id)) {
+                out.add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
+                        .setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState("").setProtocolType("")
+                        .setProtocolData(""));
+            } else if (group == null) {
+                // A group never used since start: Dead to Kafka (its committed offsets stay with the core).
+                out.add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id).setGroupState("Dead")
+                        .setProtocolType("").setProtocolData(""));
+            } else {
+                out.add(group.describe());
+            }
+        }
+        return done(new DescribeGroupsResponseData().setGroups(out));
+    }
+
+    CompletableFuture<ApiMessage> listGroups(final KafkaRequest request) {
+        final ListGroupsRequestData data = ((ListGroupsRequest) request.body()).data();
+        final List<ListGroupsResponseData.ListedGroup> out = new ArrayList<>();
+        for (ConsumerGroup g : coordinator.groups()) {
+            final String state = g.stateName();
+            final boolean stateOk = data.statesFilter().isEmpty() || data.statesFilter().stream()
+                    .anyMatch(state::equalsIgnoreCase);
+            final boolean typeOk = data.typesFilter().isEmpty() || data.typesFilter().stream()
+                    .anyMatch("classic"::equalsIgnoreCase);
+            if (stateOk && typeOk) {
+                out.add(new ListGroupsResponseData.ListedGroup().setGroupId(g.id())
+                        .setProtocolType(g.protocolType() == null ? "consumer" : g.protocolType())
+                        .setGroupState(state).setGroupType("classic"));
+            }
+        }
+        return done(new ListGroupsResponseData().setGroups(out));
     }
 
     private static CompletableFuture<ApiMessage> done(final ApiMessage message) {

@@ -34,6 +34,15 @@ final class KafkaApis {
         register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), groups::syncGroup);
         register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), groups::heartbeat);
         register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), groups::leaveGroup);
+        register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), groups::describeGroups);
+        register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), groups::listGroups);
+        final AdminApis admin = new AdminApis(messaging, topics, settings);
+        register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), admin::describeCluster);
+        register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), admin::createTopics);
+        register(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), admin::deleteTopics);
+        register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), admin::createPartitions);
+        register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), admin::describeConfigs);
+        register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), admin::deleteRecords);
         final OffsetApis offsets = new OffsetApis(coordinator, topics);
         register(ApiKeys.OFFSET_COMMIT, 9, offsets::offsetCommit);
         register(ApiKeys.OFFSET_FETCH, 9, offsets::offsetFetch);

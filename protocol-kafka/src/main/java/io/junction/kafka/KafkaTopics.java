@@ -16,6 +16,13 @@ import java.util.concurrent.CompletableFuture;
  */
 final class KafkaTopics {
     static final int MAX_NAME_LENGTH = 249;
+    /**
+     * The core group whose committed offsets are the partitions' log start offsets moved by DeleteRecords (no Kafka
+     * group maps to it: {@code %} is escaped in group names).
+     */
+    static final String LOG_START_GROUP = "%KAFKA%LOG-START";
+    /** Topic attributes holding Kafka topic configs are named {@code kafka.<config>}. */
+    static final String CONFIG_ATTRIBUTE_PREFIX = "kafka.";
 
     private final Messaging messaging;
     private final KafkaSettings settings;
@@ -50,6 +57,23 @@ final class KafkaTopics {
     /** Every topic a Kafka client may see. */
     List<TopicConfig> list() {
         return messaging.topics().list().stream().filter(t -> isVisible(t.name())).toList();
+    }
+
+    /**
+     * The first offset Kafka clients may read: the queue's smallest readable offset, or further on where DeleteRecords
+     * moved it (the records before it stay for other protocols until retention removes them).
+     */
+    long logStartOffset(final String topic, final int partition) {
+        return Math.max(messaging.minOffset(topic, partition),
+                messaging.queryOffset(LOG_START_GROUP, topic, partition));
+    }
+
+    /** Moves a partition's log start offset (DeleteRecords); never backwards, never past the end. */
+    long deleteRecordsBefore(final String topic, final int partition, final long offset) {
+        final long start = Math.max(logStartOffset(topic, partition),
+                Math.min(offset, messaging.maxOffset(topic, partition)));
+        messaging.commitOffset(LOG_START_GROUP, topic, partition, start);
+        return start;
     }
 
     /** The topic as it is now. */

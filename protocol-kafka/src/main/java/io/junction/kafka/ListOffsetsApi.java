@@ -16,9 +16,10 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 
 /**
- * ListOffsets: earliest is the queue's smallest readable offset, latest its end; the latest timestamp is the last
- * record; a timestamp finds the first record stored at or after it (the core searches by store time, which for records
- * produced in order is their timestamp) and answers with that record's offset and timestamp, or -1 when there is none.
+ * ListOffsets: earliest is the partition's log start offset ({@link KafkaTopics#logStartOffset}), latest its end; the
+ * latest timestamp is the last record; a timestamp finds the first record stored at or after it (the core searches by
+ * store time, which for records produced in order is their timestamp) and answers with that record's offset and
+ * timestamp, or -1 when there is none.
  */
 final class ListOffsetsApi implements ApiHandler {
     private final Messaging messaging;
@@ -63,12 +64,12 @@ final class ListOffsetsApi implements ApiHandler {
                 || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP
                 || timestamp == ListOffsetsRequest.EARLIEST_PENDING_UPLOAD_TIMESTAMP
                 || timestamp == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP) {
-            return CompletableFuture.completedFuture(r.setOffset(messaging.minOffset(topic, partition))
+            return CompletableFuture.completedFuture(r.setOffset(topics.logStartOffset(topic, partition))
                     .setTimestamp(-1));
         }
         if (timestamp == ListOffsetsRequest.MAX_TIMESTAMP) {
             final long last = messaging.maxOffset(topic, partition) - 1;
-            if (last < messaging.minOffset(topic, partition)) {
+            if (last < topics.logStartOffset(topic, partition)) {
                 return CompletableFuture.completedFuture(r.setOffset(-1).setTimestamp(-1));
             }
             return recordAt(topic, partition, last, r);
@@ -78,6 +79,7 @@ final class ListOffsetsApi implements ApiHandler {
                     .setTimestamp(-1));
         }
         return messaging.searchOffset(topic, partition, timestamp)
+                .thenApply(offset -> Math.max(offset, topics.logStartOffset(topic, partition)))
                 .thenCompose(offset -> offset >= messaging.maxOffset(topic, partition)
                         ? CompletableFuture.completedFuture(r.setOffset(-1).setTimestamp(-1))
                         : recordAt(topic, partition, offset, r))

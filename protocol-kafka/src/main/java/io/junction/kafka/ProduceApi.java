@@ -109,7 +109,7 @@ final class ProduceApi implements ApiHandler {
         final CompletableFuture<Long> base = first;
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).handle((x, failure) -> {
             final PartitionProduceResponse r = new PartitionProduceResponse().setIndex(partition)
-                    .setLogAppendTimeMs(-1).setLogStartOffset(messaging.minOffset(topic, partition));
+                    .setLogAppendTimeMs(-1).setLogStartOffset(topics.logStartOffset(topic, partition));
             if (failure != null) {
                 final Errors error = failure.getCause() instanceof SequenceRefused refused ? refused.error
                         : KafkaErrors.of(failure);

@@ -31,7 +31,9 @@ class KafkaFramePathFuzzTest {
     private static final AtomicInteger COUNT = new AtomicInteger();
     private static final List<ApiKeys> SERVED = List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE,
             ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
-            ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH);
+            ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
+            ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DESCRIBE_CLUSTER, ApiKeys.CREATE_TOPICS,
+            ApiKeys.DELETE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DELETE_RECORDS);
     private static KafkaWire wire;
 
     private static synchronized void startOnce() throws Exception {
