@@ -11,18 +11,27 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The request handlers by API, and the versions served. Produce and Fetch stop at version 12 and OffsetCommit and
- * OffsetFetch at 9: later versions name topics only by id, which this broker does not hand out.
+ * OffsetFetch at 9: later versions name topics only by id, which this broker does not hand out. With security on
+ * ({@code security.enabled}) every request but ApiVersions is refused (Metadata with TOPIC_AUTHORIZATION_FAILED for each topic, the rest
+ * with CLUSTER_AUTHORIZATION_FAILED): Kafka clients
+ * cannot authenticate (SASL) yet, and nothing may pass unauthenticated.
  */
 final class KafkaApis {
     private final SupportedApis supported = new SupportedApis();
     private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
+    /** Security is on and Kafka clients cannot authenticate yet: refuse everything but ApiVersions. */
+    private final boolean refuseAll;
+    private final MetadataApi metadata;
 
-    KafkaApis(final Messaging messaging, final KafkaSettings settings, final GroupCoordinator coordinator) {
+    KafkaApis(final Messaging messaging, final KafkaSettings settings, final GroupCoordinator coordinator,
+              final boolean refuseAll) {
+        this.refuseAll = refuseAll;
         final KafkaTopics topics = new KafkaTopics(messaging, settings);
         final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
         supported.add(ApiKeys.API_VERSIONS);
         handlers.put(ApiKeys.API_VERSIONS, r -> CompletableFuture.completedFuture(apiVersions()));
-        register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataApi(topics, settings.nodeId()));
+        metadata = new MetadataApi(topics, settings.nodeId());
+        register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), metadata);
         register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers));
         register(ApiKeys.FETCH, 12, new FetchApi(messaging, topics, settings.maxFetchBytes()));
         register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsApi(messaging, topics));
@@ -58,6 +67,14 @@ final class KafkaApis {
     }
 
     CompletableFuture<ApiMessage> handle(final KafkaRequest request) {
+        if (refuseAll && request.header().apiKey() != ApiKeys.API_VERSIONS) {
+            if (request.header().apiKey() == ApiKeys.METADATA) {
+                // Each topic refused: clients report TopicAuthorizationException.
+                return CompletableFuture.completedFuture(metadata.refused(request));
+            }
+            return CompletableFuture.completedFuture(request.body()
+                    .getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception()).data());
+        }
         return handlers.get(request.header().apiKey()).handle(request);
     }
 

@@ -3,6 +3,8 @@ package io.junction.kafka;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
+import io.junction.spi.tls.ServerTls;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -44,8 +46,10 @@ record KafkaSettings(int maxRequestSize, int maxPendingRequests, int maxFetchByt
     static final int NODE_ID = 0;
 
     static List<ConfigKey> keys() {
-        return List.of(MAX_REQUEST_SIZE, MAX_PENDING_REQUESTS, MAX_FETCH_BYTES, AUTO_CREATE_TOPICS, TOPIC_PARTITIONS,
-                INITIAL_REBALANCE_DELAY_MS);
+        final List<ConfigKey> keys = new ArrayList<>(List.of(MAX_REQUEST_SIZE, MAX_PENDING_REQUESTS, MAX_FETCH_BYTES,
+                AUTO_CREATE_TOPICS, TOPIC_PARTITIONS, INITIAL_REBALANCE_DELAY_MS));
+        keys.addAll(ServerTls.keys("kafka", 9093));
+        return keys;
     }
 
     static KafkaSettings from(final FrontEndConfig config) {

@@ -58,6 +58,20 @@ final class MetadataApi implements ApiHandler {
         });
     }
 
+    /** The answer when Kafka clients are refused: this node as the broker, every topic asked for refused. */
+    MetadataResponseData refused(final KafkaRequest request) {
+        final MetadataRequestData data = ((MetadataRequest) request.body()).data();
+        final MetadataResponseTopicCollection list = new MetadataResponseTopicCollection();
+        if (data.topics() != null) {
+            data.topics().forEach(t -> list.add(error(t.name(), Errors.TOPIC_AUTHORIZATION_FAILED)));
+        }
+        final MetadataResponseBrokerCollection brokers = new MetadataResponseBrokerCollection();
+        brokers.add(new MetadataResponseBroker().setNodeId(nodeId)
+                .setHost(request.connection().advertisedHost()).setPort(request.connection().advertisedPort()));
+        return new MetadataResponseData().setBrokers(brokers).setClusterId(CLUSTER_ID).setControllerId(nodeId)
+                .setTopics(list);
+    }
+
     private CompletableFuture<MetadataResponseTopic> describe(final String name, final boolean create) {
         if (name == null) {
             return CompletableFuture.completedFuture(new MetadataResponseTopic()

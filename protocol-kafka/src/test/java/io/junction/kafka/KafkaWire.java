@@ -78,7 +78,7 @@ final class KafkaWire implements AutoCloseable {
         final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
         final GroupCoordinator coordinator = new GroupCoordinator(store, settings.initialRebalanceDelayMs(),
                 System::currentTimeMillis);
-        final KafkaApis apis = new KafkaApis(store, settings, coordinator);
+        final KafkaApis apis = new KafkaApis(store, settings, coordinator, false);
         final LocalAddress address = new LocalAddress("kafka-wire-" + SERVERS.incrementAndGet());
         final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         final Channel server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)

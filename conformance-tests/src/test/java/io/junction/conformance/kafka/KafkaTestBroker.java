@@ -4,6 +4,7 @@ import io.junction.conformance.support.BrokerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -21,16 +22,23 @@ final class KafkaTestBroker implements AutoCloseable {
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     private final BrokerProcess process;
+    private final Path dataDir;
 
-    private KafkaTestBroker(final BrokerProcess process) {
+    private KafkaTestBroker(final BrokerProcess process, final Path dataDir) {
         this.process = process;
+        this.dataDir = dataDir;
+    }
+
+    /** The broker's data directory (its self-signed TLS certificate is in {@code tls/}). */
+    Path dataDir() {
+        return dataDir;
     }
 
     /** A broker with extra {@code --set} settings. */
     static KafkaTestBroker start(final Map<String, String> settings) {
         try {
-            final BrokerProcess.Builder b = BrokerProcess.builder(Files.createTempDirectory("junction-kafka-it")
-                    .resolve("data"));
+            final Path data = Files.createTempDirectory("junction-kafka-it").resolve("data");
+            final BrokerProcess.Builder b = BrokerProcess.builder(data);
             settings.forEach(b::set);
             final BrokerProcess process = b.start();
             try {
@@ -39,7 +47,7 @@ final class KafkaTestBroker implements AutoCloseable {
                 process.close();
                 throw e;
             }
-            return new KafkaTestBroker(process);
+            return new KafkaTestBroker(process, data);
         } catch (final IOException e) {
             throw new UncheckedIOException(e);
         }
