@@ -152,6 +152,7 @@ public final class ConfigKeys {
         ports.put("grpc", "8081");
         ports.put("mqtt", "1883");
         ports.put("amqp", "5672");
+        ports.put("kafka", "9092");
         ports.put("http-cloudevents", ""); // routes on the shared HTTP listener, no port of its own
         return Collections.unmodifiableMap(ports);
     }

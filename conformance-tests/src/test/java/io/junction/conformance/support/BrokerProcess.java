@@ -29,7 +29,7 @@ public final class BrokerProcess implements AutoCloseable {
 
     /** The standard front-ends' port keys; all get free ports so a test broker never needs the default ports. */
     private static final List<String> PORT_KEYS =
-            List.of("http.port", "remoting.port", "grpc.port", "mqtt.port", "amqp.port");
+            List.of("http.port", "remoting.port", "grpc.port", "mqtt.port", "amqp.port", "kafka.port");
 
     private static final Duration POLL = Duration.ofMillis(20);
 

@@ -1,0 +1,264 @@
+package io.junction.kafka;
+
+import io.junction.core.Messaging;
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.message.StoredMessage;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+
+/**
+ * One Fetch request in progress, confined to the connection's event loop.
+ *
+ * <p>First every partition is read once without waiting. If that found fewer than {@code min.bytes} and the consumer
+ * allows a wait, every partition's read waits on the core (long polling) until the deadline; each arrival is added and
+ * its partition read again, until {@code min.bytes} are there or the deadline passes. The answer always holds
+ * whatever was found; records are copied into the partition's batch as they arrive, so nothing keeps store buffers.
+ * Byte limits: a partition stops at its {@code partition_max_bytes}, the response at {@code max_bytes} (capped by
+ * {@code kafka.max-fetch-bytes}), except that the response's first record is always taken so a consumer never
+ * stalls on a record larger than its limits. A cancelled response (the connection closed) drops every wait.
+ */
+final class FetchOperation {
+    /** Records asked of the core per read: enough for large batches, a bounded read either way. */
+    private static final int MAX_MESSAGES_PER_READ = 1024;
+    private static final int RECORD_OVERHEAD = 32;
+
+    /** A partition asked for, and the error already known for it (NONE to read it). */
+    record Target(String topic, int partition, long offset, int maxBytes, Errors error) {
+    }
+
+    private final Messaging messaging;
+    private final KafkaTopics topics;
+    private final EventExecutor executor;
+    private final List<Part> parts = new ArrayList<>();
+    private final long maxWaitMs;
+    private final int minBytes;
+    private final int maxBytes;
+    private final boolean readCommitted;
+    private final CompletableFuture<ApiMessage> result = new CompletableFuture<>();
+    private int totalBytes;
+    private boolean records;
+    private int outstanding;
+    private boolean waiting;
+    /** Set before the waits are dropped, so reads cancelled by finishing add nothing. */
+    private boolean finished;
+    private long deadlineNanos;
+    private ScheduledFuture<?> timer;
+
+    /** One partition's reads and what they found. */
+    private static final class Part {
+        final Target target;
+        long nextOffset;
+        Errors error;
+        long highWatermark = -1;
+        MemoryRecordsBuilder builder;
+        int bytes;
+        boolean full;
+        CompletableFuture<PullResult> read;
+
+        Part(final Target target) {
+            this.target = target;
+            this.nextOffset = target.offset();
+            this.error = target.error();
+        }
+    }
+
+    FetchOperation(final Messaging messaging, final KafkaTopics topics, final EventExecutor executor,
+                   final List<Target> targets,
+                   final long maxWaitMs, final int minBytes, final int maxBytes, final boolean readCommitted) {
+        this.messaging = messaging;
+        this.topics = topics;
+        this.executor = executor;
+        targets.forEach(t -> parts.add(new Part(t)));
+        this.maxWaitMs = maxWaitMs;
+        this.minBytes = minBytes;
+        this.maxBytes = maxBytes;
+        this.readCommitted = readCommitted;
+    }
+
+    /** Starts reading; the future completes with the response (on the event loop). */
+    CompletableFuture<ApiMessage> start() {
+        result.whenComplete((r, e) -> {
+            if (result.isCancelled()) {
+                executor.execute(this::dropWaits);
+            }
+        });
+        deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+        for (Part p : parts) {
+            read(p, 0);
+        }
+        if (outstanding == 0) {
+            finish();
+        }
+        return result;
+    }
+
+    private void read(final Part p, final long waitMs) {
+        if (p.error != Errors.NONE || p.full) {
+            return;
+        }
+        outstanding++;
+        final int count = Math.max(1, Math.min(MAX_MESSAGES_PER_READ, p.target.maxBytes() / RECORD_OVERHEAD));
+        final CompletableFuture<PullResult> f = messaging.pull(new PullRequest("kafka", p.target.topic(),
+                p.target.partition(), p.nextOffset, count, null, waitMs));
+        p.read = f;
+        f.whenComplete((r, e) -> {
+            if (executor.inEventLoop()) {
+                onRead(p, r, e);
+            } else {
+                executor.execute(() -> onRead(p, r, e));
+            }
+        });
+    }
+
+    private void onRead(final Part p, final PullResult r, final Throwable failure) {
+        outstanding--;
+        p.read = null;
+        if (finished || result.isDone()) {
+            return;
+        }
+        if (failure != null) {
+            p.error = KafkaErrors.of(failure);
+        } else {
+            take(p, r);
+        }
+        if (!waiting) {
+            if (outstanding > 0) {
+                return;
+            }
+            if (enough() || maxWaitMs == 0 || System.nanoTime() >= deadlineNanos) {
+                finish();
+                return;
+            }
+            waiting = true;
+            final long remaining = remainingMs();
+            timer = executor.schedule(this::finish, remaining, TimeUnit.MILLISECONDS);
+            parts.forEach(part -> read(part, remaining));
+            if (outstanding == 0) {
+                finish();
+            }
+            return;
+        }
+        if (enough()) {
+            finish();
+        } else if (remainingMs() > 0) {
+            read(p, remainingMs());
+        }
+    }
+
+    private long remainingMs() {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+    }
+
+    private boolean enough() {
+        // Errors are answered at once, as Kafka does.
+        return records && totalBytes >= minBytes || totalBytes >= maxBytes
+                || parts.stream().anyMatch(p -> p.error != Errors.NONE);
+    }
+
+    /** Adds what a read found to the partition's batch, within the byte limits. */
+    private void take(final Part p, final PullResult r) {
+        p.highWatermark = r.maxOffset();
+        switch (r.status()) {
+            case OFFSET_TOO_SMALL, OFFSET_OVERFLOW -> {
+                p.error = Errors.OFFSET_OUT_OF_RANGE;
+                return;
+            }
+            case NO_SUCH_QUEUE -> {
+                p.error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                return;
+            }
+            default -> {
+            }
+        }
+        for (StoredMessage m : r.messages()) {
+            final KafkaRecord record = KafkaMessageMapping.fromCore(m.properties(), m.bodyBytes(),
+                    m.bornTimestamp());
+            final int size = estimate(record);
+            final boolean first = !records;
+            if (!first && (p.bytes + size > p.target.maxBytes() || totalBytes + size > maxBytes)) {
+                p.full = true;
+                return;
+            }
+            if (p.builder == null) {
+                p.builder = MemoryRecords.builder(ByteBuffer.allocate(Math.min(size * 2 + 128, 1 << 20)),
+                        Compression.NONE, TimestampType.CREATE_TIME, m.queueOffset());
+            }
+            p.builder.appendWithOffset(m.queueOffset(), record.timestamp(), record.key(), record.value(),
+                    record.headers().toArray(Header[]::new));
+            p.bytes += size;
+            totalBytes += size;
+            records = true;
+            p.nextOffset = m.queueOffset() + 1;
+        }
+        if (r.messages().isEmpty() && r.nextOffset() > p.nextOffset) {
+            p.nextOffset = r.nextOffset();
+        }
+    }
+
+    private static int estimate(final KafkaRecord r) {
+        int size = RECORD_OVERHEAD + (r.key() == null ? 0 : r.key().length)
+                + (r.value() == null ? 0 : r.value().length);
+        for (Header h : r.headers()) {
+            size += h.key().length() + (h.value() == null ? 0 : h.value().length) + 4;
+        }
+        return size;
+    }
+
+    private void finish() {
+        if (finished || result.isDone()) {
+            return;
+        }
+        finished = true;
+        dropWaits();
+        final Map<String, List<PartitionData>> byTopic = new LinkedHashMap<>();
+        for (Part p : parts) {
+            final PartitionData d = new PartitionData().setPartitionIndex(p.target.partition())
+                    .setErrorCode(p.error.code()).setPreferredReadReplica(-1);
+            if (p.error == Errors.NONE || p.error == Errors.OFFSET_OUT_OF_RANGE) {
+                final long hw = p.highWatermark >= 0 ? p.highWatermark
+                        : messaging.maxOffset(p.target.topic(), p.target.partition());
+                final long start = topics.logStartOffset(p.target.topic(), p.target.partition());
+                d.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(start);
+            } else {
+                d.setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+            }
+            d.setAbortedTransactions(readCommitted ? List.of() : null);
+            d.setRecords(p.builder == null ? MemoryRecords.EMPTY : p.builder.build());
+            byTopic.computeIfAbsent(p.target.topic(), t -> new ArrayList<>()).add(d);
+        }
+        final List<FetchableTopicResponse> responses = new ArrayList<>();
+        byTopic.forEach((topic, list) -> responses.add(new FetchableTopicResponse().setTopic(topic)
+                .setPartitions(list)));
+        result.complete(new FetchResponseData().setSessionId(0).setResponses(responses));
+    }
+
+    /** Stops the deadline timer and every read still waiting on the core. */
+    private void dropWaits() {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        for (Part p : parts) {
+            if (p.read != null) {
+                p.read.cancel(false);
+            }
+        }
+    }
+}

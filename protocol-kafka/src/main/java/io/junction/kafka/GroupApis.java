@@ -1,0 +1,176 @@
+package io.junction.kafka;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+
+/**
+ * The classic group protocol's requests: FindCoordinator (this node coordinates every group), JoinGroup, SyncGroup,
+ * Heartbeat and LeaveGroup, translated to {@link ConsumerGroup} calls; DescribeGroups and ListGroups for AdminClient
+ * (groups used since the broker started).
+ */
+final class GroupApis {
+    /** FindCoordinator key type of a consumer group. */
+    static final byte GROUP_KEY = 0;
+
+    private final GroupCoordinator coordinator;
+    private final int nodeId;
+
+    GroupApis(final GroupCoordinator coordinator, final int nodeId) {
+        this.coordinator = coordinator;
+        this.nodeId = nodeId;
+    }
+
+    CompletableFuture<ApiMessage> findCoordinator(final KafkaRequest request) {
+        final FindCoordinatorRequestData data = ((FindCoordinatorRequest) request.body()).data();
+        final KafkaConnection c = request.connection();
+        if (request.version() < 4) {
+            final Errors error = coordinatorError(data.keyType(), data.key());
+            final FindCoordinatorResponseData r = new FindCoordinatorResponseData().setErrorCode(error.code());
+            return done(error == Errors.NONE ? r.setNodeId(nodeId).setHost(c.advertisedHost())
+                    .setPort(c.advertisedPort()) : r.setNodeId(-1).setHost("").setPort(-1));
+        }
+        final List<FindCoordinatorResponseData.Coordinator> coordinators = new ArrayList<>();
+        for (String key : data.coordinatorKeys()) {
+            final Errors error = coordinatorError(data.keyType(), key);
+            final FindCoordinatorResponseData.Coordinator co = new FindCoordinatorResponseData.Coordinator()
+                    .setKey(key).setErrorCode(error.code());
+            coordinators.add(error == Errors.NONE ? co.setNodeId(nodeId).setHost(c.advertisedHost())
+                    .setPort(c.advertisedPort()) : co.setNodeId(-1).setHost("").setPort(-1));
+        }
+        return done(new FindCoordinatorResponseData().setCoordinators(coordinators));
+    }
+
+    private static Errors coordinatorError(final byte keyType, final String key) {
+        if (keyType != GROUP_KEY) {
+            return Errors.COORDINATOR_NOT_AVAILABLE; // transactions are not served yet
+        }
+        return GroupCoordinator.isValidGroupId(key) ? Errors.NONE : Errors.INVALID_GROUP_ID;
+    }
+
+    CompletableFuture<ApiMessage> joinGroup(final KafkaRequest request) {
+        final JoinGroupRequestData data = ((JoinGroupRequest) request.body()).data();
+        if (!GroupCoordinator.isValidGroupId(data.groupId())) {
+            return done(joinError(data, Errors.INVALID_GROUP_ID));
+        }
+        if (data.sessionTimeoutMs() < GroupCoordinator.MIN_SESSION_TIMEOUT_MS
+                || data.sessionTimeoutMs() > GroupCoordinator.MAX_SESSION_TIMEOUT_MS) {
+            return done(joinError(data, Errors.INVALID_SESSION_TIMEOUT));
+        }
+        final InetSocketAddress remote = request.connection().remoteAddress();
+        final String host = remote == null ? "/unknown" : "/" + remote.getAddress().getHostAddress();
+        return coordinator.group(data.groupId()).join(data, request.header().clientId(), host,
+                request.version() >= 4, coordinator.now()).thenApply(r -> r);
+    }
+
+    private static JoinGroupResponseData joinError(final JoinGroupRequestData data, final Errors error) {
+        return new JoinGroupResponseData().setErrorCode(error.code()).setMemberId(data.memberId())
+                .setGenerationId(-1).setLeader("").setMembers(List.of());
+    }
+
+    CompletableFuture<ApiMessage> syncGroup(final KafkaRequest request) {
+        final SyncGroupRequestData data = ((SyncGroupRequest) request.body()).data();
+        final ConsumerGroup group = coordinator.existing(data.groupId());
+        if (group == null) {
+            return done(new SyncGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())
+                    .setAssignment(new byte[0]));
+        }
+        final Map<String, byte[]> assignments = new HashMap<>();
+        data.assignments().forEach(a -> assignments.put(a.memberId(), a.assignment()));
+        return group.sync(data.memberId(), data.generationId(), assignments, coordinator.now()).thenApply(r -> r);
+    }
+
+    CompletableFuture<ApiMessage> heartbeat(final KafkaRequest request) {
+        final HeartbeatRequestData data = ((HeartbeatRequest) request.body()).data();
+        final ConsumerGroup group = coordinator.existing(data.groupId());
+        final Errors error = group == null ? Errors.UNKNOWN_MEMBER_ID
+                : group.heartbeat(data.memberId(), data.generationId(), coordinator.now());
+        return done(new HeartbeatResponseData().setErrorCode(error.code()));
+    }
+
+    CompletableFuture<ApiMessage> leaveGroup(final KafkaRequest request) {
+        final LeaveGroupRequestData data = ((LeaveGroupRequest) request.body()).data();
+        final ConsumerGroup group = coordinator.existing(data.groupId());
+        final long now = coordinator.now();
+        if (request.version() < 3) {
+            final Errors error = group == null ? Errors.UNKNOWN_MEMBER_ID : group.leave(data.memberId(), null, now);
+            return done(new LeaveGroupResponseData().setErrorCode(error.code()));
+        }
+        final List<LeaveGroupResponseData.MemberResponse> responses = new ArrayList<>();
+        for (LeaveGroupRequestData.MemberIdentity m : data.members()) {
+            final Errors error = group == null ? Errors.UNKNOWN_MEMBER_ID
+                    : group.leave(m.memberId(), m.groupInstanceId(), now);
+            responses.add(new LeaveGroupResponseData.MemberResponse().setMemberId(m.memberId())
+                    .setGroupInstanceId(m.groupInstanceId()).setErrorCode(error.code()));
+        }
+        return done(new LeaveGroupResponseData().setMembers(responses));
+    }
+
+    CompletableFuture<ApiMessage> describeGroups(final KafkaRequest request) {
+        final DescribeGroupsRequestData data = ((DescribeGroupsRequest) request.body()).data();
+        final List<DescribeGroupsResponseData.DescribedGroup> out = new ArrayList<>();
+        for (String id : data.groups()) {
+            final ConsumerGroup group = coordinator.existing(id);
+            if (!GroupCoordinator.isValidGroupId(id)) {
+                out.add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
+                        .setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState("").setProtocolType("")
+                        .setProtocolData(""));
+            } else if (group == null) {
+                // A group never used since start: Dead to Kafka (its committed offsets stay with the core).
+                out.add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id).setGroupState("Dead")
+                        .setProtocolType("").setProtocolData(""));
+            } else {
+                out.add(group.describe());
+            }
+        }
+        return done(new DescribeGroupsResponseData().setGroups(out));
+    }
+
+    CompletableFuture<ApiMessage> listGroups(final KafkaRequest request) {
+        final ListGroupsRequestData data = ((ListGroupsRequest) request.body()).data();
+        final List<ListGroupsResponseData.ListedGroup> out = new ArrayList<>();
+        for (ConsumerGroup g : coordinator.groups()) {
+            final String state = g.stateName();
+            final boolean stateOk = data.statesFilter().isEmpty() || data.statesFilter().stream()
+                    .anyMatch(state::equalsIgnoreCase);
+            final boolean typeOk = data.typesFilter().isEmpty() || data.typesFilter().stream()
+                    .anyMatch("classic"::equalsIgnoreCase);
+            if (stateOk && typeOk) {
+                out.add(new ListGroupsResponseData.ListedGroup().setGroupId(g.id())
+                        .setProtocolType(g.protocolType() == null ? "consumer" : g.protocolType())
+                        .setGroupState(state).setGroupType("classic"));
+            }
+        }
+        return done(new ListGroupsResponseData().setGroups(out));
+    }
+
+    private static CompletableFuture<ApiMessage> done(final ApiMessage message) {
+        return CompletableFuture.completedFuture(message);
+    }
+}

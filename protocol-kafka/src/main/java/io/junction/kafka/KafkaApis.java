@@ -1,0 +1,89 @@
+package io.junction.kafka;
+
+import io.junction.core.Messaging;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The request handlers by API, and the versions served. Produce and Fetch stop at version 12 and OffsetCommit and
+ * OffsetFetch at 9: later versions name topics only by id, which this broker does not hand out. With security on
+ * ({@code security.enabled}) every request but ApiVersions is refused (Metadata with TOPIC_AUTHORIZATION_FAILED for each topic, the rest
+ * with CLUSTER_AUTHORIZATION_FAILED): Kafka clients
+ * cannot authenticate (SASL) yet, and nothing may pass unauthenticated.
+ */
+final class KafkaApis {
+    private final SupportedApis supported = new SupportedApis();
+    private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
+    /** Security is on and Kafka clients cannot authenticate yet: refuse everything but ApiVersions. */
+    private final boolean refuseAll;
+    private final MetadataApi metadata;
+
+    KafkaApis(final Messaging messaging, final KafkaSettings settings, final GroupCoordinator coordinator,
+              final boolean refuseAll) {
+        this.refuseAll = refuseAll;
+        final KafkaTopics topics = new KafkaTopics(messaging, settings);
+        final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
+        supported.add(ApiKeys.API_VERSIONS);
+        handlers.put(ApiKeys.API_VERSIONS, r -> CompletableFuture.completedFuture(apiVersions()));
+        metadata = new MetadataApi(topics, settings.nodeId());
+        register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), metadata);
+        register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers));
+        register(ApiKeys.FETCH, 12, new FetchApi(messaging, topics, settings.maxFetchBytes()));
+        register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsApi(messaging, topics));
+        register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(),
+                new InitProducerIdApi(producers));
+        final GroupApis groups = new GroupApis(coordinator, settings.nodeId());
+        register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), groups::findCoordinator);
+        register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), groups::joinGroup);
+        register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), groups::syncGroup);
+        register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), groups::heartbeat);
+        register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), groups::leaveGroup);
+        register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), groups::describeGroups);
+        register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), groups::listGroups);
+        final AdminApis admin = new AdminApis(messaging, topics, settings);
+        register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), admin::describeCluster);
+        register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), admin::createTopics);
+        register(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), admin::deleteTopics);
+        register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), admin::createPartitions);
+        register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), admin::describeConfigs);
+        register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), admin::deleteRecords);
+        final OffsetApis offsets = new OffsetApis(coordinator, topics);
+        register(ApiKeys.OFFSET_COMMIT, 9, offsets::offsetCommit);
+        register(ApiKeys.OFFSET_FETCH, 9, offsets::offsetFetch);
+    }
+
+    private void register(final ApiKeys api, final int maxVersion, final ApiHandler handler) {
+        supported.add(api, maxVersion);
+        handlers.put(api, handler);
+    }
+
+    boolean supports(final ApiKeys api, final short version) {
+        return supported.supports(api, version);
+    }
+
+    CompletableFuture<ApiMessage> handle(final KafkaRequest request) {
+        if (refuseAll && request.header().apiKey() != ApiKeys.API_VERSIONS) {
+            if (request.header().apiKey() == ApiKeys.METADATA) {
+                // Each topic refused: clients report TopicAuthorizationException.
+                return CompletableFuture.completedFuture(metadata.refused(request));
+            }
+            return CompletableFuture.completedFuture(request.body()
+                    .getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception()).data());
+        }
+        return handlers.get(request.header().apiKey()).handle(request);
+    }
+
+    ApiVersionsResponseData apiVersions() {
+        return supported.response(Errors.NONE);
+    }
+
+    /** The v0 answer to an ApiVersions request in a version this broker does not know. */
+    ApiVersionsResponseData unsupportedApiVersions() {
+        return supported.response(Errors.UNSUPPORTED_VERSION);
+    }
+}

@@ -1,0 +1,235 @@
+package io.junction.kafka;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.EventExecutor;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: decodes each size-delimited frame with kafka-clients' own header and request classes, hands
+ * it to {@link KafkaApis}, and writes the responses in request order (Kafka clients match a response to the oldest
+ * request in flight).
+ *
+ * <p>Bad input never reaches a handler: an unknown API key, a version this broker does not serve (ApiVersions aside,
+ * which is answered with UNSUPPORTED_VERSION and the supported ranges, as Kafka does), a header or body that does not
+ * parse, or an oversize frame closes the connection, as a Kafka broker does. At most
+ * {@code kafka.max-pending-requests} requests are in progress; past that the connection is not read until one is
+ * answered. Everything here runs on the channel's event loop.
+ */
+final class KafkaConnection extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
+
+    private final KafkaApis apis;
+    private final int maxPending;
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private final String advertisedHost;
+    private final int advertisedPort;
+    private ChannelHandlerContext ctx;
+    private boolean closed;
+
+    /** A request in progress, answered once it and every request before it are done. */
+    private static final class Pending {
+        final KafkaRequest request;
+        final CompletableFuture<ApiMessage> future;
+        ApiMessage response;
+        boolean done;
+
+        Pending(final KafkaRequest request, final CompletableFuture<ApiMessage> future) {
+            this.request = request;
+            this.future = future;
+        }
+    }
+
+    KafkaConnection(final KafkaApis apis, final int maxPending, final String advertisedHost,
+                    final int advertisedPort) {
+        this.apis = apis;
+        this.maxPending = maxPending;
+        this.advertisedHost = advertisedHost;
+        this.advertisedPort = advertisedPort;
+    }
+
+    /** The host clients are told to connect to. */
+    String advertisedHost() {
+        return advertisedHost;
+    }
+
+    /** The port of the listener this connection came in on (what Metadata names as the broker's). */
+    int advertisedPort() {
+        return advertisedPort;
+    }
+
+    /** The event loop this connection runs on. */
+    EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    /** The client's address (born host of what it produces). */
+    InetSocketAddress remoteAddress() {
+        final SocketAddress a = ctx.channel().remoteAddress();
+        return a instanceof InetSocketAddress i ? i : null;
+    }
+
+    boolean isOpen() {
+        return !closed;
+    }
+
+    @Override
+    public void handlerAdded(final ChannelHandlerContext context) {
+        this.ctx = context;
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext context, final Object msg) {
+        final ByteBuf frame = (ByteBuf) msg;
+        final ByteBuffer buffer;
+        try {
+            // A heap copy: parsed requests (record batches above all) keep slices of it past this call.
+            buffer = ByteBuffer.allocate(frame.readableBytes());
+            frame.readBytes(buffer);
+            buffer.flip();
+        } finally {
+            frame.release();
+        }
+        if (!closed) {
+            receive(buffer);
+        }
+    }
+
+    private void receive(final ByteBuffer buffer) {
+        if (buffer.remaining() < 8) {
+            close("a frame too short for a request header");
+            return;
+        }
+        final short apiKey = buffer.getShort(0);
+        final short version = buffer.getShort(2);
+        if (!ApiKeys.hasId(apiKey)) {
+            close("unknown API key " + apiKey);
+            return;
+        }
+        final ApiKeys api = ApiKeys.forId(apiKey);
+        final RequestHeader header;
+        final AbstractRequest body;
+        try {
+            if (api == ApiKeys.API_VERSIONS && !apis.supports(api, version)) {
+                // Clients probe with their newest version; the answer in v0 tells them the ranges to pick from.
+                final RequestHeader probe = new RequestHeader(api, version, null, buffer.getInt(4));
+                enqueue(new KafkaRequest(probe, null, this),
+                        CompletableFuture.completedFuture(apis.unsupportedApiVersions()));
+                return;
+            }
+            if (!apis.supports(api, version)) {
+                close("unsupported version " + version + " of " + api);
+                return;
+            }
+            header = RequestHeader.parse(buffer);
+            body = AbstractRequest.parseRequest(api, version, new ByteBufferAccessor(buffer)).request;
+        } catch (RuntimeException e) {
+            close("a malformed " + api + " request: " + e);
+            return;
+        }
+        final KafkaRequest request = new KafkaRequest(header, body, this);
+        CompletableFuture<ApiMessage> future;
+        try {
+            future = apis.handle(request);
+        } catch (RuntimeException e) {
+            future = CompletableFuture.failedFuture(e);
+        }
+        enqueue(request, future);
+    }
+
+    private void enqueue(final KafkaRequest request, final CompletableFuture<ApiMessage> future) {
+        final Pending p = new Pending(request, future);
+        pending.add(p);
+        if (pending.size() >= maxPending) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        future.whenComplete((response, failure) -> {
+            if (ctx.executor().inEventLoop()) {
+                complete(p, response, failure);
+            } else {
+                ctx.executor().execute(() -> complete(p, response, failure));
+            }
+        });
+    }
+
+    private void complete(final Pending p, final ApiMessage response, final Throwable failure) {
+        if (closed) {
+            return;
+        }
+        p.done = true;
+        p.response = failure == null ? response : errorResponse(p.request, failure);
+        boolean wrote = false;
+        while (!pending.isEmpty() && pending.peek().done) {
+            final Pending head = pending.poll();
+            if (head.response != null) {
+                ctx.write(encode(head.request, head.response));
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        if (pending.size() < maxPending && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    private static ApiMessage errorResponse(final KafkaRequest request, final Throwable failure) {
+        final Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        final Errors error = KafkaErrors.of(cause);
+        if (error == Errors.UNKNOWN_SERVER_ERROR) {
+            LOG.warn("{} from client {} failed", request.header().apiKey(), request.header().clientId(), cause);
+        }
+        return request.body().getErrorResponse(0, error.exception()).data();
+    }
+
+    /** The size-prefixed response frame. */
+    private ByteBuf encode(final KafkaRequest request, final ApiMessage response) {
+        final ResponseHeader header = request.header().toResponseHeader();
+        final short version = request.body() == null ? 0 : request.version();
+        final short headerVersion = request.body() == null ? 0 : header.headerVersion();
+        final ByteBuffer bytes = RequestUtils.serialize(header.data(), headerVersion, response, version);
+        return Unpooled.wrappedBuffer(Unpooled.buffer(4).writeInt(bytes.remaining()), Unpooled.wrappedBuffer(bytes));
+    }
+
+    private void close(final String why) {
+        LOG.debug("closing Kafka connection from {}: {}", ctx.channel().remoteAddress(), why);
+        closed = true;
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext context) {
+        closed = true;
+        for (Pending p : pending) {
+            p.future.cancel(false); // a waiting fetch stops waiting
+        }
+        pending.clear();
+        context.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext context, final Throwable cause) {
+        if (!closed) {
+            close(String.valueOf(cause));
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package io.junction.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.junction.core.meta.TopicConfig;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connection path: frames, versions, bad input, response order, produce with idempotence checks, and fetches that
+ * wait.
+ */
+class KafkaConnectionTest {
+    private static final int MAX_REQUEST = 64 * 1024;
+    private static KafkaWire wire;
+
+    @BeforeAll
+    static void start() throws Exception {
+        wire = KafkaWire.start(KafkaWire.settings(MAX_REQUEST));
+        wire.store.topics().createOrUpdate(TopicConfig.of("t", 2)).get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    static void stop() {
+        wire.close();
+    }
+
+    @Test
+    void shouldAnswerApiVersionsWithTheServedRanges() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final RequestHeader h = c.send(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                    .setClientSoftwareName("test").setClientSoftwareVersion("1"));
+            final ApiVersionsResponseData r = ((ApiVersionsResponse) c.receive(h)).data();
+            assertThat(r.errorCode()).isZero();
+            assertThat(r.apiKeys().find(ApiKeys.PRODUCE.id).maxVersion()).isEqualTo((short) 12);
+            assertThat(r.apiKeys().find(ApiKeys.FETCH.id).maxVersion()).isEqualTo((short) 12);
+            assertThat(r.apiKeys().find(ApiKeys.METADATA.id)).isNotNull();
+            assertThat(r.apiKeys().find(ApiKeys.LIST_OFFSETS.id)).isNotNull();
+        }
+    }
+
+    @Test
+    void shouldAnswerAnApiVersionsProbeInAnUnknownVersionWithUnsupportedVersionInV0() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final ByteBuffer frame = ByteBuffer.allocate(12);
+            frame.putShort(ApiKeys.API_VERSIONS.id).putShort((short) 99).putInt(7).putShort((short) -1).flip();
+            c.writeFrame(frame.remaining(), frame);
+            final ByteBuffer response = c.nextFrame(20_000);
+            assertThat(response).isNotNull();
+            assertThat(response.getInt()).isEqualTo(7); // correlation id, header v0
+            final ApiVersionsResponseData data = ApiVersionsResponse.parse(
+                    new ByteBufferAccessor(response), (short) 0).data();
+            assertThat(data.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+            assertThat(data.apiKeys().find(ApiKeys.API_VERSIONS.id)).isNotNull();
+        }
+    }
+
+    @Test
+    void shouldCloseOnAnUnknownApiKey() throws Exception {
+        assertClosedAfter(frameOf(ByteBuffer.allocate(10).putShort((short) 999).putShort((short) 0).putInt(1)
+                .putShort((short) -1)));
+    }
+
+    @Test
+    void shouldCloseOnAVersionNotServed() throws Exception {
+        assertClosedAfter(frameOf(ByteBuffer.allocate(10).putShort(ApiKeys.FETCH.id).putShort((short) 13).putInt(1)
+                .putShort((short) -1)));
+    }
+
+    @Test
+    void shouldCloseOnAMalformedBody() throws Exception {
+        // Metadata v1 whose topic array claims 1000 entries and ends.
+        assertClosedAfter(frameOf(ByteBuffer.allocate(14).putShort(ApiKeys.METADATA.id).putShort((short) 1)
+                .putInt(1).putShort((short) -1).putInt(1000)));
+    }
+
+    @Test
+    void shouldCloseOnAnOversizeOrNegativeFrame() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            c.writeRaw(ByteBuffer.allocate(4).putInt(MAX_REQUEST + 1).array());
+            assertThat(c.awaitClosed(20_000)).isTrue();
+        }
+        try (KafkaWire.Client c = wire.connect()) {
+            c.writeRaw(ByteBuffer.allocate(4).putInt(-5).array());
+            assertThat(c.awaitClosed(20_000)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldAnswerInRequestOrderWhenAnEarlierRequestWaits() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final RequestHeader fetch = c.send(ApiKeys.FETCH, (short) 12, fetchData(1, 500, 1, 0, 1 << 20));
+            final RequestHeader versions = c.send(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                    .setClientSoftwareName("test").setClientSoftwareVersion("1"));
+            // receive() checks each response's correlation id: the waiting fetch's answer comes first.
+            final FetchResponseData f = ((FetchResponse) c.receive(fetch)).data();
+            assertThat(c.receive(versions)).isInstanceOf(ApiVersionsResponse.class);
+            assertThat(f.responses().get(0).partitions().get(0).errorCode()).isZero();
+        }
+    }
+
+    @Test
+    void shouldAnswerAWaitingFetchThatFindsNothingWithoutError() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final long start = System.nanoTime();
+            final RequestHeader h = c.send(ApiKeys.FETCH, (short) 12, fetchData(0, 300, 1, 0, 1 << 20));
+            final FetchResponseData.PartitionData p = ((FetchResponse) c.receive(h)).data().responses().get(0)
+                    .partitions().get(0);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(250);
+            assertThat(Errors.forCode(p.errorCode())).isEqualTo(Errors.NONE);
+            assertThat(((MemoryRecords) p.records()).sizeInBytes()).isZero();
+        }
+    }
+
+    @Test
+    void shouldStoreABatchOnceWhenAnIdempotentProducerSendsItAgain() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final long end = wire.store.maxOffset("t", 1);
+            final MemoryRecords batch = idempotentBatch(4242L, 0, "a", "b", "c");
+            final ProduceResponseData.PartitionProduceResponse first = produce(c, MemoryRecords.readableRecords(batch.buffer().duplicate()));
+            final ProduceResponseData.PartitionProduceResponse again = produce(c, MemoryRecords.readableRecords(batch.buffer().duplicate()));
+            assertThat(first.errorCode()).isZero();
+            assertThat(again.errorCode()).isZero();
+            assertThat(again.baseOffset()).isEqualTo(first.baseOffset()).isEqualTo(end);
+            assertThat(wire.store.maxOffset("t", 1)).isEqualTo(end + 3);
+            // A batch that skips sequences is refused.
+            final ProduceResponseData.PartitionProduceResponse gap = produce(c, idempotentBatch(4242L, 7, "x"));
+            assertThat(Errors.forCode(gap.errorCode())).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+            final ProduceResponseData.PartitionProduceResponse next = produce(c, idempotentBatch(4242L, 3, "d"));
+            assertThat(next.errorCode()).isZero();
+            assertThat(next.baseOffset()).isEqualTo(end + 3);
+        }
+    }
+
+    @Test
+    void shouldRefuseABatchWhoseChecksumIsWrong() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final MemoryRecords batch = idempotentBatch(777L, 0, "a");
+            final ByteBuffer bytes = batch.buffer().duplicate();
+            bytes.put(bytes.limit() - 1, (byte) (bytes.get(bytes.limit() - 1) ^ 0x55));
+            final long end = wire.store.maxOffset("t", 1);
+            final ProduceResponseData.PartitionProduceResponse r = produce(c, MemoryRecords.readableRecords(bytes));
+            assertThat(Errors.forCode(r.errorCode())).isEqualTo(Errors.CORRUPT_MESSAGE);
+            assertThat(wire.store.maxOffset("t", 1)).isEqualTo(end);
+        }
+    }
+
+    @Test
+    void shouldDescribeThisNodeAsTheOnlyBrokerAndCreateUnknownTopics() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final RequestHeader h = c.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData()
+                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("fresh"),
+                            new MetadataRequestData.MetadataRequestTopic().setName("bad name")))
+                    .setAllowAutoTopicCreation(true));
+            final var data = ((MetadataResponse) c.receive(h)).data();
+            assertThat(data.brokers()).hasSize(1);
+            assertThat(data.brokers().iterator().next().port()).isEqualTo(9092);
+            assertThat(data.topics().find("fresh").partitions()).hasSize(2);
+            assertThat(Errors.forCode(data.topics().find("bad name").errorCode()))
+                    .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+            assertThat(wire.store.route("fresh")).isPresent();
+        }
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse produce(final KafkaWire.Client c,
+                                                                       final MemoryRecords records)
+            throws InterruptedException {
+        final ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(1).setRecords(records))));
+        final RequestHeader h = c.send(ApiKeys.PRODUCE, (short) 9, new ProduceRequestData().setAcks((short) -1)
+                .setTimeoutMs(10_000).setTopicData(topics));
+        return ((ProduceResponse) c.receive(h)).data().responses().iterator().next().partitionResponses().get(0);
+    }
+
+    static MemoryRecords idempotentBatch(final long producerId, final int firstSequence, final String... values) {
+        final SimpleRecord[] records = new SimpleRecord[values.length];
+        for (int i = 0; i < values.length; i++) {
+            records[i] = new SimpleRecord(System.currentTimeMillis(), null,
+                    values[i].getBytes(StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withIdempotentRecords(RecordBatch.CURRENT_MAGIC_VALUE, 0L, Compression.NONE,
+                producerId, (short) 0, firstSequence, RecordBatch.NO_PARTITION_LEADER_EPOCH, records);
+    }
+
+    static FetchRequestData fetchData(final int partition, final int maxWaitMs, final int minBytes,
+                                      final long offset, final int maxBytes) {
+        return new FetchRequestData().setReplicaId(-1).setMaxWaitMs(maxWaitMs).setMinBytes(minBytes)
+                .setMaxBytes(maxBytes).setSessionId(0).setSessionEpoch(-1).setTopics(List.of(
+                        new FetchRequestData.FetchTopic().setTopic("t").setPartitions(List.of(
+                                new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(offset)
+                                        .setPartitionMaxBytes(maxBytes)))));
+    }
+
+    private static ByteBuffer frameOf(final ByteBuffer body) {
+        return body.flip();
+    }
+
+    private static void assertClosedAfter(final ByteBuffer body) throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            c.writeFrame(body.remaining(), body);
+            assertThat(c.awaitClosed(20_000)).isTrue();
+            assertThat(c.frames).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.junction.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+/** Sequence checks of idempotent producers. */
+class ProducerStatesTest {
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final ProducerStates states = new ProducerStates(clock::get);
+
+    @Test
+    void shouldHandOutNewIdsAfterARestart() {
+        final long first = states.newProducerId();
+        assertThat(states.newProducerId()).isEqualTo(first + 1);
+        clock.addAndGet(1);
+        assertThat(new ProducerStates(clock::get).newProducerId()).isGreaterThan(first + 1);
+    }
+
+    @Test
+    void shouldAnswerARepeatedBatchWithItsFirstOffset() {
+        final ProducerStates.Decision a = states.check(1, (short) 0, "t", 0, 0, 4);
+        assertThat(a.isAppend()).isTrue();
+        a.appended().complete(100L);
+        final ProducerStates.Decision again = states.check(1, (short) 0, "t", 0, 0, 4);
+        assertThat(again.isAppend()).isFalse();
+        assertThat(again.duplicateOf().join()).isEqualTo(100L);
+        assertThat(states.check(1, (short) 0, "t", 0, 5, 5).isAppend()).isTrue();
+        // Another partition keeps its own sequence.
+        assertThat(states.check(1, (short) 0, "t", 1, 0, 0).isAppend()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseGapsOldEpochsAndANewEpochNotStartingAtZero() {
+        states.check(2, (short) 1, "t", 0, 0, 0).appended().complete(0L);
+        assertThat(states.check(2, (short) 1, "t", 0, 2, 2).error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+        assertThat(states.check(2, (short) 0, "t", 0, 1, 1).error()).isEqualTo(Errors.INVALID_PRODUCER_EPOCH);
+        assertThat(states.check(2, (short) 2, "t", 0, 1, 1).error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+        assertThat(states.check(2, (short) 2, "t", 0, 0, 3).isAppend()).isTrue();
+    }
+
+    @Test
+    void shouldTakeARetryOfABatchThatWasNotStored() {
+        final ProducerStates.Decision a = states.check(3, (short) 0, "t", 0, 0, 1);
+        a.appended().completeExceptionally(new IllegalStateException("disk"));
+        final ProducerStates.Decision retry = states.check(3, (short) 0, "t", 0, 0, 1);
+        assertThat(retry.isAppend()).isTrue();
+    }
+
+    @Test
+    void shouldRememberOnlyTheLastFiveBatches() {
+        for (int i = 0; i < 6; i++) {
+            states.check(4, (short) 0, "t", 0, i, i).appended().complete((long) i);
+        }
+        assertThat(states.check(4, (short) 0, "t", 0, 5, 5).duplicateOf().join()).isEqualTo(5L);
+        assertThat(states.check(4, (short) 0, "t", 0, 0, 0).error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    }
+}
