@@ -1,6 +1,7 @@
 package io.junction.amqp;
 
 import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
@@ -127,7 +128,7 @@ final class AmqpBroker {
      */
     CompletableFuture<Void> startAtEnd(final String group, final TopicConfig topic) {
         final long now = System.currentTimeMillis() + 1;
-        final String retry = io.junction.core.pop.RetryPolicy.retryTopic(group, topic.name());
+        final String retry = SystemNames.retryTopic(group, topic.name());
         final CompletableFuture<?> retried = messaging.route(retry).isPresent()
                 ? messaging.consumers().resetOffsets(group, retry, now) // redeliveries of an earlier namesake
                 : CompletableFuture.completedFuture(null);

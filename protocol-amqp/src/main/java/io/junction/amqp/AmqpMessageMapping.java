@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedByte;
@@ -90,17 +89,6 @@ final class AmqpMessageMapping {
     static final Symbol DELIVERY_DELAY = Symbol.valueOf("x-opt-delivery-delay");
 
     /** Core and RocketMQ system property names: never application-properties, never taken from them. */
-    private static final Set<String> SYSTEM = Set.of(MessageProperties.UNIQUE_ID, MessageProperties.MESSAGE_GROUP,
-            MessageProperties.DELIVER_AT, MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC,
-            MessageProperties.DELAY_MS, MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID,
-            MessageProperties.CONTENT_TYPE, MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, MessageProperties.REPLY_TO, MessageProperties.CORRELATION_ID,
-            "REPLY_TO_CLIENT", "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
-            "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
-            "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
-            "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
-            "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY");
-
     private final DecoderImpl decoder = new DecoderImpl();
     private final EncoderImpl encoder = new EncoderImpl(decoder);
 
@@ -144,8 +132,10 @@ final class AmqpMessageMapping {
         }
     }
 
+    /** The core's rule, except that tags and keys are shown (as {@code TAGS}/{@code KEYS}) for JMS selectors. */
     static boolean isReserved(final String name) {
-        return name.startsWith("amqp.") || name.startsWith("__") || SYSTEM.contains(name);
+        return name.startsWith("amqp.") || MessageProperties.isReserved(name)
+                && !MessageProperties.TAGS.equals(name) && !MessageProperties.KEYS.equals(name);
     }
 
     // ------------------------------------------------------------------------------------------------ inbound

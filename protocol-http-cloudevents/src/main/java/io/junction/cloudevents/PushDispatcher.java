@@ -1,14 +1,12 @@
 package io.junction.cloudevents;
 
+
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
-import io.junction.core.message.Message;
-import io.junction.core.message.MessageProperties;
-import io.junction.core.pop.RetryPolicy;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
@@ -246,17 +244,12 @@ final class PushDispatcher {
             toDeadLetterTopic();
         }
 
-        /** A copy into the group's DLQ topic, then the ack. */
+        /**
+         * The core moves it to the subscription's DLQ topic: with its origin topic and id, without the delay it was
+         * sent with (a dead letter must not wait for it again), and acknowledged.
+         */
         private void toDeadLetterTopic() {
-            final var m = popped.message();
-            // A delivered delayed message keeps the delay it was sent with: the dead letter must not wait for it again.
-            final Message copy = Message.builder(RetryPolicy.deadLetterTopic(subscription.name())).queueId(0)
-                    .body(m.bodyBytes()).properties(m.properties()).bornTimestamp(m.bornTimestamp())
-                    .reconsumeTimes(popped.reconsumeTimes() + attempts)
-                    .property(MessageProperties.DELAY_LEVEL, null).property(MessageProperties.DELAY_SEC, null)
-                    .property(MessageProperties.DELAY_MS, null).property(MessageProperties.DELIVER_AT, null)
-                    .property("DLQ_ORIGIN_TOPIC", popped.topic()).build();
-            finish(messaging.send(copy).thenCompose(r -> messaging.ack(subscription.name(), receipt)));
+            finish(messaging.deadLetter(subscription.name(), receipt));
         }
 
         private void finish(final CompletableFuture<?> step) {

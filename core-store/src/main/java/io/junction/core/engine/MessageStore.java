@@ -1,18 +1,21 @@
 package io.junction.core.engine;
 
-import io.junction.core.Messaging;
 import io.junction.core.BrowseRequest;
 import io.junction.core.BrowseResult;
+import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.PullStatus;
-import io.junction.core.Receipt;
 import io.junction.core.RecallHandle;
+import io.junction.core.Receipt;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
+import io.junction.core.group.ConsumerRegistry;
+import io.junction.core.group.QueueLocks;
 import io.junction.core.index.MessageIndex;
 import io.junction.core.io.MappedSegmentFile;
 import io.junction.core.io.SegmentFileFactory;
@@ -20,10 +23,10 @@ import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
 import io.junction.core.log.RecordCodec;
-import io.junction.core.log.RecordDescriptor;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageIds;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
@@ -32,11 +35,9 @@ import io.junction.core.meta.KvConfig;
 import io.junction.core.meta.MetadataCodecs;
 import io.junction.core.meta.MetadataFile;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.pop.PopService;
 import io.junction.core.queue.ConsumeQueue;
 import io.junction.core.queue.ConsumeQueueStore;
-import io.junction.core.group.ConsumerRegistry;
-import io.junction.core.group.QueueLocks;
-import io.junction.core.pop.PopService;
 import io.junction.core.queue.Dispatcher;
 import io.junction.core.stats.TrafficCounters;
 import io.junction.core.timer.DeliveryTime;
@@ -164,9 +165,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
         dispatcherRef[0] = dispatcher;
 
         final long started = System.nanoTime();
-        final int maxRecordSize = RecordDescriptor.recordLength(RecordDescriptor.SYS_FLAG_BORN_HOST_V6
-                        | RecordDescriptor.SYS_FLAG_STORE_HOST_V6, config.maxMessageSize(),
-                RecordDescriptor.MAX_TOPIC_LENGTH, RecordDescriptor.MAX_PROPERTIES_LENGTH);
+        final int maxRecordSize = RecordLayout.recordLength(RecordLayout.SYS_FLAG_BORN_HOST_V6
+                        | RecordLayout.SYS_FLAG_STORE_HOST_V6, config.maxMessageSize(),
+                RecordLayout.MAX_TOPIC_LENGTH, RecordLayout.MAX_PROPERTIES_LENGTH);
         final long end = log.recover(recoverFrom, maxRecordSize, (view, pos, size) -> {
             try {
                 dispatcher.index(view, pos);
@@ -367,7 +368,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
         }
-        if (records.buffer().remaining() > config.segmentSize() - RecordDescriptor.BLANK_LENGTH) {
+        if (records.buffer().remaining() > config.segmentSize() - RecordLayout.BLANK_LENGTH) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.MESSAGE_TOO_LARGE, "a batch of "
                     + records.buffer().remaining() + " bytes does not fit one log segment"));
         }
@@ -412,7 +413,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic name '" + message.topic()
                     + "' is not valid");
         }
-        if (TimerService.TOPIC.equals(message.topic()) || TransactionMessages.isSystemTopic(message.topic())) {
+        if (TimerService.TOPIC.equals(message.topic()) || SystemNames.isTransactionTopic(message.topic())) {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic " + message.topic()
                     + " is reserved for the store");
         }

@@ -3,6 +3,7 @@ package io.junction.core.engine;
 import io.junction.core.Messaging;
 import io.junction.core.group.ConsumerClient;
 import io.junction.core.group.ConsumerRegistry;
+import io.junction.core.group.MembershipListener;
 import io.junction.core.group.QueueLag;
 import io.junction.core.group.QueueLocks;
 import io.junction.core.meta.ConsumerOffsets;
@@ -60,7 +61,7 @@ final class StoreConsumers implements Messaging.Consumers {
     }
 
     @Override
-    public void addListener(final ConsumerRegistry.Listener listener) {
+    public void addListener(final MembershipListener listener) {
         registry.addListener(listener);
     }
 

@@ -3,6 +3,7 @@ package io.junction.core.log;
 import io.junction.core.io.FileList;
 import io.junction.core.io.SegmentFile;
 import io.junction.core.io.SegmentFileFactory;
+import io.junction.core.message.RecordLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -189,9 +190,9 @@ public final class CommitLog implements AutoCloseable {
 
     /** Whether the record at {@code pos} was never (completely) written: its size or its magic is still zero. */
     private static boolean unwritten(final ByteBuffer view, final int pos) {
-        return pos + RecordDescriptor.BLANK_LENGTH > view.limit()
-                || view.getInt(pos + RecordDescriptor.TOTAL_SIZE_OFFSET) == 0
-                || view.getInt(pos + RecordDescriptor.MAGIC_OFFSET) == 0;
+        return pos + RecordLayout.BLANK_LENGTH > view.limit()
+                || view.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET) == 0
+                || view.getInt(pos + RecordLayout.MAGIC_OFFSET) == 0;
     }
 
     /**
@@ -206,7 +207,7 @@ public final class CommitLog implements AutoCloseable {
         final long base = segment.baseOffset();
         final int windowEnd = (int) Math.min(segmentSize, (long) pos + maxRecordSize + 1);
         // Fast path: a flipped bit in the body or CRC leaves the size field intact.
-        final int claimed = view.getInt(pos + RecordDescriptor.TOTAL_SIZE_OFFSET);
+        final int claimed = view.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET);
         if (claimed > 0 && (long) pos + claimed < windowEnd
                 && RecordCodec.check(view, pos + claimed, base + pos + claimed) != RecordCodec.INVALID) {
             return base + pos + claimed;
@@ -291,14 +292,14 @@ public final class CommitLog implements AutoCloseable {
         final int length = data.remaining();
         final int base = data.position();
         final int position = (int) (offset - segment.baseOffset());
-        final int magic = data.getInt(base + RecordDescriptor.MAGIC_OFFSET);
-        data.putInt(base + RecordDescriptor.MAGIC_OFFSET, 0);
+        final int magic = data.getInt(base + RecordLayout.MAGIC_OFFSET);
+        data.putInt(base + RecordLayout.MAGIC_OFFSET, 0);
         try {
             segment.write(position, data.duplicate());
         } finally {
-            data.putInt(base + RecordDescriptor.MAGIC_OFFSET, magic);
+            data.putInt(base + RecordLayout.MAGIC_OFFSET, magic);
         }
-        segment.write(position + RecordDescriptor.MAGIC_OFFSET, ByteBuffer.allocate(4).putInt(0, magic));
+        segment.write(position + RecordLayout.MAGIC_OFFSET, ByteBuffer.allocate(4).putInt(0, magic));
         writeOffset = offset + length;
     }
 
@@ -422,10 +423,10 @@ public final class CommitLog implements AutoCloseable {
 
     /** The first position in [from, end) of a segment view where a valid record or blank filler starts, else -1. */
     private static long firstValid(final ByteBuffer view, final long base, final int from, final int end) {
-        for (int p = from; p + RecordDescriptor.BLANK_LENGTH <= end; p++) {
-            final int magic = view.getInt(p + RecordDescriptor.MAGIC_OFFSET);
-            if ((magic == RecordDescriptor.MAGIC_V1 || magic == RecordDescriptor.MAGIC_V2
-                    || magic == RecordDescriptor.BLANK_MAGIC)
+        for (int p = from; p + RecordLayout.BLANK_LENGTH <= end; p++) {
+            final int magic = view.getInt(p + RecordLayout.MAGIC_OFFSET);
+            if ((magic == RecordLayout.MAGIC_V1 || magic == RecordLayout.MAGIC_V2
+                    || magic == RecordLayout.BLANK_MAGIC)
                     && RecordCodec.check(view, p, base + p) != RecordCodec.INVALID) {
                 return base + p;
             }

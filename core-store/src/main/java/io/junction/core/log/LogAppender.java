@@ -2,6 +2,7 @@ package io.junction.core.log;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.message.RecordLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -175,7 +176,7 @@ public final class LogAppender implements AutoCloseable {
             }
             final int length = r.record.remaining();
             final long offset = stagingOffset + staging.position();
-            if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
+            if (log.remainingInSegment(offset) < length + RecordLayout.BLANK_LENGTH
                     && log.remainingInSegment(offset) < log.segmentSize()) {
                 if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
                     return;
@@ -248,7 +249,7 @@ public final class LogAppender implements AutoCloseable {
         final int length = r.record.remaining();
         try {
             final long offset = log.writeOffset();
-            if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
+            if (log.remainingInSegment(offset) < length + RecordLayout.BLANK_LENGTH
                     && log.remainingInSegment(offset) < log.segmentSize()) {
                 log.roll();
             }

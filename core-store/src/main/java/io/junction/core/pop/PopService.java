@@ -6,12 +6,15 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
-import io.junction.core.Receipt;
 import io.junction.core.PullResult;
+import io.junction.core.Receipt;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
+import io.junction.core.filter.TagFilter;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
@@ -56,12 +59,6 @@ public final class PopService {
     static final String REDRIVE_GROUP = "CID_JUNCTION_REDRIVE_GROUP";
     /** Chance that a pop looks at the retry topic before the topic's own queues. */
     private static final int RETRY_FIRST_PERCENT = 20;
-    /** On a retry copy: the topic the message was first sent to. */
-    public static final String PROPERTY_RETRY_TOPIC = "RETRY_TOPIC";
-    /** On a dead letter: the topic the message was sent to. */
-    public static final String PROPERTY_DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
-    /** On a dead letter: the message's unique id. */
-    public static final String PROPERTY_DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
     private static final Logger LOG = LoggerFactory.getLogger(PopService.class);
     /** Most entries one FIFO pop looks at past the base. */
     private static final int FIFO_SCAN_LIMIT = 2048;
@@ -221,7 +218,7 @@ public final class PopService {
         }
         // The retry queue is always in the list, even before its topic exists: a pop parked now must wake when the
         // first redelivery creates it.
-        final PopStore.QueueRef retryQueue = new PopStore.QueueRef(RetryPolicy.retryTopic(group, topic.name()), 0);
+        final PopStore.QueueRef retryQueue = new PopStore.QueueRef(SystemNames.retryTopic(group, topic.name()), 0);
         if (ThreadLocalRandom.current().nextInt(100) < RETRY_FIRST_PERCENT) {
             order.add(0, retryQueue);
         } else {
@@ -298,7 +295,7 @@ public final class PopService {
                 final List<PoppedMessage> out = new ArrayList<>(messages.size());
                 for (int i = 0; i < messages.size(); i++) {
                     final StoredMessage m = messages.get(i);
-                    final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, q.topic());
+                    final String origin = m.properties().getOrDefault(MessageProperties.RETRY_TOPIC, q.topic());
                     out.add(new PoppedMessage(m, origin, new PopReceipt(new ReceiptHandle(id, i, request.group(),
                             q.topic(), q.queueId(), m.queueOffset(), m.reconsumeTimes(), deadline), handles),
                             m.reconsumeTimes()));
@@ -323,7 +320,7 @@ public final class PopService {
         if (committed >= 0) {
             return Math.max(committed, min);
         }
-        final PopStart start = q.topic().equals(RetryPolicy.retryTopic(request.group(), request.topic()))
+        final PopStart start = q.topic().equals(SystemNames.retryTopic(request.group(), request.topic()))
                 ? PopStart.OLDEST : request.start();
         final long first = start.offset(min, store.maxOffset(q.topic(), q.queueId()));
         store.commitOffset(request.group(), q.topic(), q.queueId(), first);
@@ -374,7 +371,7 @@ public final class PopService {
                         blocked.add(orderKey);
                         continue;
                     }
-                    if (!request.filter().matchesTagHash(io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
+                    if (!request.filter().matchesTagHash(TagFilter.tagHash(m.tag()))
                             || !request.filter().matches(m.properties(), m.bornTimestamp())) {
                         baseMoved |= fifo.markDone(at); // not for this subscription: consumed by skipping it
                         continue;
@@ -524,7 +521,7 @@ public final class PopService {
     }
 
     private static boolean selects(final PopRequest request, final StoredMessage m) {
-        return request.filter().matchesTagHash(io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
+        return request.filter().matchesTagHash(TagFilter.tagHash(m.tag()))
                 && request.filter().matches(m.properties(), m.bornTimestamp());
     }
 
@@ -553,7 +550,7 @@ public final class PopService {
                     final List<PoppedMessage> out = new ArrayList<>(taken.size());
                     for (int i = 0; i < taken.size(); i++) {
                         final StoredMessage m = taken.get(i);
-                        final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, q.topic());
+                        final String origin = m.properties().getOrDefault(MessageProperties.RETRY_TOPIC, q.topic());
                         out.add(new PoppedMessage(m, origin, new PopReceipt(new ReceiptHandle(id, i,
                                 request.group(), q.topic(), q.queueId(), m.queueOffset(), counts[i], deadline),
                                 handles), counts[i]));
@@ -680,7 +677,7 @@ public final class PopService {
                     scanned++;
                     if (!taken(state, request.group(), q, m.queueOffset())
                             && request.filter().matchesTagHash(
-                                    io.junction.core.queue.QueueEntryDescriptor.tagHash(m.tag()))
+                                    TagFilter.tagHash(m.tag()))
                             && request.filter().matches(m.properties(), m.bornTimestamp())) {
                         found.add(m);
                     }
@@ -865,7 +862,7 @@ public final class PopService {
                     "the message of this receipt handle is no longer stored"));
         }
         final StoredMessage m = read.messages().get(0);
-        final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, h.topic());
+        final String origin = m.properties().getOrDefault(MessageProperties.RETRY_TOPIC, h.topic());
         return deadLetter(group, origin, m, h.reconsumeTimes() + 1)
                 .thenCompose(r -> appendRevive(ck.reviveQueue, CheckpointRecord.ack(ck.id, h.index()), "ack"))
                 .thenAccept(r -> acked(ck, h.index()));
@@ -1037,12 +1034,12 @@ public final class PopService {
 
     private CompletableFuture<SendResult> deadLetter(final String group, final String origin, final StoredMessage m,
                                                      final int deliveries) {
-        final String target = RetryPolicy.deadLetterTopic(group);
+        final String target = SystemNames.deadLetterTopic(group);
         final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
                 .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
                 .bornHost(m.bornHost()).reconsumeTimes(deliveries)
-                .property(PROPERTY_DLQ_ORIGIN_TOPIC, origin).property(PROPERTY_DLQ_ORIGIN_ID, m.uniqueId())
-                .property(PROPERTY_RETRY_TOPIC, null);
+                .property(MessageProperties.DLQ_ORIGIN_TOPIC, origin).property(MessageProperties.DLQ_ORIGIN_ID, m.uniqueId())
+                .property(MessageProperties.RETRY_TOPIC, null);
         for (String timerProperty : TIMER_PROPERTIES) {
             copy.property(timerProperty, null);
         }
@@ -1051,16 +1048,16 @@ public final class PopService {
 
     private CompletableFuture<SendResult> redeliver(final String group, final String queueTopic,
                                                     final StoredMessage m) {
-        final String origin = m.properties().getOrDefault(PROPERTY_RETRY_TOPIC, queueTopic);
+        final String origin = m.properties().getOrDefault(MessageProperties.RETRY_TOPIC, queueTopic);
         final int attempts = m.reconsumeTimes() + 1;
         final GroupConfig config = store.group(group).orElse(GroupConfig.of(group));
         if (attempts > config.maxReconsumeTimes()) {
             return deadLetter(group, origin, m, attempts);
         }
-        final String target = RetryPolicy.retryTopic(group, origin);
+        final String target = SystemNames.retryTopic(group, origin);
         final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
                 .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
-                .bornHost(m.bornHost()).reconsumeTimes(attempts).property(PROPERTY_RETRY_TOPIC, origin);
+                .bornHost(m.bornHost()).reconsumeTimes(attempts).property(MessageProperties.RETRY_TOPIC, origin);
         // Redelivery is due now: a delay the original asked for must not apply again.
         for (String timerProperty : TIMER_PROPERTIES) {
             copy.property(timerProperty, null);
@@ -1180,7 +1177,7 @@ public final class PopService {
      * reset, oldest first; the position is kept, so a message is re-driven once.
      */
     public CompletableFuture<Integer> redriveDeadLetters(final String group, final int max) {
-        final String dlq = RetryPolicy.deadLetterTopic(group);
+        final String dlq = SystemNames.deadLetterTopic(group);
         if (store.topic(dlq).isEmpty()) {
             return CompletableFuture.completedFuture(0);
         }
@@ -1193,11 +1190,11 @@ public final class PopService {
                     break;
                 }
                 for (StoredMessage m : r.messages()) {
-                    final String origin = m.property(PROPERTY_DLQ_ORIGIN_TOPIC);
+                    final String origin = m.property(MessageProperties.DLQ_ORIGIN_TOPIC);
                     if (origin != null) {
                         store.append(Message.builder(origin).body(m.bodyBytes()).flag(m.flag())
-                                .properties(m.properties()).property(PROPERTY_DLQ_ORIGIN_TOPIC, null)
-                                .property(PROPERTY_DLQ_ORIGIN_ID, null).sysFlag(m.sysFlag())
+                                .properties(m.properties()).property(MessageProperties.DLQ_ORIGIN_TOPIC, null)
+                                .property(MessageProperties.DLQ_ORIGIN_ID, null).sysFlag(m.sysFlag())
                                 .bornTimestamp(m.bornTimestamp()).bornHost(m.bornHost()).build()).join();
                         moved++;
                     }

@@ -1,5 +1,6 @@
 package io.junction.core.queue;
 
+import io.junction.core.filter.TagFilter;
 import io.junction.core.index.MessageIndex;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.DispatchInfo;
@@ -73,7 +74,7 @@ public final class Dispatcher implements AutoCloseable {
     public DispatchInfo index(final ByteBuffer segmentView, final int position) throws IOException {
         final DispatchInfo info = RecordCodec.dispatchInfo(segmentView, position);
         queues.put(info.topic(), info.queueId(), info.queueOffset(), info.physicalOffset(), info.size(),
-                QueueEntryDescriptor.tagHash(info.tag()));
+                TagFilter.tagHash(info.tag()));
         index.add(info);
         return info;
     }

@@ -1,6 +1,6 @@
 package io.junction.remoting.security;
 
-import io.junction.remoting.processor.SystemTopics;
+import io.junction.core.SystemNames;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
 import java.util.EnumSet;
@@ -70,7 +70,7 @@ record Demand(Check check, ResourceKind kind, String name, Set<Action> anyOf, bo
     }
 
     static boolean isGroupTopic(final String topic) {
-        return topic.startsWith(SystemTopics.RETRY_PREFIX) || topic.startsWith(SystemTopics.DLQ_PREFIX);
+        return topic.startsWith(SystemNames.RETRY_PREFIX) || topic.startsWith(SystemNames.DLQ_PREFIX);
     }
 
     /** What a refusal tells the client was missing. */

@@ -9,9 +9,9 @@ import static io.junction.tenancy.Action.UPDATE;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
-import io.junction.core.txn.TransactionMessages;
 import io.junction.remoting.processor.AdminProcessor;
 import io.junction.remoting.processor.PopProcessor;
 import io.junction.remoting.processor.RouteProcessor;
@@ -94,8 +94,8 @@ public final class RequestPermissions {
             final String producerGroup = r.field("producerGroup");
             return messaging.lookup(r.longField("commitLogOffset", -1)).thenApply(found -> {
                 // Only a half message can be ended; anything else (or nothing) is left to super users.
-                final String real = found.filter(m -> TransactionMessages.HALF_TOPIC.equals(m.topic()))
-                        .map(TransactionMessages::realTopic).orElse(null);
+                final String real = found.filter(m -> SystemNames.HALF_TOPIC.equals(m.topic()))
+                        .map(StoredMessage::realTopic).orElse(null);
                 return list(producerGroup == null ? null : producerGroupDemand(producerGroup),
                         real == null ? Demand.SUPER : Demand.topic(real, PUB).hide());
             });
@@ -221,11 +221,11 @@ public final class RequestPermissions {
                 return null;
             }
             final StoredMessage m = found.get();
-            if (TransactionMessages.HALF_TOPIC.equals(m.topic())) {
-                final String real = TransactionMessages.realTopic(m);
+            if (SystemNames.HALF_TOPIC.equals(m.topic())) {
+                final String real = m.realTopic();
                 return real == null ? Demand.SUPER : Demand.topic(real, action).hide();
             }
-            return TransactionMessages.isSystemTopic(m.topic()) ? Demand.SUPER : Demand.topic(m.topic(), action).hide();
+            return SystemNames.isTransactionTopic(m.topic()) ? Demand.SUPER : Demand.topic(m.topic(), action).hide();
         });
     }
 

@@ -1,13 +1,22 @@
 package io.junction.core;
 
-import io.junction.core.meta.GroupConfig;
-import io.junction.core.meta.TopicConfig;
+import io.junction.core.group.ConsumerClient;
+import io.junction.core.group.MembershipListener;
+import io.junction.core.group.QueueLag;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.txn.TransactionChecker;
+import io.junction.core.txn.TransactionEnd;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -58,7 +67,7 @@ public interface Messaging {
     /**
      * Looks at the messages a consumer group would get next, oldest first per queue, without taking them or counting
      * a delivery: neither consumed nor in flight (for an in-place group,
-     * {@link io.junction.core.meta.GroupConfig#inPlace}, exactly what its pops would hand out, including messages given
+     * {@link GroupConfig#inPlace}, exactly what its pops would hand out, including messages given
      * back; otherwise what no pop has reached yet).
      */
     default CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
@@ -85,7 +94,7 @@ public interface Messaging {
 
     /**
      * Moves a popped message's redelivery to {@code invisibleMillis} from now; returns its new receipt handle. For an
-     * in-place group ({@link io.junction.core.meta.GroupConfig#inPlace}), 0 makes it available again in its place at
+     * in-place group ({@link GroupConfig#inPlace}), 0 makes it available again in its place at
      * once, and no handle works for it any more.
      */
     CompletableFuture<String> changeInvisibleTime(String group, String receiptHandle, long invisibleMillis);
@@ -108,17 +117,17 @@ public interface Messaging {
      * checked back. Fails (ILLEGAL_ARGUMENT), changing nothing, when no unresolved half message matches: unknown, or
      * already committed or rolled back.
      */
-    CompletableFuture<Void> endTransaction(io.junction.core.txn.TransactionEnd end);
+    CompletableFuture<Void> endTransaction(TransactionEnd end);
 
     /**
      * Adds a hook that asks producers of a group about half messages left unresolved. Every front-end that can reach
      * producers adds its own; each check goes to all of them (each asks the producers it has). Without any,
      * unresolved half messages just wait.
      */
-    void addTransactionChecker(io.junction.core.txn.TransactionChecker checker);
+    void addTransactionChecker(TransactionChecker checker);
 
     /** Removes a hook added with {@link #addTransactionChecker} (the front-end stops). */
-    void removeTransactionChecker(io.junction.core.txn.TransactionChecker checker);
+    void removeTransactionChecker(TransactionChecker checker);
 
     /** Records a consumer group's position in a queue. */
     void commitOffset(String group, String topic, int queueId, long offset);
@@ -195,7 +204,7 @@ public interface Messaging {
         CompletableFuture<Boolean> delete(String namespace, String key);
 
         /** The items of a namespace by key, sorted. */
-        java.util.SortedMap<String, String> list(String namespace);
+        SortedMap<String, String> list(String namespace);
     }
 
     /** Consumer clients at run time. */
@@ -210,35 +219,35 @@ public interface Messaging {
 
         /** Records a client's heartbeat (its subscriptions by topic). */
         void heartbeat(String group, String clientId,
-                       java.util.Map<String, io.junction.core.group.ConsumerClient.Subscription> subscriptions,
+                       Map<String, ConsumerClient.Subscription> subscriptions,
                        boolean broadcast);
 
         /** A client left. */
         void unregister(String group, String clientId);
 
         /** The group's live clients, sorted by id. */
-        List<io.junction.core.group.ConsumerClient> clients(String group);
+        List<ConsumerClient> clients(String group);
 
         /** Hears of membership changes (to tell clients to rebalance). */
-        void addListener(io.junction.core.group.ConsumerRegistry.Listener listener);
+        void addListener(MembershipListener listener);
 
         /** Locks (or renews) queues for a client; returns those it holds. */
-        java.util.Set<Integer> lockQueues(String group, String clientId, String topic, java.util.Set<Integer> queues);
+        Set<Integer> lockQueues(String group, String clientId, String topic, Set<Integer> queues);
 
         /** Releases a client's queue locks. */
-        void unlockQueues(String group, String clientId, String topic, java.util.Set<Integer> queues);
+        void unlockQueues(String group, String clientId, String topic, Set<Integer> queues);
 
         /** The topics the group committed offsets on, sorted: its consumers need not be online. */
-        java.util.SortedSet<String> committedTopics(String group);
+        SortedSet<String> committedTopics(String group);
 
         /** The group's lag on every queue of the topic (reads the store times of messages, so off the caller). */
-        CompletableFuture<List<io.junction.core.group.QueueLag>> lag(String group, String topic);
+        CompletableFuture<List<QueueLag>> lag(String group, String topic);
 
         /**
          * Moves the group's offsets on every queue of the topic to the first message stored at or after
          * {@code timestamp} (replay); POP consumption restarts there too. Returns the new offsets by queue.
          */
-        CompletableFuture<java.util.Map<Integer, Long>> resetOffsets(String group, String topic, long timestamp);
+        CompletableFuture<Map<Integer, Long>> resetOffsets(String group, String topic, long timestamp);
     }
 
     /** Creates, changes, deletes and lists topics. */

@@ -1,7 +1,6 @@
 package io.junction.core.filter;
 
 import io.junction.core.message.MessageProperties;
-
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -62,8 +61,8 @@ public final class TagFilter implements MessageFilter {
      * when it has none. The store calls this when writing queue entries; stage one of every tag filter relies on it.
      */
     public static long tagHash(final String tag) {
-        // One definition: the queue entry layout owns it.
-        return io.junction.core.queue.QueueEntryDescriptor.tagHash(tag);
+        // RocketMQ's definition (String.hashCode), so entries written by either read the same.
+        return tag == null || tag.isEmpty() ? 0 : tag.hashCode();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.junction.core.filter;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
@@ -10,9 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import org.junit.jupiter.api.Test;
 
 /** Compilation output and run-time properties of compiled SQL filters. */
 class SqlFilterEvaluationTest {

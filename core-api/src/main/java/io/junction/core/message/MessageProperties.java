@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Property names the core understands, and the property-string codec shared with the RocketMQ wire format.
@@ -53,11 +54,46 @@ public final class MessageProperties {
      * it). MQTT's correlation data and JMS's correlation id map onto it.
      */
     public static final String CORRELATION_ID = "CORRELATION_ID";
+    /** On a retry copy: the topic the message was first sent to. */
+    public static final String RETRY_TOPIC = "RETRY_TOPIC";
+    /** On a retry copy sent back by a RocketMQ 4 client: the unique id of the message it retries. */
+    public static final String ORIGIN_MESSAGE_ID = "ORIGIN_MESSAGE_ID";
+    /** On a dead letter: the topic the message was sent to. */
+    public static final String DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
+    /** On a dead letter: the message's unique id. */
+    public static final String DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
+    /** On a half message: seconds before its first check-back (instead of the check interval). */
+    public static final String CHECK_IMMUNITY_SECONDS = "CHECK_IMMUNITY_TIME_IN_SECONDS";
+    /** On a half message: check-backs so far (RocketMQ's property; informational, the store counts in op records). */
+    public static final String CHECK_TIMES = "TRANSACTION_CHECK_TIMES";
+
+    /**
+     * Names the core or RocketMQ's own bookkeeping sets and reads, never a user's property. RocketMQ's request-reply
+     * markers {@code MSG_TYPE}, {@code TTL}, {@code ARRIVE_TIME} and {@code PUSH_REPLY_TIME} are not among them: they
+     * are names users of other protocols pick too, so only the RocketMQ front-ends hide them.
+     */
+    private static final Set<String> RESERVED = Set.of(TAGS, KEYS, UNIQUE_ID, MESSAGE_GROUP, DELIVER_AT, DELAY_LEVEL,
+            DELAY_SEC, DELAY_MS, REAL_TOPIC, REAL_QUEUE_ID, CONTENT_TYPE, TRANSACTION_PREPARED, PRODUCER_GROUP,
+            TRANSACTION_ID, REPLY_TO, CORRELATION_ID, RETRY_TOPIC, ORIGIN_MESSAGE_ID, DLQ_ORIGIN_TOPIC, DLQ_ORIGIN_ID,
+            CHECK_IMMUNITY_SECONDS, CHECK_TIMES, "REPLY_TO_CLIENT", "WAIT", "MIN_OFFSET", "MAX_OFFSET",
+            "RECONSUME_TIME", "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "TRACE_CONTEXT",
+            "CLUSTER", "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "POP_CK_OFFSET", "1ST_POP_TIME", "BUYER_ID",
+            "TRAN_PREPARED_QUEUE_OFFSET", "MQ2_FLAG", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
+            "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY", "INNER_MULTI_DISPATCH",
+            "INNER_MULTI_QUEUE_OFFSET");
 
     static final char NAME_VALUE_SEPARATOR = 1;
     static final char PROPERTY_SEPARATOR = 2;
 
     private MessageProperties() {
+    }
+
+    /**
+     * The one rule every protocol mapping applies: a reserved name is never taken from a client as a user property
+     * nor shown to one as such. Names starting with {@code __} are the core's and the mappings' own bookkeeping.
+     */
+    public static boolean isReserved(final String name) {
+        return name.startsWith("__") || RESERVED.contains(name);
     }
 
     /** Encodes properties into the RocketMQ property string; null names or values are skipped. */

@@ -1,12 +1,11 @@
 package io.junction.core.filter;
 
-import io.junction.core.message.MessageProperties;
-import org.junit.jupiter.api.Test;
-
-import java.util.Map;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.junction.core.message.MessageProperties;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class FiltersTest {
 

@@ -1,4 +1,4 @@
-package io.junction.core.log;
+package io.junction.core.message;
 
 /**
  * Layout of one commit-log record: RocketMQ's stored-message layout, so that a pull answer can hand out stored bytes
@@ -31,7 +31,7 @@ package io.junction.core.log;
  *
  * <p>A segment ends with a blank record: total size = the bytes left in the segment, magic {@link #BLANK_MAGIC}.
  */
-public final class RecordDescriptor {
+public final class RecordLayout {
     public static final int MAGIC_V1 = 0xDAA320A7;
     public static final int MAGIC_V2 = 0xDAA320AB;
     public static final int BLANK_MAGIC = 0xCBD43194;
@@ -63,7 +63,7 @@ public final class RecordDescriptor {
     public static final int MAX_TOPIC_LENGTH = Short.MAX_VALUE;
     public static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
 
-    private RecordDescriptor() {
+    private RecordLayout() {
     }
 
     public static int hostLength(final boolean v6) {
