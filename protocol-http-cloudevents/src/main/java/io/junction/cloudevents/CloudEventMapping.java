@@ -153,7 +153,7 @@ public final class CloudEventMapping {
             }
             for (final Map.Entry<String, String> e : properties.entrySet()) {
                 if (EventValidator.isExtensionName(e.getKey()) && !EventValidator.isContextAttribute(e.getKey())
-                        && !"receipt".equals(e.getKey())) {
+                        && !"receipt".equals(e.getKey()) && !MessageProperties.isReserved(e.getKey())) {
                     b.withExtension(e.getKey(), e.getValue());
                 }
             }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.junction.core.fuzz.ProblemLog;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.core.fuzz.ProblemLog;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
@@ -127,8 +127,8 @@ class RemotingFramePathFuzzTest {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(final Channel ch) {
-                        RemotingFrontEnd.initPipeline(ch.pipeline(), connections.handler(), idleMillis, MAX_FRAME,
-                                handler);
+                        ch.pipeline().addLast("connections", connections.handler());
+                        RemotingFrontEnd.initPipeline(ch.pipeline(), idleMillis, MAX_FRAME, handler);
                         ACCEPTED.add(ch);
                     }
                 }).bind(ADDRESS).sync();
