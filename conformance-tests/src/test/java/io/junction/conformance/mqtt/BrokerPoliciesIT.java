@@ -13,10 +13,10 @@ import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5SubAckException;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -25,26 +25,23 @@ import org.junit.jupiter.api.Test;
  * ({@code mqtt.server-keep-alive}, 3.2.2.3.14) and topic filters nobody may subscribe to
  * ({@code mqtt.deny-subscriptions}).
  */
+@WithBroker(settings = {
+        "mqtt.connect-timeout-ms=1000",
+        "mqtt.max-packet-size=64k",
+        "mqtt.server-keep-alive=1",
+        "mqtt.deny-subscriptions=$SYS/#,=#"})
 class BrokerPoliciesIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start(Map.of("mqtt.server-keep-alive", "1",
-                "mqtt.deny-subscriptions", "$SYS/#,=#"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldTellMqtt5ClientsTheServerKeepAliveAndHoldThemToIt() throws Exception {
         final Mqtt5BlockingClient hive = MqttClient.builder().useMqttVersion5().identifier("told-keep-alive")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         final Mqtt5ConnAck ack = hive.connectWith().keepAlive(60).send();
         assertThat(ack.getServerKeepAlive()).hasValue(1);
         // The client follows the server's keep alive (PINGREQ every second), so it stays connected well past 1.5 s.
@@ -52,7 +49,7 @@ class BrokerPoliciesIT {
         assertThat(hive.getState().isConnected()).isTrue();
         hive.disconnect();
 
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             final byte[] connect = RawMqtt.connect5("silent", true, 0, 0);
             connect[10] = 0x02; // keep alive 600 s asked for (0x0258)
             connect[11] = 0x58;
@@ -70,7 +67,7 @@ class BrokerPoliciesIT {
 
     @Test
     void shouldLeaveMqtt311ClientsTheirOwnKeepAlive() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("own-keep-alive", 60));
             assertThat(raw.readPacket(Duration.ofSeconds(5))[0]).isEqualTo((byte) 0x20);
             assertThat(raw.closedWithin(Duration.ofMillis(3_000))).as("closed by a keep alive not its own").isFalse();

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * malformed (1.5.4-1, 1.5.4-2); the broker answers an MQTT 5 client with DISCONNECT 0x81 and closes, closes a 3.1.1
  * connection, and a subscriber on another connection goes on receiving.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter1_5_DataRepresentationIT {
     private static final Duration WAIT = Duration.ofSeconds(5);
     /** "bad/" then a lone continuation byte. */
@@ -26,18 +28,11 @@ class Chapter1_5_DataRepresentationIT {
     /** "bad/" then '/' in an overlong two-byte form. */
     private static final byte[] OVERLONG = {'b', 'a', 'd', '/', (byte) 0xC0, (byte) 0xAF};
 
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
@@ -47,7 +42,7 @@ class Chapter1_5_DataRepresentationIT {
             bystander.subscribeWith().topicFilter("good/#").qos(MqttQos.AT_LEAST_ONCE).send();
             int n = 0;
             for (byte[] topic : new byte[][] {ILL_FORMED, SURROGATE, NUL, OVERLONG}) {
-                try (RawMqtt raw = new RawMqtt(broker.port())) {
+                try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
                     raw.send(RawMqtt.connect5("utf8-bad-" + n, true, 0, 0));
                     assertThat(raw.readPacket(WAIT)[0]).isEqualTo((byte) 0x20);
                     raw.send(RawMqtt.publish5RawTopic(topic, "never stored"));
@@ -74,7 +69,7 @@ class Chapter1_5_DataRepresentationIT {
         try (var in = Clients.publishes(watcher)) {
             watcher.subscribeWith().topicFilter("bad/#").qos(MqttQos.AT_LEAST_ONCE).send();
             for (byte[] topic : new byte[][] {ILL_FORMED, SURROGATE, NUL}) {
-                try (RawMqtt raw = new RawMqtt(broker.port())) {
+                try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
                     raw.send(RawMqtt.connect311("utf8-311", 60));
                     assertThat(raw.readPacketType(WAIT)).isEqualTo(0x20);
                     raw.send(RawMqtt.publishRawTopic(topic, "never stored"));
@@ -88,7 +83,7 @@ class Chapter1_5_DataRepresentationIT {
 
     @Test
     void shouldCloseAConnectionWhoseClientIdIsNotUtf8WithoutAccepting() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311RawClientId(new byte[] {'d', 'e', 'v', (byte) 0xFF}));
             final byte[] reply = raw.readPacket(WAIT);
             if (reply != null) {

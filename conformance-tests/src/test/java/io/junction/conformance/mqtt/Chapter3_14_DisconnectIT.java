@@ -7,10 +7,11 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5DisconnectException;
 import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5Disconnect;
 import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,19 +19,13 @@ import org.junit.jupiter.api.Test;
  * MQTT 5 section 3.14 (DISCONNECT sent by the server): the reason code and reason string a client gets when its session
  * is taken over (0x8E), when it misses its keep alive (0x8D) and when the broker shuts down gracefully (0x8B).
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"}, perTest = true)
 class Chapter3_14_DisconnectIT {
-    private MqttTestBroker broker;
+    private RunningBroker broker;
 
     @BeforeEach
-    void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterEach
-    void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
@@ -49,7 +44,7 @@ class Chapter3_14_DisconnectIT {
 
     @Test
     void shouldTellAClientThatMissedItsKeepAlive() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             final byte[] connect = RawMqtt.connect5("drowsy", true, 0, 0);
             connect[11] = 1; // keep alive 1 s (the low byte after protocol name, level and flags)
             raw.send(connect);
@@ -135,7 +130,7 @@ class Chapter3_14_DisconnectIT {
      * broker stops taking it; returns the reason code of the DISCONNECT read meanwhile (-1 when none came).
      */
     private int reasonWhileWriting(final String clientId, final byte[] first, final byte[] more) throws Exception {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5(clientId, true, 0, 0));
             assertThat(raw.readPacket(Duration.ofSeconds(5))[0]).isEqualTo((byte) 0x20);
             final java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -169,7 +164,7 @@ class Chapter3_14_DisconnectIT {
     /** A client without automatic reconnect whose first server DISCONNECT completes {@code told}. */
     private Mqtt5BlockingClient client(final String id, final CompletableFuture<Mqtt5Disconnect> told) {
         return MqttClient.builder().useMqttVersion5().identifier(id).serverHost("127.0.0.1")
-                .serverPort(broker.port())
+                .serverPort(broker.mqttPort())
                 .addDisconnectedListener(ctx -> {
                     if (ctx.getCause() instanceof Mqtt5DisconnectException e) {
                         told.complete(e.getMqttMessage());

@@ -9,6 +9,8 @@ import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAck;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAck;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.paho.client.mqttv3.IMqttDeliveryToken;
@@ -17,30 +19,23 @@ import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttException;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 chapter 3.1 (CONNECT) and 3.2 (CONNACK), with 3.1.1 and 5.0 clients and raw sockets. */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter3_1_ConnectIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldAssignAClientIdentifierInMqtt5() {
         final Mqtt5BlockingClient client = MqttClient.builder().useMqttVersion5().serverHost("127.0.0.1")
-                .serverPort(broker.port()).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         final Mqtt5ConnAck ack = client.connect();
         assertThat(ack.getReasonCode()).isEqualTo(Mqtt5ConnAckReasonCode.SUCCESS);
         assertThat(ack.getAssignedClientIdentifier()).isPresent();
@@ -53,7 +48,7 @@ class Chapter3_1_ConnectIT {
     @Test
     void shouldReportSessionPresentOnlyForAPersistentSession() {
         final Mqtt3BlockingClient client = MqttClient.builder().useMqttVersion3().identifier("c3-persistent")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         final Mqtt3ConnAck first = client.connectWith().cleanSession(false).send();
         assertThat(first.isSessionPresent()).isFalse();
         client.disconnect();
@@ -69,7 +64,7 @@ class Chapter3_1_ConnectIT {
     void shouldTakeOverASessionAndCloseTheOldConnection() throws Exception {
         final AtomicReference<Throwable> lost = new AtomicReference<>();
         final org.eclipse.paho.client.mqttv3.MqttClient first =
-                new org.eclipse.paho.client.mqttv3.MqttClient(broker.uri(), "taken", new MemoryPersistence());
+                new org.eclipse.paho.client.mqttv3.MqttClient(broker.mqttUri(), "taken", new MemoryPersistence());
         first.setCallback(new MqttCallback() {
             @Override
             public void connectionLost(final Throwable cause) {
@@ -88,7 +83,7 @@ class Chapter3_1_ConnectIT {
         options.setAutomaticReconnect(false);
         first.connect(options);
         final org.eclipse.paho.client.mqttv3.MqttClient second =
-                new org.eclipse.paho.client.mqttv3.MqttClient(broker.uri(), "taken", new MemoryPersistence());
+                new org.eclipse.paho.client.mqttv3.MqttClient(broker.mqttUri(), "taken", new MemoryPersistence());
         second.connect(options);
         await().atMost(Duration.ofSeconds(10)).until(() -> lost.get() != null);
         assertThat(second.isConnected()).isTrue();
@@ -106,7 +101,7 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldCloseAConnectionThatNeverSendsConnect() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             // mqtt.connect-timeout-ms=1000 in these tests
             assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
         }
@@ -115,7 +110,7 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldCloseOnASecondConnect() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("twice", 60));
             assertThat(raw.readPacketType(Duration.ofSeconds(5))).isEqualTo(0x20); // CONNACK
             raw.send(RawMqtt.connect311("twice", 60));
@@ -126,7 +121,7 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldCloseAfterOneAndAHalfKeepAliveIntervals() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("sleepy", 1));
             assertThat(raw.readPacketType(Duration.ofSeconds(5))).isEqualTo(0x20);
             final long start = System.nanoTime();
@@ -138,7 +133,7 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldKeepAConnectionThatPingsAlive() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("pinger", 1));
             assertThat(raw.readPacketType(Duration.ofSeconds(5))).isEqualTo(0x20);
             for (int i = 0; i < 4; i++) {
@@ -150,15 +145,15 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldCloseOnMalformedBytes() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(new byte[] {0x10, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 1, 2, 3});
             assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
         }
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(new byte[] {0x10, 4, 0, 2, 'X', 'Y'}); // CONNECT with a bogus protocol name
             assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
         }
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(new byte[] {0x30, 2, 0, 1}); // PUBLISH before CONNECT
             assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
         }
@@ -168,7 +163,7 @@ class Chapter3_1_ConnectIT {
     @Test
     void shouldRejectAnEmptyClientIdWithoutCleanSessionIn311() {
         final Mqtt3BlockingClient client = MqttClient.builder().useMqttVersion3().serverHost("127.0.0.1")
-                .serverPort(broker.port()).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         try {
             client.connectWith().cleanSession(false).send();
             org.junit.jupiter.api.Assertions.fail("connected");
@@ -179,7 +174,7 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldRefuseAnUnknownProtocolLevelWithCodeOneAndClose() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             final byte[] connect = RawMqtt.connect311("from-the-future", 60);
             connect[8] = 6; // protocol level 6: neither 3.1.1 (4) nor 5
             raw.send(connect);
@@ -194,7 +189,7 @@ class Chapter3_1_ConnectIT {
 
     @Test
     void shouldRefuseEnhancedAuthenticationWithBadAuthenticationMethod() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             final byte[] method = "SCRAM-SHA-1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
             final java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
             body.writeBytes(new byte[] {0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60});
@@ -217,7 +212,7 @@ class Chapter3_1_ConnectIT {
 
     private static void assertOtherClientsStillWork() {
         final Mqtt5BlockingClient client = MqttClient.builder().useMqttVersion5().identifier("bystander")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         assertThat(client.connect().getReasonCode()).isEqualTo(Mqtt5ConnAckReasonCode.SUCCESS);
         client.disconnect();
     }

@@ -11,28 +11,22 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5RetainHandling;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 section 3.3.1.3 (RETAIN) and the retain subscription options of 3.8.3.1, across a broker restart. */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter3_3_1_RetainIT {
     private static final String RETAINED_TOPIC = "%MQTT%RETAINED";
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
@@ -120,7 +114,8 @@ class Chapter3_3_1_RetainIT {
     @Test
     void shouldKeepTheLatestRetainedMessagesThroughCompactionAndARestart() throws Exception {
         // Its own broker, checking for compaction five times a second instead of once a minute.
-        try (MqttTestBroker compacting = MqttTestBroker.start(Map.of("mqtt.compaction-check-ms", "200"))) {
+        try (RunningBroker compacting = RunningBroker.builder().set("mqtt.connect-timeout-ms", "1000")
+                .set("mqtt.max-packet-size", "64k").set("mqtt.compaction-check-ms", "200").start()) {
             final Mqtt5BlockingClient pub = Clients.v5(compacting, "fleet-pub");
             final int updates = 1200; // more superseded records than the 1024 the log tolerates before compacting
             for (int i = 0; i < updates; i++) {

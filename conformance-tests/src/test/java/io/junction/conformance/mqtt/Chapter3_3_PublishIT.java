@@ -10,10 +10,11 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5PayloadFormatIndicator;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -21,19 +22,13 @@ import org.junit.jupiter.api.Test;
  * MQTT 5 chapter 3.3 (PUBLISH): properties through the core, wildcard subscribers on the same core topic, topic
  * aliases, invalid topic names.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter3_3_PublishIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     /** The cross-check through the core: one publish to sensors/room1 reaches sensors/# and sensors/+ intact. */
@@ -108,7 +103,7 @@ class Chapter3_3_PublishIT {
     void shouldResolveInboundTopicAliases() throws Exception {
         final Mqtt5BlockingClient sub = Clients.v5(broker, "alias-sub");
         final Mqtt5BlockingClient pub = com.hivemq.client.mqtt.MqttClient.builder().useMqttVersion5()
-                .identifier("alias-pub").serverHost("127.0.0.1").serverPort(broker.port())
+                .identifier("alias-pub").serverHost("127.0.0.1").serverPort(broker.mqttPort())
                 .advancedConfig().interceptors().applyInterceptors().applyAdvancedConfig().buildBlocking();
         pub.connectWith().restrictions().topicAliasMaximum(0).applyRestrictions().send();
         try (var in = publishes(sub)) {
@@ -126,7 +121,7 @@ class Chapter3_3_PublishIT {
 
     @Test
     void shouldUseTopicAliasesTowardsClientsThatAllowThem() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5("alias-raw", true, 0, 0, 0, 1));
             assertThat(raw.readPacket(Duration.ofSeconds(5))[0]).isEqualTo((byte) 0x20);
             raw.send(RawMqtt.subscribe(1, "aliased/#", 0, true));
@@ -154,7 +149,7 @@ class Chapter3_3_PublishIT {
     @Test
     void shouldNotDeliverExpiredMessages() throws Exception {
         final Mqtt5BlockingClient sub = com.hivemq.client.mqtt.MqttClient.builder().useMqttVersion5()
-                .identifier("expiry-sub").serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .identifier("expiry-sub").serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         sub.connectWith().sessionExpiryInterval(60).send();
         sub.subscribeWith().topicFilter("expiry/#").qos(MqttQos.AT_LEAST_ONCE).send();
         sub.disconnect();
@@ -178,13 +173,13 @@ class Chapter3_3_PublishIT {
 
     @Test
     void shouldCloseOnAWildcardInAPublishTopic() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("wild-pub", 60));
             assertThat(raw.readPacketType(Duration.ofSeconds(5))).isEqualTo(0x20);
             raw.send(RawMqtt.publish("a/+/b", "x"));
             assertThat(raw.closedWithin(Duration.ofSeconds(5))).isTrue();
         }
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("wild-pub2", 60));
             assertThat(raw.readPacketType(Duration.ofSeconds(5))).isEqualTo(0x20);
             raw.send(RawMqtt.publish("a/#", "x"));
@@ -194,7 +189,7 @@ class Chapter3_3_PublishIT {
 
     @Test
     void shouldCloseOnAPacketOverTheMaximumSize() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("big-pub", 60));
             assertThat(raw.readPacketType(Duration.ofSeconds(5))).isEqualTo(0x20);
             raw.send(RawMqtt.publish("big", "x".repeat(70 * 1024))); // mqtt.max-packet-size=64k in these tests

@@ -15,25 +15,20 @@ import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
 import com.hivemq.client.mqtt.mqtt5.message.unsubscribe.unsuback.Mqtt5UnsubAck;
 import com.hivemq.client.mqtt.mqtt5.message.unsubscribe.unsuback.Mqtt5UnsubAckReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 chapters 3.8 – 3.11 (SUBSCRIBE, SUBACK, UNSUBSCRIBE, UNSUBACK) and the topic rules of 4.7. */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter3_8_SubscribeIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
@@ -141,7 +136,7 @@ class Chapter3_8_SubscribeIT {
         final java.util.concurrent.BlockingQueue<org.eclipse.paho.mqttv5.common.MqttMessage> got =
                 new java.util.concurrent.LinkedBlockingQueue<>();
         final org.eclipse.paho.mqttv5.client.MqttAsyncClient sub = new org.eclipse.paho.mqttv5.client.MqttAsyncClient(
-                broker.uri(), "subid-sub", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+                broker.mqttUri(), "subid-sub", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
         sub.setCallback(new org.eclipse.paho.mqttv5.client.MqttCallback() {
             @Override
             public void disconnected(final org.eclipse.paho.mqttv5.client.MqttDisconnectResponse r) {
@@ -201,7 +196,7 @@ class Chapter3_8_SubscribeIT {
             final java.util.concurrent.BlockingQueue<org.eclipse.paho.mqttv5.common.MqttMessage> in =
                     new java.util.concurrent.LinkedBlockingQueue<>();
             final org.eclipse.paho.mqttv5.client.MqttAsyncClient sub =
-                    new org.eclipse.paho.mqttv5.client.MqttAsyncClient(broker.uri(), "own-ids-" + i,
+                    new org.eclipse.paho.mqttv5.client.MqttAsyncClient(broker.mqttUri(), "own-ids-" + i,
                             new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
             sub.setCallback(new org.eclipse.paho.mqttv5.client.MqttCallback() {
                 @Override
@@ -269,7 +264,7 @@ class Chapter3_8_SubscribeIT {
     @Test
     void shouldRefuseMalformedFilters() {
         final Mqtt3BlockingClient c = Clients.v3(broker, "bad-filter");
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("bad-filter-raw", 60));
             assertThat(raw.readPacketType(java.time.Duration.ofSeconds(5))).isEqualTo(0x20);
             // SUBSCRIBE id 1, filter "a/#/b" QoS 1
@@ -307,7 +302,7 @@ class Chapter3_8_SubscribeIT {
         c.disconnect();
 
         final Mqtt5BlockingClient quiet = com.hivemq.client.mqtt.MqttClient.builder().useMqttVersion5()
-                .identifier("unexplained").serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .identifier("unexplained").serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         quiet.connectWith().restrictions().requestProblemInformation(false).applyRestrictions().send();
         final Mqtt5SubAck quietAck = subAck(() -> quiet.subscribeWith()
                 .addSubscription().topicFilter("fine/y").qos(MqttQos.AT_MOST_ONCE).applySubscription()
@@ -344,7 +339,7 @@ class Chapter3_8_SubscribeIT {
 
     @Test
     void shouldDisconnectWithProtocolErrorForNoLocalOnASharedSubscription() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5("shared-no-local", true, 0, 0));
             assertThat(raw.readPacket(java.time.Duration.ofSeconds(5))[0]).isEqualTo((byte) 0x20);
             raw.send(RawMqtt.subscribe(1, "$share/g/jobs/#", 1 | 0x04, true)); // QoS 1 with No Local

@@ -2,26 +2,21 @@ package io.junction.conformance.mqtt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 section 4.13 (handling errors): a server DISCONNECT with the reason code, then the connection closes. */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter4_13_ErrorHandlingIT {
     private static final Duration WAIT = Duration.ofSeconds(5);
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
@@ -45,7 +40,7 @@ class Chapter4_13_ErrorHandlingIT {
     }
 
     private static void assertDisconnectReason(final String clientId, final byte[] bad, final int reason) {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5(clientId, true, 0, 0));
             assertThat(raw.readPacket(WAIT)[0]).isEqualTo((byte) 0x20);
             raw.send(bad);

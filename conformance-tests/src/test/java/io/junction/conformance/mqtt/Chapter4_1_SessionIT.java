@@ -9,35 +9,30 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 section 4.1 (session state): persistent sessions keep subscriptions and queue messages while away. */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter4_1_SessionIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldQueueMessagesForAnOfflinePersistentSession311() throws Exception {
         final Mqtt3BlockingClient sub = MqttClient.builder().useMqttVersion3().identifier("offline-311")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         sub.connectWith().cleanSession(false).send();
         sub.subscribeWith().topicFilter("queued/#").qos(MqttQos.AT_LEAST_ONCE).send();
         sub.disconnect();
@@ -81,7 +76,7 @@ class Chapter4_1_SessionIT {
     @Test
     void shouldKeepAnMqtt5SessionWithExpiry() throws Exception {
         final Mqtt5BlockingClient sub = MqttClient.builder().useMqttVersion5().identifier("expiring")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         sub.connectWith().cleanStart(true).sessionExpiryInterval(60).send();
         sub.subscribeWith().topicFilter("expiring/#").qos(MqttQos.EXACTLY_ONCE).send();
         sub.disconnect();
@@ -99,7 +94,7 @@ class Chapter4_1_SessionIT {
     @Test
     void shouldKeepSubscriptionsAndQueuedMessagesAcrossABrokerRestart() throws Exception {
         final Mqtt5BlockingClient sub = MqttClient.builder().useMqttVersion5().identifier("survivor")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         sub.connectWith().cleanStart(true).sessionExpiryInterval(300).send();
         sub.subscribeWith().topicFilter("durable/+").qos(MqttQos.AT_LEAST_ONCE).send();
         sub.disconnect();
@@ -115,7 +110,7 @@ class Chapter4_1_SessionIT {
         pub2.publishWith().topic("durable/b").qos(MqttQos.AT_LEAST_ONCE).payload(bytes("after")).send();
         pub2.disconnect();
         final Mqtt5BlockingClient again = MqttClient.builder().useMqttVersion5().identifier("survivor")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         try (var in = Clients.publishes(again)) {
             assertThat(again.connectWith().cleanStart(false).sessionExpiryInterval(300).send().isSessionPresent())
                     .isTrue();
@@ -132,7 +127,7 @@ class Chapter4_1_SessionIT {
     @Test
     void shouldEndASessionOnceItsExpiryIntervalPasses() throws Exception {
         final Mqtt5BlockingClient sub = MqttClient.builder().useMqttVersion5().identifier("short-lived")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         sub.connectWith().cleanStart(true).sessionExpiryInterval(1).send();
         sub.subscribeWith().topicFilter("short/#").qos(MqttQos.AT_LEAST_ONCE).send();
         sub.disconnect();
@@ -143,7 +138,7 @@ class Chapter4_1_SessionIT {
         pub.disconnect();
         // A new client object: the first one would (rightly) fail its streams when told its session is gone.
         final Mqtt5BlockingClient again = MqttClient.builder().useMqttVersion5().identifier("short-lived")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         try (var in = Clients.publishes(again)) {
             assertThat(again.connectWith().cleanStart(false).sessionExpiryInterval(1).send().isSessionPresent())
                     .as("session present after its expiry").isFalse();

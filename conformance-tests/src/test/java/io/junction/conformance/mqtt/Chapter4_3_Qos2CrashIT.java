@@ -9,6 +9,8 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,27 +31,21 @@ import org.junit.jupiter.api.Test;
  * flight without a PUBREC, and nothing for what was completed, though the session's read offsets are saved only
  * every few seconds and the broker reads those messages again.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k", "store.flush-mode=SYNC"})
 class Chapter4_3_Qos2CrashIT {
     private static final String CLIENT = "qos2-crash-sub";
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start(Map.of("store.flush-mode", "SYNC"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldDeliverQos2ExactlyOnceAcrossACrash() throws Exception {
         final Map<String, Integer> ids = new HashMap<>();
-        try (RawMqtt sub = new RawMqtt(broker.port())) {
+        try (RawMqtt sub = new RawMqtt(broker.mqttPort())) {
             sub.send(RawMqtt.connect311(CLIENT, false));
             assertThat(sub.readPacket(WAIT)).as("CONNACK").isNotNull();
             sub.send(RawMqtt.subscribe(1, "x2/#", 2, false));
@@ -82,7 +77,7 @@ class Chapter4_3_Qos2CrashIT {
 
         broker.crash();
 
-        try (RawMqtt sub = new RawMqtt(broker.port())) {
+        try (RawMqtt sub = new RawMqtt(broker.mqttPort())) {
             sub.send(RawMqtt.connect311(CLIENT, false));
             final byte[] connAck = sub.readPacket(WAIT);
             assertThat(connAck).as("CONNACK").isNotNull();
@@ -132,7 +127,7 @@ class Chapter4_3_Qos2CrashIT {
 
         // A clean restart after a completed exchange: nothing comes back at all.
         broker.restart();
-        try (RawMqtt sub = new RawMqtt(broker.port())) {
+        try (RawMqtt sub = new RawMqtt(broker.mqttPort())) {
             sub.send(RawMqtt.connect311(CLIENT, false));
             assertThat(sub.readPacket(WAIT)).as("CONNACK").isNotNull();
             assertThat(sub.readPacket(Duration.ofSeconds(2))).as("nothing after a clean restart").isNull();
@@ -147,12 +142,12 @@ class Chapter4_3_Qos2CrashIT {
     @Test
     void shouldStoreAnInboundQos2MessageOnceWhenItIsResentAfterACrash() throws Exception {
         final Mqtt3BlockingClient sub = MqttClient.builder().useMqttVersion3().identifier("qos2-crash-in-sub")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         sub.connectWith().cleanSession(false).send();
         sub.subscribeWith().topicFilter("in2/#").qos(MqttQos.EXACTLY_ONCE).send();
         sub.disconnect();
 
-        try (RawMqtt pub = new RawMqtt(broker.port())) {
+        try (RawMqtt pub = new RawMqtt(broker.mqttPort())) {
             pub.send(RawMqtt.connect311("qos2-crash-in-pub", false));
             assertThat(pub.readPacket(WAIT)).as("CONNACK").isNotNull();
             pub.send(RawMqtt.publishQos2("in2/a", "in1", 10, false));
@@ -165,7 +160,7 @@ class Chapter4_3_Qos2CrashIT {
 
         broker.crash();
 
-        try (RawMqtt pub = new RawMqtt(broker.port())) {
+        try (RawMqtt pub = new RawMqtt(broker.mqttPort())) {
             pub.send(RawMqtt.connect311("qos2-crash-in-pub", false));
             final byte[] connAck = pub.readPacket(WAIT);
             assertThat(connAck).as("CONNACK").isNotNull();
@@ -181,7 +176,7 @@ class Chapter4_3_Qos2CrashIT {
         }
 
         final Mqtt3BlockingClient again = MqttClient.builder().useMqttVersion3().identifier("qos2-crash-in-sub")
-                .serverHost("127.0.0.1").serverPort(broker.port()).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         try (Mqtt3BlockingClient.Mqtt3Publishes in = again.publishes(MqttGlobalPublishFilter.ALL)) {
             assertThat(again.connectWith().cleanSession(false).send().isSessionPresent()).isTrue();
             final List<String> got = new ArrayList<>();

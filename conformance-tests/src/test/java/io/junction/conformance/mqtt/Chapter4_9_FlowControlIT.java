@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -16,25 +17,19 @@ import org.junit.jupiter.api.Test;
  * MQTT 5 section 4.9 (flow control: Receive Maximum) and 4.4 (message delivery retry: DUP after reconnect), seen
  * from a raw socket so every packet is visible.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter4_9_FlowControlIT {
     private static final Duration WAIT = Duration.ofSeconds(5);
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldNotExceedTheClientsReceiveMaximum() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5("window", true, 0, 2));
             assertThat(raw.readPacket(WAIT)[0]).isEqualTo((byte) 0x20);
             raw.send(RawMqtt.subscribe(1, "flow/#", 1, true));
@@ -68,7 +63,7 @@ class Chapter4_9_FlowControlIT {
     @Test
     void shouldRedeliverUnacknowledgedMessagesWithDupAfterReconnect() {
         final int packetId;
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("redeliver", false));
             assertThat(raw.readPacket(WAIT)[0]).isEqualTo((byte) 0x20);
             raw.send(RawMqtt.subscribe(1, "redo/#", 1, false));
@@ -80,7 +75,7 @@ class Chapter4_9_FlowControlIT {
             assertThat(first[0]).isEqualTo((byte) 0x32); // PUBLISH, QoS 1, no DUP
             packetId = RawMqtt.publishPacketId(first);
         } // gone without PUBACK
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect311("redeliver", false));
             final byte[] ack = raw.readPacket(WAIT);
             assertThat(ack[0]).isEqualTo((byte) 0x20);
@@ -96,7 +91,7 @@ class Chapter4_9_FlowControlIT {
 
     @Test
     void shouldDropMessagesLargerThanTheClientsMaximumPacketSize() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5("small-packets", true, 0, 0, 100));
             assertThat(raw.readPacket(WAIT)[0]).isEqualTo((byte) 0x20);
             raw.send(RawMqtt.subscribe(1, "sizes/#", 0, true));
@@ -117,7 +112,7 @@ class Chapter4_9_FlowControlIT {
     /** 3.3.4-9: a client with more unacknowledged QoS 2 publishes than the broker's Receive Maximum (1024). */
     @Test
     void shouldDisconnectAClientThatExceedsTheBrokersReceiveMaximum() {
-        try (RawMqtt raw = new RawMqtt(broker.port())) {
+        try (RawMqtt raw = new RawMqtt(broker.mqttPort())) {
             raw.send(RawMqtt.connect5("greedy", true, 0, 0));
             final byte[] connAck = raw.readPacket(WAIT);
             assertThat(connAck[0]).isEqualTo((byte) 0x20);

@@ -10,29 +10,24 @@ import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
-import org.junit.jupiter.api.AfterAll;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** MQTT 5 chapter 6 (WebSocket transport) at /mqtt on the shared HTTP port, talking to a TCP client. */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class Chapter6_WebSocketIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldSpeakMqttOverWebSocket() throws Exception {
-        final int httpPort = Integer.parseInt(broker.process().setting("http.port"));
+        final int httpPort = broker.port("http.port");
         final Mqtt5BlockingClient ws = MqttClient.builder().useMqttVersion5().identifier("ws-client")
                 .serverHost("127.0.0.1").serverPort(httpPort).webSocketConfig().serverPath("mqtt")
                 .applyWebSocketConfig().buildBlocking();

@@ -5,6 +5,7 @@ import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,16 +17,16 @@ final class Clients {
     private Clients() {
     }
 
-    static Mqtt5BlockingClient v5(final MqttTestBroker broker, final String id) {
+    static Mqtt5BlockingClient v5(final RunningBroker broker, final String id) {
         final Mqtt5BlockingClient c = MqttClient.builder().useMqttVersion5().identifier(id).serverHost("127.0.0.1")
-                .serverPort(broker.port()).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         c.connect();
         return c;
     }
 
-    static Mqtt3BlockingClient v3(final MqttTestBroker broker, final String id) {
+    static Mqtt3BlockingClient v3(final RunningBroker broker, final String id) {
         final Mqtt3BlockingClient c = MqttClient.builder().useMqttVersion3().identifier(id).serverHost("127.0.0.1")
-                .serverPort(broker.port()).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         c.connect();
         return c;
     }

@@ -7,6 +7,8 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.sun.net.httpserver.HttpServer;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,7 +28,6 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +36,10 @@ import org.junit.jupiter.api.Test;
  * RocketMQ Remoting consumer with its data and attributes; a Remoting producer's message reaches an HTTP push sink as
  * a binary-mode CloudEvent.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class CloudEventsCrossProtocolIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     static {
         System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
@@ -45,24 +47,17 @@ class CloudEventsCrossProtocolIT {
     }
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static String nameServer() {
-        return "127.0.0.1:" + broker.process().setting("remoting.port");
+        return broker.nameServer();
     }
 
     private static HttpResponse<String> postEvent(final String topic, final String id, final String data)
             throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(broker.process().httpBase() + "/topics/" + topic))
+        return HTTP.send(HttpRequest.newBuilder(URI.create(broker.httpBase() + "/topics/" + topic))
                 .header("ce-specversion", "1.0").header("ce-id", id).header("ce-source", "/cross")
                 .header("ce-type", "cross.event").header("content-type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(data)).build(), HttpResponse.BodyHandlers.ofString());
@@ -129,7 +124,7 @@ class CloudEventsCrossProtocolIT {
             final String subscription = "{\"topic\":\"audit\",\"sink\":\"http://127.0.0.1:" + sink.getAddress().getPort()
                     + "/events\"}";
             final HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(
-                    URI.create(broker.process().httpBase() + "/subscriptions/audit-sink"))
+                    URI.create(broker.httpBase() + "/subscriptions/audit-sink"))
                     .header("content-type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(subscription))
                     .build(), HttpResponse.BodyHandlers.ofString());
             assertThat(created.statusCode()).isIn(200, 201);

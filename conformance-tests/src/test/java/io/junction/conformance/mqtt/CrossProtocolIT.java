@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +17,6 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.Test;
  * reaches MQTT subscribers of {@code T/#}; an MQTT publish to {@code T/x} reaches a Remoting consumer of T with the
  * full MQTT topic and the user properties as message properties.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class CrossProtocolIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     static {
         System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
@@ -33,19 +35,12 @@ class CrossProtocolIT {
     }
 
     @BeforeAll
-    static void start() {
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static String nameServer() {
-        return "127.0.0.1:" + broker.process().setting("remoting.port");
+        return broker.nameServer();
     }
 
     @Test

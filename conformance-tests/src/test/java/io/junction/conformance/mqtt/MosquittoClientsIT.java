@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -20,20 +21,14 @@ import org.junit.jupiter.api.Test;
  * Debian's mosquitto_pub and mosquitto_sub (package mosquitto-clients) against the broker, MQTT 3.1.1 and 5.0.
  * Skipped where the package is not installed.
  */
+@WithBroker(settings = {"mqtt.connect-timeout-ms=1000", "mqtt.max-packet-size=64k"})
 class MosquittoClientsIT {
-    private static MqttTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
+    static void broker(final RunningBroker running) {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/mosquitto_sub")), "mosquitto-clients not installed");
-        broker = MqttTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+        broker = running;
     }
 
     /**
@@ -75,7 +70,7 @@ class MosquittoClientsIT {
 
     private static Process run(final List<String> command, final List<String> extra) throws IOException {
         final List<String> all = new java.util.ArrayList<>(command);
-        all.addAll(List.of("-h", "127.0.0.1", "-p", Integer.toString(broker.port())));
+        all.addAll(List.of("-h", "127.0.0.1", "-p", Integer.toString(broker.mqttPort())));
         all.addAll(extra);
         return new ProcessBuilder(all).redirectErrorStream(true).start();
     }
