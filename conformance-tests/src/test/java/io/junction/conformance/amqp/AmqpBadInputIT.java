@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
@@ -9,6 +11,7 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Map;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
@@ -24,16 +27,17 @@ import org.junit.jupiter.api.Test;
  * max-frame-size close the connection with the matching AMQP error condition. A JMS client on another connection
  * keeps being served throughout.
  */
+@WithBroker(settings = "amqp.max-frame-size=64k")
 class AmqpBadInputIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
     private static Connection jms;
     private static Session session;
     private static MessageConsumer consumer;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = AmqpTestBroker.start(java.util.Map.of("amqp.max-frame-size", "64k"));
-        jms = broker.connect();
+    static void start(final RunningBroker running) throws Exception {
+        broker = running;
+        jms = Jms.connect(broker);
         session = jms.createSession(false, Session.AUTO_ACKNOWLEDGE);
         consumer = session.createConsumer(session.createQueue("still-served"));
     }
@@ -42,9 +46,6 @@ class AmqpBadInputIT {
     static void stop() throws Exception {
         if (jms != null) {
             jms.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
@@ -63,11 +64,11 @@ class AmqpBadInputIT {
 
     @Test
     void shouldAnswerAWrongProtocolHeaderWithItsOwnAndClose() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final byte[] answer = raw.write("GET / HTTP/1.1\r\n\r\n".getBytes()).readUntilClosed();
             assertThat(answer).containsExactly(RawAmqp.SASL_HEADER);
         }
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final byte[] answer = raw.write(new byte[] {'A', 'M', 'Q', 'P', 1, 1, 0, 10}).readUntilClosed();
             assertThat(answer).containsExactly(RawAmqp.SASL_HEADER);
         }
@@ -76,7 +77,7 @@ class AmqpBadInputIT {
 
     @Test
     void shouldCloseWithAFramingErrorOnGarbageAfterTheHeader() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final byte[] garbage = new byte[64];
             Arrays.fill(garbage, (byte) 0x7F);
             raw.write(RawAmqp.AMQP_HEADER).write(garbage);
@@ -89,7 +90,7 @@ class AmqpBadInputIT {
 
     @Test
     void shouldCloseWithAFramingErrorOnAnOversizeFrame() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             raw.write(RawAmqp.AMQP_HEADER).write(raw.frame(0, open()));
             final byte[] huge = ByteBuffer.allocate(16).putInt(1 << 20).put((byte) 2).put((byte) 0).putShort((short) 0)
                     .array();
@@ -102,7 +103,7 @@ class AmqpBadInputIT {
 
     @Test
     void shouldCloseWhenAFrameArrivesOnAChannelNeverBegun() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final Attach attach = new Attach();
             attach.setName("orphan");
             attach.setHandle(UnsignedInteger.ZERO);
@@ -111,7 +112,7 @@ class AmqpBadInputIT {
             final byte[] answer = raw.readUntilClosed();
             assertThat(raw.closeCondition(answer)).isEqualTo("amqp:connection:framing-error");
         }
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final Begin begin = new Begin();
             begin.setNextOutgoingId(UnsignedInteger.ZERO);
             begin.setIncomingWindow(UnsignedInteger.valueOf(100));
@@ -125,14 +126,14 @@ class AmqpBadInputIT {
 
     @Test
     void shouldCloseWithADecodeErrorOnAMalformedPerformative() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             // described type 0x10 (open) over a list whose container-id is a ubyte instead of a string
             final byte[] body = {0x00, 0x53, 0x10, (byte) 0xC0, 0x03, 0x01, 0x50, 0x01};
             raw.write(RawAmqp.AMQP_HEADER).write(RawAmqp.rawFrame(0, body));
             final byte[] answer = raw.readUntilClosed();
             assertThat(raw.closeCondition(answer)).isEqualTo("amqp:decode-error");
         }
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             // a list that claims more bytes than the frame holds
             final byte[] body = {0x00, 0x53, 0x10, (byte) 0xD0, 0x00, 0x00, 0x7F, 0x00, 0x00, 0x00, 0x05};
             raw.write(RawAmqp.AMQP_HEADER).write(RawAmqp.rawFrame(0, body));
@@ -144,7 +145,7 @@ class AmqpBadInputIT {
 
     @Test
     void shouldRefuseAMaxFrameSizeBelowTheMinimum() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final Open open = open();
             open.setMaxFrameSize(UnsignedInteger.valueOf(100));
             raw.write(RawAmqp.AMQP_HEADER).write(raw.frame(0, open));
@@ -156,8 +157,8 @@ class AmqpBadInputIT {
 
     @Test
     void shouldCloseAConnectionThatGoesSilentAfterOpening() throws Exception {
-        try (AmqpTestBroker quick = AmqpTestBroker.start(java.util.Map.of("amqp.idle-timeout-ms", "1000"));
-             RawAmqp raw = new RawAmqp(quick.port())) {
+        try (RunningBroker quick = RunningBroker.start(Map.of("amqp.idle-timeout-ms", "1000"));
+             RawAmqp raw = new RawAmqp(quick.amqpPort())) {
             final long start = System.nanoTime();
             raw.write(RawAmqp.AMQP_HEADER).write(raw.frame(0, open()));
             final byte[] answer = raw.readUntilClosed();

@@ -6,6 +6,8 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
@@ -23,7 +25,6 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +34,9 @@ import org.junit.jupiter.api.Test;
  * reaches a JMS consumer as a BytesMessage (a TextMessage when its content type says text), with its properties and
  * tag as JMS properties and its unique id as JMSMessageID.
  */
+@WithBroker
 class AmqpCrossProtocolIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     static {
         System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
@@ -42,24 +44,17 @@ class AmqpCrossProtocolIT {
     }
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static String nameServer() {
-        return "127.0.0.1:" + broker.process().setting("remoting.port");
+        return broker.nameServer();
     }
 
     @Test
     void shouldDeliverAJmsMessageToARemotingConsumer() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageProducer producer = session.createProducer(session.createQueue("jms2rocket"));
             final TextMessage m = session.createTextMessage("from jms");
@@ -93,12 +88,12 @@ class AmqpCrossProtocolIT {
     @Test
     void shouldDeliverAJmsMessageToAnMqttSubscriber() throws Exception {
         final Mqtt5BlockingClient mqtt = Mqtt5Client.builder().identifier("amqp-x-mqtt").serverHost("127.0.0.1")
-                .serverPort(Integer.parseInt(broker.process().setting("mqtt.port"))).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         mqtt.connect();
         try (Mqtt5BlockingClient.Mqtt5Publishes publishes = mqtt.publishes(
                 com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
             mqtt.subscribeWith().topicFilter("sensors/#").qos(MqttQos.AT_LEAST_ONCE).send();
-            try (Connection c = broker.connect()) {
+            try (Connection c = Jms.connect(broker)) {
                 final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 final TextMessage m = session.createTextMessage("21.5");
                 m.setStringProperty("unit", "C");
@@ -117,7 +112,7 @@ class AmqpCrossProtocolIT {
 
     @Test
     void shouldDeliverARemotingMessageToAJmsConsumer() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer consumer = session.createConsumer(session.createQueue("rocket2jms"));
             final DefaultMQProducer producer = new DefaultMQProducer("amqp-x-producer");

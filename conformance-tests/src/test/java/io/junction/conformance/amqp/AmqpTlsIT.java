@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.junction.conformance.support.FreePorts;
+import io.junction.conformance.support.RunningBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
@@ -38,11 +39,11 @@ class AmqpTlsIT {
         }
         assumeTrue(openssl.waitFor(30, TimeUnit.SECONDS) && openssl.exitValue() == 0, "openssl failed");
         final String tlsPort = Integer.toString(FreePorts.next());
-        try (AmqpTestBroker broker = AmqpTestBroker.start(Map.of("amqp.tls-enabled", "true", "amqp.tls-port", tlsPort,
+        try (RunningBroker broker = RunningBroker.start(Map.of("amqp.tls-enabled", "true", "amqp.tls-port", tlsPort,
                 "amqp.tls-cert-file", cert.toString(), "amqp.tls-key-file", key.toString()))) {
             final JmsConnectionFactory tls = new JmsConnectionFactory("amqps://127.0.0.1:" + tlsPort
                     + "?transport.trustAll=true&transport.verifyHost=false");
-            try (Connection c = tls.createConnection(); Connection plain = broker.connect()) {
+            try (Connection c = tls.createConnection(); Connection plain = Jms.connect(broker)) {
                 c.start();
                 final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 final Queue q = s.createQueue("secure");
@@ -58,7 +59,7 @@ class AmqpTlsIT {
     @Test
     void shouldServeAmqpOverTlsWithTheSelfSignedCertificate() throws Exception {
         final String tlsPort = Integer.toString(FreePorts.next());
-        try (AmqpTestBroker broker = AmqpTestBroker.start(Map.of("amqp.tls-enabled", "true",
+        try (RunningBroker broker = RunningBroker.start(Map.of("amqp.tls-enabled", "true",
                 "amqp.tls-port", tlsPort))) {
             final JmsConnectionFactory tls = new JmsConnectionFactory("amqps://127.0.0.1:" + tlsPort
                     + "?transport.trustAll=true&transport.verifyHost=false");

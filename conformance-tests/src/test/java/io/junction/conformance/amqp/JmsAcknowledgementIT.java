@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -13,7 +15,6 @@ import jakarta.jms.TextMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -25,22 +26,16 @@ import org.junit.jupiter.api.Test;
  * queue's consumers share its messages: what one consumer took is gone for the others). Under CLIENT_ACKNOWLEDGE the
  * acknowledged messages stay consumed and the unacknowledged ones come back.
  */
+@WithBroker
 class JmsAcknowledgementIT {
     private static final int SENT = 20;
     private static final int RECEIVED = 8;
 
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     /** How the first consumer goes away after its receives. */
@@ -79,7 +74,7 @@ class JmsAcknowledgementIT {
     private static void receiveSomeThenTheRest(final String queueName, final String selector, final Close close)
             throws Exception {
         final String name = queueName + "-" + System.nanoTime();
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageProducer producer = s.createProducer(s.createQueue(name));
             for (int i = 0; i < SENT; i++) {
@@ -93,7 +88,7 @@ class JmsAcknowledgementIT {
                 }
             }
         }
-        final Connection first = broker.connect();
+        final Connection first = Jms.connect(broker);
         final Session session = first.createSession(false, Session.AUTO_ACKNOWLEDGE);
         final MessageConsumer consumer = selector == null ? session.createConsumer(session.createQueue(name))
                 : session.createConsumer(session.createQueue(name), selector);
@@ -103,7 +98,7 @@ class JmsAcknowledgementIT {
             case SESSION -> session.close();
             default -> first.close();
         }
-        try (Connection second = close == Close.CONNECTION ? broker.connect() : null) {
+        try (Connection second = close == Close.CONNECTION ? Jms.connect(broker) : null) {
             final Connection c = second != null ? second : first;
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer next = selector == null ? s.createConsumer(s.createQueue(name))
@@ -121,7 +116,7 @@ class JmsAcknowledgementIT {
     void shouldNotGiveWhatASelectorConsumerReceivedToAConsumerWithoutOne() throws Exception {
         final String name = "selector-then-plain";
         final List<String> sent = sendWantedAndOther(name, 6);
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer selective = s.createConsumer(s.createQueue(name), "kind = 'wanted'");
             assertThat(receive(selective, 3)).containsExactly("m0", "m1", "m2");
@@ -138,7 +133,7 @@ class JmsAcknowledgementIT {
     @Test
     void shouldNotGiveWhatAConsumerReceivedToASelectorConsumerSeenBefore() throws Exception {
         final String name = "plain-then-selector";
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             // a selector consumer of the queue existed before the messages were sent
             final MessageConsumer early = s.createConsumer(s.createQueue(name), "kind = 'wanted'");
@@ -157,7 +152,7 @@ class JmsAcknowledgementIT {
     /** Sends m0, other0, m1, other1, ... ({@code kind} wanted / other); returns the texts in order. */
     private static List<String> sendWantedAndOther(final String queueName, final int pairs) throws Exception {
         final List<String> sent = new ArrayList<>();
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageProducer producer = s.createProducer(s.createQueue(queueName));
             for (int i = 0; i < pairs; i++) {
@@ -176,7 +171,7 @@ class JmsAcknowledgementIT {
     @Test
     void shouldRedeliverOnlyTheUnacknowledgedUnderClientAcknowledge() throws Exception {
         final String name = "client-ack";
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final Queue queue = s.createQueue(name);
             final MessageProducer producer = s.createProducer(queue);
@@ -215,7 +210,7 @@ class JmsAcknowledgementIT {
             throws JMSException {
         final List<Message> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            final Message m = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+            final Message m = consumer.receive(RunningBroker.DEADLINE.toMillis());
             assertThat(m).as("message %d of %d (got %s)", i, count, textsOf(out)).isNotNull();
             out.add(m);
         }

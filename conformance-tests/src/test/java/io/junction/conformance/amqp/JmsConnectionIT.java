@@ -3,6 +3,8 @@ package io.junction.conformance.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.MessageConsumer;
@@ -12,12 +14,10 @@ import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Open;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -26,20 +26,13 @@ import org.junit.jupiter.api.Test;
  * broker's connection gauge returns to zero), idle-timeout heartbeats keeping a quiet connection open, and max frame
  * size and channel max negotiation (large messages in many frames; a session above channel-max is refused).
  */
+@WithBroker(settings = {"amqp.channel-max=7", "amqp.max-frame-size=4k", "amqp.idle-timeout-ms=1500"})
 class JmsConnectionIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start(Map.of("amqp.channel-max", "7", "amqp.max-frame-size", "4k",
-                "amqp.idle-timeout-ms", "1500"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static void roundTrip(final Connection c, final String queueName, final String text) throws Exception {
@@ -54,11 +47,11 @@ class JmsConnectionIT {
 
     @Test
     void shouldAuthenticateWithPlainAndAnonymous() throws Exception {
-        try (Connection plain = broker.factory("amqp.saslMechanisms=PLAIN").createConnection("alice", "secret")) {
+        try (Connection plain = Jms.factory(broker, "amqp.saslMechanisms=PLAIN").createConnection("alice", "secret")) {
             plain.start();
             roundTrip(plain, "sasl-plain", "as alice");
         }
-        try (Connection anonymous = broker.factory("amqp.saslMechanisms=ANONYMOUS").createConnection()) {
+        try (Connection anonymous = Jms.factory(broker, "amqp.saslMechanisms=ANONYMOUS").createConnection()) {
             anonymous.start();
             roundTrip(anonymous, "sasl-anonymous", "as nobody");
         }
@@ -66,7 +59,7 @@ class JmsConnectionIT {
 
     @Test
     void shouldRunTheWholeLifecycleAndReleaseTheConnection() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final List<Session> sessions = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -85,7 +78,7 @@ class JmsConnectionIT {
 
     @Test
     void shouldKeepAQuietConnectionOpenWithHeartbeats() throws Exception {
-        try (Connection c = broker.factory("amqp.idleTimeout=1000").createConnection()) {
+        try (Connection c = Jms.factory(broker, "amqp.idleTimeout=1000").createConnection()) {
             c.start();
             final long until = System.currentTimeMillis() + 4_000;
             // Nothing is sent for several idle timeouts both ways; the connection must survive on empty frames.
@@ -99,7 +92,7 @@ class JmsConnectionIT {
     void shouldSplitLargeMessagesIntoFramesOfTheNegotiatedSize() throws Exception {
         final byte[] big = new byte[200 * 1024];
         new Random(7).nextBytes(big);
-        try (Connection c = broker.factory("amqp.maxFrameSize=1024").createConnection()) {
+        try (Connection c = Jms.factory(broker, "amqp.maxFrameSize=1024").createConnection()) {
             c.start();
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue q = s.createQueue("large");
@@ -115,7 +108,7 @@ class JmsConnectionIT {
 
     @Test
     void shouldAdvertiseItsLimitsAndRefuseASessionAboveChannelMax() throws Exception {
-        try (RawAmqp raw = new RawAmqp(broker.port())) {
+        try (RawAmqp raw = new RawAmqp(broker.amqpPort())) {
             final Open open = new Open();
             open.setContainerId("raw");
             final Begin begin = new Begin();
@@ -135,7 +128,7 @@ class JmsConnectionIT {
 
     /** {@code junction_connections{protocol="amqp"}} from /metrics. */
     private static int gauge() {
-        for (String line : broker.process().get("/metrics").body().split("\n")) {
+        for (String line : broker.get("/metrics").body().split("\n")) {
             if (line.startsWith("junction_connections{") && line.contains("protocol=\"amqp\"")) {
                 return (int) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }

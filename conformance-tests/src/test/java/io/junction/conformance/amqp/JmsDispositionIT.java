@@ -2,14 +2,14 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -19,28 +19,22 @@ import org.junit.jupiter.api.Test;
  * delivery count until {@code amqp.max-delivery-attempts}, then goes to the dead-letter topic. Qpid JMS picks the
  * outcome of an acknowledgement with the {@code JMS_AMQP_ACK_TYPE} property.
  */
+@WithBroker(settings = {"amqp.max-delivery-attempts=3"})
 class JmsDispositionIT {
     private static final int REJECTED = 2;
     private static final int RELEASED = 3;
     private static final int MODIFIED_FAILED = 4;
 
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start(Map.of("amqp.max-delivery-attempts", "3"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldSendAndReceivePresettled() throws Exception {
-        try (Connection c = broker.factory("jms.presettlePolicy.presettleAll=true").createConnection()) {
+        try (Connection c = Jms.factory(broker, "jms.presettlePolicy.presettleAll=true").createConnection()) {
             c.start();
             final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue q = s.createQueue("presettled");
@@ -59,7 +53,7 @@ class JmsDispositionIT {
 
     @Test
     void shouldMoveARejectedMessageToTheDeadLetterTopic() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final Queue q = s.createQueue("rejects");
             s.createProducer(q).send(s.createTextMessage("bad"));
@@ -76,7 +70,7 @@ class JmsDispositionIT {
 
     @Test
     void shouldRedeliverAReleasedMessageAtOnce() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final Queue q = s.createQueue("releases");
             s.createProducer(q).send(s.createTextMessage("again"));
@@ -92,7 +86,7 @@ class JmsDispositionIT {
 
     @Test
     void shouldDeadLetterAfterTheLastFailedDelivery() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final Queue q = s.createQueue("poison");
             s.createProducer(q).send(s.createTextMessage("poison"));

@@ -3,6 +3,8 @@ package io.junction.conformance.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -15,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -26,24 +27,18 @@ import org.junit.jupiter.api.Test;
  * starts fresh); a second consumer of an active unshared subscription, and unsubscribing an active one, fail with a
  * JMSException at once instead of hanging. Shared durable subscriptions come back the same way.
  */
+@WithBroker
 class JmsDurableSubscriptionIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldReattachOnTheSameSessionAndGetWhatWasPublishedMeanwhile() throws Exception {
-        try (Connection c = broker.connect("same-session-client")) {
+        try (Connection c = Jms.connect(broker, "same-session-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("same-session");
             final MessageProducer producer = session.createProducer(topic);
@@ -68,18 +63,18 @@ class JmsDurableSubscriptionIT {
 
     @Test
     void shouldReattachFromANewConnectionWithTheSameClientId() throws Exception {
-        try (Connection c = broker.connect("moving-client")) {
+        try (Connection c = Jms.connect(broker, "moving-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("moving");
             final MessageConsumer consumer = session.createDurableConsumer(topic, "sub");
             publish(session, session.createProducer(topic), "a", 2);
             assertThat(receive(consumer, 2)).containsExactly("a0", "a1");
         }
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             publish(session, session.createProducer(session.createTopic("moving")), "b", 3);
         }
-        try (Connection c = broker.connect("moving-client")) {
+        try (Connection c = Jms.connect(broker, "moving-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer consumer = session.createDurableConsumer(session.createTopic("moving"), "sub");
             assertThat(receive(consumer, 3)).containsExactly("b0", "b1", "b2");
@@ -91,7 +86,7 @@ class JmsDurableSubscriptionIT {
 
     @Test
     void shouldStartFreshAfterUnsubscribingAnInactiveSubscription() throws Exception {
-        try (Connection c = broker.connect("unsubscribing-client")) {
+        try (Connection c = Jms.connect(broker, "unsubscribing-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("unsubscribed");
             final MessageProducer producer = session.createProducer(topic);
@@ -114,7 +109,8 @@ class JmsDurableSubscriptionIT {
     void shouldRefuseASecondConsumerOfASubscriptionActiveElsewhere() throws Exception {
         // Qpid JMS refuses a second consumer of the subscription on the connection that has one; the broker refuses
         // it from anywhere else (here: a second connection with the same client id).
-        try (Connection c = broker.connect("busy-client"); Connection elsewhere = broker.connect("busy-client")) {
+        try (Connection c = Jms.connect(broker, "busy-client");
+             Connection elsewhere = Jms.connect(broker, "busy-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("busy");
             final MessageConsumer active = session.createDurableConsumer(topic, "sub");
@@ -125,7 +121,7 @@ class JmsDurableSubscriptionIT {
             assertThatThrownBy(() -> other.unsubscribe("sub")).isInstanceOf(JMSException.class)
                     .hasMessageContaining("in use");
             assertThat(System.currentTimeMillis() - before).as("refused at once, not after a time-out")
-                    .isLessThan(AmqpTestBroker.DEADLINE.toMillis() / 2);
+                    .isLessThan(RunningBroker.DEADLINE.toMillis() / 2);
             // the active consumer is unaffected, and once it is closed the other connection may take over
             publish(session, session.createProducer(topic), "still", 2);
             assertThat(receive(active, 2)).containsExactly("still0", "still1");
@@ -140,7 +136,7 @@ class JmsDurableSubscriptionIT {
 
     @Test
     void shouldReattachASharedDurableSubscriptionOnTheSameSession() throws Exception {
-        try (Connection c = broker.connect("shared-again-client")) {
+        try (Connection c = Jms.connect(broker, "shared-again-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("shared-again");
             final MessageProducer producer = session.createProducer(topic);
@@ -152,7 +148,7 @@ class JmsDurableSubscriptionIT {
             final MessageConsumer again = session.createSharedDurableConsumer(topic, "workers");
             final MessageConsumer second = session.createSharedDurableConsumer(topic, "workers");
             final Set<String> seen = new HashSet<>();
-            final long deadline = System.currentTimeMillis() + AmqpTestBroker.DEADLINE.toMillis();
+            final long deadline = System.currentTimeMillis() + RunningBroker.DEADLINE.toMillis();
             while (seen.size() < 3 && System.currentTimeMillis() < deadline) {
                 for (MessageConsumer consumer : List.of(again, second)) {
                     final Message m = consumer.receive(50);
@@ -183,7 +179,7 @@ class JmsDurableSubscriptionIT {
     private static List<String> receive(final MessageConsumer consumer, final int count) throws JMSException {
         final List<String> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            final Message m = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+            final Message m = consumer.receive(RunningBroker.DEADLINE.toMillis());
             assertThat(m).as("message %d of %d (got %s)", i, count, out).isNotNull();
             out.add(((TextMessage) m).getText());
         }

@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -25,15 +27,16 @@ import org.junit.jupiter.api.Test;
  * fields keep their values, typed properties keep their types, expired messages are not delivered, delivery delays
  * hold messages back, and selectors work on headers and properties.
  */
+@WithBroker
 class JmsMessageMappingIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
     private static Connection connection;
     private static Session session;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = AmqpTestBroker.start();
-        connection = broker.connect();
+    static void start(final RunningBroker running) throws Exception {
+        broker = running;
+        connection = Jms.connect(broker);
         session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
     }
 
@@ -41,9 +44,6 @@ class JmsMessageMappingIT {
     static void stop() throws Exception {
         if (connection != null) {
             connection.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 

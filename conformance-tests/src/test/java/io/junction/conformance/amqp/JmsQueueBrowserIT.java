@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -14,7 +16,6 @@ import jakarta.jms.TextMessage;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -24,24 +25,18 @@ import org.junit.jupiter.api.Test;
  * its delivery count as it was (the later receive is not flagged redelivered); messages a consumer took are not
  * listed, and those it gave back are.
  */
+@WithBroker
 class JmsQueueBrowserIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldBrowseWhatTheSessionJustSentThenReceiveIt() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("browsed");
             final MessageProducer producer = session.createProducer(queue);
@@ -52,7 +47,7 @@ class JmsQueueBrowserIT {
                     .containsExactly("first", "second");
             final MessageConsumer consumer = session.createConsumer(queue);
             for (String expected : List.of("first", "second")) {
-                final Message m = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+                final Message m = consumer.receive(RunningBroker.DEADLINE.toMillis());
                 assertThat(m).as(expected).isNotNull();
                 assertThat(((TextMessage) m).getText()).isEqualTo(expected);
                 assertThat(m.getJMSRedelivered()).as("browsing is not a delivery").isFalse();
@@ -66,7 +61,7 @@ class JmsQueueBrowserIT {
 
     @Test
     void shouldBrowseOnlyWhatTheSelectorSelects() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("browsed-selected");
             final MessageProducer producer = session.createProducer(queue);
@@ -81,7 +76,7 @@ class JmsQueueBrowserIT {
             assertThat(browse(session.createBrowser(queue))).hasSize(10);
             final MessageConsumer consumer = session.createConsumer(queue);
             for (int i = 0; i < 10; i++) {
-                final Message m = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+                final Message m = consumer.receive(RunningBroker.DEADLINE.toMillis());
                 assertThat(((TextMessage) m).getText()).isEqualTo("m" + i);
                 assertThat(m.getJMSRedelivered()).isFalse();
             }
@@ -91,7 +86,7 @@ class JmsQueueBrowserIT {
 
     @Test
     void shouldListWhatAConsumerGaveBackButNotWhatItHolds() throws Exception {
-        try (Connection c = broker.factory("jms.prefetchPolicy.all=2").createConnection()) {
+        try (Connection c = Jms.factory(broker, "jms.prefetchPolicy.all=2").createConnection()) {
             c.start();
             final Session producerSession = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = producerSession.createQueue("browsed-held");
@@ -101,10 +96,10 @@ class JmsQueueBrowserIT {
             }
             final Session held = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final MessageConsumer consumer = held.createConsumer(queue);
-            final Message m0 = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+            final Message m0 = consumer.receive(RunningBroker.DEADLINE.toMillis());
             assertThat(((TextMessage) m0).getText()).isEqualTo("m0");
             m0.acknowledge();
-            assertThat(((TextMessage) consumer.receive(AmqpTestBroker.DEADLINE.toMillis())).getText())
+            assertThat(((TextMessage) consumer.receive(RunningBroker.DEADLINE.toMillis())).getText())
                     .isEqualTo("m1");
             final Session browsing = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             // m0 is consumed; m1 and what the consumer prefetched after it are held by the consumer

@@ -2,10 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Message;
@@ -14,7 +12,10 @@ import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
-import org.junit.jupiter.api.AfterAll;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,24 +24,18 @@ import org.junit.jupiter.api.Test;
  * consumers split its messages; acknowledgement modes map onto dispositions; recover and failed deliveries come back
  * with JMSRedelivered and a growing JMSXDeliveryCount.
  */
+@WithBroker
 class JmsQueueIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldSendAndReceiveInOrder() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("orders");
             final MessageProducer producer = session.createProducer(queue);
@@ -62,7 +57,7 @@ class JmsQueueIT {
 
     @Test
     void shouldShareAQueueBetweenCompetingConsumers() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s1 = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Session s2 = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = s1.createQueue("work");
@@ -101,7 +96,7 @@ class JmsQueueIT {
 
     @Test
     void shouldRedeliverAfterRecoverWithDeliveryCount() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final Queue queue = session.createQueue("recover");
             session.createProducer(queue).send(session.createTextMessage("again"));
@@ -122,7 +117,7 @@ class JmsQueueIT {
 
     @Test
     void shouldGiveUnacknowledgedMessagesBackWhenTheConsumerCloses() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final Queue queue = session.createQueue("unacked");
             session.createProducer(queue).send(session.createTextMessage("keep me"));
@@ -139,7 +134,7 @@ class JmsQueueIT {
 
     @Test
     void shouldReceiveWithoutPrefetchUsingDrain() throws Exception {
-        try (Connection c = broker.factory("jms.prefetchPolicy.all=0").createConnection()) {
+        try (Connection c = Jms.factory(broker, "jms.prefetchPolicy.all=0").createConnection()) {
             c.start();
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("pull");

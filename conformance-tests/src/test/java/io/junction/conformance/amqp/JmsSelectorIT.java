@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSException;
@@ -17,7 +19,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,19 +31,13 @@ import org.junit.jupiter.api.Test;
  * comparison unknown, and NOT of unknown is still unknown. The properties come back with their types
  * ({@code getObjectProperty}).
  */
+@WithBroker
 class JmsSelectorIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     /** Selector → the ids it selects, in the order they are published. */
@@ -160,7 +155,7 @@ class JmsSelectorIT {
 
     @Test
     void shouldSelectByJmsSemantics() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("selected-table");
             final Map<String, MessageConsumer> subscribers = new LinkedHashMap<>();
@@ -178,7 +173,7 @@ class JmsSelectorIT {
 
     @Test
     void shouldSelectOnAQueueTheSameWay() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("selected-queue");
             publish(session, session.createProducer(queue), "end-numbers", "end-strings");
@@ -201,7 +196,7 @@ class JmsSelectorIT {
 
     @Test
     void shouldSelectOnMessageIdAndTimestamp() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("selected-ids");
             final MessageProducer producer = session.createProducer(queue);
@@ -220,14 +215,14 @@ class JmsSelectorIT {
 
     @Test
     void shouldKeepPropertyTypes() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = session.createQueue("typed-properties");
             publish(session, session.createProducer(queue));
             final MessageConsumer consumer = session.createConsumer(queue, "id = 'numbers' OR id = 'string-two'");
-            final Message stringTwo = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+            final Message stringTwo = consumer.receive(RunningBroker.DEADLINE.toMillis());
             assertThat(stringTwo.getObjectProperty("NumberOfOrders")).isEqualTo("2");
-            final Message numbers = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+            final Message numbers = consumer.receive(RunningBroker.DEADLINE.toMillis());
             assertThat(numbers.getObjectProperty("b")).isEqualTo((byte) 1);
             assertThat(numbers.getObjectProperty("sh")).isEqualTo((short) 2);
             assertThat(numbers.getObjectProperty("i")).isEqualTo(3);
@@ -243,7 +238,7 @@ class JmsSelectorIT {
     private static List<String> untilEnd(final MessageConsumer consumer) throws JMSException {
         final List<String> ids = new ArrayList<>();
         while (true) {
-            final Message m = consumer.receive(AmqpTestBroker.DEADLINE.toMillis());
+            final Message m = consumer.receive(RunningBroker.DEADLINE.toMillis());
             assertThat(m).as("the end marker after %s", ids).isNotNull();
             final String id = m.getStringProperty("id");
             if (id.startsWith("end")) {

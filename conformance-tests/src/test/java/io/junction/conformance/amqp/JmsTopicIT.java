@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -13,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -22,19 +23,13 @@ import org.junit.jupiter.api.Test;
  * subscriptions (client id + name) keep messages across disconnects and broker restarts until unsubscribed; shared
  * subscriptions (durable or not) split their messages between their consumers.
  */
+@WithBroker
 class JmsTopicIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static List<String> receiveTexts(final MessageConsumer consumer, final int count) throws Exception {
@@ -49,7 +44,7 @@ class JmsTopicIT {
 
     @Test
     void shouldDeliverEveryMessageToEveryNonDurableSubscriber() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("news");
             final MessageProducer producer = session.createProducer(topic);
@@ -71,29 +66,29 @@ class JmsTopicIT {
 
     @Test
     void shouldKeepADurableSubscriptionAcrossDisconnectsAndRestarts() throws Exception {
-        try (Connection c = broker.connect("durable-client")) {
+        try (Connection c = Jms.connect(broker, "durable-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = session.createTopic("prices");
             session.createDurableSubscriber(topic, "watcher").close();
         }
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageProducer producer = session.createProducer(session.createTopic("prices"));
             producer.send(session.createTextMessage("p1"));
             producer.send(session.createTextMessage("p2"));
         }
-        try (Connection c = broker.connect("durable-client")) {
+        try (Connection c = Jms.connect(broker, "durable-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer sub = session.createDurableSubscriber(session.createTopic("prices"), "watcher");
             assertThat(receiveTexts(sub, 1)).containsExactly("p1");
             sub.close();
         }
         broker.restart();
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             session.createProducer(session.createTopic("prices")).send(session.createTextMessage("p3"));
         }
-        try (Connection c = broker.connect("durable-client")) {
+        try (Connection c = Jms.connect(broker, "durable-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer sub = session.createDurableSubscriber(session.createTopic("prices"), "watcher");
             assertThat(receiveTexts(sub, 2)).containsExactlyInAnyOrder("p2", "p3");
@@ -101,11 +96,11 @@ class JmsTopicIT {
             sub.close();
             session.unsubscribe("watcher");
         }
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             session.createProducer(session.createTopic("prices")).send(session.createTextMessage("p4"));
         }
-        try (Connection c = broker.connect("durable-client")) {
+        try (Connection c = Jms.connect(broker, "durable-client")) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer sub = session.createDurableSubscriber(session.createTopic("prices"), "watcher");
             assertThat(sub.receive(500)).as("a fresh subscription after unsubscribe").isNull();
@@ -114,7 +109,7 @@ class JmsTopicIT {
 
     @Test
     void shouldSplitASharedDurableSubscriptionBetweenItsConsumers() throws Exception {
-        try (Connection c1 = broker.connect("shared-client"); Connection c2 = broker.connect()) {
+        try (Connection c1 = Jms.connect(broker, "shared-client"); Connection c2 = Jms.connect(broker)) {
             final Session s1 = c1.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Session s2 = c1.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = s1.createTopic("events");
@@ -133,7 +128,7 @@ class JmsTopicIT {
 
     @Test
     void shouldSplitASharedNonDurableSubscription() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session s1 = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Session s2 = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Topic topic = s1.createTopic("ticks");

@@ -2,6 +2,8 @@ package io.junction.conformance.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -11,7 +13,6 @@ import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TemporaryTopic;
 import jakarta.jms.TextMessage;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -19,24 +20,18 @@ import org.junit.jupiter.api.Test;
  * Local transactions through the transaction coordinator (sends and acknowledgements commit or roll back together)
  * and temporary destinations (dynamic nodes) serving JMSReplyTo request-reply.
  */
+@WithBroker
 class JmsTransactionIT {
-    private static AmqpTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = AmqpTestBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
     void shouldPublishTransactedSendsOnlyOnCommit() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session tx = c.createSession(true, Session.SESSION_TRANSACTED);
             final Session plain = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = tx.createQueue("tx-sends");
@@ -56,7 +51,7 @@ class JmsTransactionIT {
 
     @Test
     void shouldRedeliverTransactedReceivesOnRollbackAndConsumeThemOnCommit() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session plain = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final Queue queue = plain.createQueue("tx-acks");
             final MessageProducer producer = plain.createProducer(queue);
@@ -79,7 +74,7 @@ class JmsTransactionIT {
 
     @Test
     void shouldMoveAMessageAtomicallyFromOneQueueToAnother() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session plain = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             plain.createProducer(plain.createQueue("tx-in")).send(plain.createTextMessage("payload"));
             final Session tx = c.createSession(true, Session.SESSION_TRANSACTED);
@@ -97,7 +92,7 @@ class JmsTransactionIT {
 
     @Test
     void shouldServeRequestReplyThroughATemporaryQueue() throws Exception {
-        try (Connection server = broker.connect(); Connection client = broker.connect()) {
+        try (Connection server = Jms.connect(broker); Connection client = Jms.connect(broker)) {
             final Session ss = server.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageConsumer requests = ss.createConsumer(ss.createQueue("service"));
             final MessageProducer replies = ss.createProducer(null);
@@ -127,7 +122,7 @@ class JmsTransactionIT {
 
     @Test
     void shouldDeliverToEverySubscriberOfATemporaryTopic() throws Exception {
-        try (Connection c = broker.connect()) {
+        try (Connection c = Jms.connect(broker)) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final TemporaryTopic topic = session.createTemporaryTopic();
             final MessageConsumer a = session.createConsumer(topic);

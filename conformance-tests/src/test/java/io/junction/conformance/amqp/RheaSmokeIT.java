@@ -3,6 +3,7 @@ package io.junction.conformance.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +25,8 @@ class RheaSmokeIT {
         final Path script = Path.of("node", "amqp-smoke.js").toAbsolutePath();
         assumeTrue(Files.isDirectory(Path.of("node", "node_modules", "rhea")), "rhea is not installed (npm ci)");
         assumeTrue(nodeAvailable(), "node is not installed");
-        try (AmqpTestBroker broker = AmqpTestBroker.start()) {
-            final Process node = new ProcessBuilder("node", script.toString(), Integer.toString(broker.port()))
+        try (RunningBroker broker = RunningBroker.start()) {
+            final Process node = new ProcessBuilder("node", script.toString(), Integer.toString(broker.amqpPort()))
                     .redirectErrorStream(true).start();
             assertThat(node.waitFor(60, TimeUnit.SECONDS)).as("node finished").isTrue();
             final String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

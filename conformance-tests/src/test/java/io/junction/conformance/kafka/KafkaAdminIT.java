@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,15 +44,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** AdminClient against the broker: topics, partitions, configs, record deletion, the cluster and consumer groups. */
+@WithBroker(settings = {"kafka.group-initial-rebalance-delay-ms=0"})
 class KafkaAdminIT {
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
     private static Admin admin;
 
     @BeforeAll
-    static void start() {
-        broker = KafkaTestBroker.start(Map.of("kafka.group-initial-rebalance-delay-ms", "0"));
+    static void broker(final RunningBroker running) {
+        broker = running;
         final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         admin = Admin.create(p);
     }
@@ -59,9 +62,6 @@ class KafkaAdminIT {
     static void stop() {
         if (admin != null) {
             admin.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
@@ -104,7 +104,7 @@ class KafkaAdminIT {
     void shouldDeleteRecordsBeforeAnOffset() throws Exception {
         admin.createTopics(List.of(new NewTopic("admin-purge", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         final TopicPartition tp = new TopicPartition("admin-purge", 0);
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < 10; i++) {
                 producer.send(new ProducerRecord<>("admin-purge", 0, null, "r" + i)).get(30, TimeUnit.SECONDS);
             }
@@ -116,7 +116,7 @@ class KafkaAdminIT {
                 .get(30, TimeUnit.SECONDS).offset()).isEqualTo(4);
         assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
                 .get(30, TimeUnit.SECONDS).offset()).isEqualTo(10);
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of())) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of())) {
             consumer.assign(List.of(tp));
             consumer.seek(tp, 1); // below the log start: reset to the earliest, which is now 4
             final List<String> values = new ArrayList<>();
@@ -136,10 +136,10 @@ class KafkaAdminIT {
         assertThat(cluster.clusterId().get(30, TimeUnit.SECONDS)).isNotBlank();
 
         admin.createTopics(List.of(new NewTopic("admin-groups", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             producer.send(new ProducerRecord<>("admin-groups", 0, null, "x")).get(30, TimeUnit.SECONDS);
         }
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, "admin-g", ConsumerConfig.CLIENT_ID_CONFIG, "admin-member",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false))) {
             consumer.subscribe(List.of("admin-groups"));

@@ -3,6 +3,8 @@ package io.junction.conformance.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -38,22 +40,16 @@ import org.junit.jupiter.api.Test;
  * consumed at least once and duplicates come only from the partitions that moved. Committed offsets survive the group
  * and a seek replays.
  */
+@WithBroker(settings = {"kafka.topic-partitions=" + KafkaConsumerGroupIT.PARTITIONS,
+        "kafka.group-initial-rebalance-delay-ms=500"})
 class KafkaConsumerGroupIT {
-    private static final int PARTITIONS = 6;
+    static final int PARTITIONS = 6;
     private static final int RECORDS = 3000;
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = KafkaTestBroker.start(Map.of("kafka.topic-partitions", Integer.toString(PARTITIONS),
-                "kafka.group-initial-rebalance-delay-ms", "500"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     /** One group member on its own thread: polls, records what it got, commits after each poll. */
@@ -72,7 +68,7 @@ class KafkaConsumerGroupIT {
         }
 
         private void run(final String group, final String topic) {
-            try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+            try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                     ConsumerConfig.GROUP_ID_CONFIG, group, ConsumerConfig.CLIENT_ID_CONFIG, name,
                     ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50,
                     ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 200))) {
@@ -118,7 +114,7 @@ class KafkaConsumerGroupIT {
         final Map<String, String> sent = new ConcurrentHashMap<>();
         final AtomicReference<Throwable> sendFailure = new AtomicReference<>();
         final Thread producerThread = new Thread(() -> {
-            try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+            try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
                 for (int i = 0; i < RECORDS; i++) {
                     final String value = "order-" + i;
                     final RecordMetadata m = producer.send(new ProducerRecord<>(topic, "customer-" + (i % 37), value))
@@ -173,7 +169,7 @@ class KafkaConsumerGroupIT {
         for (int p = 0; p < PARTITIONS; p++) {
             tps.add(new TopicPartition(topic, p));
         }
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, group))) {
             final Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(tps));
             final Map<TopicPartition, Long> ends = consumer.endOffsets(tps);
@@ -188,20 +184,20 @@ class KafkaConsumerGroupIT {
     void shouldResumeFromTheCommittedOffsetAndReplayAfterASeek() throws Exception {
         final String topic = "group-resume";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < 20; i++) {
                 producer.send(new ProducerRecord<>(topic, 0, null, "r" + i)).get(30, TimeUnit.SECONDS);
             }
         }
         final Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "resume",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10);
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(config)) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, config)) {
             consumer.subscribe(List.of(topic));
             final List<String> first = pollUntil(consumer, 10);
             assertThat(first).startsWith("r0");
             consumer.commitSync(Map.of(tp, new OffsetAndMetadata(10)));
         }
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(config)) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, config)) {
             consumer.subscribe(List.of(topic));
             final List<String> rest = pollUntil(consumer, 10);
             assertThat(rest).containsExactly("r10", "r11", "r12", "r13", "r14", "r15", "r16", "r17", "r18", "r19");

@@ -7,6 +7,8 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.MessageConsumer;
@@ -34,7 +36,6 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -43,8 +44,9 @@ import org.junit.jupiter.api.Test;
  * consumers with their value, key and headers; messages those clients send reach a Kafka consumer with their body,
  * keys and properties as key and headers.
  */
+@WithBroker(settings = {"kafka.topic-partitions=2"})
 class KafkaCrossProtocolIT {
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
 
     static {
         System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
@@ -52,15 +54,8 @@ class KafkaCrossProtocolIT {
     }
 
     @BeforeAll
-    static void start() {
-        broker = KafkaTestBroker.start(Map.of("kafka.topic-partitions", "2"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static ProducerRecord<String, String> record(final String topic, final String key, final String value) {
@@ -70,7 +65,7 @@ class KafkaCrossProtocolIT {
     }
 
     private static void produce(final ProducerRecord<String, String> r) throws Exception {
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             producer.send(r).get(30, TimeUnit.SECONDS);
         }
     }
@@ -79,7 +74,7 @@ class KafkaCrossProtocolIT {
     void shouldDeliverAKafkaRecordToARocketMqConsumer() throws Exception {
         produce(record("k2rocket", "order-1", "hello rocket"));
         final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("kafka-x-rocket");
-        consumer.setNamesrvAddr("127.0.0.1:" + broker.process().setting("remoting.port"));
+        consumer.setNamesrvAddr(broker.nameServer());
         consumer.setInstanceName("kafka-x-rocket");
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe("k2rocket", "*");
@@ -103,7 +98,7 @@ class KafkaCrossProtocolIT {
     @Test
     void shouldDeliverAKafkaRecordToAnMqttSubscriber() throws Exception {
         final Mqtt5BlockingClient mqtt = Mqtt5Client.builder().identifier("kafka-x-mqtt").serverHost("127.0.0.1")
-                .serverPort(Integer.parseInt(broker.process().setting("mqtt.port"))).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         mqtt.connect();
         try (Mqtt5BlockingClient.Mqtt5Publishes publishes = mqtt.publishes(MqttGlobalPublishFilter.ALL)) {
             mqtt.subscribeWith().topicFilter("k2mqtt").qos(MqttQos.AT_LEAST_ONCE).send();
@@ -121,8 +116,7 @@ class KafkaCrossProtocolIT {
 
     @Test
     void shouldDeliverAKafkaRecordToAJmsConsumer() throws Exception {
-        final JmsConnectionFactory factory = new JmsConnectionFactory("amqp://127.0.0.1:"
-                + broker.process().setting("amqp.port"));
+        final JmsConnectionFactory factory = new JmsConnectionFactory(broker.amqpUri());
         try (Connection c = factory.createConnection()) {
             c.start();
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -142,7 +136,7 @@ class KafkaCrossProtocolIT {
     @Test
     void shouldDeliverARocketMqMessageToAKafkaConsumer() throws Exception {
         final DefaultMQProducer producer = new DefaultMQProducer("kafka-x-rocket-producer");
-        producer.setNamesrvAddr("127.0.0.1:" + broker.process().setting("remoting.port"));
+        producer.setNamesrvAddr(broker.nameServer());
         producer.setInstanceName("kafka-x-rocket-producer");
         producer.setSendMsgTimeout(10_000);
         producer.start();
@@ -163,7 +157,7 @@ class KafkaCrossProtocolIT {
     @Test
     void shouldDeliverAnMqttPublishToAKafkaConsumer() throws Exception {
         final Mqtt5BlockingClient mqtt = Mqtt5Client.builder().identifier("mqtt-x-kafka").serverHost("127.0.0.1")
-                .serverPort(Integer.parseInt(broker.process().setting("mqtt.port"))).buildBlocking();
+                .serverPort(broker.mqttPort()).buildBlocking();
         mqtt.connect();
         try {
             mqtt.publishWith().topic("m2k/sensor").qos(MqttQos.AT_LEAST_ONCE).payload("7".getBytes(StandardCharsets.UTF_8))
@@ -178,8 +172,7 @@ class KafkaCrossProtocolIT {
 
     @Test
     void shouldDeliverAJmsMessageToAKafkaConsumer() throws Exception {
-        final JmsConnectionFactory factory = new JmsConnectionFactory("amqp://127.0.0.1:"
-                + broker.process().setting("amqp.port"));
+        final JmsConnectionFactory factory = new JmsConnectionFactory(broker.amqpUri());
         try (Connection c = factory.createConnection()) {
             final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final TextMessage m = session.createTextMessage("from jms");
@@ -193,7 +186,7 @@ class KafkaCrossProtocolIT {
 
     /** Reads every partition of a topic another protocol created until one record is in. */
     private static ConsumerRecord<String, String> readOne(final String topic) {
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 200))) {
             final List<TopicPartition> tps = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();

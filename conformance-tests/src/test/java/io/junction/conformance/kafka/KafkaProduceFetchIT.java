@@ -3,6 +3,8 @@ package io.junction.conformance.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +29,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,19 +38,13 @@ import org.junit.jupiter.api.Test;
  * timestamp; a waiting Fetch is woken by an arrival and honours min.bytes; ListOffsets answers earliest, latest and by
  * timestamp.
  */
+@WithBroker(settings = {"kafka.topic-partitions=3"})
 class KafkaProduceFetchIT {
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = KafkaTestBroker.start(Map.of("kafka.topic-partitions", "3"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @Test
@@ -58,7 +53,7 @@ class KafkaProduceFetchIT {
         final long base = System.currentTimeMillis() - 60_000;
         final List<RecordMetadata> sent = new ArrayList<>();
         final List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer = broker.bytesProducer(Map.of())) {
+        try (KafkaProducer<byte[], byte[]> producer = KafkaClients.bytesProducer(broker, Map.of())) {
             for (int i = 0; i < 60; i++) {
                 final List<Header> headers = new ArrayList<>();
                 headers.add(new RecordHeader("seq", Integer.toString(i).getBytes(StandardCharsets.UTF_8)));
@@ -102,7 +97,7 @@ class KafkaProduceFetchIT {
     void shouldDecodeEveryCompressionCodec() throws Exception {
         for (String codec : List.of("none", "gzip", "snappy", "lz4", "zstd")) {
             final String topic = "codec-" + codec;
-            try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of(
+            try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of(
                     ProducerConfig.COMPRESSION_TYPE_CONFIG, codec, ProducerConfig.LINGER_MS_CONFIG, 50))) {
                 final List<Future<RecordMetadata>> acks = new ArrayList<>();
                 for (int i = 0; i < 40; i++) {
@@ -124,8 +119,8 @@ class KafkaProduceFetchIT {
     void shouldStoreWhatProducersSendWithAcks0And1() throws Exception {
         final String topic = "acks";
         for (String acks : List.of("0", "1")) {
-            try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of(ProducerConfig.ACKS_CONFIG,
-                    acks, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false))) {
+            try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker,
+                    Map.of(ProducerConfig.ACKS_CONFIG, acks, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false))) {
                 for (int i = 0; i < 10; i++) {
                     producer.send(new ProducerRecord<>(topic, 1, null, "acks" + acks + "-" + i));
                 }
@@ -143,8 +138,8 @@ class KafkaProduceFetchIT {
     void shouldWakeAWaitingFetchWhenARecordArrives() throws Exception {
         final String topic = "longpoll";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of());
-             KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of());
+             KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                      ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 30_000,
                      ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000))) {
             producer.send(new ProducerRecord<>(topic, 0, null, "first")).get(30, TimeUnit.SECONDS);
@@ -180,8 +175,8 @@ class KafkaProduceFetchIT {
     void shouldWaitForMinBytesUntilMaxWait() throws Exception {
         final String topic = "minbytes";
         final TopicPartition tp = new TopicPartition(topic, 0);
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of());
-             KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of());
+             KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                      ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1_000_000,
                      ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 1500))) {
             producer.send(new ProducerRecord<>(topic, 0, null, "small")).get(30, TimeUnit.SECONDS);
@@ -205,7 +200,7 @@ class KafkaProduceFetchIT {
         final String topic = "offsets";
         final TopicPartition tp = new TopicPartition(topic, 2);
         final long between;
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < 5; i++) {
                 producer.send(new ProducerRecord<>(topic, 2, null, "early" + i)).get(30, TimeUnit.SECONDS);
             }
@@ -215,7 +210,7 @@ class KafkaProduceFetchIT {
                 producer.send(new ProducerRecord<>(topic, 2, null, "late" + i)).get(30, TimeUnit.SECONDS);
             }
         }
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of())) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of())) {
             assertThat(consumer.beginningOffsets(List.of(tp))).containsEntry(tp, 0L);
             assertThat(consumer.endOffsets(List.of(tp))).containsEntry(tp, 10L);
             final Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(Map.of(tp, between + 1));
@@ -243,7 +238,7 @@ class KafkaProduceFetchIT {
             tps.add(new TopicPartition(topic, p));
         }
         final List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = broker.bytesConsumer(Map.of(
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.bytesConsumer(broker, Map.of(
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 200))) {
             consumer.assign(tps);
             consumer.seekToBeginning(tps);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.junction.conformance.support.FreePorts;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ class KafkaTlsIT {
     @Test
     void shouldProduceAndFetchInsideTls() throws Exception {
         final int tlsPort = FreePorts.next();
-        try (KafkaTestBroker broker = KafkaTestBroker.start(Map.of("kafka.tls-enabled", "true",
+        try (RunningBroker broker = RunningBroker.start(Map.of("kafka.tls-enabled", "true",
                 "kafka.tls-port", Integer.toString(tlsPort)))) {
             assertThat(broker.process().stdout()).contains("kafka-tls=").contains(":" + tlsPort);
             final String pem = Files.readString(broker.dataDir().resolve("tls/self-signed.crt"));
@@ -42,11 +43,11 @@ class KafkaTlsIT {
             tls.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
             tls.put(SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG, pem);
             tls.put(SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG, "");
-            try (KafkaProducer<String, String> producer = broker.stringProducer(tls)) {
+            try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, tls)) {
                 producer.send(new ProducerRecord<>("secure", 0, "k", "over tls")).get(30, TimeUnit.SECONDS);
             }
             final TopicPartition tp = new TopicPartition("secure", 0);
-            try (KafkaConsumer<String, String> consumer = broker.stringConsumer(tls)) {
+            try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, tls)) {
                 consumer.assign(List.of(tp));
                 consumer.seekToBeginning(List.of(tp));
                 final List<String> values = new ArrayList<>();
@@ -61,9 +62,9 @@ class KafkaTlsIT {
 
     @Test
     void shouldRefuseKafkaClientsOfASecuredBroker() {
-        try (KafkaTestBroker broker = KafkaTestBroker.start(Map.of("security.enabled", "true",
+        try (RunningBroker broker = RunningBroker.start(Map.of("security.enabled", "true",
                 "security.secret-key", "kafka-it-secret"))) {
-            try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of(
+            try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of(
                     ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000))) {
                 assertThatThrownBy(() -> producer.send(new ProducerRecord<>("open", "x")).get(30, TimeUnit.SECONDS))
                         .satisfiesAnyOf(
