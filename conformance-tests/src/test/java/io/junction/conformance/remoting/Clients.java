@@ -1,9 +1,11 @@
 package io.junction.conformance.remoting;
 
+import io.junction.conformance.support.RunningBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
@@ -14,21 +16,30 @@ final class Clients {
     private Clients() {
     }
 
-    static DefaultMQProducer producer(final RemotingBroker broker) throws MQClientException {
-        final DefaultMQProducer producer = new DefaultMQProducer(RemotingBroker.unique("pg"));
+    static DefaultMQProducer producer(final RunningBroker broker) throws MQClientException {
+        final DefaultMQProducer producer = new DefaultMQProducer(Names.unique("pg"));
         producer.setNamesrvAddr(broker.nameServer());
-        producer.setInstanceName(RemotingBroker.unique("p"));
+        producer.setInstanceName(Names.unique("p"));
         producer.setSendMsgTimeout(5000);
         producer.start();
         return producer;
     }
 
+    /**
+     * The queues of {@code topic} a push consumer holds now: the outcome of its rebalance. A queue enters the table
+     * after its start offset was computed, so a message sent once the count is right is read from there.
+     */
+    static long heldQueues(final DefaultMQPushConsumer consumer, final String topic) {
+        return consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet().stream()
+                .filter(q -> q.getTopic().equals(topic)).count();
+    }
+
     /** Reads {@code count} messages of a topic from its first offset with a fresh lite-pull group. */
-    static List<MessageExt> drain(final RemotingBroker broker, final String topic, final int count,
+    static List<MessageExt> drain(final RunningBroker broker, final String topic, final int count,
                                   final Duration deadline) throws MQClientException {
-        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("drain"));
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(Names.unique("drain"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(topic, "*");
         consumer.start();

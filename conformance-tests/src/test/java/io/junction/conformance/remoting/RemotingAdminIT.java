@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,11 +19,11 @@ import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.TopicConfig;
-import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerConnection;
 import org.apache.rocketmq.remoting.protocol.body.KVTable;
@@ -32,21 +34,22 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** DefaultMQAdminExt (what mqadmin runs) against the broker jar. */
+@WithBroker
 class RemotingAdminIT {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
     private static DefaultMQAdminExt admin;
     private static long startedBefore;
 
     @BeforeAll
-    static void start() throws Exception {
-        startedBefore = System.currentTimeMillis();
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
+        startedBefore = broker.process().startedAtMillis();
         producer = Clients.producer(broker);
         admin = new DefaultMQAdminExt();
         admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(RemotingBroker.unique("admin"));
+        admin.setInstanceName(Names.unique("admin"));
         admin.start();
     }
 
@@ -58,13 +61,10 @@ class RemotingAdminIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static String brokerAddr() {
-        return "127.0.0.1:" + broker.port();
+        return broker.nameServer();
     }
 
     /** The version the broker jar under test was built as (its manifest's Implementation-Version). */
@@ -100,7 +100,7 @@ class RemotingAdminIT {
         assertThat(before.getTable().get("runtime")).matches("\\[ \\d+ days, \\d+ hours, \\d+ minutes, \\d+ seconds ]");
         assertThat(Double.parseDouble(before.getTable().get("commitLogDiskRatio"))).isBetween(0.0, 1.0);
 
-        final String topic = RemotingBroker.unique("figures");
+        final String topic = Names.unique("figures");
         for (int i = 0; i < 20; i++) {
             producer.send(new Message(topic, ("f" + i).getBytes(StandardCharsets.UTF_8)));
         }
@@ -125,10 +125,10 @@ class RemotingAdminIT {
 
     @Test
     void shouldKeepKeyValueConfigsPerNamespaceAcrossARestart() throws Exception {
-        try (RemotingBroker own = RemotingBroker.start()) {
+        try (RunningBroker own = RunningBroker.start()) {
             final DefaultMQAdminExt kv = new DefaultMQAdminExt();
             kv.setNamesrvAddr(own.nameServer());
-            kv.setInstanceName(RemotingBroker.unique("kv"));
+            kv.setInstanceName(Names.unique("kv"));
             kv.start();
             try {
                 kv.createAndUpdateKvConfig("ORDER_TOPIC_CONFIG", "orders", "junction:8");
@@ -157,8 +157,8 @@ class RemotingAdminIT {
 
     @Test
     void shouldReportConsumeStatsOfAGroupWhoseConsumersAllLeft() throws Exception {
-        final String orders = RemotingBroker.unique("orders");
-        final String payments = RemotingBroker.unique("payments");
+        final String orders = Names.unique("orders");
+        final String payments = Names.unique("payments");
         producer.createTopic("TBW102", orders, 2, Map.of());
         producer.createTopic("TBW102", payments, 1, Map.of());
         for (int i = 0; i < 6; i++) {
@@ -168,11 +168,11 @@ class RemotingAdminIT {
         for (int i = 0; i < 4; i++) {
             producer.send(new Message(payments, ("p" + i).getBytes(StandardCharsets.UTF_8)));
         }
-        final String group = RemotingBroker.unique("gone");
+        final String group = Names.unique("gone");
         final AtomicInteger consumed = new AtomicInteger();
         final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(orders, "*");
         consumer.subscribe(payments, "*");
@@ -226,7 +226,7 @@ class RemotingAdminIT {
 
     @Test
     void shouldCreateListRouteAndDeleteATopicWithAttributes() throws Exception {
-        final String topic = RemotingBroker.unique("admin-topic");
+        final String topic = Names.unique("admin-topic");
         final TopicConfig config = new TopicConfig(topic, 3, 3);
         config.setAttributes(Map.of("+message.type", "FIFO"));
         admin.createAndUpdateTopicConfig(brokerAddr(), config);
@@ -242,7 +242,7 @@ class RemotingAdminIT {
 
     @Test
     void shouldShowTopicStatsConsumeStatsAndConnections() throws Exception {
-        final String topic = RemotingBroker.unique("stats");
+        final String topic = Names.unique("stats");
         producer.createTopic("TBW102", topic, 2, Map.of());
         for (int i = 0; i < 6; i++) {
             producer.send(new Message(topic, ("s" + i).getBytes(StandardCharsets.UTF_8)),
@@ -253,11 +253,11 @@ class RemotingAdminIT {
         await().atMost(DEADLINE).untilAsserted(() -> assertThat(admin.examineTopicStats(topic).getOffsetTable()
                 .values()).anySatisfy(o -> assertThat(o.getMaxOffset()).isEqualTo(6)));
 
-        final String group = RemotingBroker.unique("statsg");
+        final String group = Names.unique("statsg");
         final AtomicInteger consumed = new AtomicInteger();
         final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(topic, "*");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -291,7 +291,7 @@ class RemotingAdminIT {
 
     @Test
     void shouldFindAMessageByOffsetIdUniqueIdAndKey() throws Exception {
-        final String topic = RemotingBroker.unique("find");
+        final String topic = Names.unique("find");
         final Message msg = new Message(topic, "T", "biz-key-42", "findme".getBytes(StandardCharsets.UTF_8));
         final SendResult sent = producer.send(msg);
 

@@ -2,6 +2,8 @@ package io.junction.conformance.remoting;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -9,7 +11,6 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -17,23 +18,17 @@ import org.junit.jupiter.api.Test;
  * Raw frames against the Remoting port: both header serializations, unknown codes, and broken input that must end
  * in an error response or a closed connection without harming other connections.
  */
+@WithBroker(settings = {"remoting.max-frame-size=1m", "remoting.max-inflight-requests=2"})
 class RemotingBadInputIT {
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = RemotingBroker.start("remoting.max-frame-size", "1m", "remoting.max-inflight-requests", "2");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private Socket connect() throws IOException {
-        final Socket socket = new Socket("127.0.0.1", broker.port());
+        final Socket socket = new Socket("127.0.0.1", broker.port("remoting.port"));
         socket.setSoTimeout(5000);
         return socket;
     }
@@ -106,7 +101,7 @@ class RemotingBadInputIT {
             assertThat(h.getInt()).isEqualTo(5); // opaque
             assertThat(h.getInt() & 1).isEqualTo(1); // response flag
             assertThat(new String(f.body(), StandardCharsets.UTF_8))
-                    .contains("\"brokerAddrs\":{\"0\":\"127.0.0.1:" + broker.port() + "\"}")
+                    .contains("\"brokerAddrs\":{\"0\":\"127.0.0.1:" + broker.port("remoting.port") + "\"}")
                     .contains("\"perm\":7");
         }
     }
@@ -178,7 +173,7 @@ class RemotingBadInputIT {
 
     @Test
     void shouldAnswerSystemBusyBeyondTheInFlightLimitOfAConnection() throws Exception {
-        final String topic = RemotingBroker.unique("busy");
+        final String topic = Names.unique("busy");
         try (Socket s = connect()) {
             s.getOutputStream().write(jsonFrame("{\"code\":310,\"extFields\":{\"a\":\"pg\",\"b\":\"" + topic
                     + "\",\"c\":\"TBW102\",\"d\":\"4\",\"e\":\"0\",\"f\":\"0\",\"g\":\"0\",\"h\":\"0\","
@@ -235,7 +230,7 @@ class RemotingBadInputIT {
 
     @Test
     void shouldStoreNothingOfABatchWithATruncatedOrADelayedMember() throws Exception {
-        final String topic = RemotingBroker.unique("batch");
+        final String topic = Names.unique("batch");
         final String uniq = "UNIQ_KEY\u0001";
         try (Socket s = connect()) {
             final byte[] whole = batchMember("third", "");

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.conformance.remoting.Client4Events.Event;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +18,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -25,19 +26,20 @@ import org.junit.jupiter.api.Test;
  * 4.9.x client runs in a child JVM: module {@code conformance-rocketmq4} plays every scenario side by side in one run
  * and prints what it sent, received and was asked; each test here checks one scenario's lines.
  */
+@WithBroker
 class RemotingClient4IT {
     private static final String ALL_SCENARIOS = "send,push-concurrent,push-orderly,pull,delay,transaction,new-group,"
             + "orderly-global,orderly-partition,request";
     private static final int DRIVER_DEADLINE_SECONDS = 90;
 
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static Client4Events events;
     private static String output;
     private static int exitCode;
 
     @BeforeAll
-    static void runTheDriver() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         final Path driverDir = Path.of(System.getProperty("rocketmq4.driver.dir", "../conformance-rocketmq4/target"));
         final Path jar = driverDir.resolve("rocketmq4-driver.jar");
         if (!Files.isRegularFile(jar)) {
@@ -50,7 +52,7 @@ class RemotingClient4IT {
                 "-Drocketmq.client.logRoot=" + work.resolve("logs"), "-Drocketmq.client.logLevel=WARN",
                 "-cp", jar + File.pathSeparator + driverDir.resolve("lib") + File.separator + "*",
                 "io.junction.conformance.rocketmq4.Rocketmq4Driver", broker.nameServer(),
-                RemotingBroker.unique("v4"), Integer.toString(DRIVER_DEADLINE_SECONDS), ALL_SCENARIOS);
+                Names.unique("v4"), Integer.toString(DRIVER_DEADLINE_SECONDS), ALL_SCENARIOS);
         final Path out = work.resolve("stdout.txt");
         final Process child = new ProcessBuilder(command).redirectOutput(out.toFile())
                 .redirectError(work.resolve("stderr.txt").toFile()).start();
@@ -61,13 +63,6 @@ class RemotingClient4IT {
         output = Files.readString(out, StandardCharsets.UTF_8) + "\n--- stderr ---\n"
                 + Files.readString(work.resolve("stderr.txt"), StandardCharsets.UTF_8);
         events = Client4Events.parse(output);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,14 +32,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Push and lite-pull consumers against the broker jar: delivery, retry, order, filters, delays. */
+@WithBroker
 class RemotingConsumerIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         producer = Clients.producer(broker);
     }
 
@@ -46,21 +49,18 @@ class RemotingConsumerIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static DefaultMQPushConsumer push(final String group) {
         final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         return consumer;
     }
 
     private static String createTopic() throws Exception {
-        final String topic = RemotingBroker.unique("t");
+        final String topic = Names.unique("t");
         producer.send(new Message(topic, "init", "init".getBytes(StandardCharsets.UTF_8)));
         return topic;
     }
@@ -74,7 +74,7 @@ class RemotingConsumerIT {
         final String topic = createTopic();
         final Map<String, MessageExt> received = new ConcurrentHashMap<>();
         final AtomicInteger deliveries = new AtomicInteger();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("cg"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("cg"));
         consumer.subscribe(topic, "T");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             msgs.forEach(m -> received.put(m.getMsgId(), m));
@@ -109,7 +109,7 @@ class RemotingConsumerIT {
         // The topic each delivery names (a retry must name the original topic, not %RETRY%), recorded in the listener
         // and asserted on the test thread: the client swallows what a listener throws.
         final List<String> topics = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("retry"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("retry"));
         consumer.subscribe(topic, "R");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             final MessageExt m = msgs.get(0);
@@ -135,13 +135,13 @@ class RemotingConsumerIT {
         final String topic = createTopic();
         final List<MessageExt> byTag = new CopyOnWriteArrayList<>();
         final List<MessageExt> bySql = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer tags = push(RemotingBroker.unique("tag"));
+        final DefaultMQPushConsumer tags = push(Names.unique("tag"));
         tags.subscribe(topic, "A || C");
         tags.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             byTag.addAll(msgs);
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
-        final DefaultMQPushConsumer sql = push(RemotingBroker.unique("sql"));
+        final DefaultMQPushConsumer sql = push(Names.unique("sql"));
         sql.subscribe(topic, MessageSelector.bySql("price > 10 AND TAGS = 'B'"));
         sql.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             bySql.addAll(msgs);
@@ -170,7 +170,7 @@ class RemotingConsumerIT {
     void shouldConsumeEachQueueInOrderWithAnOrderlyListener() throws Exception {
         final String topic = createTopic();
         final Map<Integer, List<Integer>> perQueue = new ConcurrentHashMap<>();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("orderly"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("orderly"));
         consumer.subscribe(topic, "O");
         consumer.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
             for (MessageExt m : msgs) {
@@ -202,9 +202,9 @@ class RemotingConsumerIT {
             producer.send(new Message(topic, ("x" + i).getBytes(StandardCharsets.UTF_8)),
                     (mqs, msg, arg) -> mqs.get(0), null);
         }
-        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("lite"));
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(Names.unique("lite"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.start();
         try {
             final MessageQueue mq = first.getMessageQueue();
@@ -227,7 +227,7 @@ class RemotingConsumerIT {
         final String topic = createTopic();
         final Map<String, MessageExt> received = new ConcurrentHashMap<>();
         final Map<String, Long> arrivals = new ConcurrentHashMap<>();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("delay"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("delay"));
         consumer.subscribe(topic, "D");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             for (MessageExt m : msgs) {
@@ -270,7 +270,7 @@ class RemotingConsumerIT {
     @Test
     void shouldDeadLetterAMessageThatExhaustedItsReconsumeTimes() throws Exception {
         final String topic = createTopic();
-        final String group = RemotingBroker.unique("dlq");
+        final String group = Names.unique("dlq");
         final List<Integer> attempts = new CopyOnWriteArrayList<>();
         final DefaultMQPushConsumer consumer = push(group);
         consumer.setMaxReconsumeTimes(1);
@@ -303,7 +303,7 @@ class RemotingConsumerIT {
         producer.send(new Message(topic, "S", "middle".getBytes(StandardCharsets.UTF_8)));
 
         final List<MessageExt> fromLast = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer last = push(RemotingBroker.unique("last"));
+        final DefaultMQPushConsumer last = push(Names.unique("last"));
         last.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET);
         last.subscribe(topic, "S");
         last.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -311,7 +311,7 @@ class RemotingConsumerIT {
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
         final List<MessageExt> fromTime = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer timed = push(RemotingBroker.unique("time"));
+        final DefaultMQPushConsumer timed = push(Names.unique("time"));
         timed.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_TIMESTAMP);
         timed.setConsumeTimestamp(org.apache.rocketmq.common.UtilAll.timeMillisToHumanString3(since));
         timed.subscribe(topic, "S");
@@ -322,7 +322,9 @@ class RemotingConsumerIT {
         last.start();
         timed.start();
         try {
-            Thread.sleep(3000); // both rebalanced and positioned
+            final int queues = producer.fetchPublishMessageQueues(topic).size();
+            await().atMost(DEADLINE).until(() -> Clients.heldQueues(last, topic) == queues
+                    && Clients.heldQueues(timed, topic) == queues); // both rebalanced and positioned
             producer.send(new Message(topic, "S", "new".getBytes(StandardCharsets.UTF_8)));
             await().atMost(DEADLINE).until(() -> fromLast.size() >= 3 && fromTime.size() >= 2);
             Thread.sleep(500);
@@ -341,7 +343,7 @@ class RemotingConsumerIT {
     void shouldWakeAnIdleLongPollingConsumerWithinMilliseconds() throws Exception {
         final String topic = createTopic();
         final List<Long> latencies = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("lp"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("lp"));
         consumer.subscribe(topic, "L");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             msgs.forEach(m -> latencies.add(System.currentTimeMillis()

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,20 +36,21 @@ import org.junit.jupiter.api.Test;
  * first started (a Spring Boot application's listener started after its own sends); a group that committed offsets
  * resumes from them.
  */
+@WithBroker
 class RemotingNewGroupIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
     private static final int SENT = 10;
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
     private static DefaultMQAdminExt admin;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         producer = Clients.producer(broker);
         admin = new DefaultMQAdminExt();
         admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(RemotingBroker.unique("admin"));
+        admin.setInstanceName(Names.unique("admin"));
         admin.start();
     }
 
@@ -59,16 +62,13 @@ class RemotingNewGroupIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     /** A push consumer with the client's default consume-from-where (the last offset). */
     private static DefaultMQPushConsumer push(final String group) {
         final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setPersistConsumerOffsetInterval(1000);
         return consumer;
     }
@@ -90,10 +90,10 @@ class RemotingNewGroupIT {
 
     @Test
     void shouldDeliverEverythingSentBeforeANewConcurrentPushGroupFirstStarted() throws Exception {
-        final String topic = RemotingBroker.unique("t");
+        final String topic = Names.unique("t");
         final List<String> sent = send(topic, "before", SENT);
         final List<String> received = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("new-push"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("new-push"));
         consumer.subscribe(topic, "*");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             msgs.forEach(m -> received.add(body(m)));
@@ -111,13 +111,13 @@ class RemotingNewGroupIT {
 
     @Test
     void shouldDeliverEverythingSentBeforeANewOrderlyPushGroupFirstStartedInOrder() throws Exception {
-        final String topic = RemotingBroker.unique("t");
+        final String topic = Names.unique("t");
         for (int i = 0; i < SENT; i++) {
             producer.send(new Message(topic, "N", Integer.toString(i).getBytes(StandardCharsets.UTF_8)),
                     (mqs, msg, arg) -> mqs.get(0), null);
         }
         final List<Integer> received = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer consumer = push(RemotingBroker.unique("new-orderly"));
+        final DefaultMQPushConsumer consumer = push(Names.unique("new-orderly"));
         consumer.subscribe(topic, "*");
         consumer.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
             msgs.forEach(m -> received.add(Integer.parseInt(body(m))));
@@ -134,11 +134,11 @@ class RemotingNewGroupIT {
 
     @Test
     void shouldDeliverEverythingSentBeforeANewLitePullGroupFirstStarted() throws Exception {
-        final String topic = RemotingBroker.unique("t");
+        final String topic = Names.unique("t");
         final List<String> sent = send(topic, "before", SENT);
-        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("new-lite"));
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(Names.unique("new-lite"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.subscribe(topic, "*");
         consumer.start();
         try {
@@ -156,8 +156,8 @@ class RemotingNewGroupIT {
 
     @Test
     void shouldResumeAGroupFromTheOffsetsItCommitted() throws Exception {
-        final String topic = RemotingBroker.unique("t");
-        final String group = RemotingBroker.unique("resume");
+        final String topic = Names.unique("t");
+        final String group = Names.unique("resume");
         final List<String> first = send(topic, "first", SENT);
         final List<String> firstRun = new CopyOnWriteArrayList<>();
         final DefaultMQPushConsumer consumer = push(group);

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,14 +34,15 @@ import org.junit.jupiter.api.Test;
  * broker's answer decides whether it starts at the first one. Some tests suspend the consumer until after the sends to
  * make that order certain.
  */
+@WithBroker
 class RemotingOrderlyIT {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         producer = Clients.producer(broker);
     }
 
@@ -48,14 +51,11 @@ class RemotingOrderlyIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     /** A topic that exists (created by a first message tagged otherwise) and its queues. */
     private static String createTopic() throws Exception {
-        final String topic = RemotingBroker.unique("t");
+        final String topic = Names.unique("t");
         producer.send(new Message(topic, "init", "init".getBytes(StandardCharsets.UTF_8)));
         return topic;
     }
@@ -63,9 +63,9 @@ class RemotingOrderlyIT {
     /** An orderly consumer of tag O recording, per queue, the numbers it receives in the order it receives them. */
     private static DefaultMQPushConsumer orderly(final String topic, final Map<Integer, List<Integer>> perQueue)
             throws Exception {
-        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(RemotingBroker.unique("orderly"));
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(Names.unique("orderly"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.subscribe(topic, "O");
         consumer.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
             for (MessageExt m : msgs) {

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -20,14 +22,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The 5.x Remoting push consumer in POP mode (client rebalance off): pop, ack, change invisible time. */
+@WithBroker
 class RemotingPopIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         producer = Clients.producer(broker);
     }
 
@@ -36,20 +39,17 @@ class RemotingPopIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     @Test
     void shouldPopAckAndRedeliverWhatTheListenerGaveBack() throws Exception {
-        final String topic = RemotingBroker.unique("pop");
+        final String topic = Names.unique("pop");
         producer.createTopic("TBW102", topic, 4, Map.of());
         final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
         final List<Integer> failedAttempts = new CopyOnWriteArrayList<>();
-        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(RemotingBroker.unique("popg"));
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(Names.unique("popg"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setClientRebalance(false);
         consumer.subscribe(topic, "*");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {

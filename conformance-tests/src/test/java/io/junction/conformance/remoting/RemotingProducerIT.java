@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,14 +24,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** DefaultMQProducer against the broker jar: every send style, and what a consumer then reads. */
+@WithBroker
 class RemotingProducerIT {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         producer = Clients.producer(broker);
     }
 
@@ -38,14 +41,11 @@ class RemotingProducerIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     @Test
     void shouldSendSynchronouslyToAnAutoCreatedTopicWithTagsKeysAndProperties() throws Exception {
-        final String topic = RemotingBroker.unique("sync");
+        final String topic = Names.unique("sync");
         final Message msg = new Message(topic, "TagA", "order-1 order-2", "hello".getBytes(StandardCharsets.UTF_8));
         msg.putUserProperty("color", "blue");
         msg.setFlag(7);
@@ -74,7 +74,7 @@ class RemotingProducerIT {
 
     @Test
     void shouldSendAsynchronouslyAndOneway() throws Exception {
-        final String topic = RemotingBroker.unique("async");
+        final String topic = Names.unique("async");
         final CompletableFuture<SendResult> done = new CompletableFuture<>();
         producer.send(new Message(topic, "a".getBytes(StandardCharsets.UTF_8)), new SendCallback() {
             @Override
@@ -97,7 +97,7 @@ class RemotingProducerIT {
 
     @Test
     void shouldSendABatchToOneQueueInOrder() throws Exception {
-        final String topic = RemotingBroker.unique("batch");
+        final String topic = Names.unique("batch");
         producer.send(new Message(topic, "warm-up".getBytes(StandardCharsets.UTF_8))); // creates the topic
         final List<Message> batch = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -123,7 +123,7 @@ class RemotingProducerIT {
 
     @Test
     void shouldSendToTheQueueASelectorPicks() throws Exception {
-        final String topic = RemotingBroker.unique("selector");
+        final String topic = Names.unique("selector");
         producer.send(new Message(topic, "warm-up".getBytes(StandardCharsets.UTF_8)));
         long previous = -1;
         for (int i = 0; i < 3; i++) {
@@ -139,7 +139,7 @@ class RemotingProducerIT {
 
     @Test
     void shouldStoreCompressedBodiesThatConsumersInflate() throws Exception {
-        final String topic = RemotingBroker.unique("zip");
+        final String topic = Names.unique("zip");
         final byte[] body = "0123456789abcdef".repeat(1024).getBytes(StandardCharsets.UTF_8); // 16 KiB: compressed
 
         assertThat(producer.send(new Message(topic, body)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
@@ -160,7 +160,7 @@ class RemotingProducerIT {
             final byte[] body = new byte[5 << 20];
             new java.util.Random(1).nextBytes(body);
 
-            assertThatThrownBy(() -> big.send(new Message(RemotingBroker.unique("big"), body)))
+            assertThatThrownBy(() -> big.send(new Message(Names.unique("big"), body)))
                     .isInstanceOf(MQBrokerException.class)
                     .satisfies(e -> assertThat(((MQBrokerException) e).getResponseCode()).isEqualTo(13))
                     .hasMessageContaining("exceeds the maximum");
@@ -171,7 +171,7 @@ class RemotingProducerIT {
 
     @Test
     void shouldRefuseAWholeBatchWithAMemberAboveTheMaximumSizeAndStoreNoneOfIt() throws Exception {
-        final String topic = RemotingBroker.unique("bigbatch");
+        final String topic = Names.unique("bigbatch");
         producer.send(new Message(topic, "warm-up".getBytes(StandardCharsets.UTF_8))); // creates the topic
         final DefaultMQProducer big = Clients.producer(broker);
         try {

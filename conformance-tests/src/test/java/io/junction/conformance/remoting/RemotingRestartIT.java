@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -14,32 +16,25 @@ import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Committed offsets and messages survive a broker restart: a group resumes where it stopped. */
+@WithBroker
 class RemotingRestartIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = RemotingBroker.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static DefaultMQPushConsumer consumer(final String group, final String topic, final List<String> sink)
             throws Exception {
         final DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
         c.setNamesrvAddr(broker.nameServer());
-        c.setInstanceName(RemotingBroker.unique("c"));
+        c.setInstanceName(Names.unique("c"));
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.subscribe(topic, "*");
         c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -63,8 +58,8 @@ class RemotingRestartIT {
 
     @Test
     void shouldResumeFromTheCommittedOffsetsAfterARestart() throws Exception {
-        final String topic = RemotingBroker.unique("restart");
-        final String group = RemotingBroker.unique("rg");
+        final String topic = Names.unique("restart");
+        final String group = Names.unique("rg");
         final DefaultMQProducer creator = Clients.producer(broker);
         creator.createTopic("TBW102", topic, 2, Map.of());
         creator.shutdown();

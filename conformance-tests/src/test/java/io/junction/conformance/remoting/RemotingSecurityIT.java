@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.junction.conformance.support.AuditCounts;
+import io.junction.conformance.support.DataDirSeed;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
 import io.junction.tenancy.UserDirectory;
@@ -25,10 +28,10 @@ import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
-import org.apache.rocketmq.client.producer.TransactionListener;
-import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.client.producer.TransactionListener;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
@@ -45,44 +48,46 @@ import org.junit.jupiter.api.Test;
  * Security on the Remoting port with the real 5.3.3 client: signatures from {@code AclClientRPCHook}, namespaces set
  * with {@code setNamespace}, ACL rules, and the ACL 2.0 admin codes from {@code DefaultMQAdminExt}.
  */
+// The refusal tests fail on purpose many times from 127.0.0.1: security.max-failures keeps the host from lockout.
+@WithBroker(settings = {"security.enabled=true", "security.secret-key=" + RemotingSecurityIT.KEY,
+        "security.max-failures=1000"}, seed = RemotingSecurityIT.Users.class)
 class RemotingSecurityIT {
-    private static final String KEY = "remoting-it-key";
+    static final String KEY = "remoting-it-key";
     private static final int NO_PERMISSION = 16;
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     /** How long a refused consumer is given to (not) receive anything. */
     private static final Duration QUIET = Duration.ofSeconds(4);
 
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static final List<Runnable> CLOSE = new ArrayList<>();
 
     @BeforeAll
-    static void start() {
-        broker = RemotingBroker.start(RemotingSecurityIT::seedUsers,
-                "security.enabled", "true", "security.secret-key", KEY,
-                // The refusal tests fail on purpose many times from 127.0.0.1: do not lock the host out.
-                "security.max-failures", "1000");
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
-    private static void seedUsers(final Path dataDir) {
-        final UserDirectory users = UserDirectory.open(dataDir.resolve("security/users.json"), new SecretCipher(KEY));
-        users.putUser("root", "default", true, true, "root-pw", "root-secret");
-        users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
-        users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
-                AclRule.parse("Topic:blocked", List.of("PUB"), "DENY"),
-                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
-        users.putUser("gary", "globex", false, true, "gary-pw", "gary-secret");
-        users.setRules("gary", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
-                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
-        users.putUser("dave", "acme", false, false, "dave-pw", "dave-secret");
-        users.setRules("dave", List.of(AclRule.parse("*", List.of("ALL"), "ALLOW")));
+    /** The users and rules these tests act as, written before the broker starts. */
+    static final class Users implements DataDirSeed {
+        @Override
+        public void write(final Path dataDir) {
+            final UserDirectory users =
+                    UserDirectory.open(dataDir.resolve("security/users.json"), new SecretCipher(KEY));
+            users.putUser("root", "default", true, true, "root-pw", "root-secret");
+            users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
+            users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                    AclRule.parse("Topic:blocked", List.of("PUB"), "DENY"),
+                    AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+            users.putUser("gary", "globex", false, true, "gary-pw", "gary-secret");
+            users.setRules("gary", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                    AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+            users.putUser("dave", "acme", false, false, "dave-pw", "dave-secret");
+            users.setRules("dave", List.of(AclRule.parse("*", List.of("ALL"), "ALLOW")));
+        }
     }
 
     @AfterAll
     static void stop() {
         CLOSE.forEach(Runnable::run);
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static RPCHook hook(final String user, final String secret) {
@@ -90,13 +95,13 @@ class RemotingSecurityIT {
     }
 
     private static DefaultMQProducer producer(final RPCHook hook, final String namespace) throws MQClientException {
-        final DefaultMQProducer producer = hook == null ? new DefaultMQProducer(RemotingBroker.unique("pg"))
-                : new DefaultMQProducer(RemotingBroker.unique("pg"), hook);
+        final DefaultMQProducer producer = hook == null ? new DefaultMQProducer(Names.unique("pg"))
+                : new DefaultMQProducer(Names.unique("pg"), hook);
         if (namespace != null) {
             producer.setNamespace(namespace);
         }
         producer.setNamesrvAddr(broker.nameServer());
-        producer.setInstanceName(RemotingBroker.unique("p"));
+        producer.setInstanceName(Names.unique("p"));
         producer.setSendMsgTimeout(5000);
         producer.setRetryTimesWhenSendFailed(0);
         producer.start();
@@ -111,12 +116,12 @@ class RemotingSecurityIT {
     /** Everything in a topic from its first offset, read as {@code user} with a fresh lite-pull group. */
     private static List<MessageExt> drain(final RPCHook hook, final String namespace, final String topic,
                                           final int expected, final Duration deadline) throws MQClientException {
-        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(RemotingBroker.unique("drain"), hook);
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(Names.unique("drain"), hook);
         if (namespace != null) {
             consumer.setNamespace(namespace);
         }
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(topic, "*");
         consumer.start();
@@ -140,7 +145,7 @@ class RemotingSecurityIT {
 
     @Test
     void aSignedTenantRoundTripsThroughItsNamespace() throws Exception {
-        final String topic = RemotingBroker.unique("orders");
+        final String topic = Names.unique("orders");
         final DefaultMQProducer producer = producer(hook("alice", "alice-secret"), "acme");
         for (int i = 0; i < 20; i++) {
             final SendResult r = producer.send(message(topic, i));
@@ -148,11 +153,11 @@ class RemotingSecurityIT {
         }
 
         final Map<String, MessageExt> received = new ConcurrentHashMap<>();
-        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(RemotingBroker.unique("cg"),
+        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(Names.unique("cg"),
                 hook("alice", "alice-secret"));
         push.setNamespace("acme");
         push.setNamesrvAddr(broker.nameServer());
-        push.setInstanceName(RemotingBroker.unique("c"));
+        push.setInstanceName(Names.unique("c"));
         push.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         push.subscribe(topic, "*");
         push.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -173,7 +178,7 @@ class RemotingSecurityIT {
 
     @Test
     void unsignedWrongSecretUnknownAndDisabledClientsAreRefusedAndStoreNothing() throws Exception {
-        final String topic = RemotingBroker.unique("ledger");
+        final String topic = Names.unique("ledger");
         producer(hook("alice", "alice-secret"), "acme").send(message(topic, 0));
         final String core = "acme%" + topic;
 
@@ -196,7 +201,7 @@ class RemotingSecurityIT {
 
     @Test
     void anotherTenantCannotSendToOrConsumeFromAcme() throws Exception {
-        final String topic = RemotingBroker.unique("shared-name");
+        final String topic = Names.unique("shared-name");
         producer(hook("alice", "alice-secret"), "acme").send(message(topic, 0));
         final String core = "acme%" + topic;
 
@@ -220,14 +225,14 @@ class RemotingSecurityIT {
 
     @Test
     void aTenantsTransactionsCommitRollBackAndAreCheckedBack() throws Exception {
-        final String topic = RemotingBroker.unique("tx");
+        final String topic = Names.unique("tx");
         producer(hook("alice", "alice-secret"), "acme").send(message(topic, 0)); // the topic exists
         final List<String> checked = java.util.Collections.synchronizedList(new ArrayList<>());
-        final TransactionMQProducer tx = new TransactionMQProducer(RemotingBroker.unique("txg"),
+        final TransactionMQProducer tx = new TransactionMQProducer(Names.unique("txg"),
                 hook("alice", "alice-secret"));
         tx.setNamespace("acme");
         tx.setNamesrvAddr(broker.nameServer());
-        tx.setInstanceName(RemotingBroker.unique("p"));
+        tx.setInstanceName(Names.unique("p"));
         tx.setTransactionListener(new TransactionListener() {
             @Override
             public LocalTransactionState executeLocalTransaction(final Message msg, final Object arg) {
@@ -262,7 +267,7 @@ class RemotingSecurityIT {
     void aDenyRuleOverridesTheTopicWildcard() throws Exception {
         final DefaultMQProducer producer = producer(hook("alice", "alice-secret"), "acme");
         assertThatThrownBy(() -> producer.send(message("blocked", 0))).isInstanceOf(MQClientException.class);
-        final String other = RemotingBroker.unique("open");
+        final String other = Names.unique("open");
         assertThat(producer.send(message(other, 0)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
         assertThat(rootCount("acme%blocked", -1, QUIET)).isZero();
     }
@@ -271,7 +276,7 @@ class RemotingSecurityIT {
     void adminCommandsAreForSuperUsersAndTheAclCodesGovernPublishing() throws Exception {
         final String addr = broker.nameServer();
         final DefaultMQAdminExt asAlice = admin(hook("alice", "alice-secret"));
-        final String aliceTopic = "acme%" + RemotingBroker.unique("made-by-alice");
+        final String aliceTopic = "acme%" + Names.unique("made-by-alice");
         assertNoPermission(() -> asAlice.createAndUpdateTopicConfig(addr, new TopicConfig(aliceTopic, 1, 1)));
         assertNoPermission(() -> asAlice.createUser(addr, "eve", "eve-pw", "Super"));
         assertNoPermission(() -> asAlice.fetchBrokerRuntimeStats(addr));
@@ -280,13 +285,13 @@ class RemotingSecurityIT {
         final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
         assertThat(asRoot.getUser(addr, "eve")).as("alice's createUser did nothing").isNull();
         assertThat(asRoot.examineBrokerClusterInfo().getClusterAddrTable()).containsKey("JunctionCluster");
-        final String topic = RemotingBroker.unique("pay");
+        final String topic = Names.unique("pay");
         asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 2, 2));
         assertThat(asRoot.fetchAllTopicList().getTopicList()).contains(topic);
         assertThat(asAlice.fetchAllTopicList().getTopicList()).as("filtered to what alice may see")
                 .doesNotContain(topic);
 
-        final String carol = RemotingBroker.unique("carol");
+        final String carol = Names.unique("carol");
         asRoot.createUser(addr, carol, "carol-pw", "Normal");
         final UserInfo info = asRoot.getUser(addr, carol);
         assertThat(info.getUsername()).isEqualTo(carol);
@@ -317,9 +322,9 @@ class RemotingSecurityIT {
     /** A push consumer of {@code topic} as {@code hook}'s user (default namespace), recording the bodies it gets. */
     private static DefaultMQPushConsumer pushConsumer(final RPCHook hook, final String topic,
                                                       final List<String> bodies) throws MQClientException {
-        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(RemotingBroker.unique("live"), hook);
+        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(Names.unique("live"), hook);
         push.setNamesrvAddr(broker.nameServer());
-        push.setInstanceName(RemotingBroker.unique("c"));
+        push.setInstanceName(Names.unique("c"));
         push.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         push.subscribe(topic, "*");
         push.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -333,7 +338,7 @@ class RemotingSecurityIT {
 
     /** A new default-namespace user made with RocketMQ's admin tool, allowed PUB and SUB on {@code topic}. */
     private static String liveUser(final DefaultMQAdminExt asRoot, final String topic) throws Exception {
-        final String user = RemotingBroker.unique("erin");
+        final String user = Names.unique("erin");
         asRoot.createUser(broker.nameServer(), user, user + "-pw", "Normal");
         asRoot.createAcl(broker.nameServer(), "User:" + user, List.of("Topic:" + topic), List.of("PUB", "SUB"),
                 List.of(), "Allow");
@@ -346,7 +351,7 @@ class RemotingSecurityIT {
     void aPushConsumerWaitingInALongPollGetsNothingOnceItsSubIsTakenAwayAndTheRestOnceItIsBack() throws Exception {
         final String addr = broker.nameServer();
         final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
-        final String topic = RemotingBroker.unique("live");
+        final String topic = Names.unique("live");
         asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 1, 1));
         final String user = liveUser(asRoot, topic);
         final RPCHook erin = hook(user, user + "-pw"); // RocketMQ's admin tool makes the password the secret too
@@ -357,11 +362,11 @@ class RemotingSecurityIT {
         await().atMost(DEADLINE).until(() -> got.contains("m-0"));
 
         // SUB taken away while the consumer's next pull waits in the broker for messages; PUB stays.
-        final double before = AuditCounts.denials(broker.process(), "TOPIC", "SUB");
+        final double before = AuditCounts.denials(broker, "TOPIC", "SUB");
         asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB"), List.of(), "Allow");
         assertThat(producer.send(message(topic, 1)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
         // The waiting pull woke with m-1 and was decided again: refused (counted), nothing handed over.
-        await().atMost(DEADLINE).until(() -> AuditCounts.denials(broker.process(), "TOPIC", "SUB") > before);
+        await().atMost(DEADLINE).until(() -> AuditCounts.denials(broker, "TOPIC", "SUB") > before);
         assertThat(got).containsExactly("m-0");
 
         asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB", "SUB"), List.of(),
@@ -374,7 +379,7 @@ class RemotingSecurityIT {
     void aDeletedUsersWaitingConsumerAndProducerAreCutOffAtOnce() throws Exception {
         final String addr = broker.nameServer();
         final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
-        final String topic = RemotingBroker.unique("live");
+        final String topic = Names.unique("live");
         asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 1, 1));
         final String user = liveUser(asRoot, topic);
         final RPCHook erin = hook(user, user + "-pw");
@@ -384,12 +389,12 @@ class RemotingSecurityIT {
         producer.send(message(topic, 0));
         await().atMost(DEADLINE).until(() -> got.contains("m-0"));
 
-        final double before = AuditCounts.authFailures(broker.process(), "remoting");
+        final double before = AuditCounts.authFailures(broker, "remoting");
         asRoot.deleteUser(addr, user);
         assertNoPermission(() -> producer.send(message(topic, 1)));
         producer(hook("root", "root-secret"), null).send(message(topic, 2));
         // The consumer's connection was closed with its waiting pull; its client retries, and is refused.
-        await().atMost(DEADLINE).until(() -> AuditCounts.authFailures(broker.process(), "remoting") > before + 1);
+        await().atMost(DEADLINE).until(() -> AuditCounts.authFailures(broker, "remoting") > before + 1);
         assertThat(got).containsExactly("m-0");
         assertThat(rootCount(topic, 2, DEADLINE)).as("m-0 and root's m-2; erin's m-1 refused").isEqualTo(2);
     }
@@ -403,7 +408,7 @@ class RemotingSecurityIT {
     private static DefaultMQAdminExt admin(final RPCHook hook) throws MQClientException {
         final DefaultMQAdminExt admin = new DefaultMQAdminExt(hook);
         admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(RemotingBroker.unique("admin"));
+        admin.setInstanceName(Names.unique("admin"));
         admin.start();
         CLOSE.add(admin::shutdown);
         return admin;

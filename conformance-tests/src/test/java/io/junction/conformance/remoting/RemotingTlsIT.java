@@ -3,9 +3,11 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -21,10 +23,10 @@ import org.junit.jupiter.api.Test;
  */
 class RemotingTlsIT {
 
-    private static DefaultMQProducer producer(final RemotingBroker broker, final boolean tls) throws Exception {
-        final DefaultMQProducer p = new DefaultMQProducer(RemotingBroker.unique("tls-pg"));
+    private static DefaultMQProducer producer(final RunningBroker broker, final boolean tls) throws Exception {
+        final DefaultMQProducer p = new DefaultMQProducer(Names.unique("tls-pg"));
         p.setNamesrvAddr(broker.nameServer());
-        p.setInstanceName(RemotingBroker.unique("tls-p"));
+        p.setInstanceName(Names.unique("tls-p"));
         p.setUseTLS(tls);
         p.setSendMsgTimeout(5000);
         p.setRetryTimesWhenSendFailed(0);
@@ -32,11 +34,11 @@ class RemotingTlsIT {
         return p;
     }
 
-    private static List<String> drain(final RemotingBroker broker, final String topic, final int n, final boolean tls)
+    private static List<String> drain(final RunningBroker broker, final String topic, final int n, final boolean tls)
             throws Exception {
-        final DefaultLitePullConsumer c = new DefaultLitePullConsumer(RemotingBroker.unique("tls-cg"));
+        final DefaultLitePullConsumer c = new DefaultLitePullConsumer(Names.unique("tls-cg"));
         c.setNamesrvAddr(broker.nameServer());
-        c.setInstanceName(RemotingBroker.unique("tls-c"));
+        c.setInstanceName(Names.unique("tls-c"));
         c.setUseTLS(tls);
         c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         c.subscribe(topic, "*");
@@ -57,7 +59,7 @@ class RemotingTlsIT {
 
     @Test
     void requiredServesTlsClientsOnlyAndPermissiveServesBoth() throws Exception {
-        try (RemotingBroker broker = RemotingBroker.start("remoting.tls", "REQUIRED")) {
+        try (RunningBroker broker = RunningBroker.start(Map.of("remoting.tls", "REQUIRED"))) {
             final DefaultMQProducer tls = producer(broker, true);
             try {
                 for (int i = 0; i < 3; i++) {
@@ -76,7 +78,7 @@ class RemotingTlsIT {
                 plain.shutdown();
             }
         }
-        try (RemotingBroker broker = RemotingBroker.start("remoting.tls", "PERMISSIVE")) {
+        try (RunningBroker broker = RunningBroker.start(Map.of("remoting.tls", "PERMISSIVE"))) {
             final DefaultMQProducer tls = producer(broker, true);
             final DefaultMQProducer plain = producer(broker, false);
             try {

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -28,16 +30,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Transactional producers with check-back, and consumer groups: rebalancing between clients, broadcasting. */
+// Every front-end adds its own transaction checker; the gRPC one runs too, so check-back must reach the Remoting
+// producer with both registered.
+@WithBroker
 class RemotingTransactionAndGroupIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
     @BeforeAll
-    static void start() throws Exception {
-        // Every front-end adds its own transaction checker; the gRPC one runs too, so check-back must reach the
-        // Remoting producer with both registered.
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         producer = Clients.producer(broker);
     }
 
@@ -46,16 +49,13 @@ class RemotingTransactionAndGroupIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static DefaultMQPushConsumer push(final String group, final String topic,
                                               final Map<String, MessageExt> sink) throws Exception {
         final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(topic, "*");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -67,12 +67,12 @@ class RemotingTransactionAndGroupIT {
 
     @Test
     void shouldCommitRollBackAndCheckBackTransactions() throws Exception {
-        final String topic = RemotingBroker.unique("tx");
+        final String topic = Names.unique("tx");
         producer.send(new Message(topic, "init", "init".getBytes(StandardCharsets.UTF_8)));
         final List<String> checked = new CopyOnWriteArrayList<>();
-        final TransactionMQProducer tx = new TransactionMQProducer(RemotingBroker.unique("txg"));
+        final TransactionMQProducer tx = new TransactionMQProducer(Names.unique("txg"));
         tx.setNamesrvAddr(broker.nameServer());
-        tx.setInstanceName(RemotingBroker.unique("p"));
+        tx.setInstanceName(Names.unique("p"));
         tx.setTransactionListener(new TransactionListener() {
             @Override
             public LocalTransactionState executeLocalTransaction(final Message msg, final Object arg) {
@@ -109,11 +109,11 @@ class RemotingTransactionAndGroupIT {
 
     @Test
     void shouldSplitQueuesBetweenTheClientsOfAGroupWithoutDuplicates() throws Exception {
-        final String topic = RemotingBroker.unique("rb");
+        final String topic = Names.unique("rb");
         // UPDATE_AND_CREATE_TOPIC: the producer then uses all 8 queues from the start
         producer.createTopic("TBW102", topic, 8, Map.of());
         producer.send(new Message(topic, "init", "init".getBytes(StandardCharsets.UTF_8)));
-        final String group = RemotingBroker.unique("rbg");
+        final String group = Names.unique("rbg");
         final Map<String, MessageExt> first = new ConcurrentHashMap<>();
         final Map<String, MessageExt> second = new ConcurrentHashMap<>();
         final DefaultMQPushConsumer a = push(group, topic, first);
@@ -123,7 +123,9 @@ class RemotingTransactionAndGroupIT {
             await().atMost(DEADLINE).until(() -> first.size() >= 1); // "init"
             b.start();
             try {
-                Thread.sleep(3000); // b's heartbeat notifies a, both rebalance
+                // b's heartbeat notifies a: both rebalance until each holds a share of the 8 queues, none twice
+                await().atMost(DEADLINE).until(() -> Clients.heldQueues(b, topic) > 0
+                        && Clients.heldQueues(a, topic) + Clients.heldQueues(b, topic) == 8);
                 for (int i = 0; i < 64; i++) {
                     producer.send(new Message(topic, "R", ("r" + i).getBytes(StandardCharsets.UTF_8)));
                 }
@@ -149,9 +151,9 @@ class RemotingTransactionAndGroupIT {
 
     @Test
     void shouldDeliverEveryMessageToEveryBroadcastingClient() throws Exception {
-        final String topic = RemotingBroker.unique("bc");
+        final String topic = Names.unique("bc");
         producer.send(new Message(topic, "init", "init".getBytes(StandardCharsets.UTF_8)));
-        final String group = RemotingBroker.unique("bcg");
+        final String group = Names.unique("bcg");
         final Map<String, MessageExt> first = new ConcurrentHashMap<>();
         final Map<String, MessageExt> second = new ConcurrentHashMap<>();
         final DefaultMQPushConsumer a = push(group, topic, first);
@@ -161,7 +163,9 @@ class RemotingTransactionAndGroupIT {
         a.start();
         b.start();
         try {
-            Thread.sleep(2000);
+            final int queues = producer.fetchPublishMessageQueues(topic).size();
+            await().atMost(DEADLINE).until(() -> Clients.heldQueues(a, topic) == queues
+                    && Clients.heldQueues(b, topic) == queues); // broadcasting: each client reads every queue
             for (int i = 0; i < 10; i++) {
                 producer.send(new Message(topic, "B", ("b" + i).getBytes(StandardCharsets.UTF_8)));
             }

@@ -3,6 +3,8 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -28,11 +30,19 @@ import org.junit.jupiter.api.Test;
  * first offset at its oldest retained message. The broker runs with 64 KiB segments and no retention time, so every
  * segment but the newest is deleted within seconds; topics get one queue.
  */
+@WithBroker(settings = {
+        "store.segment-size=64k",
+        "store.max-message-size=16k",
+        "store.retention-hours=0",
+        "store.default-queue-count=1",
+        "mqtt.enabled=false",
+        "amqp.enabled=false",
+        "http-cloudevents.enabled=false"})
 class RemotingTrimmedQueueIT {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
     /** Enough 4 KiB messages for several 64 KiB segments. */
     private static final int BEFORE = 60;
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer producer;
     private static DefaultMQAdminExt admin;
     private static String topic;
@@ -40,20 +50,18 @@ class RemotingTrimmedQueueIT {
     private static long trimmedTo;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start("store.segment-size", "64k", "store.max-message-size", "16k",
-                "store.retention-hours", "0", "store.default-queue-count", "1",
-                "mqtt.enabled", "false", "amqp.enabled", "false", "http-cloudevents.enabled", "false");
-        producer = new DefaultMQProducer(RemotingBroker.unique("pg"));
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
+        producer = new DefaultMQProducer(Names.unique("pg"));
         producer.setNamesrvAddr(broker.nameServer());
-        producer.setInstanceName(RemotingBroker.unique("p"));
+        producer.setInstanceName(Names.unique("p"));
         producer.setDefaultTopicQueueNums(1); // the queues the broker gives a topic it creates on a first send
         producer.start();
         admin = new DefaultMQAdminExt();
         admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(RemotingBroker.unique("admin"));
+        admin.setInstanceName(Names.unique("admin"));
         admin.start();
-        topic = RemotingBroker.unique("trimmed");
+        topic = Names.unique("trimmed");
         final Random random = new Random(42);
         for (int i = 0; i < BEFORE; i++) {
             final byte[] padding = new byte[4096];
@@ -75,15 +83,12 @@ class RemotingTrimmedQueueIT {
         if (producer != null) {
             producer.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static DefaultMQPushConsumer push(final ConsumeFromWhere from, final List<String> received) {
-        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(RemotingBroker.unique("g"));
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(Names.unique("g"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("c"));
+        consumer.setInstanceName(Names.unique("c"));
         consumer.setConsumeFromWhere(from);
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             msgs.forEach(m -> received.add(new String(m.getBody(), StandardCharsets.UTF_8).split(" ")[0]));

@@ -9,6 +9,8 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.Destination;
@@ -48,10 +50,11 @@ import org.junit.jupiter.api.Test;
  * correlation id (Qpid JMS), in every pairing of requester and responder. Responders record what they did in their
  * callbacks; the test thread asserts.
  */
+@WithBroker
 class RequestReplyIT {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final long REQUEST_TIMEOUT_MILLIS = 20_000;
-    private static RemotingBroker broker;
+    private static RunningBroker broker;
     private static DefaultMQProducer requester;
     private static DefaultMQProducer responder;
 
@@ -61,8 +64,8 @@ class RequestReplyIT {
     private final List<String> repliesSent = new CopyOnWriteArrayList<>();
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = RemotingBroker.start();
+    static void broker(final RunningBroker running) throws Exception {
+        broker = running;
         requester = Clients.producer(broker);
         responder = Clients.producer(broker);
     }
@@ -74,9 +77,6 @@ class RequestReplyIT {
         }
         if (responder != null) {
             responder.shutdown();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
@@ -104,9 +104,9 @@ class RequestReplyIT {
     private void rocketMqResponder(final String topic) throws Exception {
         // The topic exists before the consumer looks it up, so its first rebalance already reads it.
         responder.createTopic("TBW102", topic, 1, java.util.Map.of());
-        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(RemotingBroker.unique("responders"));
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(Names.unique("responders"));
         consumer.setNamesrvAddr(broker.nameServer());
-        consumer.setInstanceName(RemotingBroker.unique("rc"));
+        consumer.setInstanceName(Names.unique("rc"));
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(topic, "*");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
@@ -158,8 +158,8 @@ class RequestReplyIT {
     }
 
     private Mqtt5BlockingClient mqtt(final String name) {
-        final Mqtt5BlockingClient client = Mqtt5Client.builder().identifier(RemotingBroker.unique(name))
-                .serverHost("127.0.0.1").serverPort(Integer.parseInt(broker.process().setting("mqtt.port")))
+        final Mqtt5BlockingClient client = Mqtt5Client.builder().identifier(Names.unique(name))
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort())
                 .buildBlocking();
         client.connect();
         closeAfter.add(client::disconnect);
@@ -167,7 +167,7 @@ class RequestReplyIT {
     }
 
     private Connection jms() throws Exception {
-        final Connection c = new JmsConnectionFactory("amqp://127.0.0.1:" + broker.process().setting("amqp.port"))
+        final Connection c = new JmsConnectionFactory(broker.amqpUri())
                 .createConnection();
         c.start();
         closeAfter.add(c);
@@ -176,7 +176,7 @@ class RequestReplyIT {
 
     @Test
     void shouldPushARocketMqRespondersReplyToTheRequester() throws Exception {
-        final String topic = RemotingBroker.unique("rpc");
+        final String topic = Names.unique("rpc");
         rocketMqResponder(topic);
 
         final List<CompletableFuture<Message>> requests = new java.util.ArrayList<>();
@@ -196,7 +196,7 @@ class RequestReplyIT {
 
     @Test
     void shouldFailTheReplyClearlyWhenTheRequesterIsGone() throws Exception {
-        final String topic = RemotingBroker.unique("gone");
+        final String topic = Names.unique("gone");
         final DefaultMQProducer leaving = Clients.producer(broker);
         try {
             final CompletableFuture<Message> neverAnswered = request(leaving, new Message(topic, bytes("anyone?")));
@@ -223,10 +223,10 @@ class RequestReplyIT {
 
     @Test
     void shouldAnswerAnMqttRequestFromARocketMqResponder() throws Exception {
-        final String service = RemotingBroker.unique("mqttsvc");
+        final String service = Names.unique("mqttsvc");
         rocketMqResponder(service);
         final Mqtt5BlockingClient client = mqtt("mqtt-requester");
-        final String replies = "replies/" + RemotingBroker.unique("m");
+        final String replies = "replies/" + Names.unique("m");
         try (Mqtt5BlockingClient.Mqtt5Publishes publishes = client.publishes(MqttGlobalPublishFilter.ALL)) {
             client.subscribeWith().topicFilter(replies).qos(MqttQos.AT_LEAST_ONCE).send();
             client.publishWith().topic(service + "/lights").qos(MqttQos.AT_LEAST_ONCE).responseTopic(replies)
@@ -243,7 +243,7 @@ class RequestReplyIT {
 
     @Test
     void shouldAnswerARocketMqRequestFromAnMqttResponder() throws Exception {
-        final String service = RemotingBroker.unique("mqttresp");
+        final String service = Names.unique("mqttresp");
         final Mqtt5BlockingClient client = mqtt("mqtt-responder");
         client.toAsync().subscribeWith().topicFilter(service).qos(MqttQos.AT_LEAST_ONCE).callback(request -> {
             try {
@@ -262,7 +262,7 @@ class RequestReplyIT {
 
     @Test
     void shouldAnswerAJmsRequestFromARocketMqResponder() throws Exception {
-        final String service = RemotingBroker.unique("jmssvc");
+        final String service = Names.unique("jmssvc");
         rocketMqResponder(service);
         final Session session = jms().createSession(false, Session.AUTO_ACKNOWLEDGE);
         final TemporaryQueue replies = session.createTemporaryQueue();
@@ -283,7 +283,7 @@ class RequestReplyIT {
 
     @Test
     void shouldAnswerARocketMqRequestFromAJmsResponder() throws Exception {
-        final String service = RemotingBroker.unique("jmsresp");
+        final String service = Names.unique("jmsresp");
         final Session session = jms().createSession(false, Session.AUTO_ACKNOWLEDGE);
         final MessageConsumer requests = session.createConsumer(session.createQueue(service));
         requests.setMessageListener(request -> {
@@ -306,7 +306,7 @@ class RequestReplyIT {
 
     @Test
     void shouldAnswerAnMqttRequestFromAJmsResponder() throws Exception {
-        final String service = RemotingBroker.unique("m2j");
+        final String service = Names.unique("m2j");
         final Session session = jms().createSession(false, Session.AUTO_ACKNOWLEDGE);
         final MessageConsumer requests = session.createConsumer(session.createQueue(service));
         requests.setMessageListener(request -> {
@@ -320,7 +320,7 @@ class RequestReplyIT {
         });
         final Mqtt5BlockingClient client = mqtt("mqtt-requester");
         // JMS addresses have no levels: an MQTT requester answered over JMS uses a one-level response topic
-        final String replies = RemotingBroker.unique("mreplies");
+        final String replies = Names.unique("mreplies");
         try (Mqtt5BlockingClient.Mqtt5Publishes publishes = client.publishes(MqttGlobalPublishFilter.ALL)) {
             client.subscribeWith().topicFilter(replies).qos(MqttQos.AT_LEAST_ONCE).send();
             client.publishWith().topic(service + "/job").qos(MqttQos.AT_LEAST_ONCE).responseTopic(replies)
@@ -336,7 +336,7 @@ class RequestReplyIT {
 
     @Test
     void shouldAnswerAJmsRequestFromAnMqttResponder() throws Exception {
-        final String service = RemotingBroker.unique("j2m");
+        final String service = Names.unique("j2m");
         final Mqtt5BlockingClient client = mqtt("mqtt-responder");
         client.toAsync().subscribeWith().topicFilter(service).qos(MqttQos.AT_LEAST_ONCE).callback(request -> {
             try {
@@ -365,7 +365,7 @@ class RequestReplyIT {
 
     @Test
     void shouldCarryTheCanonicalReplyPairToEveryConsumer() throws Exception {
-        final String topic = RemotingBroker.unique("seen");
+        final String topic = Names.unique("seen");
         final Mqtt5BlockingClient client = mqtt("mqtt-requester");
         client.publishWith().topic(topic + "/a").qos(MqttQos.AT_LEAST_ONCE).responseTopic("back/" + topic)
                 .correlationData(new byte[] {(byte) 0xFF, 0, 1}).payload(bytes("x")).send();

@@ -10,16 +10,16 @@ public final class AuditCounts {
     }
 
     /** {@code junction_acl_denials_total} of one resource kind ({@code TOPIC}, {@code GROUP}) and action. */
-    public static double denials(final BrokerProcess broker, final String kind, final String action) {
+    public static double denials(final RunningBroker broker, final String kind, final String action) {
         return sum(broker, "junction_acl_denials_total{", "kind=\"" + kind + "\"", "action=\"" + action + "\"");
     }
 
     /** {@code junction_auth_failures_total} of one protocol, every reason. */
-    public static double authFailures(final BrokerProcess broker, final String protocol) {
+    public static double authFailures(final RunningBroker broker, final String protocol) {
         return sum(broker, "junction_auth_failures_total{", "protocol=\"" + protocol + "\"", "");
     }
 
-    private static double sum(final BrokerProcess broker, final String series, final String label,
+    private static double sum(final RunningBroker broker, final String series, final String label,
                               final String otherLabel) {
         double total = 0;
         for (final String line : broker.get("/metrics").body().split("\n")) {

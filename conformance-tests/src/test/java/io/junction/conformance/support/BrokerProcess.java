@@ -35,16 +35,18 @@ public final class BrokerProcess implements AutoCloseable {
 
     private final Process process;
     private final long startedNanos;
+    private final long startedAtMillis;
     private final Path stdout;
     private final Path stderr;
     private final Map<String, String> settings;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
     private boolean closed;
 
-    private BrokerProcess(final Process process, final long startedNanos, final Path stdout, final Path stderr,
-                          final Map<String, String> settings) {
+    private BrokerProcess(final Process process, final long startedNanos, final long startedAtMillis,
+                          final Path stdout, final Path stderr, final Map<String, String> settings) {
         this.process = process;
         this.startedNanos = startedNanos;
+        this.startedAtMillis = startedAtMillis;
         this.stdout = stdout;
         this.stderr = stderr;
         this.settings = settings;
@@ -110,6 +112,11 @@ public final class BrokerProcess implements AutoCloseable {
     public void kill() {
         process.destroyForcibly();
         awaitExit(Duration.ofSeconds(10));
+    }
+
+    /** The wall-clock time just before the process was spawned (anything the broker reports as its boot is later). */
+    public long startedAtMillis() {
+        return startedAtMillis;
     }
 
     public long pid() {
@@ -247,11 +254,12 @@ public final class BrokerProcess implements AutoCloseable {
             command.addAll(extraArgs);
             try {
                 final long started = System.nanoTime();
+                final long startedAt = System.currentTimeMillis();
                 final Process process = new ProcessBuilder(command)
                         .redirectOutput(out.toFile())
                         .redirectError(err.toFile())
                         .start();
-                return new BrokerProcess(process, started, out, err, Map.copyOf(settings));
+                return new BrokerProcess(process, started, startedAt, out, err, Map.copyOf(settings));
             } catch (final IOException e) {
                 throw new UncheckedIOException("cannot start " + command, e);
             }
