@@ -1,6 +1,6 @@
 package io.junction.conformance.grpc;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,17 +29,17 @@ final class GrpcClients implements AutoCloseable {
         System.setProperty("rocketmq.log.root", System.getProperty("java.io.tmpdir") + "/junction-grpc-client-logs");
     }
 
-    private final BrokerProcess broker;
+    private final RunningBroker broker;
     private final boolean ssl;
     private final List<AutoCloseable> open = new ArrayList<>();
 
     /** Clients over plaintext. */
-    GrpcClients(final BrokerProcess broker) {
+    GrpcClients(final RunningBroker broker) {
         this(broker, false);
     }
 
     /** Clients over TLS (the client's default, trusting any certificate) or plaintext. */
-    GrpcClients(final BrokerProcess broker, final boolean ssl) {
+    GrpcClients(final RunningBroker broker, final boolean ssl) {
         this.broker = broker;
         this.ssl = ssl;
     }

@@ -5,39 +5,24 @@ import static io.junction.conformance.grpc.GrpcClients.unique;
 import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.junction.conformance.support.BrokerProcess;
-import java.nio.file.Path;
-import java.time.Duration;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import org.apache.rocketmq.client.apis.ClientException;
 import org.apache.rocketmq.client.apis.producer.Producer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Errors the 5.x Java client sees as exceptions, with auto-creation of topics off. */
+@WithBroker(settings = {"store.auto-create-topics=false", "grpc.auto-create-topics=false"})
 class GrpcErrorsIT {
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("store.auto-create-topics", "false")
-                .set("grpc.auto-create-topics", "false")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @BeforeEach

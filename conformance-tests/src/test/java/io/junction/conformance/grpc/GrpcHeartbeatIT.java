@@ -17,8 +17,8 @@ import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.Subscription;
 import apache.rocketmq.v2.SubscriptionEntry;
 import apache.rocketmq.v2.TelemetryCommand;
-import io.junction.conformance.support.BrokerProcess;
-import java.nio.file.Path;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
 import org.apache.rocketmq.shaded.com.google.protobuf.util.Durations;
@@ -26,28 +26,23 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A consumer's Heartbeat answers the status of its registration, with unknown groups not created on first use
  * ({@code store.auto-create-groups=false}); groups are made with {@code DefaultMQAdminExt} (what mqadmin runs).
  */
+@WithBroker(settings = {"store.auto-create-groups=false"})
 class GrpcHeartbeatIT {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
 
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     static DefaultMQAdminExt admin;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("store.auto-create-groups", "false")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
+    static void start(final RunningBroker running) throws Exception {
+        broker = running;
         admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr("127.0.0.1:" + broker.setting("remoting.port"));
+        admin.setNamesrvAddr(broker.nameServer());
         admin.setInstanceName(unique("admin"));
         admin.start();
     }
@@ -57,16 +52,13 @@ class GrpcHeartbeatIT {
         if (admin != null) {
             admin.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static String madeGroup() throws Exception {
         final String group = unique("made");
         final SubscriptionGroupConfig config = new SubscriptionGroupConfig();
         config.setGroupName(group);
-        admin.createAndUpdateSubscriptionGroupConfig("127.0.0.1:" + broker.setting("remoting.port"), config);
+        admin.createAndUpdateSubscriptionGroupConfig(broker.nameServer(), config);
         return group;
     }
 

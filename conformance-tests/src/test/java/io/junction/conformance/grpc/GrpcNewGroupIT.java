@@ -7,7 +7,8 @@ import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,6 @@ import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,25 +36,16 @@ import org.junit.jupiter.api.io.TempDir;
  * group's first receive is delivered; on a queue whose first messages retention removed, at its last message. A group
  * that acknowledged messages goes on after them.
  */
+@WithBroker
 class GrpcNewGroupIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
     private static final int SENT = 10;
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data")).start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @BeforeEach
@@ -130,12 +121,12 @@ class GrpcNewGroupIT {
     void shouldStartANewGroupAtTheLastMessageOfAQueueWhoseFirstMessagesWereRemoved(@TempDir final Path own)
             throws Exception {
         // 64 KiB segments and no retention time: every segment but the newest is deleted within seconds.
-        try (BrokerProcess trimming = BrokerProcess.builder(own.resolve("data")).set("store.segment-size", "64k")
+        try (RunningBroker trimming = RunningBroker.builder().dataDir(own.resolve("data"))
+                .set("store.segment-size", "64k")
                 .set("store.max-message-size", "16k").set("store.retention-hours", "0")
                 .set("grpc.auto-create-queues", "1").set("mqtt.enabled", "false").set("amqp.enabled", "false")
                 .set("http-cloudevents.enabled", "false").start();
              GrpcClients trimmed = new GrpcClients(trimming)) {
-            trimming.awaitHealthy(Duration.ofSeconds(60));
             final String topic = unique("grpc-trimmed");
             final Producer producer = trimmed.producer(topic);
             final Random random = new Random(42);

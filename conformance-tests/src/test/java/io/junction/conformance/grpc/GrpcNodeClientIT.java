@@ -4,18 +4,17 @@ import static io.junction.conformance.grpc.GrpcClients.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * prints one line per outcome, which this test checks. Skipped when node or the installed package is absent
  * ({@code npm ci --prefix conformance-tests/node}, as .ci/run does).
  */
+@WithBroker
 class GrpcNodeClientIT {
     static final Path NODE_MODULES = Path.of("node", "node_modules").toAbsolutePath();
     static final int COUNT = 5;
@@ -76,19 +76,11 @@ class GrpcNodeClientIT {
 
     @TempDir
     static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data")).start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static boolean nodeAvailable() {

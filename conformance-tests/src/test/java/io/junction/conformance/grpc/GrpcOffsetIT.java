@@ -19,8 +19,8 @@ import apache.rocketmq.v2.QueryOffsetRequest;
 import apache.rocketmq.v2.QueryOffsetResponse;
 import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.UpdateOffsetRequest;
-import io.junction.conformance.support.BrokerProcess;
-import java.nio.file.Path;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,12 +28,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.shaded.com.google.protobuf.util.Durations;
 import org.apache.rocketmq.shaded.com.google.protobuf.util.Timestamps;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Offset consumption of {@code MessagingService} (PullMessage, UpdateOffset, GetOffset, QueryOffset) through the
@@ -41,28 +39,17 @@ import org.junit.jupiter.api.io.TempDir;
  * pull consumer that would make these calls (rocketmq-client-java 5.0.8 to 5.2.0). Topics get one queue, so every
  * message lands in queue 0.
  */
+@WithBroker(settings = {"grpc.auto-create-queues=1"})
 class GrpcOffsetIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
     GrpcStubs stubs;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("grpc.auto-create-queues", "1")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @BeforeEach

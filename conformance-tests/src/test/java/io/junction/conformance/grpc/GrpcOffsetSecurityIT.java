@@ -14,7 +14,9 @@ import apache.rocketmq.v2.QueryOffsetPolicy;
 import apache.rocketmq.v2.QueryOffsetRequest;
 import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.UpdateOffsetRequest;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.DataDirSeed;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
 import io.junction.tenancy.UserDirectory;
@@ -23,46 +25,42 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.shaded.com.google.protobuf.util.Durations;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The offset RPCs with security on: signed calls, namespaces kept apart, the ACL applied as to the other calls. */
+@WithBroker(settings = {
+        "security.enabled=true",
+        "security.secret-key=" + GrpcOffsetSecurityIT.KEY,
+        "security.max-failures=100000",
+        "grpc.auto-create-queues=1"},
+        seed = GrpcOffsetSecurityIT.Users.class)
 class GrpcOffsetSecurityIT {
-    private static final String KEY = "grpc-offset-security-it-key";
+    static final String KEY = "grpc-offset-security-it-key";
     private static final String PAYROLL = "payroll";
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
     GrpcStubs alice;
 
     @BeforeAll
-    static void start() throws Exception {
-        final Path data = dir.resolve("data");
-        final UserDirectory users = UserDirectory.open(data.resolve("security/users.json"), new SecretCipher(KEY));
-        users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
-        users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
-                AclRule.parse("Topic:" + PAYROLL, List.of("PUB", "SUB"), "DENY"),
-                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
-        broker = BrokerProcess.builder(data)
-                .set("security.enabled", "true")
-                .set("security.secret-key", KEY)
-                .set("security.max-failures", "100000")
-                .set("grpc.auto-create-queues", "1")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
+    /** The users and rules these tests act as, written before the broker starts. */
+    static final class Users implements DataDirSeed {
+        @Override
+        public void write(final Path dataDir) {
+            final UserDirectory users =
+                    UserDirectory.open(dataDir.resolve("security/users.json"), new SecretCipher(KEY));
+            users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
+            users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                    AclRule.parse("Topic:" + PAYROLL, List.of("PUB", "SUB"), "DENY"),
+                    AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
         }
     }
 

@@ -7,8 +7,8 @@ import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.conformance.support.BrokerProcess;
-import java.nio.file.Path;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,35 +21,24 @@ import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * PushConsumer of the 5.x Java client: server-side assignment, long polling, ack, retry on FAILURE, and the server
  * keeping a message invisible while a listener still consumes it.
  */
+// the shortest invisible time, so the auto-renew test needs a listener of seconds only
+@WithBroker(settings = {"grpc.push-invisible-ms=10000"})
 class GrpcPushConsumerIT {
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
 
     @BeforeAll
-    static void start() {
-        // the shortest invisible time, so the auto-renew test needs a listener of seconds only
-        broker = BrokerProcess.builder(dir.resolve("data")).set("grpc.push-invisible-ms", "10000").start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @BeforeEach

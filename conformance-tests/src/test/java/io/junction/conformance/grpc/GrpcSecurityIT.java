@@ -18,7 +18,9 @@ import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SystemProperties;
 import apache.rocketmq.v2.TransactionSource;
 import io.junction.conformance.support.AuditCounts;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.DataDirSeed;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
 import io.junction.tenancy.UserDirectory;
@@ -53,52 +55,48 @@ import org.apache.rocketmq.shaded.grpc.netty.NettyChannelBuilder;
 import org.apache.rocketmq.shaded.io.grpc.ManagedChannel;
 import org.apache.rocketmq.shaded.io.grpc.Metadata;
 import org.apache.rocketmq.shaded.io.grpc.stub.MetadataUtils;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Authentication, authorization and namespaces on the gRPC front-end, with the 5.x Java client signing its calls
  * ({@code StaticSessionCredentialsProvider}) and setting a namespace, against a broker started with security on.
  */
+// the refusals below all come from 127.0.0.1: keep the failure throttle from locking it out
+@WithBroker(settings = {
+        "security.enabled=true",
+        "security.secret-key=" + GrpcSecurityIT.KEY,
+        "security.max-failures=100000"},
+        seed = GrpcSecurityIT.Users.class)
 class GrpcSecurityIT {
-    private static final String KEY = "grpc-security-it-key";
+    static final String KEY = "grpc-security-it-key";
     /** A topic alice's rules deny although {@code Topic:*} allows. */
     private static final String PAYROLL = "payroll";
 
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
 
     @BeforeAll
-    static void start() throws Exception {
-        final Path data = dir.resolve("data");
-        final UserDirectory users = UserDirectory.open(data.resolve("security/users.json"), new SecretCipher(KEY));
-        users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
-        users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
-                AclRule.parse("Topic:" + PAYROLL, List.of("PUB", "SUB"), "DENY"),
-                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
-        users.putUser("gina", "globex", false, true, "gina-pw", "gina-secret");
-        users.setRules("gina", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
-                AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
-        users.putUser("root", "default", true, true, "root-pw", "root-secret");
-        broker = BrokerProcess.builder(data)
-                .set("security.enabled", "true")
-                .set("security.secret-key", KEY)
-                // the refusals below all come from 127.0.0.1: keep the failure throttle from locking it out
-                .set("security.max-failures", "100000")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
+    /** The users and rules these tests act as, written before the broker starts. */
+    static final class Users implements DataDirSeed {
+        @Override
+        public void write(final Path dataDir) {
+            final UserDirectory users =
+                    UserDirectory.open(dataDir.resolve("security/users.json"), new SecretCipher(KEY));
+            users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
+            users.setRules("alice", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                    AclRule.parse("Topic:" + PAYROLL, List.of("PUB", "SUB"), "DENY"),
+                    AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+            users.putUser("gina", "globex", false, true, "gina-pw", "gina-secret");
+            users.setRules("gina", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW"),
+                    AclRule.parse("Group:*", List.of("SUB"), "ALLOW")));
+            users.putUser("root", "default", true, true, "root-pw", "root-secret");
         }
     }
 

@@ -8,7 +8,7 @@ import apache.rocketmq.v2.PullMessageRequest;
 import apache.rocketmq.v2.PullMessageResponse;
 import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.TelemetryCommand;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
@@ -45,12 +45,12 @@ final class GrpcStubs implements AutoCloseable {
     private final String secret;
 
     /** Unsigned calls. */
-    GrpcStubs(final BrokerProcess broker) {
+    GrpcStubs(final RunningBroker broker) {
         this(broker, null, null);
     }
 
     /** Calls signed for {@code user} with its signing {@code secret}. */
-    GrpcStubs(final BrokerProcess broker, final String user, final String secret) {
+    GrpcStubs(final RunningBroker broker, final String user, final String secret) {
         this.channel = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(broker.setting("grpc.port")))
                 .usePlaintext().build();
         this.user = user;

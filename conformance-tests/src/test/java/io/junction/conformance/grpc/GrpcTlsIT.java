@@ -7,7 +7,7 @@ import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,10 +39,9 @@ class GrpcTlsIT {
 
     @Test
     void shouldServeTlsAndPlaintextClientsOnTheSamePort() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(dir.resolve("data")).start();
+        try (RunningBroker broker = RunningBroker.builder().dataDir(dir.resolve("data")).start();
              GrpcClients tls = new GrpcClients(broker, true);
              GrpcClients plain = new GrpcClients(broker, false)) {
-            broker.awaitHealthy(Duration.ofSeconds(60));
             final String topic = unique("grpc-tls");
             final Producer producer = tls.producer(topic);
             producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("over tls")).build());
@@ -59,10 +58,10 @@ class GrpcTlsIT {
 
     @Test
     void shouldRefusePlaintextWhenTlsIsRequired() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(dir.resolve("data")).set("grpc.tls", "REQUIRED").start();
+        try (RunningBroker broker = RunningBroker.builder().dataDir(dir.resolve("data")).set("grpc.tls", "REQUIRED")
+                .start();
              GrpcClients tls = new GrpcClients(broker, true);
              GrpcClients plain = new GrpcClients(broker, false)) {
-            broker.awaitHealthy(Duration.ofSeconds(60));
             final String topic = unique("grpc-tls-only");
             tls.producer(topic).send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("ok")).build());
             assertThatThrownBy(() -> plain.producer(topic)).isInstanceOf(Exception.class);
@@ -75,14 +74,12 @@ class GrpcTlsIT {
     void shouldPresentTheSameSelfSignedCertificateAfterARestart() throws Exception {
         final Path data = dir.resolve("data");
         final Certificate first;
-        try (BrokerProcess broker = BrokerProcess.builder(data).start()) {
-            broker.awaitHealthy(Duration.ofSeconds(60));
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data).start()) {
             first = serverCertificate(Integer.parseInt(broker.setting("grpc.port")));
         }
         final Path kept = data.resolve("tls").resolve("self-signed.crt");
         assertThat(first).isEqualTo(fromPem(kept));
-        try (BrokerProcess broker = BrokerProcess.builder(data).start()) {
-            broker.awaitHealthy(Duration.ofSeconds(60));
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data).start()) {
             assertThat(serverCertificate(Integer.parseInt(broker.setting("grpc.port")))).isEqualTo(first);
         }
     }

@@ -6,8 +6,8 @@ import static io.junction.conformance.grpc.GrpcClients.unique;
 import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.junction.conformance.support.BrokerProcess;
-import java.nio.file.Path;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,37 +17,24 @@ import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.Transaction;
 import org.apache.rocketmq.client.apis.producer.TransactionResolution;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Transactional producer of the 5.x Java client: commit delivers, rollback drops, and an unresolved half message is
  * checked back over the Telemetry stream (RecoverOrphanedTransactionCommand), with the Remoting front-end running
  * beside it (each front-end adds its own transaction checker).
  */
+@WithBroker(settings = {"store.transaction-first-check-ms=2000"})
 class GrpcTransactionIT {
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("store.transaction-first-check-ms", "2000")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @BeforeEach

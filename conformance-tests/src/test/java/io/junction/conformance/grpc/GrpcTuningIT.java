@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.conformance.support.BrokerProcess;
-import java.nio.file.Path;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,48 +20,36 @@ import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
 import org.apache.rocketmq.client.apis.producer.Transaction;
 import org.apache.rocketmq.client.apis.producer.TransactionResolution;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The tuning keys a CI run of retry and transaction flows sets to a few seconds, seen from the 5.x Java client:
  * transaction check-back timing and its maximum, a 1 s invisible duration with a fast revive, and the invisible
  * duration bounds. Timing windows are asserted loosely: never earlier than configured, within generous slack later.
  */
+@WithBroker(settings = {
+        "store.transaction-first-check-ms=" + GrpcTuningIT.FIRST_CHECK_MS,
+        "store.transaction-check-interval-ms=" + GrpcTuningIT.CHECK_INTERVAL_MS,
+        "store.transaction-max-checks=2",
+        "grpc.min-invisible-ms=1000",
+        "grpc.max-invisible-ms=60000",
+        "store.pop-revive-interval-ms=50"})
 class GrpcTuningIT {
-    private static final long FIRST_CHECK_MS = 3000;
-    private static final long CHECK_INTERVAL_MS = 2000;
+    static final long FIRST_CHECK_MS = 3000;
+    static final long CHECK_INTERVAL_MS = 2000;
     /** Clock and scheduling slack below a configured time (the broker's wall clock against this JVM's). */
     private static final long EARLY_SLACK_MS = 150;
     private static final Duration LATE_SLACK = Duration.ofSeconds(10);
 
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
     GrpcClients clients;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("store.transaction-first-check-ms", Long.toString(FIRST_CHECK_MS))
-                .set("store.transaction-check-interval-ms", Long.toString(CHECK_INTERVAL_MS))
-                .set("store.transaction-max-checks", "2")
-                .set("grpc.min-invisible-ms", "1000")
-                .set("grpc.max-invisible-ms", "60000")
-                .set("store.pop-revive-interval-ms", "50")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     @BeforeEach
@@ -99,9 +87,9 @@ class GrpcTuningIT {
                 .isGreaterThanOrEqualTo(CHECK_INTERVAL_MS - EARLY_SLACK_MS);
 
         // after the second (the maximum), the next due check rolls the half message back instead of asking
-        await().atMost(Duration.ofMillis(CHECK_INTERVAL_MS).plus(LATE_SLACK)).until(() -> broker.stdout()
+        await().atMost(Duration.ofMillis(CHECK_INTERVAL_MS).plus(LATE_SLACK)).until(() -> broker.process().stdout()
                 .contains("Transaction of half message " + receipt.getMessageId().toString() + " "));
-        assertThat(broker.stdout()).contains("still unresolved after 2 checks: applying ROLLBACK");
+        assertThat(broker.process().stdout()).contains("still unresolved after 2 checks: applying ROLLBACK");
         assertThat(checkedAt).hasSize(2);
         assertThatThrownBy(transaction::commit).as("nothing is left to commit").isInstanceOf(ClientException.class);
         assertThat(consumer.receive(16, Duration.ofSeconds(10))).isEmpty();
