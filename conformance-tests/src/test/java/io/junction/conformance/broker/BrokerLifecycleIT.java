@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.meta.TopicConfig;
@@ -86,8 +87,7 @@ class BrokerLifecycleIT {
         try (MessageStore store = MessageStore.open(StoreConfig.builder(data).build())) {
             store.topics().createOrUpdate(TopicConfig.of("orders", 4)).get();
         }
-        try (BrokerProcess broker = BrokerProcess.builder(data).start()) {
-            broker.awaitHealthy(DEADLINE);
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data).start()) {
 
             final HttpResponse<String> metrics = broker.get("/metrics");
 
@@ -107,50 +107,45 @@ class BrokerLifecycleIT {
                     .contains("jvm_memory_used_bytes")
                     .contains("jvm_gc_")
                     .contains("process_cpu_usage");
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            assertThat(broker.process().terminate(DEADLINE)).isZero();
         }
     }
 
     @Test
     void shouldStopOnSigtermWithExitZeroAndACleanShutdownMarker() {
         final Path data = tmp.resolve("data");
-        try (BrokerProcess broker = BrokerProcess.builder(data).start()) {
-            broker.awaitHealthy(DEADLINE);
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data).start()) {
             assertThat(data.resolve(ABORT_MARKER)).as("marker while running").exists();
 
-            assertThat(broker.terminate(DEADLINE)).as("exit code after SIGTERM").isZero();
+            assertThat(broker.process().terminate(DEADLINE)).as("exit code after SIGTERM").isZero();
 
             assertThat(data.resolve(ABORT_MARKER)).as("marker after a clean stop").doesNotExist();
-            assertThat(broker.stdout()).contains("Junction stopping").contains("Junction stopped");
-            assertThat(broker.stderr()).isEmpty();
+            assertThat(broker.process().stdout()).contains("Junction stopping").contains("Junction stopped");
+            assertThat(broker.process().stderr()).isEmpty();
         }
         // The next start finds a clean store.
-        try (BrokerProcess again = BrokerProcess.builder(data).start()) {
-            again.awaitHealthy(DEADLINE);
+        try (RunningBroker again = RunningBroker.builder().dataDir(data).start()) {
             assertThat(again.get("/metrics").body()).contains("junction_store_recovered_from_crash 0.0");
-            assertThat(again.terminate(DEADLINE)).isZero();
+            assertThat(again.process().terminate(DEADLINE)).isZero();
         }
     }
 
     @Test
     void shouldReportARecoveryAfterACrash() {
         final Path data = tmp.resolve("data");
-        try (BrokerProcess broker = BrokerProcess.builder(data).start()) {
-            broker.awaitHealthy(DEADLINE);
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data).start()) {
             broker.kill();
             assertThat(data.resolve(ABORT_MARKER)).exists();
         }
-        try (BrokerProcess again = BrokerProcess.builder(data).start()) {
-            again.awaitHealthy(DEADLINE);
+        try (RunningBroker again = RunningBroker.builder().dataDir(data).start()) {
             assertThat(again.get("/metrics").body()).contains("junction_store_recovered_from_crash 1.0");
-            assertThat(again.terminate(DEADLINE)).isZero();
+            assertThat(again.process().terminate(DEADLINE)).isZero();
         }
     }
 
     @Test
     void shouldAnswerUnknownPathsAndWrongMethods() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).start()) {
-            broker.awaitHealthy(DEADLINE);
+        try (RunningBroker broker = RunningBroker.builder().dataDir(tmp.resolve("data")).start()) {
 
             assertThat(broker.get("/no-such-path").statusCode()).isEqualTo(404);
             final HttpResponse<String> post = HttpClient.newHttpClient().send(
@@ -158,7 +153,7 @@ class BrokerLifecycleIT {
                             .POST(HttpRequest.BodyPublishers.noBody()).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(post.statusCode()).isEqualTo(405);
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            assertThat(broker.process().terminate(DEADLINE)).isZero();
         }
     }
 }

@@ -9,7 +9,8 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.http.HttpMessageFactory;
 import io.cloudevents.jackson.JsonFormat;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,35 +28,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@WithBroker(settings = {
+        "http-cloudevents.max-event-size=64k",
+        "http-cloudevents.max-batch-events=50",
+        "http.read-timeout-ms=3000"})
 class CloudEventsIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final AtomicInteger SEQ = new AtomicInteger();
 
-    @TempDir
-    static Path dir;
-    static BrokerProcess broker;
+    static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = BrokerProcess.builder(dir.resolve("data"))
-                .set("http-cloudevents.max-event-size", "64k")
-                .set("http-cloudevents.max-batch-events", "50")
-                .set("http.read-timeout-ms", "3000")
-                .start();
-        broker.awaitHealthy(Duration.ofSeconds(60));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     // ---------------------------------------------------------------- helpers
@@ -582,17 +572,15 @@ class CloudEventsIT {
     void subscriptionsSurviveARestart(@TempDir final Path own) throws IOException {
         final Path data = own.resolve("data");
         final String name;
-        try (BrokerProcess first = BrokerProcess.builder(data).start()) {
-            first.awaitHealthy(Duration.ofSeconds(60));
+        try (RunningBroker first = RunningBroker.builder().dataDir(data).start()) {
             name = "durable-sub";
             final HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(first.httpBase()
                     + "/subscriptions/" + name)).PUT(HttpRequest.BodyPublishers.ofString(
                     "{\"topic\":\"durable\",\"visibilitySeconds\":7}")));
             assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-            assertThat(first.terminate(Duration.ofSeconds(30))).isZero();
+            assertThat(first.process().terminate(Duration.ofSeconds(30))).isZero();
         }
-        try (BrokerProcess second = BrokerProcess.builder(data).start()) {
-            second.awaitHealthy(Duration.ofSeconds(60));
+        try (RunningBroker second = RunningBroker.builder().dataDir(data).start()) {
             final HttpResponse<String> r = second.get("/subscriptions/" + name);
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(json(r).get("visibilitySeconds").asInt()).isEqualTo(7);

@@ -3,8 +3,8 @@ package io.junction.conformance.cloudevents;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.junction.conformance.support.BrokerProcess;
 import io.junction.conformance.support.FreePorts;
+import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -34,9 +34,9 @@ class HttpsIT {
     @Test
     void shouldServeCloudEventsOverHttpsWithTheSelfSignedCertificate() throws Exception {
         final String tlsPort = Integer.toString(FreePorts.next());
-        try (BrokerProcess broker = BrokerProcess.builder(dir.resolve("data")).set("http.tls-enabled", "true")
-                .set("http.tls-port", tlsPort).set("broker.host", "localhost").start()) {
-            broker.awaitHealthy(Duration.ofSeconds(30));
+        try (RunningBroker broker = RunningBroker.builder().dataDir(dir.resolve("data"))
+                .set("http.tls-enabled", "true").set("http.tls-port", tlsPort).set("broker.host", "localhost")
+                .start()) {
             final HttpClient https = HttpClient.newBuilder().sslContext(trusting(
                     dir.resolve("data").resolve("tls").resolve("self-signed.crt"))).build();
             final String base = "https://localhost:" + tlsPort;
@@ -66,7 +66,7 @@ class HttpsIT {
             assertThatThrownBy(() -> plain.send(HttpRequest.newBuilder(URI.create("http://localhost:" + tlsPort
                     + "/health")).timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString()))
                     .isInstanceOf(IOException.class);
-            assertThat(broker.stdout()).contains("https://localhost:" + tlsPort);
+            assertThat(broker.process().stdout()).contains("https://localhost:" + tlsPort);
         }
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.message.Message;
@@ -41,9 +41,8 @@ class PlainMessageIT {
                     .tag("TagA").property(MessageProperties.CONTENT_TYPE, "text/plain")
                     .property("region", "eu").build()).get().uniqueId();
         }
-        try (BrokerProcess broker = BrokerProcess.builder(data)
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data)
                 .set("http-cloudevents.default-type", "com.example.plain").start()) {
-            broker.awaitHealthy(Duration.ofSeconds(60));
             final HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create(broker.httpBase() + "/subscriptions/plain-sub/receive?max=5&waitSeconds=5"))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());

@@ -1,14 +1,16 @@
 package io.junction.conformance.crash;
 
 import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The broker under test, started again and again on one data directory. Each start gets fresh free ports (clients
- * are made anew every round anyway, and a port of a killed process may linger), and the store runs with SYNC flush:
+ * The broker under test, started again and again on one data directory through the shared fixture
+ * ({@link RunningBroker#startOnNewPorts()}). Each start gets fresh free ports (clients are made anew every round
+ * anyway, and a port of a killed process may linger), and the store runs with SYNC flush:
  * an acknowledged send has been forced to disk, so no crash may lose it.
  */
 final class CrashBroker {
@@ -19,7 +21,6 @@ final class CrashBroker {
     }
 
     static final Duration START_DEADLINE = Duration.ofSeconds(60);
-    private static final int START_ATTEMPTS = 3;
     /**
      * Each round's broker is a short-lived JVM: the client compiler alone starts it sooner and with less CPU, which
      * the two shared cores need more than peak speed.
@@ -41,35 +42,25 @@ final class CrashBroker {
             "grpc.enabled", "false");
 
     private final Path dataDir;
+    private RunningBroker running;
 
     CrashBroker(final Path dataDir) {
         this.dataDir = dataDir;
     }
 
     /**
-     * Starts the broker and waits until it is healthy (it recovers from the previous crash first).
-     *
-     * <p>A free port can be taken by some other socket of this busy machine (a client's ephemeral port) between
-     * choosing it and the broker binding it; the broker then stops with "Address already in use" and is started again
-     * on other ports. Nothing of the store has changed by then: it failed before any client could connect.
+     * Starts the broker and waits until it is healthy (it recovers from the previous crash first); the previous
+     * round's process is closed first if its round did not. A port taken between choosing and binding it is retried
+     * on other ports by {@link RunningBroker}: nothing of the store has changed by then.
      */
     BrokerProcess start() {
-        for (int attempt = 1; ; attempt++) {
-            final BrokerProcess.Builder builder = BrokerProcess.builder(dataDir).jvmArgs(JVM_ARGS);
-            SETTINGS.forEach(builder::set);
-            final BrokerProcess process = builder.start();
-            try {
-                process.awaitHealthy(START_DEADLINE);
-                return process;
-            } catch (final RuntimeException | AssertionError e) {
-                final boolean portTaken = !process.isAlive() && process.stderr().contains("Address already in use");
-                process.close();
-                if (!portTaken || attempt == START_ATTEMPTS) {
-                    throw e;
-                }
-                System.out.println("CrashBroker: a chosen port was taken before the broker bound it; new ports");
-            }
+        if (running == null) {
+            running = RunningBroker.builder().dataDir(dataDir).jvmArgs(JVM_ARGS).settings(SETTINGS)
+                    .startDeadline(START_DEADLINE).start();
+        } else {
+            running.startOnNewPorts();
         }
+        return running.process();
     }
 
     /**

@@ -2,7 +2,7 @@ package io.junction.conformance.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -43,13 +43,10 @@ class DamagedSegmentIT {
     @Test
     void shouldSkipTheDamagedMessageReportItAndServeTheRest() throws Exception {
         final Path data = dir.resolve("data");
-        final BrokerProcess.Builder settings = BrokerProcess.builder(data).set("store.segment-size", "8m");
         final List<Long> offsets = new ArrayList<>();
-        final BrokerProcess first = settings.start();
-        try {
-            first.awaitHealthy(Duration.ofSeconds(30));
+        try (RunningBroker broker = RunningBroker.builder().dataDir(data).set("store.segment-size", "8m").start()) {
             final DefaultMQProducer producer = new DefaultMQProducer("ds-producers");
-            producer.setNamesrvAddr("127.0.0.1:" + first.setting("remoting.port"));
+            producer.setNamesrvAddr(broker.nameServer());
             producer.setInstanceName("ds-p");
             producer.start();
             for (int i = 0; i < MESSAGES; i++) {
@@ -57,20 +54,13 @@ class DamagedSegmentIT {
                 offsets.add(MessageDecoder.decodeMessageId(r.getOffsetMsgId()).getOffset());
             }
             producer.shutdown();
-            assertThat(first.terminate(Duration.ofSeconds(30))).isZero();
-        } finally {
-            first.close();
-        }
+            assertThat(broker.process().terminate(Duration.ofSeconds(30))).isZero();
 
-        // One bit of message 7's body, well past its header.
-        flipBit(data.resolve("commitlog").resolve(String.format("%020d", 0)), offsets.get(DAMAGED) + 180);
+            // One bit of message 7's body, well past its header.
+            flipBit(data.resolve("commitlog").resolve(String.format("%020d", 0)), offsets.get(DAMAGED) + 180);
 
-        for (String key : List.of("http.port", "remoting.port", "grpc.port", "mqtt.port", "amqp.port")) {
-            settings.set(key, first.setting(key));
-        }
-        try (BrokerProcess second = settings.start()) {
-            second.awaitHealthy(Duration.ofSeconds(30));
-            final Map<String, String> found = drain(second, MESSAGES - 1);
+            broker.startOnSamePorts();
+            final Map<String, String> found = drain(broker, MESSAGES - 1);
             final Map<String, String> expected = new LinkedHashMap<>();
             for (int i = 0; i < MESSAGES; i++) {
                 if (i != DAMAGED) {
@@ -79,8 +69,9 @@ class DamagedSegmentIT {
             }
             assertThat(found).as("every undamaged message, intact; the damaged one never served")
                     .containsExactlyInAnyOrderEntriesOf(expected);
-            assertThat(second.get("/metrics").body()).contains("junction_store_damaged_records 1.0");
-            assertThat(second.stdout() + second.stderr()).contains("record fails its check (damaged on disk)");
+            assertThat(broker.get("/metrics").body()).contains("junction_store_damaged_records 1.0");
+            assertThat(broker.process().stdout() + broker.process().stderr())
+                    .contains("record fails its check (damaged on disk)");
         }
     }
 
@@ -97,9 +88,9 @@ class DamagedSegmentIT {
         }
     }
 
-    private static Map<String, String> drain(final BrokerProcess broker, final int count) throws Exception {
+    private static Map<String, String> drain(final RunningBroker broker, final int count) throws Exception {
         final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("ds-drain");
-        consumer.setNamesrvAddr("127.0.0.1:" + broker.setting("remoting.port"));
+        consumer.setNamesrvAddr(broker.nameServer());
         consumer.setInstanceName("ds-c");
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe("dsr", "*");

@@ -9,7 +9,7 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException;
 import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.URI;
@@ -76,15 +76,14 @@ class DiskFullIT {
     @Test
     void shouldRefuseWithEachProtocolsSignalWhileFullAndAcceptAgainWhenSpaceReturns() throws Exception {
         final Map<String, byte[]> acked = new HashMap<>();
-        final BrokerProcess.Builder settings = BrokerProcess.builder(fs.resolve("data"))
+        final RunningBroker broker = RunningBroker.builder().dataDir(fs.resolve("data"))
                 .set("store.flush-mode", "SYNC")
                 .set("store.segment-size", "8m")
                 .set("store.queue-file-entries", "10000")
                 .set("store.index-file-entries", "10000")
-                .set("store.disk-max-used-ratio", "0.99"); // keep every segment: this test is about refusals
-        BrokerProcess broker = settings.start();
+                .set("store.disk-max-used-ratio", "0.99") // keep every segment: this test is about refusals
+                .start();
         try {
-            broker.awaitHealthy(Duration.ofSeconds(30));
             final DefaultMQProducer producer = producer(broker);
             final Mqtt5BlockingClient mqtt = mqtt(broker);
             sendRemoting(producer, acked, "before", 50);
@@ -121,8 +120,7 @@ class DiskFullIT {
             mqtt.disconnect();
 
             broker.kill();
-            broker.close();
-            broker = restart(settings, broker);
+            broker.startOnSamePorts();
             final Map<String, byte[]> found = drain(broker, acked.keySet());
             for (Map.Entry<String, byte[]> e : acked.entrySet()) {
                 assertThat(found.get(e.getKey())).as("acknowledged %s after the restart", e.getKey()).isNotNull();
@@ -134,14 +132,6 @@ class DiskFullIT {
         }
     }
 
-    private static BrokerProcess restart(final BrokerProcess.Builder settings, final BrokerProcess old) {
-        for (String key : List.of("http.port", "remoting.port", "grpc.port", "mqtt.port", "amqp.port")) {
-            settings.set(key, old.setting(key));
-        }
-        final BrokerProcess again = settings.start();
-        again.awaitHealthy(Duration.ofSeconds(30));
-        return again;
-    }
 
     /** Writes a ballast file until the file system is 95 % used (above the broker's 90 % refusal threshold). */
     private static void fill(final Path ballast, final Path mount) throws IOException {
@@ -170,7 +160,7 @@ class DiskFullIT {
         return new Message("dfr", "t", key, body);
     }
 
-    private int postEvent(final BrokerProcess broker, final String id) throws Exception {
+    private int postEvent(final RunningBroker broker, final String id) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(broker.httpBase() + "/topics/dfh"))
                 .header("ce-specversion", "1.0").header("ce-id", id).header("ce-source", "/disk-full-it")
                 .header("ce-type", "test.disk").header("content-type", "text/plain")
@@ -178,9 +168,9 @@ class DiskFullIT {
                 HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    private static DefaultMQProducer producer(final BrokerProcess broker) throws Exception {
+    private static DefaultMQProducer producer(final RunningBroker broker) throws Exception {
         final DefaultMQProducer producer = new DefaultMQProducer("df-producers");
-        producer.setNamesrvAddr("127.0.0.1:" + broker.setting("remoting.port"));
+        producer.setNamesrvAddr(broker.nameServer());
         producer.setInstanceName("df-p-" + System.nanoTime());
         producer.setSendMsgTimeout(5000);
         producer.setRetryTimesWhenSendFailed(0);
@@ -188,18 +178,18 @@ class DiskFullIT {
         return producer;
     }
 
-    private static Mqtt5BlockingClient mqtt(final BrokerProcess broker) {
+    private static Mqtt5BlockingClient mqtt(final RunningBroker broker) {
         final Mqtt5BlockingClient c = MqttClient.builder().useMqttVersion5().identifier("df-mqtt")
-                .serverHost("127.0.0.1").serverPort(Integer.parseInt(broker.setting("mqtt.port"))).buildBlocking();
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort()).buildBlocking();
         c.connect();
         return c;
     }
 
     /** Reads the topic from its start until every expected key arrived (or a minute passed). */
-    private static Map<String, byte[]> drain(final BrokerProcess broker, final Set<String> expected)
+    private static Map<String, byte[]> drain(final RunningBroker broker, final Set<String> expected)
             throws Exception {
         final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("df-drain-" + System.nanoTime());
-        consumer.setNamesrvAddr("127.0.0.1:" + broker.setting("remoting.port"));
+        consumer.setNamesrvAddr(broker.nameServer());
         consumer.setInstanceName("df-c-" + System.nanoTime());
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe("dfr", "*");

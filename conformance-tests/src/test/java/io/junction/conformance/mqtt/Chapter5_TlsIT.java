@@ -7,6 +7,7 @@ import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.FreePorts;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -43,10 +44,9 @@ class Chapter5_TlsIT {
     @Test
     void shouldCarryMqttOverTlsWithTheKeptSelfSignedCertificate() throws Exception {
         final int tlsPort = FreePorts.next();
-        try (BrokerProcess broker = BrokerProcess.builder(dir.resolve("data"))
+        try (RunningBroker broker = RunningBroker.builder().dataDir(dir.resolve("data"))
                 .set("mqtt.tls-enabled", "true").set("mqtt.tls-port", Integer.toString(tlsPort)).start()) {
-            broker.awaitHealthy(DEADLINE);
-            assertThat(broker.stdout()).contains("mqtts=").contains(":" + tlsPort);
+            assertThat(broker.process().stdout()).contains("mqtts=").contains(":" + tlsPort);
             // The client trusts exactly the certificate the broker keeps in its data directory.
             final TrustManagerFactory trust = trusting(pemCertificate(dir.resolve("data/tls/self-signed.crt")));
             final int plainPort = Integer.parseInt(broker.setting("mqtt.port"));
@@ -105,10 +105,9 @@ class Chapter5_TlsIT {
                 "-file", clientCert.toString());
 
         final int tlsPort = FreePorts.next();
-        try (BrokerProcess broker = BrokerProcess.builder(dir.resolve("data"))
+        try (RunningBroker broker = RunningBroker.builder().dataDir(dir.resolve("data"))
                 .set("mqtt.tls-enabled", "true").set("mqtt.tls-port", Integer.toString(tlsPort))
                 .set("mqtt.tls-client-auth", "REQUIRE").set("mqtt.tls-trust-file", clientCert.toString()).start()) {
-            broker.awaitHealthy(DEADLINE);
             final TrustManagerFactory trust = trusting(pemCertificate(dir.resolve("data/tls/self-signed.crt")));
             final KeyStore keys = KeyStore.getInstance("PKCS12");
             try (InputStream in = Files.newInputStream(clientStore)) {

@@ -9,7 +9,7 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import io.junction.conformance.history.History;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -63,13 +63,12 @@ class OverloadIT {
 
     @Test
     void shouldStayUpBoundedAndLoseNothingUnderOverload() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(dir.resolve("data"))
+        try (RunningBroker broker = RunningBroker.builder().dataDir(dir.resolve("data"))
                 .jvmArgs("-Xmx512m", "-XX:+ExitOnOutOfMemoryError")
                 .set("mqtt.max-inflight", "32")
                 .start()) {
-            broker.awaitHealthy(Duration.ofSeconds(30));
             final int mqttPort = Integer.parseInt(broker.setting("mqtt.port"));
-            final String nameServer = "127.0.0.1:" + broker.setting("remoting.port");
+            final String nameServer = broker.nameServer();
             final HeapSampler heap = new HeapSampler(broker);
 
             try (IdleMqttConnections idle = IdleMqttConnections.open(mqttPort, IDLE);
@@ -99,7 +98,7 @@ class OverloadIT {
                 while (System.nanoTime() < loadEnd) {
                     Thread.sleep(1000);
                     heap.sample();
-                    assertThat(broker.isAlive()).as("broker alive under load").isTrue();
+                    assertThat(broker.process().isAlive()).as("broker alive under load").isTrue();
                 }
                 loading.set(false);
                 for (Thread t : threads) {
@@ -128,10 +127,10 @@ class OverloadIT {
                 mqttConsumer.disconnect().join();
             }
             // Still serving, and never out of memory.
-            assertThat(broker.isAlive()).isTrue();
+            assertThat(broker.process().isAlive()).isTrue();
             assertThat(broker.get("/health").statusCode()).isEqualTo(200);
             assertStillServes(broker);
-            assertThat(broker.output()).doesNotContain("OutOfMemoryError");
+            assertThat(broker.process().output()).doesNotContain("OutOfMemoryError");
         }
     }
 
@@ -252,7 +251,7 @@ class OverloadIT {
         }
     }
 
-    private static void assertStillServes(final BrokerProcess broker) {
+    private static void assertStillServes(final RunningBroker broker) {
         final Mqtt5BlockingClient client = MqttClient.builder().useMqttVersion5().identifier("ovl-after")
                 .serverHost("127.0.0.1").serverPort(Integer.parseInt(broker.setting("mqtt.port"))).buildBlocking();
         client.connect();
@@ -274,10 +273,10 @@ class OverloadIT {
 
     /** The broker's used heap, from its own /metrics (Micrometer's JVM memory gauges). */
     private static final class HeapSampler {
-        private final BrokerProcess broker;
+        private final RunningBroker broker;
         private long max;
 
-        HeapSampler(final BrokerProcess broker) {
+        HeapSampler(final RunningBroker broker) {
             this.broker = broker;
         }
 

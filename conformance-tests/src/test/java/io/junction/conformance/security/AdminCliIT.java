@@ -10,26 +10,29 @@ import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5ConnAckException;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException;
 import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode;
 import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** {@code java -jar junction.jar admin ...} changes users and rules of a running broker; clients feel it at once. */
+@WithBroker(settings = {SecurityCast.ON, SecurityCast.KEY_SETTING, SecurityCast.MQTT_TIMEOUT,
+        }, seed = SecurityCast.class)
 class AdminCliIT {
 
     private record Run(int exit, String out, String err) {
     }
 
-    private static Run admin(final SecuredBroker broker, final String password, final String... args)
+    private static Run admin(final RunningBroker broker, final String password, final String... args)
             throws IOException, InterruptedException {
         final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-jar", BrokerProcess.jar().toAbsolutePath().toString(), "admin", "--url",
-                broker.process().httpBase(), "--user", "root"));
+                broker.httpBase(), "--user", "root"));
         command.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("JUNCTION_ADMIN_PASSWORD", password);
@@ -39,7 +42,7 @@ class AdminCliIT {
                 new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 
-    private static Mqtt5BlockingClient dave(final SecuredBroker broker) {
+    private static Mqtt5BlockingClient dave(final RunningBroker broker) {
         final Mqtt5BlockingClient c = Mqtt5Client.builder().identifier("dave-" + System.nanoTime())
                 .serverHost("127.0.0.1").serverPort(broker.port("mqtt.port")).simpleAuth().username("dave")
                 .password("dave-pw".getBytes(StandardCharsets.UTF_8)).applySimpleAuth().buildBlocking();
@@ -48,37 +51,35 @@ class AdminCliIT {
     }
 
     @Test
-    void usersAndRulesChangeLive() throws Exception {
-        try (SecuredBroker broker = SecuredBroker.start(Map.of())) {
-            final Run created = admin(broker, "root-pw", "user", "dave", "--namespace", "acme", "--set-password",
-                    "dave-pw");
-            assertThat(created.exit()).as(created.err()).isZero();
-            assertThat(created.out()).contains("\"name\":\"dave\"").contains("\"namespace\":\"acme\"")
-                    .doesNotContain("dave-pw");
+    void usersAndRulesChangeLive(final RunningBroker broker) throws Exception {
+        final Run created = admin(broker, "root-pw", "user", "dave", "--namespace", "acme", "--set-password",
+                "dave-pw");
+        assertThat(created.exit()).as(created.err()).isZero();
+        assertThat(created.out()).contains("\"name\":\"dave\"").contains("\"namespace\":\"acme\"")
+                .doesNotContain("dave-pw");
 
-            final Mqtt5BlockingClient before = dave(broker);
-            assertThatThrownBy(() -> before.publishWith().topic("t").qos(MqttQos.AT_LEAST_ONCE)
-                    .payload("x".getBytes(StandardCharsets.UTF_8)).send())
-                    .as("no rule yet: default deny").isInstanceOfSatisfying(Mqtt5PubAckException.class, e ->
-                            assertThat(e.getMqttMessage().getReasonCode())
-                                    .isEqualTo(Mqtt5PubAckReasonCode.NOT_AUTHORIZED));
+        final Mqtt5BlockingClient before = dave(broker);
+        assertThatThrownBy(() -> before.publishWith().topic("t").qos(MqttQos.AT_LEAST_ONCE)
+                .payload("x".getBytes(StandardCharsets.UTF_8)).send())
+                .as("no rule yet: default deny").isInstanceOfSatisfying(Mqtt5PubAckException.class, e ->
+                        assertThat(e.getMqttMessage().getReasonCode())
+                                .isEqualTo(Mqtt5PubAckReasonCode.NOT_AUTHORIZED));
 
-            assertThat(admin(broker, "root-pw", "acl", "dave", "--allow", "Topic:*=PUB,SUB").exit()).isZero();
-            before.publishWith().topic("t").qos(MqttQos.AT_LEAST_ONCE).payload("y".getBytes(StandardCharsets.UTF_8))
-                    .send(); // the same connection, allowed now
-            before.disconnect();
+        assertThat(admin(broker, "root-pw", "acl", "dave", "--allow", "Topic:*=PUB,SUB").exit()).isZero();
+        before.publishWith().topic("t").qos(MqttQos.AT_LEAST_ONCE).payload("y".getBytes(StandardCharsets.UTF_8))
+                .send(); // the same connection, allowed now
+        before.disconnect();
 
-            assertThat(admin(broker, "root-pw", "users").out()).contains("\"name\":\"dave\"")
-                    .contains("Topic:*");
-            final Run refused = admin(broker, "wrong", "users");
-            assertThat(refused.exit()).isEqualTo(1);
-            assertThat(refused.err()).contains("401");
-            final Run badRule = admin(broker, "root-pw", "acl", "dave", "--allow", "Queue:x=PUB");
-            assertThat(badRule.exit()).isEqualTo(1);
-            assertThat(badRule.err()).contains("unknown resource kind");
+        assertThat(admin(broker, "root-pw", "users").out()).contains("\"name\":\"dave\"")
+                .contains("Topic:*");
+        final Run refused = admin(broker, "wrong", "users");
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err()).contains("401");
+        final Run badRule = admin(broker, "root-pw", "acl", "dave", "--allow", "Queue:x=PUB");
+        assertThat(badRule.exit()).isEqualTo(1);
+        assertThat(badRule.err()).contains("unknown resource kind");
 
-            assertThat(admin(broker, "root-pw", "delete-user", "dave").exit()).isZero();
-            assertThatThrownBy(() -> dave(broker)).isInstanceOf(Mqtt5ConnAckException.class);
-        }
+        assertThat(admin(broker, "root-pw", "delete-user", "dave").exit()).isZero();
+        assertThatThrownBy(() -> dave(broker)).isInstanceOf(Mqtt5ConnAckException.class);
     }
 }

@@ -1,5 +1,7 @@
 package io.junction.conformance.security;
 
+import static io.junction.conformance.security.SecuredHttp.basic;
+import static io.junction.conformance.security.SecuredHttp.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -15,6 +17,8 @@ import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode;
 import com.sun.net.httpserver.HttpServer;
 import io.junction.conformance.support.AuditCounts;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSSecurityException;
@@ -47,7 +51,6 @@ import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -58,25 +61,20 @@ import org.junit.jupiter.api.Test;
  * refused, gives it back and sees the next one served; and a deleted or disabled user's open connection is closed.
  * Every test has a user of its own (tenant {@code acme}), so the tests never change each other's rules.
  */
+@WithBroker(settings = {SecurityCast.ON, SecurityCast.KEY_SETTING, SecurityCast.MQTT_TIMEOUT,
+        "security.max-failures=1000"}, seed = SecurityCast.class)
 class LiveRuleChangeIT {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final String ROOT = SecuredBroker.basic("root", "root-pw");
+    private static final String ROOT = basic("root", "root-pw");
     private static final String EVERYTHING = rules("Topic:*=PUB,SUB", "Group:*=ALL");
     private static final AtomicInteger SEQ = new AtomicInteger();
 
-    private static SecuredBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = SecuredBroker.start(Map.of("security.max-failures", "1000"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     // ------------------------------------------------------------------------------------------------ admin API
@@ -111,11 +109,11 @@ class LiveRuleChangeIT {
     }
 
     private static HttpResponse<String> admin(final String method, final String path, final String body) {
-        return broker.http(method, path, ROOT, body == null ? null : "application/json", body, Map.of());
+        return http(broker, method, path, ROOT, body == null ? null : "application/json", body, Map.of());
     }
 
     private static double denials(final String kind, final String action) {
-        return AuditCounts.denials(broker.process(), kind, action);
+        return AuditCounts.denials(broker, kind, action);
     }
 
     // ------------------------------------------------------------------------------------------------ AMQP
@@ -351,7 +349,7 @@ class LiveRuleChangeIT {
     // ------------------------------------------------------------------------------------------------ CloudEvents
 
     private static HttpResponse<String> publishEvent(final String topic, final String id) {
-        return broker.http("POST", "/topics/" + topic, SecuredBroker.basic("alice", "alice-pw"), "text/plain", id,
+        return http(broker, "POST", "/topics/" + topic, basic("alice", "alice-pw"), "text/plain", id,
                 Map.of("ce-id", id, "ce-source", "/live", "ce-type", "t", "ce-specversion", "1.0"));
     }
 
@@ -368,8 +366,8 @@ class LiveRuleChangeIT {
         });
         sink.start();
         try {
-            final String auth = SecuredBroker.basic(owner, owner + "-pw");
-            assertThat(broker.http("PUT", "/subscriptions/" + unique("push"), auth, "application/json",
+            final String auth = basic(owner, owner + "-pw");
+            assertThat(http(broker, "PUT", "/subscriptions/" + unique("push"), auth, "application/json",
                     "{\"topic\":\"" + topic + "\",\"sink\":\"http://127.0.0.1:" + sink.getAddress().getPort()
                             + "/sink\"}", Map.of()).statusCode()).isEqualTo(201);
             assertThat(publishEvent(topic, "e-1").statusCode()).isEqualTo(202);
@@ -393,24 +391,24 @@ class LiveRuleChangeIT {
     @Test
     void cloudEventsPullReceiveIsRefusedWithoutSubAndServedOnceItIsBack() throws Exception {
         final String user = user("ce-pull", EVERYTHING);
-        final String auth = SecuredBroker.basic(user, user + "-pw");
+        final String auth = basic(user, user + "-pw");
         final String name = unique("pull");
         final String topic = unique("live-pull");
-        assertThat(broker.http("PUT", "/subscriptions/" + name, auth, "application/json",
+        assertThat(http(broker, "PUT", "/subscriptions/" + name, auth, "application/json",
                 "{\"topic\":\"" + topic + "\"}", Map.of()).statusCode()).isEqualTo(201);
         // A receive waiting for events while SUB is taken away: refused, and the event stays for later.
         final CompletableFuture<HttpResponse<String>> waiting = HttpClient.newHttpClient().sendAsync(HttpRequest
-                .newBuilder(URI.create(broker.process().httpBase() + "/subscriptions/" + name
+                .newBuilder(URI.create(broker.httpBase() + "/subscriptions/" + name
                         + "/receive?waitSeconds=20")).header("Authorization", auth)
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         setRules(user, rules("Topic:*=PUB", "Group:*=ALL"));
         assertThat(publishEvent(topic, "p-1").statusCode()).isEqualTo(202);
         assertThat(waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS).statusCode()).isEqualTo(403);
-        assertThat(broker.http("POST", "/subscriptions/" + name + "/receive", auth, null, null, Map.of())
+        assertThat(http(broker, "POST", "/subscriptions/" + name + "/receive", auth, null, null, Map.of())
                 .statusCode()).isEqualTo(403);
 
         setRules(user, EVERYTHING);
-        final HttpResponse<String> served = broker.http("POST", "/subscriptions/" + name
+        final HttpResponse<String> served = http(broker, "POST", "/subscriptions/" + name
                 + "/receive?waitSeconds=5", auth, null, null, Map.of());
         assertThat(served.statusCode()).isEqualTo(200);
         assertThat(served.body()).contains("\"id\":\"p-1\"");

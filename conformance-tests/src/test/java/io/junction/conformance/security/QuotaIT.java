@@ -1,5 +1,7 @@
 package io.junction.conformance.security;
 
+import static io.junction.conformance.security.SecuredHttp.basic;
+import static io.junction.conformance.security.SecuredHttp.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +12,8 @@ import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5ConnAckException;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
 import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageProducer;
@@ -20,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.qpid.jms.JmsConnectionFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,25 +32,20 @@ import org.junit.jupiter.api.Test;
  * 0x97, AMQP amqp:resource-limit-exceeded (a JMSException on send), HTTP 429 with Retry-After. Another namespace is
  * not affected.
  */
+@WithBroker(settings = {SecurityCast.ON, SecurityCast.KEY_SETTING, SecurityCast.MQTT_TIMEOUT,
+        "security.max-failures=1000"}, seed = SecurityCast.class)
 class QuotaIT {
 
-    private static SecuredBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = SecuredBroker.start(Map.of("security.max-failures", "1000"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     private static void quota(final String namespace, final String json) {
-        final HttpResponse<String> r = broker.http("PUT", "/admin/quotas/" + namespace,
-                SecuredBroker.basic("root", "root-pw"), "application/json", json, Map.of());
+        final HttpResponse<String> r = http(broker, "PUT", "/admin/quotas/" + namespace,
+                basic("root", "root-pw"), "application/json", json, Map.of());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     }
 
@@ -142,8 +140,8 @@ class QuotaIT {
 
             HttpResponse<String> limited = null;
             for (int i = 0; i < 10 && limited == null; i++) {
-                final HttpResponse<String> r = broker.http("POST", "/topics/metered",
-                        SecuredBroker.basic("alice", "alice-pw"), "text/plain", "x",
+                final HttpResponse<String> r = http(broker, "POST", "/topics/metered",
+                        basic("alice", "alice-pw"), "text/plain", "x",
                         Map.of("ce-id", "q" + i, "ce-source", "/it", "ce-type", "t", "ce-specversion", "1.0"));
                 assertThat(r.statusCode()).isIn(202, 429);
                 limited = r.statusCode() == 429 ? r : null;
@@ -225,7 +223,7 @@ class QuotaIT {
                         .payload("b".getBytes(StandardCharsets.UTF_8)).send();
             }
             bob.disconnect();
-            final String metrics = broker.http("GET", "/metrics", null, null, null, Map.of()).body();
+            final String metrics = http(broker, "GET", "/metrics", null, null, null, Map.of()).body();
             assertThat(metrics).contains("junction_quota_refusals_total{refused=\"publish\"}");
         } finally {
             quota("acme", "{}");

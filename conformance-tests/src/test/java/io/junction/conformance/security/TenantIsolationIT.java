@@ -1,5 +1,7 @@
 package io.junction.conformance.security;
 
+import static io.junction.conformance.security.SecuredHttp.basic;
+import static io.junction.conformance.security.SecuredHttp.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,6 +14,8 @@ import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5SubAckException;
 import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSSecurityException;
@@ -31,7 +35,6 @@ import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttSecurityException;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -40,22 +43,17 @@ import org.junit.jupiter.api.Test;
  * with each protocol's signal, tenants acme and globex use the same names without meeting (counts asserted, nothing
  * leaks), a tenant's protocols meet each other, and a deny rule overrides an allow.
  */
+@WithBroker(settings = {SecurityCast.ON, SecurityCast.KEY_SETTING, SecurityCast.MQTT_TIMEOUT,
+        "security.max-failures=1000"}, seed = SecurityCast.class)
 class TenantIsolationIT {
 
     private static final long QUIET_MS = 1_500;
 
-    private static SecuredBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() {
-        broker = SecuredBroker.start(Map.of("security.max-failures", "1000"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void broker(final RunningBroker running) {
+        broker = running;
     }
 
     // ------------------------------------------------------------------------------------------------ MQTT
@@ -177,8 +175,8 @@ class TenantIsolationIT {
         } finally {
             carol.disconnect();
         }
-        final HttpResponse<String> put = broker.http("PUT", "/subscriptions/carol-secret",
-                SecuredBroker.basic("carol", "carol-pw"), "application/json", "{\"topic\":\"secret\"}", Map.of());
+        final HttpResponse<String> put = http(broker, "PUT", "/subscriptions/carol-secret",
+                basic("carol", "carol-pw"), "application/json", "{\"topic\":\"secret\"}", Map.of());
         assertThat(put.statusCode()).isEqualTo(403);
         assertThat(put.body()).contains("'secret'").doesNotContain("acme%");
     }
@@ -232,7 +230,7 @@ class TenantIsolationIT {
     // ------------------------------------------------------------------------------------------------ HTTP
 
     private static HttpResponse<String> post(final String topic, final String authorization, final String id) {
-        return broker.http("POST", "/topics/" + topic, authorization, "text/plain", "event " + id,
+        return http(broker, "POST", "/topics/" + topic, authorization, "text/plain", "event " + id,
                 Map.of("ce-id", id, "ce-source", "/it", "ce-type", "it.event", "ce-specversion", "1.0"));
     }
 
@@ -241,15 +239,15 @@ class TenantIsolationIT {
         assertThat(post("news", null, "n0").statusCode()).isEqualTo(401);
         assertThat(post("news", null, "n0").headers().firstValue("WWW-Authenticate")).get().asString()
                 .contains("Basic");
-        assertThat(post("news", SecuredBroker.basic("alice", "guess"), "n0").statusCode()).isEqualTo(401);
+        assertThat(post("news", basic("alice", "guess"), "n0").statusCode()).isEqualTo(401);
 
-        final String alice = SecuredBroker.basic("alice", "alice-pw");
-        final String bob = SecuredBroker.basic("bob", "bob-pw");
-        final HttpResponse<String> aliceSub = broker.http("PUT", "/subscriptions/feed", alice, "application/json",
+        final String alice = basic("alice", "alice-pw");
+        final String bob = basic("bob", "bob-pw");
+        final HttpResponse<String> aliceSub = http(broker, "PUT", "/subscriptions/feed", alice, "application/json",
                 "{\"topic\":\"news\"}", Map.of());
         assertThat(aliceSub.statusCode()).isEqualTo(201);
         assertThat(aliceSub.body()).contains("\"name\":\"feed\"").contains("\"topic\":\"news\"");
-        assertThat(broker.http("PUT", "/subscriptions/feed", bob, "application/json", "{\"topic\":\"news\"}",
+        assertThat(http(broker, "PUT", "/subscriptions/feed", bob, "application/json", "{\"topic\":\"news\"}",
                 Map.of()).statusCode()).as("the same name in another tenant").isEqualTo(201);
 
         assertThat(post("news", alice, "a1").statusCode()).isEqualTo(202);
@@ -257,8 +255,8 @@ class TenantIsolationIT {
         assertThat(post("news", bob, "b1").statusCode()).isEqualTo(202);
 
         // A bearer token issued by the super user through the admin API.
-        final HttpResponse<String> token = broker.http("POST", "/admin/users/alice/tokens",
-                SecuredBroker.basic("root", "root-pw"), null, null, Map.of());
+        final HttpResponse<String> token = http(broker, "POST", "/admin/users/alice/tokens",
+                basic("root", "root-pw"), null, null, Map.of());
         assertThat(token.statusCode()).isEqualTo(201);
         final String bearer = "Bearer " + token.body().replaceAll(".*\"token\":\"([^\"]+)\".*", "$1");
         assertThat(post("news", bearer, "a3").statusCode()).isEqualTo(202);
@@ -269,11 +267,11 @@ class TenantIsolationIT {
         final List<String> bobIds = receiveIds(bob, 1);
         assertThat(bobIds).containsExactly("b1");
 
-        final HttpResponse<String> list = broker.http("GET", "/subscriptions", alice, null, null, Map.of());
+        final HttpResponse<String> list = http(broker, "GET", "/subscriptions", alice, null, null, Map.of());
         assertThat(list.body()).contains("\"name\":\"feed\"").doesNotContain("globex");
-        assertThat(broker.http("GET", "/admin/users", alice, null, null, Map.of()).statusCode())
+        assertThat(http(broker, "GET", "/admin/users", alice, null, null, Map.of()).statusCode())
                 .as("only super users administer").isEqualTo(403);
-        assertThat(broker.http("GET", "/admin/users", SecuredBroker.basic("root", "root-pw"), null, null, Map.of())
+        assertThat(http(broker, "GET", "/admin/users", basic("root", "root-pw"), null, null, Map.of())
                 .body()).contains("\"name\":\"carol\"").doesNotContain("carol-pw").doesNotContain("Hash");
     }
 
@@ -282,10 +280,10 @@ class TenantIsolationIT {
         final List<String> ids = new ArrayList<>();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (ids.size() < n && System.nanoTime() < deadline) {
-            collect(broker.http("POST", "/subscriptions/feed/receive?max=10&waitSeconds=1", authorization, null,
+            collect(http(broker, "POST", "/subscriptions/feed/receive?max=10&waitSeconds=1", authorization, null,
                     null, Map.of()), ids);
         }
-        collect(broker.http("POST", "/subscriptions/feed/receive?max=10&waitSeconds=1", authorization, null, null,
+        collect(http(broker, "POST", "/subscriptions/feed/receive?max=10&waitSeconds=1", authorization, null, null,
                 Map.of()), ids);
         return ids;
     }
@@ -300,8 +298,8 @@ class TenantIsolationIT {
 
     @Test
     void auditCountersAreExposed() {
-        assertThat(post("news", SecuredBroker.basic("nobody", "x"), "z").statusCode()).isEqualTo(401);
-        final String metrics = broker.http("GET", "/metrics", null, null, null, Map.of()).body();
+        assertThat(post("news", basic("nobody", "x"), "z").statusCode()).isEqualTo(401);
+        final String metrics = http(broker, "GET", "/metrics", null, null, null, Map.of()).body();
         assertThat(metrics).contains("junction_auth_failures_total{protocol=\"http\",reason=\"unknown-user\"}");
     }
 }

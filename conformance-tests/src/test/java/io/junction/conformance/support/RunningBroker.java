@@ -20,8 +20,10 @@ import java.util.Map;
  */
 public final class RunningBroker implements AutoCloseable {
 
-    /** How long a start (with recovery) or a clean stop may take on a loaded machine. */
+    /** How long a clean stop (or a client's wait for a broker's answer) may take on a loaded machine. */
     public static final Duration DEADLINE = Duration.ofSeconds(30);
+    /** How long a start (with recovery) may take to answer {@code /health} on two busy shared cores. */
+    private static final Duration START_DEADLINE = Duration.ofSeconds(60);
 
     /** The listeners' port keys; a restart keeps them all, a crash restart takes fresh ones. */
     private static final List<String> PORT_KEYS =
@@ -197,7 +199,7 @@ public final class RunningBroker implements AutoCloseable {
         private final List<String> jvmArgs = new ArrayList<>();
         private Path dataDir;
         private DataDirSeed seed = new DataDirSeed.None();
-        private Duration startDeadline = DEADLINE;
+        private Duration startDeadline = START_DEADLINE;
 
         private Builder() {
         }
