@@ -11,6 +11,8 @@ import io.junction.broker.http.HttpRouter;
 import io.junction.broker.http.ListenException;
 import io.junction.broker.http.MetricsHandler;
 import io.junction.broker.metrics.BrokerMetrics;
+import io.junction.broker.metrics.BrokerObservability;
+import io.junction.broker.metrics.OtlpPush;
 import io.junction.broker.metrics.StoreStatsGauges;
 import io.junction.broker.netty.NettyTransport;
 import io.junction.broker.security.SecuritySetup;
@@ -19,6 +21,7 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.InvalidValueException;
 import io.junction.spi.metrics.ConnectionCounter;
@@ -27,6 +30,7 @@ import io.junction.tenancy.AccessControl;
 import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,7 +77,7 @@ public final class Broker {
             throws ConfigException, BrokerStartException {
         final ResourceStack resources = new ResourceStack();
         try {
-            final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create());
+            final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create(otlpPush(config)));
             final StoreConfig storeConfig = StoreSettings.toStoreConfig(config, metrics.storeMetrics());
             final MessageStore store = resources.push("store", openStore(storeConfig));
             StoreStatsGauges.register(metrics.registry(), store::stats);
@@ -81,6 +85,9 @@ public final class Broker {
             if (store.stats().recoveredFromCrash()) {
                 LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
             }
+
+            final BrokerObservability observability = resources.push("consumer metrics",
+                    new BrokerObservability(metrics.registry(), store, observabilitySettings(config)));
 
             final NettyTransport transport = resources.push("event loops",
                     NettyTransport.create(config.intValue(ConfigKeys.IO_THREADS)));
@@ -122,7 +129,7 @@ public final class Broker {
                     LOG.info("Front-end {} is disabled ({}.enabled=false)", name, name);
                     continue;
                 }
-                final FrontEndContext context = new FrontEndContext(store, accessControl,
+                final FrontEndContext context = new FrontEndContext(observability.observe(store, name), accessControl,
                         config.frontEnd(name), transport, metrics.registry(), router,
                         new ConnectionCounter(metrics.registry(), name), bindAddress, advertisedHost, config.dataDir());
                 resources.onClose(name, () -> stopFrontEnd(frontEnd));
@@ -144,6 +151,34 @@ public final class Broker {
             resources.closeAll();
             throw new BrokerStartException(describe(e), e);
         }
+    }
+
+    private static OtlpPush otlpPush(final BrokerConfig config) throws ConfigException {
+        final String endpoint = config.string(ConfigKeys.OTEL_ENDPOINT).trim();
+        if (endpoint.isEmpty()) {
+            return null;
+        }
+        if (!endpoint.startsWith("http://") && !endpoint.startsWith("https://")) {
+            throw new ConfigException(ConfigKeys.OTEL_ENDPOINT.name() + ": an http:// or https:// URL, not '"
+                    + endpoint + "'");
+        }
+        return new OtlpPush(endpoint, Duration.ofMillis(positive(config, ConfigKeys.OTEL_METRICS_INTERVAL_MS)),
+                config.string(ConfigKeys.OTEL_SERVICE_NAME));
+    }
+
+    private static BrokerObservability.Settings observabilitySettings(final BrokerConfig config)
+            throws ConfigException {
+        return new BrokerObservability.Settings(positive(config, ConfigKeys.METRICS_MAX_TOPICS),
+                positive(config, ConfigKeys.METRICS_MAX_GROUPS), positive(config, ConfigKeys.METRICS_MAX_LAG_SERIES),
+                positive(config, ConfigKeys.METRICS_LAG_INTERVAL_MS));
+    }
+
+    private static int positive(final BrokerConfig config, final ConfigKey key) throws ConfigException {
+        final int value = config.intValue(key);
+        if (value <= 0) {
+            throw new ConfigException(key.name() + ": must be positive, not " + value);
+        }
+        return value;
     }
 
     private static SslContext httpTls(final FrontEndConfig httpConfig, final Path dataDir,
