@@ -5,6 +5,7 @@ import io.cloudevents.core.builder.CloudEventBuilder;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
+import io.junction.spi.TraceContextProperties;
 import java.net.URI;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -28,7 +29,9 @@ import java.util.Map;
  * CE_dataschema    dataschema
  * CE_contenttype   datacontenttype (the name the CloudEvents SDK's RocketMQ binding uses)
  * CONTENT_TYPE     datacontenttype too (the core's content-type property, read by the other front-ends)
- * CE_{extension}   every extension attribute, its value as text
+ * CE_{extension}   every extension attribute, its value as text, except the Distributed Tracing extension:
+ * traceparent      traceparent and tracestate are the canonical trace context properties of every protocol
+ * tracestate
  * </pre>
  * The property names are those of the CloudEvents RocketMQ binding ({@code CE_} + attribute name), so a RocketMQ
  * consumer reading a message that arrived over HTTP sees the binary-mode RocketMQ rendering of the event.
@@ -104,7 +107,8 @@ public final class CloudEventMapping {
         for (final String name : event.getExtensionNames()) {
             final Object value = event.getExtension(name);
             if (value != null) {
-                b.property(PREFIX + name, extensionText(value));
+                // The Distributed Tracing extension is the message's canonical trace context, read by every protocol.
+                b.property(TraceContextProperties.isTraceContext(name) ? name : PREFIX + name, extensionText(value));
             }
         }
         return b.build();
@@ -140,6 +144,12 @@ public final class CloudEventMapping {
                             b.withExtension(attribute, e.getValue());
                         }
                     }
+                }
+            }
+            for (final String name : new String[] {TraceContextProperties.TRACEPARENT,
+                TraceContextProperties.TRACESTATE}) {
+                if (properties.get(name) != null) {
+                    b.withExtension(name, properties.get(name));
                 }
             }
         } else {

@@ -106,9 +106,14 @@ public final class ConfigKeys {
 
     public static final ConfigKey OTEL_ENDPOINT = ConfigKey.of("otel.endpoint", STRING, "",
             "OpenTelemetry collector's OTLP/HTTP base URL (e.g. http://collector:4318): metrics are pushed to "
-                    + "<endpoint>/v1/metrics; empty pushes nothing.");
+                    + "<endpoint>/v1/metrics, spans to <endpoint>/v1/traces; empty pushes nothing.");
     public static final ConfigKey OTEL_METRICS_INTERVAL_MS = ConfigKey.of("otel.metrics-interval-ms", INT, "60000",
             "Milliseconds between two OTLP metric pushes.");
+    public static final ConfigKey OTEL_TRACES_ENABLED = ConfigKey.of("otel.traces-enabled", BOOLEAN, "true",
+            "With otel.endpoint set, record send/store/deliver/ack spans of messages and export them to "
+                    + "<endpoint>/v1/traces; false pushes metrics only.");
+    public static final ConfigKey OTEL_TRACES_EXPORT_DELAY_MS = ConfigKey.of("otel.traces-export-delay-ms", INT,
+            "5000", "Longest time, in milliseconds, a recorded span waits to be exported in a batch.");
     public static final ConfigKey OTEL_SERVICE_NAME = ConfigKey.of("otel.service-name", STRING, "junction",
             "The service.name resource attribute of what is pushed over OTLP.");
     public static final ConfigKey METRICS_MAX_TOPICS = ConfigKey.of("metrics.max-topics", INT, "1000",
@@ -184,7 +189,8 @@ public final class ConfigKeys {
                 POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
-                SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_SERVICE_NAME,
+                SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,
+                OTEL_TRACES_EXPORT_DELAY_MS, OTEL_SERVICE_NAME,
                 METRICS_MAX_TOPICS, METRICS_MAX_GROUPS, METRICS_MAX_LAG_SERIES, METRICS_LAG_INTERVAL_MS));
         keys.addAll(ServerTls.keys(HTTP_PREFIX, 8443));
         STANDARD_FRONT_ENDS.forEach((name, port) -> {

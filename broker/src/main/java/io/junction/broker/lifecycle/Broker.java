@@ -17,6 +17,7 @@ import io.junction.broker.metrics.StoreStatsGauges;
 import io.junction.broker.netty.NettyTransport;
 import io.junction.broker.security.SecuritySetup;
 import io.junction.broker.security.SecurityAdminHandler;
+import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
@@ -86,8 +87,12 @@ public final class Broker {
                 LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
             }
 
+            final MessageSpans spans = messageSpans(config);
+            if (spans != null) {
+                resources.push("spans", spans);
+            }
             final BrokerObservability observability = resources.push("consumer metrics",
-                    new BrokerObservability(metrics.registry(), store, observabilitySettings(config)));
+                    new BrokerObservability(metrics.registry(), store, observabilitySettings(config), spans));
 
             final NettyTransport transport = resources.push("event loops",
                     NettyTransport.create(config.intValue(ConfigKeys.IO_THREADS)));
@@ -164,6 +169,16 @@ public final class Broker {
         }
         return new OtlpPush(endpoint, Duration.ofMillis(positive(config, ConfigKeys.OTEL_METRICS_INTERVAL_MS)),
                 config.string(ConfigKeys.OTEL_SERVICE_NAME));
+    }
+
+    /** Spans exported to the OTLP endpoint, or null when there is none or traces are off (then nothing is recorded). */
+    private static MessageSpans messageSpans(final BrokerConfig config) throws ConfigException {
+        final OtlpPush push = otlpPush(config);
+        if (push == null || !config.bool(ConfigKeys.OTEL_TRACES_ENABLED)) {
+            return null;
+        }
+        return MessageSpans.export(push.tracesUrl(), push.serviceName(),
+                Duration.ofMillis(positive(config, ConfigKeys.OTEL_TRACES_EXPORT_DELAY_MS)));
     }
 
     private static BrokerObservability.Settings observabilitySettings(final BrokerConfig config)

@@ -1,5 +1,6 @@
 package io.junction.broker.metrics;
 
+import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.Messaging;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -8,7 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * RocketMQ-named metrics for every front-end: wraps the message core once per front-end
+ * RocketMQ-named metrics, and spans when configured, for every front-end: wraps the message core once per front-end
  * ({@link #observe}), and computes the consumer gauges on a thread of its own every {@code lagIntervalMs}.
  */
 public final class BrokerObservability implements AutoCloseable {
@@ -24,13 +25,19 @@ public final class BrokerObservability implements AutoCloseable {
     private final HalfMessages halves;
     private final ConsumedTopics consumed;
     private final ScheduledExecutorService sampler;
+    private final MessageSpans spans;
 
     /** Limits and the sampling interval of the RocketMQ-named meters. */
     public record Settings(int maxTopics, int maxGroups, int maxLagSeries, int lagIntervalMs) {
     }
 
-    public BrokerObservability(final MeterRegistry registry, final Messaging core, final Settings settings) {
+    /**
+     * @param spans where the spans of messages go, or null to record none (then the wrapper does no span work)
+     */
+    public BrokerObservability(final MeterRegistry registry, final Messaging core, final Settings settings,
+                               final MessageSpans spans) {
         this.registry = registry;
+        this.spans = spans;
         this.meters = new RocketMqMeters(registry, settings.maxTopics(), settings.maxGroups());
         this.halves = new HalfMessages(registry, MAX_OPEN_HALVES);
         this.consumed = new ConsumedTopics(settings.maxLagSeries());
@@ -44,7 +51,7 @@ public final class BrokerObservability implements AutoCloseable {
 
     /** The core as the front-end of {@code protocol} should see it: its traffic counted under that label. */
     public Messaging observe(final Messaging core, final String protocol) {
-        return new ObservedMessaging(core, protocol, meters, inflight, halves, consumed);
+        return new ObservedMessaging(core, protocol, meters, inflight, halves, consumed, spans);
     }
 
     public MeterRegistry registry() {

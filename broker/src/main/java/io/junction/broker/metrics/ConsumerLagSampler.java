@@ -13,9 +13,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,11 @@ final class ConsumerLagSampler implements Runnable {
     private final MultiGauge inflightMessages;
     private final MultiGauge readyMessages;
     private final MultiGauge consumerConnections;
+    private final Map<Tags, AtomicLong> lagHolders = new HashMap<>();
+    private final Map<Tags, AtomicLong> latencyHolders = new HashMap<>();
+    private final Map<Tags, AtomicLong> inflightHolders = new HashMap<>();
+    private final Map<Tags, AtomicLong> readyHolders = new HashMap<>();
+    private final Map<Tags, AtomicLong> connectionHolders = new HashMap<>();
 
     ConsumerLagSampler(final MeterRegistry registry, final Messaging core, final RocketMqMeters meters,
                        final InflightTracker inflight, final ConsumedTopics consumed, final int maxSeries) {
@@ -86,11 +92,11 @@ final class ConsumerLagSampler implements Runnable {
         final long now = System.currentTimeMillis();
         inflight.sweep(System.nanoTime());
         final Map<InflightTracker.GroupTopic, Long> flying = inflight.snapshot();
-        final List<MultiGauge.Row<?>> lag = new ArrayList<>();
-        final List<MultiGauge.Row<?>> latency = new ArrayList<>();
-        final List<MultiGauge.Row<?>> inFlight = new ArrayList<>();
-        final List<MultiGauge.Row<?>> ready = new ArrayList<>();
-        final List<MultiGauge.Row<?>> connections = new ArrayList<>();
+        final Rows lag = new Rows(lagHolders);
+        final Rows latency = new Rows(latencyHolders);
+        final Rows inFlight = new Rows(inflightHolders);
+        final Rows ready = new Rows(readyHolders);
+        final Rows connections = new Rows(connectionHolders);
         final Map<InflightTracker.GroupTopic, Long> unlisted = new HashMap<>(flying);
         final Set<InflightTracker.GroupTopic> pairs = new LinkedHashSet<>(consumed.pairs());
         final Set<String> groups = new LinkedHashSet<>();
@@ -105,7 +111,7 @@ final class ConsumerLagSampler implements Runnable {
         for (final String name : groups) {
             final int clients = core.consumers().clients(name).size();
             if (clients > 0) {
-                connections.add(MultiGauge.Row.of(Tags.of(RocketMqMeters.GROUP, meters.group(name)), clients));
+                connections.add(Tags.of(RocketMqMeters.GROUP, meters.group(name)), clients);
             }
         }
         // Pairs beyond the label caps share the _other_ labels: their figures add up in one row.
@@ -138,18 +144,45 @@ final class ConsumerLagSampler implements Runnable {
             final long held = flying.getOrDefault(key, 0L);
             unlisted.remove(key);
             final Tags tags = Tags.of(RocketMqMeters.GROUP, key.group(), RocketMqMeters.TOPIC, key.topic());
-            lag.add(MultiGauge.Row.of(tags, f[0]));
-            latency.add(MultiGauge.Row.of(tags, f[1]));
-            inFlight.add(MultiGauge.Row.of(tags, held));
-            ready.add(MultiGauge.Row.of(tags, Math.max(0, f[0] - held)));
+            lag.add(tags, f[0]);
+            latency.add(tags, f[1]);
+            inFlight.add(tags, held);
+            ready.add(tags, Math.max(0, f[0] - held));
         });
-        unlisted.forEach((k, held) -> inFlight.add(MultiGauge.Row.of(
-                Tags.of(RocketMqMeters.GROUP, k.group(), RocketMqMeters.TOPIC, k.topic()), held)));
-        lagMessages.register(lag, true);
-        lagLatency.register(latency, true);
-        inflightMessages.register(inFlight, true);
-        readyMessages.register(ready, true);
-        consumerConnections.register(connections, true);
+        unlisted.forEach((k, held) -> inFlight.add(
+                Tags.of(RocketMqMeters.GROUP, k.group(), RocketMqMeters.TOPIC, k.topic()), held));
+        lag.registerTo(lagMessages);
+        latency.registerTo(lagLatency);
+        inFlight.registerTo(inflightMessages);
+        ready.registerTo(readyMessages);
+        connections.registerTo(consumerConnections);
+    }
+
+    /**
+     * One gauge's rows of this run. A series that stays keeps its gauge and value holder (only the value changes): a
+     * MultiGauge that replaced it instead would, for a moment, have the old and the new gauge of the same labels, and a
+     * scrape just then fails on duplicate labels. Series gone from this run are removed.
+     */
+    private static final class Rows {
+        private final Map<Tags, AtomicLong> holders;
+        private final Map<Tags, AtomicLong> current = new LinkedHashMap<>();
+
+        Rows(final Map<Tags, AtomicLong> holders) {
+            this.holders = holders;
+        }
+
+        void add(final Tags tags, final long value) {
+            final AtomicLong holder = holders.computeIfAbsent(tags, t -> new AtomicLong());
+            holder.set(value);
+            current.put(tags, holder);
+        }
+
+        void registerTo(final MultiGauge gauge) {
+            holders.keySet().retainAll(current.keySet());
+            final List<MultiGauge.Row<?>> rows = new ArrayList<>(current.size());
+            current.forEach((tags, holder) -> rows.add(MultiGauge.Row.of(tags, holder, AtomicLong::get)));
+            gauge.register(rows, false);
+        }
     }
 
     private List<QueueLag> lagOf(final String group, final String topic) {

@@ -1,7 +1,6 @@
 package io.junction.broker.metrics;
 
 import io.junction.core.Receipt;
-import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,15 +36,24 @@ final class InflightTracker {
     record GroupTopic(String group, String topic) {
     }
 
-    /** Follows one popped message; returns the receipt to hand to the front-end in place of the core's. */
-    Receipt popped(final String group, final String topic, final Receipt receipt, final long invisibleMillis) {
+    /** A settled message: its labels and, when spans are recorded, its trace context (else null). */
+    record Settled(String group, String topic, String traceparent, String tracestate) {
+    }
+
+    /**
+     * Follows one popped message; returns the receipt to hand to the front-end in place of the core's.
+     * {@code traceparent} and {@code tracestate} are kept for the ack span (null when spans are not recorded).
+     */
+    Receipt popped(final String group, final String topic, final Receipt receipt, final long invisibleMillis,
+                   final String traceparent, final String tracestate) {
         if (tracked.incrementAndGet() > maxTracked) {
             tracked.decrementAndGet();
             return receipt;
         }
         final AtomicLong count = counts.computeIfAbsent(new GroupTopic(group, topic), k -> new AtomicLong());
         count.incrementAndGet();
-        final Entry e = new Entry(group, topic, count, System.nanoTime() + invisibleMillis * 1_000_000L);
+        final Entry e = new Entry(group, topic, count, System.nanoTime() + invisibleMillis * 1_000_000L,
+                traceparent, tracestate);
         byAge.add(e);
         return new TrackedReceipt(receipt, e);
     }
@@ -55,23 +63,18 @@ final class InflightTracker {
         return receipt instanceof TrackedReceipt t ? t.core : receipt;
     }
 
-    /** Settles the message of a receipt object; returns its (group, topic), or null when it was not followed. */
-    GroupTopic settle(final Receipt receipt) {
+    /** Settles the message of a receipt object; returns what it was, or null when it was not followed. */
+    Settled settle(final Receipt receipt) {
         return receipt instanceof TrackedReceipt t ? settle(t.entry) : null;
     }
 
-    /** Settles the message of a sealed receipt handle; returns its (group, topic), or null when not followed. */
-    GroupTopic settle(final String sealed) {
+    /** Settles the message of a sealed receipt handle; returns what it was, or null when not followed. */
+    Settled settle(final String sealed) {
         final Entry e = sealed == null ? null : bySealed.get(sealed);
         return e == null ? null : settle(e);
     }
 
-    /** Settles several receipts at once. */
-    void settleAll(final List<? extends Receipt> receipts) {
-        receipts.forEach(this::settle);
-    }
-
-    private GroupTopic settle(final Entry e) {
+    private Settled settle(final Entry e) {
         if (e.settled.compareAndSet(false, true)) {
             e.count.decrementAndGet();
             final String sealed = e.sealed;
@@ -79,7 +82,7 @@ final class InflightTracker {
                 bySealed.remove(sealed, e);
             }
         }
-        return new GroupTopic(e.group, e.topic);
+        return new Settled(e.group, e.topic, e.traceparent, e.tracestate);
     }
 
     /**
@@ -113,10 +116,15 @@ final class InflightTracker {
         final String topic;
         final AtomicLong count;
         final long deadlineNanos;
+        final String traceparent;
+        final String tracestate;
         final AtomicBoolean settled = new AtomicBoolean();
         volatile String sealed;
 
-        Entry(final String group, final String topic, final AtomicLong count, final long deadlineNanos) {
+        Entry(final String group, final String topic, final AtomicLong count, final long deadlineNanos,
+              final String traceparent, final String tracestate) {
+            this.traceparent = traceparent;
+            this.tracestate = tracestate;
             this.group = group;
             this.topic = topic;
             this.count = count;

@@ -1,5 +1,6 @@
 package io.junction.broker.metrics;
 
+import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.BrowseRequest;
 import io.junction.core.BrowseResult;
 import io.junction.core.Messaging;
@@ -19,9 +20,11 @@ import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionMessages;
 import io.junction.core.txn.TransactionResolution;
+import io.junction.spi.TraceContextProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -43,10 +46,14 @@ public final class ObservedMessaging implements Messaging {
     private final InflightTracker inflight;
     private final HalfMessages halves;
     private final ConsumedTopics consumed;
+    /** Null when spans are not recorded: then no span work at all, one null check per call. */
+    private final MessageSpans spans;
 
     ObservedMessaging(final Messaging core, final String protocol, final RocketMqMeters meters,
-                      final InflightTracker inflight, final HalfMessages halves, final ConsumedTopics consumed) {
+                      final InflightTracker inflight, final HalfMessages halves, final ConsumedTopics consumed,
+                      final MessageSpans spans) {
         this.consumed = consumed;
+        this.spans = spans;
         this.core = core;
         this.protocol = protocol;
         this.meters = meters;
@@ -69,14 +76,25 @@ public final class ObservedMessaging implements Messaging {
     @Override
     public CompletableFuture<SendResult> send(final Message message) {
         final long start = System.nanoTime();
+        if (spans != null) {
+            final MessageSpans.SendSpans traced = spans.sendStarted(message, protocol);
+            final CompletableFuture<SendResult> sent = core.send(traced.message());
+            sent.whenComplete((r, e) -> {
+                spans.sendEnded(traced, r, e);
+                sendEnded(message, start, e);
+            });
+            return sent;
+        }
         final CompletableFuture<SendResult> sent = core.send(message);
-        sent.whenComplete((r, e) -> {
-            rpc("send", start, e);
-            if (e == null) {
-                stored(message);
-            }
-        });
+        sent.whenComplete((r, e) -> sendEnded(message, start, e));
         return sent;
+    }
+
+    private void sendEnded(final Message message, final long start, final Throwable failure) {
+        rpc("send", start, failure);
+        if (failure == null) {
+            stored(message);
+        }
     }
 
     @Override
@@ -116,6 +134,9 @@ public final class ObservedMessaging implements Messaging {
         long bytes = 0;
         for (final StoredMessage m : messages) {
             bytes += m.body().remaining();
+            if (spans != null) {
+                spans.delivered(protocol, group, topic, m.properties());
+            }
         }
         meters.messagesOut(protocol, topic, group, messages.size(), bytes);
     }
@@ -158,8 +179,16 @@ public final class ObservedMessaging implements Messaging {
             topic = m.topic();
             bytes += m.message().body().remaining();
             count++;
-            final Receipt receipt = inflight.popped(group, meters.topic(m.topic()), m.receipt(),
-                    request.invisibleMillis());
+            final Map<String, String> props = m.message().properties();
+            final Receipt receipt;
+            if (spans != null) {
+                spans.delivered(protocol, request.group(), m.topic(), props);
+                receipt = inflight.popped(group, meters.topic(m.topic()), m.receipt(), request.invisibleMillis(),
+                        props.get(TraceContextProperties.TRACEPARENT), props.get(TraceContextProperties.TRACESTATE));
+            } else {
+                receipt = inflight.popped(group, meters.topic(m.topic()), m.receipt(), request.invisibleMillis(),
+                        null, null);
+            }
             out.add(receipt == m.receipt() ? m : new PoppedMessage(m.message(), m.topic(), receipt,
                     m.reconsumeTimes()));
         }
@@ -175,7 +204,7 @@ public final class ObservedMessaging implements Messaging {
     @Override
     public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
         final long start = System.nanoTime();
-        inflight.settle(receiptHandle);
+        acked(group, inflight.settle(receiptHandle));
         final CompletableFuture<Void> acked = core.ack(group, receiptHandle);
         acked.whenComplete((r, e) -> rpc("ack", start, e));
         return acked;
@@ -184,7 +213,7 @@ public final class ObservedMessaging implements Messaging {
     @Override
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
         final long start = System.nanoTime();
-        receiptHandles.forEach(inflight::settle);
+        receiptHandles.forEach(h -> acked(group, inflight.settle(h)));
         final CompletableFuture<Void> acked = core.ack(group, receiptHandles);
         acked.whenComplete((r, e) -> rpc("ack", start, e));
         return acked;
@@ -193,12 +222,19 @@ public final class ObservedMessaging implements Messaging {
     @Override
     public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
         final long start = System.nanoTime();
-        inflight.settleAll(receipts);
+        receipts.forEach(r -> acked(group, inflight.settle(r)));
         final List<Receipt> unwrapped = new ArrayList<>(receipts.size());
         receipts.forEach(r -> unwrapped.add(InflightTracker.unwrap(r)));
         final CompletableFuture<Void> acked = core.ackReceipts(group, unwrapped);
         acked.whenComplete((r, e) -> rpc("ack", start, e));
         return acked;
+    }
+
+    /** The ack span of a settled message (its trace context was kept when it was popped). */
+    private void acked(final String group, final InflightTracker.Settled settled) {
+        if (spans != null && settled != null && settled.traceparent() != null) {
+            spans.acked(protocol, group, settled.topic(), settled.traceparent(), settled.tracestate());
+        }
     }
 
     @Override
@@ -217,7 +253,7 @@ public final class ObservedMessaging implements Messaging {
 
     @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
-        final InflightTracker.GroupTopic followed = inflight.settle(receiptHandle);
+        final InflightTracker.Settled followed = inflight.settle(receiptHandle);
         final CompletableFuture<Void> moved = core.deadLetter(group, receiptHandle);
         moved.whenComplete((r, e) -> {
             if (e == null) {

@@ -22,6 +22,11 @@ public record OtlpPush(String endpoint, Duration interval, String serviceName) {
         return endpoint.replaceAll("/+$", "") + "/v1/metrics";
     }
 
+    /** The traces URL under {@link #endpoint}. */
+    public String tracesUrl() {
+        return endpoint.replaceAll("/+$", "") + "/v1/traces";
+    }
+
     /** A registry pushing every meter added to it on a daemon thread of its own. */
     OtlpMeterRegistry registry() {
         final OtlpConfig config = new OtlpConfig() {

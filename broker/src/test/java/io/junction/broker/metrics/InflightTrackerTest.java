@@ -3,7 +3,6 @@ package io.junction.broker.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.Receipt;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class InflightTrackerTest {
@@ -17,16 +16,16 @@ class InflightTrackerTest {
     @Test
     void shouldCountPoppedMessagesUntilAckedByObjectOrBySealedText() {
         final InflightTracker tracker = new InflightTracker(10);
-        final Receipt a = tracker.popped("g", "t", receipt("a"), 60_000);
-        final Receipt b = tracker.popped("g", "t", receipt("b"), 60_000);
+        final Receipt a = tracker.popped("g", "t", receipt("a"), 60_000, null, null);
+        final Receipt b = tracker.popped("g", "t", receipt("b"), 60_000, null, null);
         assertThat(tracker.snapshot()).containsEntry(KEY, 2L);
 
-        tracker.settleAll(List.of(a));
+        tracker.settle(a);
         assertThat(tracker.snapshot()).containsEntry(KEY, 1L);
         assertThat(InflightTracker.unwrap(a).sealed()).isEqualTo("a");
 
         assertThat(b.sealed()).isEqualTo("b"); // a front-end hands the handle out, then its client acks the text
-        assertThat(tracker.settle("b")).isEqualTo(KEY);
+        assertThat(tracker.settle("b").topic()).isEqualTo("t");
         assertThat(tracker.settle("b")).isNull(); // settled once: the text no longer names it
         assertThat(tracker.snapshot()).containsEntry(KEY, 0L);
     }
@@ -34,8 +33,8 @@ class InflightTrackerTest {
     @Test
     void shouldStopCountingWhatPassedItsInvisibleTime() {
         final InflightTracker tracker = new InflightTracker(10);
-        tracker.popped("g", "t", receipt("a"), 0);
-        tracker.popped("g", "t", receipt("b"), 60_000);
+        tracker.popped("g", "t", receipt("a"), 0, null, null);
+        tracker.popped("g", "t", receipt("b"), 60_000, null, null);
         tracker.sweep(System.nanoTime() + 1);
         assertThat(tracker.snapshot()).containsEntry(KEY, 1L);
     }
@@ -43,9 +42,9 @@ class InflightTrackerTest {
     @Test
     void shouldFollowAtMostItsLimit() {
         final InflightTracker tracker = new InflightTracker(1);
-        tracker.popped("g", "t", receipt("a"), 60_000);
+        tracker.popped("g", "t", receipt("a"), 60_000, null, null);
         final Receipt untracked = receipt("b");
-        assertThat(tracker.popped("g", "t", untracked, 60_000)).isSameAs(untracked);
+        assertThat(tracker.popped("g", "t", untracked, 60_000, null, null)).isSameAs(untracked);
         assertThat(tracker.snapshot()).containsEntry(KEY, 1L);
     }
 
