@@ -116,6 +116,13 @@ public final class ConfigKeys {
             "5000", "Longest time, in milliseconds, a recorded span waits to be exported in a batch.");
     public static final ConfigKey OTEL_SERVICE_NAME = ConfigKey.of("otel.service-name", STRING, "junction",
             "The service.name resource attribute of what is pushed over OTLP.");
+    public static final ConfigKey METRICS_ENABLED = ConfigKey.of("metrics.enabled", BOOLEAN, "true",
+            "Count every front-end's traffic under RocketMQ's metric names (rocketmq_*); false leaves the message core "
+                    + "unwrapped: no rocketmq_* traffic meters, spans or broker-written message trace (to measure "
+                    + "their cost).");
+    public static final ConfigKey TRACE_TOPICS = ConfigKey.of("trace.topics", STRING, "",
+            "Comma-separated topics whose message trace the broker writes to RMQ_SYS_TRACE_TOPIC, besides those "
+                    + "with the topic attribute trace.enabled=true.");
     public static final ConfigKey METRICS_MAX_TOPICS = ConfigKey.of("metrics.max-topics", INT, "1000",
             "Distinct topics the rocketmq_* metrics label; traffic of further topics is counted under "
                     + "topic=\"_other_\".");
@@ -191,7 +198,7 @@ public final class ConfigKeys {
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,
                 OTEL_TRACES_EXPORT_DELAY_MS, OTEL_SERVICE_NAME,
-                METRICS_MAX_TOPICS, METRICS_MAX_GROUPS, METRICS_MAX_LAG_SERIES, METRICS_LAG_INTERVAL_MS));
+                METRICS_ENABLED, TRACE_TOPICS, METRICS_MAX_TOPICS, METRICS_MAX_GROUPS, METRICS_MAX_LAG_SERIES, METRICS_LAG_INTERVAL_MS));
         keys.addAll(ServerTls.keys(HTTP_PREFIX, 8443));
         STANDARD_FRONT_ENDS.forEach((name, port) -> {
             keys.add(enabledKey(name));

@@ -14,6 +14,7 @@ import io.junction.broker.metrics.BrokerMetrics;
 import io.junction.broker.metrics.BrokerObservability;
 import io.junction.broker.metrics.OtlpPush;
 import io.junction.broker.metrics.StoreStatsGauges;
+import io.junction.broker.msgtrace.MessageTraceWriter;
 import io.junction.broker.netty.NettyTransport;
 import io.junction.broker.security.SecuritySetup;
 import io.junction.broker.security.SecurityAdminHandler;
@@ -34,8 +35,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +85,7 @@ public final class Broker {
             final StoreConfig storeConfig = StoreSettings.toStoreConfig(config, metrics.storeMetrics());
             final MessageStore store = resources.push("store", openStore(storeConfig));
             StoreStatsGauges.register(metrics.registry(), store::stats);
+            awaitTraceTopic(store);
             store.topics().list().forEach(t -> metrics.storeMetrics().registerTopic(t.name()));
             if (store.stats().recoveredFromCrash()) {
                 LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
@@ -158,6 +162,17 @@ public final class Broker {
         }
     }
 
+    private static void awaitTraceTopic(final MessageStore store) throws BrokerStartException {
+        try {
+            MessageTraceWriter.createTraceTopic(store).get(FRONT_END_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (final ExecutionException | TimeoutException e) {
+            throw new BrokerStartException("cannot create " + MessageTraceWriter.DEFAULT_TOPIC + ": " + describe(e), e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerStartException("start interrupted", e);
+        }
+    }
+
     private static OtlpPush otlpPush(final BrokerConfig config) throws ConfigException {
         final String endpoint = config.string(ConfigKeys.OTEL_ENDPOINT).trim();
         if (endpoint.isEmpty()) {
@@ -183,9 +198,16 @@ public final class Broker {
 
     private static BrokerObservability.Settings observabilitySettings(final BrokerConfig config)
             throws ConfigException {
-        return new BrokerObservability.Settings(positive(config, ConfigKeys.METRICS_MAX_TOPICS),
+        final Set<String> traceTopics = new LinkedHashSet<>();
+        for (final String topic : config.string(ConfigKeys.TRACE_TOPICS).split(",")) {
+            if (!topic.isBlank()) {
+                traceTopics.add(topic.trim());
+            }
+        }
+        return new BrokerObservability.Settings(config.bool(ConfigKeys.METRICS_ENABLED),
+                positive(config, ConfigKeys.METRICS_MAX_TOPICS),
                 positive(config, ConfigKeys.METRICS_MAX_GROUPS), positive(config, ConfigKeys.METRICS_MAX_LAG_SERIES),
-                positive(config, ConfigKeys.METRICS_LAG_INTERVAL_MS));
+                positive(config, ConfigKeys.METRICS_LAG_INTERVAL_MS), traceTopics);
     }
 
     private static int positive(final BrokerConfig config, final ConfigKey key) throws ConfigException {

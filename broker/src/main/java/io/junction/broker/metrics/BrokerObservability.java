@@ -1,9 +1,11 @@
 package io.junction.broker.metrics;
 
+import io.junction.broker.msgtrace.MessageTraceWriter;
 import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.Messaging;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +28,12 @@ public final class BrokerObservability implements AutoCloseable {
     private final ConsumedTopics consumed;
     private final ScheduledExecutorService sampler;
     private final MessageSpans spans;
+    private final MessageTraceWriter traces;
+    private final boolean enabled;
 
     /** Limits and the sampling interval of the RocketMQ-named meters. */
-    public record Settings(int maxTopics, int maxGroups, int maxLagSeries, int lagIntervalMs) {
+    public record Settings(boolean enabled, int maxTopics, int maxGroups, int maxLagSeries, int lagIntervalMs,
+                           Set<String> traceTopics) {
     }
 
     /**
@@ -38,6 +43,8 @@ public final class BrokerObservability implements AutoCloseable {
                                final MessageSpans spans) {
         this.registry = registry;
         this.spans = spans;
+        this.traces = new MessageTraceWriter(core, settings.traceTopics());
+        this.enabled = settings.enabled();
         this.meters = new RocketMqMeters(registry, settings.maxTopics(), settings.maxGroups());
         this.halves = new HalfMessages(registry, MAX_OPEN_HALVES);
         this.consumed = new ConsumedTopics(settings.maxLagSeries());
@@ -51,7 +58,10 @@ public final class BrokerObservability implements AutoCloseable {
 
     /** The core as the front-end of {@code protocol} should see it: its traffic counted under that label. */
     public Messaging observe(final Messaging core, final String protocol) {
-        return new ObservedMessaging(core, protocol, meters, inflight, halves, consumed, spans);
+        if (!enabled) {
+            return core;
+        }
+        return new ObservedMessaging(core, protocol, meters, inflight, halves, consumed, spans, traces);
     }
 
     public MeterRegistry registry() {

@@ -1,5 +1,6 @@
 package io.junction.broker.metrics;
 
+import io.junction.broker.msgtrace.MessageTraceWriter;
 import io.junction.core.Receipt;
 import java.util.Map;
 import java.util.Queue;
@@ -37,15 +38,17 @@ final class InflightTracker {
     }
 
     /** A settled message: its labels and, when spans are recorded, its trace context (else null). */
-    record Settled(String group, String topic, String traceparent, String tracestate) {
+    record Settled(String group, String topic, String traceparent, String tracestate,
+                   MessageTraceWriter.Delivery delivery) {
     }
 
     /**
      * Follows one popped message; returns the receipt to hand to the front-end in place of the core's.
-     * {@code traceparent} and {@code tracestate} are kept for the ack span (null when spans are not recorded).
+     * {@code traceparent} and {@code tracestate} are kept for the ack span (null when spans are not recorded),
+     * {@code delivery} for the ack's message trace record (null when the topic's trace is off).
      */
     Receipt popped(final String group, final String topic, final Receipt receipt, final long invisibleMillis,
-                   final String traceparent, final String tracestate) {
+                   final String traceparent, final String tracestate, final MessageTraceWriter.Delivery delivery) {
         if (tracked.incrementAndGet() > maxTracked) {
             tracked.decrementAndGet();
             return receipt;
@@ -53,7 +56,7 @@ final class InflightTracker {
         final AtomicLong count = counts.computeIfAbsent(new GroupTopic(group, topic), k -> new AtomicLong());
         count.incrementAndGet();
         final Entry e = new Entry(group, topic, count, System.nanoTime() + invisibleMillis * 1_000_000L,
-                traceparent, tracestate);
+                traceparent, tracestate, delivery);
         byAge.add(e);
         return new TrackedReceipt(receipt, e);
     }
@@ -82,7 +85,7 @@ final class InflightTracker {
                 bySealed.remove(sealed, e);
             }
         }
-        return new Settled(e.group, e.topic, e.traceparent, e.tracestate);
+        return new Settled(e.group, e.topic, e.traceparent, e.tracestate, e.delivery);
     }
 
     /**
@@ -118,11 +121,13 @@ final class InflightTracker {
         final long deadlineNanos;
         final String traceparent;
         final String tracestate;
+        final MessageTraceWriter.Delivery delivery;
         final AtomicBoolean settled = new AtomicBoolean();
         volatile String sealed;
 
         Entry(final String group, final String topic, final AtomicLong count, final long deadlineNanos,
-              final String traceparent, final String tracestate) {
+              final String traceparent, final String tracestate, final MessageTraceWriter.Delivery delivery) {
+            this.delivery = delivery;
             this.traceparent = traceparent;
             this.tracestate = tracestate;
             this.group = group;

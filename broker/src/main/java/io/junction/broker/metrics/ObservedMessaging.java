@@ -1,5 +1,6 @@
 package io.junction.broker.metrics;
 
+import io.junction.broker.msgtrace.MessageTraceWriter;
 import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.BrowseRequest;
 import io.junction.core.BrowseResult;
@@ -48,11 +49,13 @@ public final class ObservedMessaging implements Messaging {
     private final ConsumedTopics consumed;
     /** Null when spans are not recorded: then no span work at all, one null check per call. */
     private final MessageSpans spans;
+    private final MessageTraceWriter traces;
 
     ObservedMessaging(final Messaging core, final String protocol, final RocketMqMeters meters,
                       final InflightTracker inflight, final HalfMessages halves, final ConsumedTopics consumed,
-                      final MessageSpans spans) {
+                      final MessageSpans spans, final MessageTraceWriter traces) {
         this.consumed = consumed;
+        this.traces = traces;
         this.spans = spans;
         this.core = core;
         this.protocol = protocol;
@@ -76,25 +79,41 @@ public final class ObservedMessaging implements Messaging {
     @Override
     public CompletableFuture<SendResult> send(final Message message) {
         final long start = System.nanoTime();
+        final String traceTopic = traces.traceTopic(message.topic());
         if (spans != null) {
             final MessageSpans.SendSpans traced = spans.sendStarted(message, protocol);
             final CompletableFuture<SendResult> sent = core.send(traced.message());
             sent.whenComplete((r, e) -> {
                 spans.sendEnded(traced, r, e);
-                sendEnded(message, start, e);
+                sendEnded(message, traceTopic, start, r, e);
             });
             return sent;
         }
         final CompletableFuture<SendResult> sent = core.send(message);
-        sent.whenComplete((r, e) -> sendEnded(message, start, e));
+        sent.whenComplete((r, e) -> sendEnded(message, traceTopic, start, r, e));
         return sent;
     }
 
-    private void sendEnded(final Message message, final long start, final Throwable failure) {
+    private void sendEnded(final Message message, final String traceTopic, final long start, final SendResult result,
+                           final Throwable failure) {
         rpc("send", start, failure);
         if (failure == null) {
             stored(message);
         }
+        if (traceTopic != null) {
+            traces.published(traceTopic, protocol, message, result, (System.nanoTime() - start) / 1_000_000,
+                    traceMessageType(message));
+        }
+    }
+
+    /** RocketMQ's MessageType ordinal of a message as sent, for its trace record. */
+    private static int traceMessageType(final Message m) {
+        return switch (messageType(m)) {
+            case "Transaction" -> 1;
+            case "Delay" -> 3;
+            case "Fifo" -> 4;
+            default -> 0;
+        };
     }
 
     @Override
@@ -131,11 +150,15 @@ public final class ObservedMessaging implements Messaging {
     }
 
     private void delivered(final String topic, final String group, final List<StoredMessage> messages) {
+        final String traceTopic = traces.traceTopic(topic);
         long bytes = 0;
         for (final StoredMessage m : messages) {
             bytes += m.body().remaining();
             if (spans != null) {
                 spans.delivered(protocol, group, topic, m.properties());
+            }
+            if (traceTopic != null) {
+                traces.delivered(traceTopic, group, m, m.reconsumeTimes());
             }
         }
         meters.messagesOut(protocol, topic, group, messages.size(), bytes);
@@ -180,14 +203,18 @@ public final class ObservedMessaging implements Messaging {
             bytes += m.message().body().remaining();
             count++;
             final Map<String, String> props = m.message().properties();
+            final String traceTopic = traces.traceTopic(m.topic());
+            final MessageTraceWriter.Delivery delivery = traceTopic == null ? null
+                    : traces.delivered(traceTopic, request.group(), m.message(), m.reconsumeTimes());
             final Receipt receipt;
             if (spans != null) {
                 spans.delivered(protocol, request.group(), m.topic(), props);
                 receipt = inflight.popped(group, meters.topic(m.topic()), m.receipt(), request.invisibleMillis(),
-                        props.get(TraceContextProperties.TRACEPARENT), props.get(TraceContextProperties.TRACESTATE));
+                        props.get(TraceContextProperties.TRACEPARENT), props.get(TraceContextProperties.TRACESTATE),
+                        delivery);
             } else {
                 receipt = inflight.popped(group, meters.topic(m.topic()), m.receipt(), request.invisibleMillis(),
-                        null, null);
+                        null, null, delivery);
             }
             out.add(receipt == m.receipt() ? m : new PoppedMessage(m.message(), m.topic(), receipt,
                     m.reconsumeTimes()));
@@ -232,8 +259,14 @@ public final class ObservedMessaging implements Messaging {
 
     /** The ack span of a settled message (its trace context was kept when it was popped). */
     private void acked(final String group, final InflightTracker.Settled settled) {
-        if (spans != null && settled != null && settled.traceparent() != null) {
+        if (settled == null) {
+            return;
+        }
+        if (spans != null && settled.traceparent() != null) {
             spans.acked(protocol, group, settled.topic(), settled.traceparent(), settled.tracestate());
+        }
+        if (settled.delivery() != null) {
+            traces.settled(settled.delivery(), true);
         }
     }
 
@@ -258,6 +291,9 @@ public final class ObservedMessaging implements Messaging {
         moved.whenComplete((r, e) -> {
             if (e == null) {
                 meters.sentToDlq(protocol, followed != null ? followed.topic() : UNKNOWN, group);
+                if (followed != null && followed.delivery() != null) {
+                    traces.settled(followed.delivery(), false);
+                }
             }
         });
         return moved;

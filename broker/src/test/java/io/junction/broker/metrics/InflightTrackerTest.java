@@ -16,8 +16,8 @@ class InflightTrackerTest {
     @Test
     void shouldCountPoppedMessagesUntilAckedByObjectOrBySealedText() {
         final InflightTracker tracker = new InflightTracker(10);
-        final Receipt a = tracker.popped("g", "t", receipt("a"), 60_000, null, null);
-        final Receipt b = tracker.popped("g", "t", receipt("b"), 60_000, null, null);
+        final Receipt a = tracker.popped("g", "t", receipt("a"), 60_000, null, null, null);
+        final Receipt b = tracker.popped("g", "t", receipt("b"), 60_000, null, null, null);
         assertThat(tracker.snapshot()).containsEntry(KEY, 2L);
 
         tracker.settle(a);
@@ -33,8 +33,8 @@ class InflightTrackerTest {
     @Test
     void shouldStopCountingWhatPassedItsInvisibleTime() {
         final InflightTracker tracker = new InflightTracker(10);
-        tracker.popped("g", "t", receipt("a"), 0, null, null);
-        tracker.popped("g", "t", receipt("b"), 60_000, null, null);
+        tracker.popped("g", "t", receipt("a"), 0, null, null, null);
+        tracker.popped("g", "t", receipt("b"), 60_000, null, null, null);
         tracker.sweep(System.nanoTime() + 1);
         assertThat(tracker.snapshot()).containsEntry(KEY, 1L);
     }
@@ -42,9 +42,9 @@ class InflightTrackerTest {
     @Test
     void shouldFollowAtMostItsLimit() {
         final InflightTracker tracker = new InflightTracker(1);
-        tracker.popped("g", "t", receipt("a"), 60_000, null, null);
+        tracker.popped("g", "t", receipt("a"), 60_000, null, null, null);
         final Receipt untracked = receipt("b");
-        assertThat(tracker.popped("g", "t", untracked, 60_000, null, null)).isSameAs(untracked);
+        assertThat(tracker.popped("g", "t", untracked, 60_000, null, null, null)).isSameAs(untracked);
         assertThat(tracker.snapshot()).containsEntry(KEY, 1L);
     }
 
