@@ -4,9 +4,12 @@ import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.spi.ReplyAddress;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.Binary;
@@ -222,7 +225,7 @@ final class AmqpMessageMapping {
                 }
             }
         } catch (DecodeException | IllegalArgumentException | IllegalStateException | ClassCastException
-                 | IndexOutOfBoundsException | java.nio.BufferUnderflowException e) {
+                 | IndexOutOfBoundsException | BufferUnderflowException e) {
             throw new MalformedMessageException(AmqpErrors.DECODE_ERROR, "malformed message: " + e.getMessage());
         } finally {
             decoder.setBuffer(null);
@@ -231,7 +234,7 @@ final class AmqpMessageMapping {
             props.put(DURABLE, "false");
         }
         if (bodyKind >= 2) {
-            body = java.util.Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
+            body = Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
             props.put(BODY, bodyKind == 2 ? "value" : "sequence");
         } else if (bodyKind == 1) {
             props.put(BODY, "text");
@@ -461,7 +464,7 @@ final class AmqpMessageMapping {
         } else {
             writeData(body, out); // straight from the stored record: no copy of the body on the way out
         }
-        encoder.setByteBuffer((java.nio.ByteBuffer) null);
+        encoder.setByteBuffer((ByteBuffer) null);
     }
 
     /** A data section (descriptor 0x75) holding {@code body}: vbin8 below 256 bytes, else vbin32. */
@@ -498,7 +501,7 @@ final class AmqpMessageMapping {
         if (encoded == null || encoded.isEmpty()) {
             return null;
         }
-        final Map<String, Character> map = new java.util.HashMap<>();
+        final Map<String, Character> map = new HashMap<>();
         int start = 0;
         while (start < encoded.length()) {
             int end = encoded.indexOf(',', start);

@@ -1,5 +1,6 @@
 package io.junction.amqp;
 
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Date;
 import java.util.UUID;
@@ -68,7 +69,7 @@ final class TypedValues {
             return Long.toString(d.getTime());
         } else if (v instanceof Binary b) {
             return Base64.getEncoder().encodeToString(b.getArray().length == b.getLength() && b.getArrayOffset() == 0
-                    ? b.getArray() : java.util.Arrays.copyOfRange(b.getArray(), b.getArrayOffset(),
+                    ? b.getArray() : Arrays.copyOfRange(b.getArray(), b.getArrayOffset(),
                     b.getArrayOffset() + b.getLength()));
         }
         return String.valueOf(v);

@@ -40,7 +40,10 @@ import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +52,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One MQTT network connection (one per channel; not sharable).
@@ -60,7 +67,7 @@ import java.util.concurrent.TimeUnit;
  * PUBLISHes came in, each only after the store's send completed.
  */
 final class MqttConnection extends ChannelInboundHandlerAdapter {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MqttConnection.class);
+    private static final Logger LOG = LoggerFactory.getLogger(MqttConnection.class);
     /** Room kept for an acknowledgement's other fields when judging whether its reason string fits. */
     private static final int ACK_SIZE_WITHOUT_REASON = 64;
     private enum State { AWAIT_CONNECT, AUTHENTICATING, CONNECTED, CLOSED }
@@ -87,7 +94,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private long clientMaxPacketSize = Long.MAX_VALUE;
     private int inboundInflight;
     /** Packets that came while CONNECT was being authenticated, replayed after it (bounded). */
-    private final java.util.List<MqttMessage> early = new java.util.ArrayList<>();
+    private final List<MqttMessage> early = new ArrayList<>();
     private static final int MAX_EARLY = 32;
     private Principal principal = Principal.ANONYMOUS;
     /** Whether this connection counts against its namespace's connection quota (released when it closes). */
@@ -109,10 +116,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** Acknowledgements waiting for their store sends, in arrival order. */
     private final ArrayDeque<PendingAck> acks = new ArrayDeque<>();
     /** A flushAcks task is queued on the event loop (set from store threads, cleared by the task). */
-    private final java.util.concurrent.atomic.AtomicBoolean ackFlushScheduled =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean ackFlushScheduled =
+            new AtomicBoolean();
 
-    private record PendingAck(CompletableFuture<Void> stored, java.util.function.Consumer<Throwable> reply) {
+    private record PendingAck(CompletableFuture<Void> stored, Consumer<Throwable> reply) {
     }
 
     /** A will message kept until the connection ends. */
@@ -331,7 +338,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         ReferenceCountUtil.retain(m);
         final Credentials credentials = new Credentials("mqtt", m.payload().userName(),
                 m.payload().passwordInBytes() == null ? null
-                        : new String(m.payload().passwordInBytes(), java.nio.charset.StandardCharsets.UTF_8),
+                        : new String(m.payload().passwordInBytes(), StandardCharsets.UTF_8),
                 ctx.channel().remoteAddress());
         broker.accessControl().authenticate(credentials).whenCompleteAsync((r, e) -> {
             try {
@@ -360,7 +367,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 connected(m);
             } finally {
                 ReferenceCountUtil.release(m);
-                final java.util.List<MqttMessage> replay = new java.util.ArrayList<>(early);
+                final List<MqttMessage> replay = new ArrayList<>(early);
                 early.clear();
                 for (MqttMessage p : replay) {
                     channelRead(ctx, p); // releases it
@@ -606,7 +613,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** Queues the reply to a publish for when it is stored; replies go out in arrival order. */
-    private void queueAck(final CompletableFuture<Void> stored, final java.util.function.Consumer<Throwable> reply) {
+    private void queueAck(final CompletableFuture<Void> stored, final Consumer<Throwable> reply) {
         acks.add(new PendingAck(stored, reply));
         stored.whenComplete((r, e) -> {
             // One pass of the event loop answers every publish stored by then, with one flush: the store completes
@@ -869,7 +876,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-        if (!(cause instanceof java.io.IOException)) {
+        if (!(cause instanceof IOException)) {
             // A peer resetting the connection is routine; anything else is a bug worth a stack trace.
             LOG.warn("MQTT connection {} closed on an unexpected error", ctx.channel().remoteAddress(), cause);
         }

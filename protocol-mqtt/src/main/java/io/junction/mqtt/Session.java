@@ -14,11 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The state of one MQTT session: its subscriptions and the readers serving them, the deliveries waiting for the
@@ -226,7 +229,7 @@ final class Session {
                     close();
                     onExpired.run();
                 }
-            }, sessionExpirySeconds, java.util.concurrent.TimeUnit.SECONDS);
+            }, sessionExpirySeconds, TimeUnit.SECONDS);
         }
     }
 
@@ -277,7 +280,7 @@ final class Session {
             }
             if (topicScan == null) {
                 topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                        TimeUnit.MILLISECONDS);
             }
         }
         return existed;
@@ -355,7 +358,7 @@ final class Session {
             }
             if (topicScan == null) {
                 topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                        TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -368,8 +371,8 @@ final class Session {
         refreshFilters();
         // Drop readers no remaining subscription needs.
         boolean rootWildcard = false;
-        final java.util.Set<String> topics = new java.util.HashSet<>();
-        final java.util.Set<String> shares = new java.util.HashSet<>();
+        final Set<String> topics = new HashSet<>();
+        final Set<String> shares = new HashSet<>();
         for (Subscription s : subscriptions.values()) {
             final TopicFilter f = s.filter();
             if (f.shared()) {
