@@ -70,7 +70,7 @@ final class Maintenance {
      * only a few seconds apart (so a check comes within a fifth of its delay of its time), never more than ten times a
      * second.
      */
-    static long transactionScanMillis(final StoreConfig config) {
+    private static long transactionScanMillis(final StoreConfig config) {
         final long shortest = Math.min(config.transactionFirstCheck().toMillis(),
                 config.transactionCheckInterval().toMillis());
         return Math.max(TRANSACTION_SCAN_MIN_MILLIS, Math.min(TRANSACTION_SCAN_MAX_MILLIS, shortest / 5));
