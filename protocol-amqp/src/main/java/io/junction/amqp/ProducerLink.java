@@ -100,7 +100,7 @@ final class ProducerLink implements LinkHandler {
         final AmqpMessageMapping.Inbound in;
         try {
             in = endpoints.mapping().toCore(bytes, size, now);
-        } catch (AmqpMessageMapping.MalformedMessageException e) {
+        } catch (MalformedMessageException e) {
             reject(d, e.condition(), e.getMessage());
             return;
         }
