@@ -63,8 +63,7 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(new IllegalStateException("Kafka TLS: " + e.getMessage(), e));
         }
-        final KafkaApis apis = new KafkaApis(context.messaging(), settings, coordinator,
-                context.accessControl().enabled());
+        final KafkaApis apis = new KafkaApis(context.messaging(), settings, coordinator, context.accessControl());
         final CompletableFuture<List<Endpoint>> plain = bind(context, settings, apis, context.config().port(), null);
         if (tls == null) {
             return plain;
@@ -97,7 +96,8 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
                                         0, 4, 0, 4))
                                 .addLast("kafka", new KafkaConnection(apis, settings.maxPendingRequests(),
                                         context.advertisedHost(),
-                                        ((InetSocketAddress) ch.localAddress()).getPort()));
+                                        ((InetSocketAddress) ch.localAddress()).getPort(),
+                                        apis.anonymousScope()));
                     }
                 })
                 .bind(context.bindAddress(), port);

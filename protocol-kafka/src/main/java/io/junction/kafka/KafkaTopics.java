@@ -54,9 +54,12 @@ final class KafkaTopics {
                 && !core.equals("TBW102") && !core.equals("SCHEDULE_TOPIC_XXXX");
     }
 
-    /** Every topic a Kafka client may see. */
+    /**
+     * Every core topic; a client sees those of its namespace whose names Kafka can spell
+     * ({@link ClientScope#kafkaName}).
+     */
     List<TopicConfig> list() {
-        return messaging.topics().list().stream().filter(t -> isVisible(t.name())).toList();
+        return List.copyOf(messaging.topics().list());
     }
 
     /**

@@ -61,8 +61,10 @@ final class ProduceApi implements ApiHandler {
         final List<CompletableFuture<TopicProduceResponse>> topicAnswers = new ArrayList<>();
         for (TopicProduceData t : produce.data().topicData()) {
             final List<CompletableFuture<PartitionProduceResponse>> answers = new ArrayList<>();
+            final Errors refused = refused(request.connection().scope(), t.name());
             for (PartitionProduceData p : t.partitionData()) {
-                answers.add(producePartition(t.name(), p, now));
+                answers.add(refused != Errors.NONE ? done(p.index(), refused)
+                        : producePartition(request.connection().scope().topic(t.name()), p, now));
             }
             topicAnswers.add(CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                     .thenApply(x -> new TopicProduceResponse().setName(t.name())
@@ -78,12 +80,20 @@ final class ProduceApi implements ApiHandler {
         });
     }
 
+    /** Why the client may not produce to a topic (NONE when it may): its name, then its ACL. */
+    private static Errors refused(final ClientScope scope, final String name) {
+        if (name == null || !KafkaTopics.isLegal(name)) {
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        return scope.mayPublish(scope.topic(name)) ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED;
+    }
+
+    /** Produces to a partition of {@code topic}, a core topic name. */
     private CompletableFuture<PartitionProduceResponse> producePartition(final String topic,
                                                                          final PartitionProduceData data,
                                                                          final long now) {
         final int partition = data.index();
-        final Optional<TopicConfig> config = topic == null || !KafkaTopics.isLegal(topic) ? Optional.empty()
-                : topics.get(topic);
+        final Optional<TopicConfig> config = topics.get(topic);
         if (config.isEmpty() || partition < 0 || partition >= config.get().queueCount()) {
             return done(partition, Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
