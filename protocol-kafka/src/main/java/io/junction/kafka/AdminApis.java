@@ -121,9 +121,13 @@ final class AdminApis {
         final Map<String, String> attributes = new LinkedHashMap<>();
         t.configs().forEach(c -> {
             if (c.value() != null) {
-                attributes.put(KafkaTopics.CONFIG_ATTRIBUTE_PREFIX + c.name(), c.value());
+                attributes.put(KafkaTopics.attributeOf(c.name()), c.value());
             }
         });
+        final String policy = attributes.get(TopicConfig.CLEANUP_POLICY);
+        if (policy != null && !AlterConfigsApis.isValidPolicy(policy)) {
+            return failed(r, Errors.INVALID_CONFIG, "cleanup.policy is compact, delete or both");
+        }
         r.setNumPartitions(partitions).setReplicationFactor((short) 1).setConfigs(topicConfigs(attributes, null));
         if (validateOnly) {
             return CompletableFuture.completedFuture(r);
@@ -256,8 +260,8 @@ final class AdminApis {
         final Map<String, String> all = new LinkedHashMap<>(defaults);
         defaults.keySet().forEach(k -> sources.put(k, DEFAULT_CONFIG));
         attributes.forEach((k, v) -> {
-            if (k.startsWith(KafkaTopics.CONFIG_ATTRIBUTE_PREFIX)) {
-                final String name = k.substring(KafkaTopics.CONFIG_ATTRIBUTE_PREFIX.length());
+            final String name = KafkaTopics.configOf(k);
+            if (name != null) {
                 all.put(name, v);
                 sources.put(name, DYNAMIC_TOPIC_CONFIG);
             }

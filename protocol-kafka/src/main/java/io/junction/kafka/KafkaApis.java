@@ -57,6 +57,10 @@ final class KafkaApis {
         register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), admin::createPartitions);
         register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), admin::describeConfigs);
         register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), admin::deleteRecords);
+        final AlterConfigsApis alter = new AlterConfigsApis(messaging, topics);
+        register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(),
+                alter::incrementalAlterConfigs);
+        register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), alter::alterConfigs);
         final OffsetApis offsets = new OffsetApis(coordinator, topics);
         register(ApiKeys.OFFSET_COMMIT, 9, offsets::offsetCommit);
         register(ApiKeys.OFFSET_FETCH, 9, offsets::offsetFetch);

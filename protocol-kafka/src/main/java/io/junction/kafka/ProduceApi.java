@@ -104,6 +104,10 @@ final class ProduceApi implements ApiHandler {
         if (decoded.error != Errors.NONE) {
             return done(partition, decoded.error);
         }
+        if (config.get().compacted() && decoded.batches.stream().anyMatch(b -> b.messages.stream()
+                .anyMatch(m -> m.messageGroup() == null))) {
+            return done(partition, Errors.INVALID_RECORD); // as Kafka: a compacted topic keeps records by key
+        }
         CompletableFuture<Long> first = null;
         final List<CompletableFuture<Long>> all = new ArrayList<>();
         for (Batch b : decoded.batches) {

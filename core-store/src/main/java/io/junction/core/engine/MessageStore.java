@@ -54,11 +54,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -108,6 +110,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final LogAppender appender;
     private final Dispatcher dispatcher;
     private final QueueReader reader;
+    private final CompactedRetention compacted;
     private final MessageQueries queries;
     private final ExecutorService readPool;
     private final ExecutorService adminPool;
@@ -156,6 +159,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.adminPool = Executors.newSingleThreadExecutor(named("junction-store-admin"));
         this.waiters = new LongPollWaiters(timer, readPool, MAX_PARKED_READS);
         this.reader = new QueueReader(log, queues);
+        this.compacted = new CompactedRetention(topicTable::all, reader::read, this::appendBatch);
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
@@ -930,6 +934,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 if ((!expired && used < config.maxDiskUsedRatio()) || nextStart > dispatcher.dispatchedOffset()) {
                     break;
                 }
+                if (!keepCompacted(nextStart, expired)) {
+                    break;
+                }
                 if (!log.deleteOldest()) {
                     break;
                 }
@@ -943,6 +950,26 @@ public final class MessageStore implements Messaging, AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("Retention failed; will retry", e);
+        }
+    }
+
+    /**
+     * Copies the latest message of each key of compacted topics below {@code nextStart} to their queues' ends before
+     * the segment goes; false when that failed and the segment must stay (an expired one: the copies are tried again
+     * next time). A segment deleted for disk space goes even when the copies fail (a full disk refuses them): a full
+     * disk would otherwise never be relieved.
+     */
+    private boolean keepCompacted(final long nextStart, final boolean expired) {
+        try {
+            compacted.carryForward(nextStart).get(60, TimeUnit.SECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            LOG.warn("Retention: cannot keep the latest values of compacted topics below log offset {}{}",
+                    nextStart, expired ? "; the segment stays" : "; deleting the segment for disk space", e);
+            return !expired;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
