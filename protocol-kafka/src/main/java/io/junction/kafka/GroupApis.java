@@ -36,8 +36,9 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
  * (groups used since the broker started).
  */
 final class GroupApis {
-    /** FindCoordinator key type of a consumer group. */
+    /** FindCoordinator key types: a consumer group, a transactional id. */
     static final byte GROUP_KEY = 0;
+    static final byte TRANSACTION_KEY = 1;
 
     private final GroupCoordinator coordinator;
     private final int nodeId;
@@ -69,8 +70,11 @@ final class GroupApis {
     }
 
     private static Errors coordinatorError(final ClientScope scope, final byte keyType, final String key) {
+        if (keyType == TRANSACTION_KEY) {
+            return key == null || key.isEmpty() ? Errors.INVALID_REQUEST : Errors.NONE;
+        }
         if (keyType != GROUP_KEY) {
-            return Errors.COORDINATOR_NOT_AVAILABLE; // transactions are not served yet
+            return Errors.INVALID_REQUEST;
         }
         if (!GroupCoordinator.isValidGroupId(key)) {
             return Errors.INVALID_GROUP_ID;

@@ -24,6 +24,7 @@ final class KafkaApis {
     private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
     private final AccessControl access;
     private final MetadataApi metadata;
+    private final TransactionCoordinator transactions;
 
     KafkaApis(final Messaging messaging, final KafkaSettings settings, final GroupCoordinator coordinator,
               final AccessControl access) {
@@ -37,11 +38,18 @@ final class KafkaApis {
         register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), sasl::authenticate);
         metadata = new MetadataApi(topics, settings.nodeId());
         register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), metadata);
-        register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers));
+        transactions = new TransactionCoordinator(messaging, producers, settings.maxTransactionBytes(),
+                System::currentTimeMillis);
+        register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers, transactions));
         register(ApiKeys.FETCH, 12, new FetchApi(messaging, topics, settings.maxFetchBytes()));
         register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsApi(messaging, topics));
-        register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(),
-                new InitProducerIdApi(producers));
+        final TransactionApis txn = new TransactionApis(producers, transactions, coordinator, topics);
+        register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), txn::initProducerId);
+        // Versions 4 and later of AddPartitionsToTxn are brokers' (batched by transaction), not clients'.
+        register(ApiKeys.ADD_PARTITIONS_TO_TXN, 3, txn::addPartitionsToTxn);
+        register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), txn::addOffsetsToTxn);
+        register(ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT.latestVersion(), txn::txnOffsetCommit);
+        register(ApiKeys.END_TXN, ApiKeys.END_TXN.latestVersion(), txn::endTxn);
         final GroupApis groups = new GroupApis(coordinator, settings.nodeId());
         register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), groups::findCoordinator);
         register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), groups::joinGroup);
@@ -87,6 +95,11 @@ final class KafkaApis {
                     .getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception()).data());
         }
         return handlers.get(request.header().apiKey()).handle(request);
+    }
+
+    /** Stops the transaction coordinator's timeouts. */
+    void close() {
+        transactions.close();
     }
 
     /** What a connection may do before it authenticates: everything with security off, nothing with it on. */

@@ -68,7 +68,7 @@ final class KafkaWire implements AutoCloseable {
     }
 
     static KafkaSettings settings(final int maxRequestSize) {
-        return new KafkaSettings(maxRequestSize, 16, 8 << 20, true, 2, KafkaSettings.NODE_ID, 0);
+        return new KafkaSettings(maxRequestSize, 16, 8 << 20, true, 2, KafkaSettings.NODE_ID, 0, 64 << 20);
     }
 
     static KafkaWire start(final KafkaSettings settings) throws IOException, InterruptedException {
