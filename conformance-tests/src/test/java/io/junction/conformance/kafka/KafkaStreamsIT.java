@@ -28,20 +28,24 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.TimeWindows;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Kafka Streams 4.x word count (a repartition topic and a compacted changelog) with
- * {@code processing.guarantee=exactly_once_v2}, unchanged, against the broker: with the record cache off every input
- * word yields one count update, so the updates of each word must be exactly 1, 2, ..., n (a duplicate or a loss
- * shows), also when the application is closed midway and started again.
+ * Kafka Streams 4.x applications with {@code processing.guarantee=exactly_once_v2}, unchanged, against the broker: a
+ * word count (a repartition topic and a compacted changelog) where, with the record cache off, every input word yields
+ * one count update, so the updates of each word must be exactly 1, 2, ..., n (a duplicate or a loss shows), also when
+ * the application is closed midway and started again; a windowed count and a stream-table join.
  */
 class KafkaStreamsIT {
     private static final List<String> WORDS = List.of("apple", "banana", "cherry", "date", "elder", "fig");
@@ -75,6 +79,13 @@ class KafkaStreamsIT {
                 .count()
                 .toStream()
                 .to(out, Produced.with(Serdes.String(), Serdes.Long()));
+        final KafkaStreams streams = new KafkaStreams(builder.build(), streamsConfig(app, state));
+        streams.start();
+        return streams;
+    }
+
+    /** Exactly once v2, no record cache (every update goes out), short commits. */
+    private static Properties streamsConfig(final String app, final Path state) {
         final Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
@@ -86,9 +97,7 @@ class KafkaStreamsIT {
         p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
-        final KafkaStreams streams = new KafkaStreams(builder.build(), p);
-        streams.start();
-        return streams;
+        return p;
     }
 
     private static List<String> lines(final int from, final int to) {
@@ -182,6 +191,78 @@ class KafkaStreamsIT {
         try (KafkaStreams streams = wordCount("wcr-app", "wcr-in", "wcr-out", freshDir())) {
             assertExactCounts(updates("wcr-out", total(expected(all))), expected(all));
         }
+    }
+
+    /**
+     * A windowed count (one-minute windows by record timestamp) and a stream-table join (clicks enriched with the
+     * user's region from a compacted table topic), exactly once: each window's updates are exactly 1..n and every
+     * click is enriched once.
+     */
+    @Test
+    void shouldCountWindowsAndJoinAStreamWithATableExactlyOnce() throws Exception {
+        admin.createTopics(List.of(new NewTopic("clicks", 2, (short) 1), new NewTopic("users", 2, (short) 1)
+                        .configs(Map.of("cleanup.policy", "compact")), new NewTopic("clicks-per-minute", 2, (short) 1),
+                new NewTopic("enriched", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        final long t0 = 1_700_000_000_000L - 1_700_000_000_000L % 60_000;
+        final List<String> users = List.of("ann", "ben", "cid");
+        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+            for (int i = 0; i < users.size(); i++) {
+                producer.send(new ProducerRecord<>("users", null, t0 - 60_000, users.get(i), "region-" + i));
+            }
+            producer.flush();
+        }
+        // 45 clicks, one every 4 seconds: three one-minute windows of 15 clicks, five per user in each.
+        final Map<String, Long> windows = new LinkedHashMap<>();
+        final List<String> enriched = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+            for (int i = 0; i < 45; i++) {
+                final String user = users.get(i % 3);
+                final long ts = t0 + i * 4_000L;
+                producer.send(new ProducerRecord<>("clicks", null, ts, user, "page-" + i));
+                windows.merge(user + "@" + (ts - ts % 60_000), 1L, Long::sum);
+                enriched.add("region-" + (i % 3) + ":page-" + i);
+            }
+            producer.flush();
+        }
+        final StreamsBuilder builder = new StreamsBuilder();
+        final KStream<String, String> clicks = builder.stream("clicks", Consumed.with(Serdes.String(),
+                Serdes.String()));
+        final KTable<String, String> regions = builder.table("users", Consumed.with(Serdes.String(),
+                Serdes.String()));
+        clicks.groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofHours(1)))
+                .count().toStream()
+                .map((w, n) -> KeyValue.pair(w.key() + "@" + w.window().start(), n))
+                .to("clicks-per-minute", Produced.with(Serdes.String(), Serdes.Long()));
+        clicks.join(regions, (page, region) -> region + ":" + page)
+                .to("enriched", Produced.with(Serdes.String(), Serdes.String()));
+        final Properties p = streamsConfig("clicks-app", freshDir());
+        p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 2_000); // the table's partition is read before clicks join it
+        try (KafkaStreams streams = new KafkaStreams(builder.build(), p)) {
+            streams.start();
+            assertExactCounts(updates("clicks-per-minute", 45), windows);
+            assertThat(values("enriched", 45)).containsExactlyInAnyOrderElementsOf(enriched);
+        }
+    }
+
+    /** Every value of a string topic, read committed; waits until {@code expected} are in, then a little more. */
+    private static List<String> values(final String topic, final int expected) {
+        final List<String> values = new ArrayList<>();
+        final Properties p = broker.consumerConfig(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new StringDeserializer())) {
+            final List<TopicPartition> tps = consumer.partitionsFor(topic).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (values.size() < expected && System.nanoTime() < end) {
+                consumer.poll(Duration.ofMillis(300)).forEach(r -> values.add(r.value()));
+            }
+            for (int i = 0; i < 5; i++) {
+                consumer.poll(Duration.ofMillis(300)).forEach(r -> values.add(r.value()));
+            }
+        }
+        return values;
     }
 
     private static Path freshDir() throws IOException {
