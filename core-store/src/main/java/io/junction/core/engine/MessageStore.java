@@ -169,7 +169,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.popReads = new PopReads(availability, pops, traffic, flusher, dispatcher, threads.timeouts);
         this.checkpoints = new CheckpointWriter(checkpoint, clock, log, queues, index, dispatcher, pops,
                 transactions);
-        this.retention = new Retention(config, clock, dataDir.root(), log, queues, index, dispatcher);
+        this.retention = new Retention(config, clock, dataDir.root(), log, queues, index, dispatcher,
+                new CompactedRetention(topicTable::all, reader::read, sending::appendBatch));
         start(end, new Maintenance(config, clock, checkpoints, offsets, availability, retention, registry, traffic,
                 pops, transactions));
     }

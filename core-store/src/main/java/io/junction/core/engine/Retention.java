@@ -12,6 +12,9 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,9 +34,12 @@ final class Retention {
     private final ConsumeQueueStore queues;
     private final MessageIndex index;
     private final Dispatcher dispatcher;
+    private final CompactedRetention compacted;
 
     Retention(final StoreConfig config, final LongSupplier clock, final Path root, final CommitLog log,
-              final ConsumeQueueStore queues, final MessageIndex index, final Dispatcher dispatcher) {
+              final ConsumeQueueStore queues, final MessageIndex index, final Dispatcher dispatcher,
+              final CompactedRetention compacted) {
+        this.compacted = compacted;
         this.config = config;
         this.clock = clock;
         this.root = root;
@@ -62,6 +68,9 @@ final class Retention {
                 if ((!expired && used < config.maxDiskUsedRatio()) || nextStart > dispatcher.dispatchedOffset()) {
                     break;
                 }
+                if (!keepCompacted(nextStart, expired)) {
+                    break;
+                }
                 if (!log.deleteOldest()) {
                     break;
                 }
@@ -75,6 +84,26 @@ final class Retention {
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("Retention failed; will retry", e);
+        }
+    }
+
+    /**
+     * Copies the latest message of each key of compacted topics below {@code nextStart} to their queues' ends before
+     * the segment goes; false when that failed and the segment must stay (an expired one: the copies are tried again
+     * next time). A segment deleted for disk space goes even when the copies fail (a full disk refuses them): a full
+     * disk would otherwise never be relieved.
+     */
+    private boolean keepCompacted(final long nextStart, final boolean expired) {
+        try {
+            compacted.carryForward(nextStart).get(60, TimeUnit.SECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            LOG.warn("Retention: cannot keep the latest values of compacted topics below log offset {}{}",
+                    nextStart, expired ? "; the segment stays" : "; deleting the segment for disk space", e);
+            return !expired;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -128,7 +128,8 @@ final class SendPath {
         return null;
     }
 
-    private CompletableFuture<List<SendResult>> appendBatch(final List<Message> messages, final TopicConfig topic) {
+    /** Appends a batch to a topic known to exist (retention's copies of compacted topics come this way too). */
+    CompletableFuture<List<SendResult>> appendBatch(final List<Message> messages, final TopicConfig topic) {
         final int queueId;
         try {
             queueId = queueFor(messages.get(0), topic);
