@@ -4,19 +4,10 @@ import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
+import io.junction.spi.kit.NettyListener;
 import io.junction.spi.tls.ServerTls;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -43,10 +34,8 @@ public final class AmqpFrontEnd implements ProtocolFrontEnd {
     private static final long GIVE_BACK_MS = 3_000;
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 256 * 1024);
 
-    private Channel serverChannel;
-    private Channel tlsChannel;
     private AmqpBroker broker;
-    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private NettyListener listener;
 
     @Override
     public String name() {
@@ -65,70 +54,22 @@ public final class AmqpFrontEnd implements ProtocolFrontEnd {
         broker.removeLeftovers();
         final SslContext tls;
         try {
-            tls = ServerTls.enabled(context.config()) ? ServerTls.serverContext(context) : null;
-        } catch (IOException | IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new IllegalStateException("AMQP TLS: " + e.getMessage(), e));
+            tls = NettyListener.tls(context, "AMQP");
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        final CompletableFuture<Channel> plain = bind(context, context.config().port(), null);
-        final CompletableFuture<Channel> secure = tls == null ? CompletableFuture.completedFuture(null)
-                : bind(context, context.config().intValue("tls-port"), tls);
-        return plain.thenCombine(secure, (p, t) -> {
-            serverChannel = p;
-            tlsChannel = t;
-            final List<Endpoint> endpoints = new ArrayList<>();
-            endpoints.add(Endpoint.tcp("amqp", context.advertisedHost(), portOf(p)));
-            if (t != null) {
-                endpoints.add(Endpoint.tcp("amqps", context.advertisedHost(), portOf(t)));
-            }
-            return List.copyOf(endpoints);
-        });
-    }
-
-    private CompletableFuture<Channel> bind(final BrokerContext context, final int port, final SslContext tls) {
-        final CompletableFuture<Channel> bound = new CompletableFuture<>();
-        final ChannelFuture f = context.eventLoops().serverBootstrap()
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(final Channel ch) {
-                        channels.add(ch);
-                        ch.pipeline().addLast("connections", context.connections().handler());
-                        if (tls != null) {
-                            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
-                        }
-                        ch.pipeline().addLast("amqp", new AmqpConnection(broker));
-                    }
-                })
-                .bind(context.bindAddress(), port);
-        f.addListener(done -> {
-            if (done.isSuccess()) {
-                bound.complete(f.channel());
-            } else {
-                bound.completeExceptionally(new IllegalStateException("cannot bind AMQP" + (tls != null ? " TLS" : "")
-                        + " to " + context.bindAddress() + ":" + port + ": " + done.cause().getMessage(),
-                        done.cause()));
-            }
-        });
-        return bound;
-    }
-
-    private static int portOf(final Channel channel) {
-        return ((InetSocketAddress) channel.localAddress()).getPort();
+        listener = new NettyListener(context, WATER_MARK);
+        return listener.bindPlainAndTls("amqp", "amqps", tls,
+                ch -> ch.pipeline().addLast("amqp", new AmqpConnection(broker)));
     }
 
     @Override
     public CompletableFuture<Void> stop() {
-        final CompletableFuture<Void> stopped = new CompletableFuture<>();
-        if (serverChannel != null) {
-            serverChannel.close();
-        }
-        if (tlsChannel != null) {
-            tlsChannel.close();
+        if (listener == null) {
+            return CompletableFuture.completedFuture(null);
         }
         // Closing ends every link; what they held goes back to the groups before the core stops.
-        channels.close().addListener(f -> broker.giveEverythingBack(GIVE_BACK_MS)
-                .whenComplete((r, e) -> stopped.complete(null)));
-        return stopped;
+        return listener.close().thenCompose(v -> broker.giveEverythingBack(GIVE_BACK_MS))
+                .handle((r, e) -> (Void) null);
     }
 }

@@ -4,12 +4,13 @@ import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.spi.ReplyAddress;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedByte;
@@ -90,37 +91,11 @@ final class AmqpMessageMapping {
     static final Symbol DELIVERY_DELAY = Symbol.valueOf("x-opt-delivery-delay");
 
     /** Core and RocketMQ system property names: never application-properties, never taken from them. */
-    private static final Set<String> SYSTEM = Set.of(MessageProperties.UNIQUE_ID, MessageProperties.MESSAGE_GROUP,
-            MessageProperties.DELIVER_AT, MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC,
-            MessageProperties.DELAY_MS, MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID,
-            MessageProperties.CONTENT_TYPE, MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, MessageProperties.REPLY_TO, MessageProperties.CORRELATION_ID,
-            "REPLY_TO_CLIENT", "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
-            "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
-            "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
-            "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
-            "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY");
-
     private final DecoderImpl decoder = new DecoderImpl();
     private final EncoderImpl encoder = new EncoderImpl(decoder);
 
     AmqpMessageMapping() {
         AMQPDefinedTypes.registerAllTypes(decoder, encoder);
-    }
-
-    /** A message that cannot be stored: the AMQP error condition and why (sent back in a rejected outcome). */
-    static final class MalformedMessageException extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final Symbol condition;
-
-        MalformedMessageException(final Symbol condition, final String description) {
-            super(description, null, false, false);
-            this.condition = condition;
-        }
-
-        Symbol condition() {
-            return condition;
-        }
     }
 
     /**
@@ -144,8 +119,10 @@ final class AmqpMessageMapping {
         }
     }
 
+    /** The core's rule, except that tags and keys are shown (as {@code TAGS}/{@code KEYS}) for JMS selectors. */
     static boolean isReserved(final String name) {
-        return name.startsWith("amqp.") || name.startsWith("__") || SYSTEM.contains(name);
+        return name.startsWith("amqp.") || MessageProperties.isReserved(name)
+                && !MessageProperties.TAGS.equals(name) && !MessageProperties.KEYS.equals(name);
     }
 
     // ------------------------------------------------------------------------------------------------ inbound
@@ -232,7 +209,7 @@ final class AmqpMessageMapping {
                 }
             }
         } catch (DecodeException | IllegalArgumentException | IllegalStateException | ClassCastException
-                 | IndexOutOfBoundsException | java.nio.BufferUnderflowException e) {
+                 | IndexOutOfBoundsException | BufferUnderflowException e) {
             throw new MalformedMessageException(AmqpErrors.DECODE_ERROR, "malformed message: " + e.getMessage());
         } finally {
             decoder.setBuffer(null);
@@ -241,7 +218,7 @@ final class AmqpMessageMapping {
             props.put(DURABLE, "false");
         }
         if (bodyKind >= 2) {
-            body = java.util.Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
+            body = Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
             props.put(BODY, bodyKind == 2 ? "value" : "sequence");
         } else if (bodyKind == 1) {
             props.put(BODY, "text");
@@ -380,7 +357,7 @@ final class AmqpMessageMapping {
         out.reset();
         encoder.setByteBuffer(out);
         final Map<String, String> props = m.properties();
-        final Map<String, Character> types = types(props.get(TYPES));
+        final Map<String, Character> types = TypedValues.codes(props.get(TYPES));
 
         final Header header = new Header();
         header.setDurable(!"false".equals(props.get(DURABLE)));
@@ -409,7 +386,7 @@ final class AmqpMessageMapping {
                     annotations = new LinkedHashMap<>();
                 }
                 annotations.put(Symbol.valueOf(e.getKey().substring(ANNOTATION_PREFIX.length())),
-                        typed(e.getKey(), e.getValue(), types));
+                        TypedValues.typed(e.getKey(), e.getValue(), types));
             }
         }
         if (annotations != null) {
@@ -455,7 +432,7 @@ final class AmqpMessageMapping {
                 if (application == null) {
                     application = new LinkedHashMap<>();
                 }
-                application.put(e.getKey(), typed(e.getKey(), e.getValue(), types));
+                application.put(e.getKey(), TypedValues.typed(e.getKey(), e.getValue(), types));
             }
         }
         if (application != null) {
@@ -471,7 +448,7 @@ final class AmqpMessageMapping {
         } else {
             writeData(body, out); // straight from the stored record: no copy of the body on the way out
         }
-        encoder.setByteBuffer((java.nio.ByteBuffer) null);
+        encoder.setByteBuffer((ByteBuffer) null);
     }
 
     /** A data section (descriptor 0x75) holding {@code body}: vbin8 below 256 bytes, else vbin32. */
@@ -497,30 +474,6 @@ final class AmqpMessageMapping {
             at = props.get(MQTT_EXPIRES_AT);
         }
         return at == null ? 0 : parseLong(at);
-    }
-
-    private static Object typed(final String name, final String text, final Map<String, Character> types) {
-        final Character code = types == null ? null : types.get(name);
-        return code == null ? text : TypedValues.value(code, text);
-    }
-
-    private static Map<String, Character> types(final String encoded) {
-        if (encoded == null || encoded.isEmpty()) {
-            return null;
-        }
-        final Map<String, Character> map = new java.util.HashMap<>();
-        int start = 0;
-        while (start < encoded.length()) {
-            int end = encoded.indexOf(',', start);
-            if (end < 0) {
-                end = encoded.length();
-            }
-            if (end - start > 2 && encoded.charAt(start + 1) == ':') {
-                map.put(encoded.substring(start + 2, end), encoded.charAt(start));
-            }
-            start = end + 1;
-        }
-        return map;
     }
 
     private static int clampPriority(final String text) {

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.ReservedPropertyTable;
 import io.junction.core.message.StoredMessage;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,9 +28,9 @@ import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** The AMQP ↔ core mapping by table: every row goes AMQP → core → AMQP and must come back the same. */
 class AmqpMessageMappingTest {
@@ -186,10 +188,10 @@ class AmqpMessageMappingTest {
     void shouldRejectMalformedMessages() {
         final byte[] garbage = {0x00, 0x53, 0x77, (byte) 0xA1, 0x10, 'x'};
         assertThatThrownBy(() -> mapping.toCore(garbage, garbage.length, 0))
-                .isInstanceOf(AmqpMessageMapping.MalformedMessageException.class);
+                .isInstanceOf(MalformedMessageException.class);
         final byte[] notASection = {(byte) 0xA1, 0x01, 'x'};
         assertThatThrownBy(() -> mapping.toCore(notASection, notASection.length, 0))
-                .isInstanceOf(AmqpMessageMapping.MalformedMessageException.class);
+                .isInstanceOf(MalformedMessageException.class);
     }
 
     private AmqpMessageMapping.Inbound toCore(final org.apache.qpid.proton.message.Message m) throws Exception {
@@ -216,5 +218,22 @@ class AmqpMessageMappingTest {
         final InetSocketAddress host = new InetSocketAddress("127.0.0.1", 1);
         return new StoredMessage(topic, 0, 0, 0, body.length, 0, 0, 1000L, host, 2000L, host, 0, 0, props,
                 ByteBuffer.wrap(body), ByteBuffer.wrap(body));
+    }
+
+    @Test
+    void shouldShowConsumersOrdinaryPropertiesOnlyAsTheCoreRuleSays() {
+        final Map<String, String> props = new LinkedHashMap<>();
+        for (String name : ReservedPropertyTable.RESERVED) {
+            props.put(name, "forged");
+        }
+        for (String name : ReservedPropertyTable.ORDINARY) {
+            props.put(name, "v-" + name);
+        }
+        final org.apache.qpid.proton.message.Message m = decode(stored("t", props, new byte[0]), 0);
+        // Tags and keys are shown on purpose: JMS selectors filter on them.
+        final List<String> shown = new ArrayList<>(ReservedPropertyTable.ORDINARY);
+        shown.add(MessageProperties.TAGS);
+        shown.add(MessageProperties.KEYS);
+        assertThat(m.getApplicationProperties().getValue().keySet()).containsExactlyInAnyOrderElementsOf(shown);
     }
 }

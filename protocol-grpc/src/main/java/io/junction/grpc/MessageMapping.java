@@ -13,7 +13,6 @@ import com.google.protobuf.Timestamp;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
-import io.junction.core.txn.TransactionMessages;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -32,26 +31,15 @@ import java.util.Set;
 final class MessageMapping {
     static final String TRACE_CONTEXT = "TRACE_CONTEXT";
     static final String BORN_HOST = "__BORNHOST";
-    static final String DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC";
-    static final String DLQ_ORIGIN_ID = "DLQ_ORIGIN_MESSAGE_ID";
     static final int COMPRESSED_FLAG = 0x1;
     /** Most user properties one message may carry. */
     static final int MAX_USER_PROPERTIES = 128;
 
-    /** Property names RocketMQ reserves (MessageConst) plus the core's: never user properties. */
-    static final Set<String> SYSTEM_PROPERTIES = Set.of(
-            MessageProperties.TAGS, MessageProperties.KEYS, MessageProperties.UNIQUE_ID,
-            MessageProperties.MESSAGE_GROUP, MessageProperties.DELIVER_AT, MessageProperties.DELAY_LEVEL,
-            MessageProperties.DELAY_SEC, MessageProperties.DELAY_MS, MessageProperties.REAL_TOPIC,
-            MessageProperties.REAL_QUEUE_ID, MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, TransactionMessages.CHECK_IMMUNITY_SECONDS,
-            TransactionMessages.CHECK_TIMES, TRACE_CONTEXT, BORN_HOST, DLQ_ORIGIN_TOPIC, DLQ_ORIGIN_ID,
-            "RETRY_TOPIC", "RECONSUME_TIME", "MAX_RECONSUME_TIMES", "ORIGIN_MESSAGE_ID", "1ST_POP_TIME", "POP_CK",
-            "POP_CK_OFFSET", "WAIT", "MIN_OFFSET", "MAX_OFFSET", "BUYER_ID", "CLUSTER", "TRAN_PREPARED_QUEUE_OFFSET",
-            "CORRECTION_FLAG", "MQ2_FLAG", "INSTANCE_ID", "MSG_REGION", "TRACE_ON", "BORN_TIMESTAMP",
-            "TIMER_ENQUEUE_MS", "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_OUT_MS", "TIMER_DEL_UNIQKEY",
-            "REPLY_TO_CLIENT", "CORRELATION_ID", "MSG_TYPE", "TTL", "ARRIVE_TIME", "PUSH_REPLY_TIME",
-            "INNER_MULTI_DISPATCH", "INNER_MULTI_QUEUE_OFFSET");
+    /**
+     * RocketMQ's request-reply markers: reserved for RocketMQ clients (MessageConst) on top of the core's rule, though
+     * other protocols' users may name properties so.
+     */
+    private static final Set<String> REPLY_MARKERS = Set.of("MSG_TYPE", "TTL", "ARRIVE_TIME", "PUSH_REPLY_TIME");
 
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
@@ -88,7 +76,7 @@ final class MessageMapping {
             final long seconds = sp.hasOrphanedTransactionRecoveryDuration()
                     ? sp.getOrphanedTransactionRecoveryDuration().getSeconds() : 0;
             if (seconds > 0) {
-                b.property(TransactionMessages.CHECK_IMMUNITY_SECONDS, Long.toString(seconds));
+                b.property(MessageProperties.CHECK_IMMUNITY_SECONDS, Long.toString(seconds));
             }
         }
         if (sp.hasTraceContext() && !sp.getTraceContext().isEmpty()) {
@@ -107,12 +95,16 @@ final class MessageMapping {
         return b.build();
     }
 
+    static boolean isReserved(final String name) {
+        return MessageProperties.isReserved(name) || REPLY_MARKERS.contains(name);
+    }
+
     /** Why a user property key may not be used, or null when it may. */
     static String illegalPropertyKey(final String key) {
         if (key.isEmpty()) {
             return "user property key is empty";
         }
-        if (SYSTEM_PROPERTIES.contains(key)) {
+        if (isReserved(key)) {
             return "user property key '" + key + "' is reserved";
         }
         for (int i = 0; i < key.length(); i++) {
@@ -204,8 +196,8 @@ final class MessageMapping {
         if (trace != null) {
             sp.setTraceContext(trace);
         }
-        final String dlqTopic = props.get(DLQ_ORIGIN_TOPIC);
-        final String dlqId = props.get(DLQ_ORIGIN_ID);
+        final String dlqTopic = props.get(MessageProperties.DLQ_ORIGIN_TOPIC);
+        final String dlqId = props.get(MessageProperties.DLQ_ORIGIN_ID);
         if (dlqTopic != null && dlqId != null) {
             sp.setDeadLetterQueue(DeadLetterQueue.newBuilder()
                     .setTopic(ResourceNames.shown(topic.getResourceNamespace(), dlqTopic).getName())
@@ -216,7 +208,7 @@ final class MessageMapping {
                 .setSystemProperties(sp)
                 .setBody(ByteString.copyFrom(body));
         for (Map.Entry<String, String> e : props.entrySet()) {
-            if (!SYSTEM_PROPERTIES.contains(e.getKey())) {
+            if (!isReserved(e.getKey())) {
                 m.putUserProperties(e.getKey(), e.getValue());
             }
         }
@@ -242,7 +234,7 @@ final class MessageMapping {
 
     static Timestamp timestamp(final long millis) {
         return Timestamp.newBuilder().setSeconds(Math.floorDiv(millis, 1000))
-                .setNanos((int) Math.floorMod(millis, 1000) * 1_000_000).build();
+                .setNanos(Math.floorMod(millis, 1000) * 1_000_000).build();
     }
 
     static Duration duration(final long millis) {

@@ -6,7 +6,6 @@ import apache.rocketmq.v2.TelemetryCommand;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.txn.TransactionChecker;
-import io.junction.core.txn.TransactionMessages;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -28,7 +27,7 @@ final class TransactionRecovery implements TransactionChecker {
 
     @Override
     public void check(final String producerGroup, final StoredMessage half, final int checkTimes) {
-        final String topic = TransactionMessages.realTopic(half);
+        final String topic = half.realTopic();
         if (topic == null) {
             return;
         }

@@ -9,11 +9,13 @@ import apache.rocketmq.v2.SystemProperties;
 import com.google.protobuf.ByteString;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.ReservedPropertyTable;
 import io.junction.core.message.StoredMessage;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -118,5 +120,28 @@ class MessageMappingTest {
         assertThat(MessageMapping.illegalPropertyKey("a\u0001b")).contains("control");
         assertThat(MessageMapping.illegalPropertyKey("")).contains("empty");
         assertThat(MessageMapping.illegalPropertyKey("color")).isNull();
+    }
+
+    @Test
+    void shouldShowConsumersOrdinaryPropertiesOnlyAsTheCoreRuleSaysAndRefuseReservedOnes() {
+        final Map<String, String> props = new LinkedHashMap<>();
+        for (String name : ReservedPropertyTable.RESERVED) {
+            props.put(name, "forged");
+        }
+        for (String name : ReservedPropertyTable.ORDINARY) {
+            props.put(name, "v-" + name);
+        }
+        final Message core = Message.builder("t").body(new byte[0]).properties(props).build();
+        final apache.rocketmq.v2.Message out = MessageMapping.toProto(stored(core), "t", "handle-1", 1, 30_000);
+        // RocketMQ clients also reserve its request-reply markers (MessageConst), which other protocols may use.
+        final List<String> shown = ReservedPropertyTable.ORDINARY.stream()
+                .filter(n -> !n.equals("TTL") && !n.equals("MSG_TYPE")).toList();
+        assertThat(out.getUserPropertiesMap().keySet()).containsExactlyInAnyOrderElementsOf(shown);
+        for (String name : ReservedPropertyTable.RESERVED) {
+            assertThat(MessageMapping.illegalPropertyKey(name)).as(name).contains("reserved");
+        }
+        for (String name : shown) {
+            assertThat(MessageMapping.illegalPropertyKey(name)).as(name).isNull();
+        }
     }
 }

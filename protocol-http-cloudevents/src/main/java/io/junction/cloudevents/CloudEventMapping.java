@@ -7,10 +7,13 @@ import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.spi.TraceContextProperties;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 import java.util.Map;
 
 /**
@@ -163,7 +166,7 @@ public final class CloudEventMapping {
             }
             for (final Map.Entry<String, String> e : properties.entrySet()) {
                 if (EventValidator.isExtensionName(e.getKey()) && !EventValidator.isContextAttribute(e.getKey())
-                        && !"receipt".equals(e.getKey())) {
+                        && !"receipt".equals(e.getKey()) && !MessageProperties.isReserved(e.getKey())) {
                     b.withExtension(e.getKey(), e.getValue());
                 }
             }
@@ -182,12 +185,12 @@ public final class CloudEventMapping {
             return t.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
         }
         if (value instanceof byte[] bytes) {
-            return java.util.Base64.getEncoder().encodeToString(bytes);
+            return Base64.getEncoder().encodeToString(bytes);
         }
         return value.toString();
     }
 
     private static String encodePathSegment(final String segment) {
-        return java.net.URLEncoder.encode(segment, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -1,18 +1,19 @@
 package io.junction.cloudevents;
 
+
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
-import io.junction.core.message.Message;
-import io.junction.core.message.MessageProperties;
-import io.junction.core.pop.RetryPolicy;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
 import io.netty.util.concurrent.EventExecutor;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -246,17 +247,12 @@ final class PushDispatcher {
             toDeadLetterTopic();
         }
 
-        /** A copy into the group's DLQ topic, then the ack. */
+        /**
+         * The core moves it to the subscription's DLQ topic: with its origin topic and id, without the delay it was
+         * sent with (a dead letter must not wait for it again), and acknowledged.
+         */
         private void toDeadLetterTopic() {
-            final var m = popped.message();
-            // A delivered delayed message keeps the delay it was sent with: the dead letter must not wait for it again.
-            final Message copy = Message.builder(RetryPolicy.deadLetterTopic(subscription.name())).queueId(0)
-                    .body(m.bodyBytes()).properties(m.properties()).bornTimestamp(m.bornTimestamp())
-                    .reconsumeTimes(popped.reconsumeTimes() + attempts)
-                    .property(MessageProperties.DELAY_LEVEL, null).property(MessageProperties.DELAY_SEC, null)
-                    .property(MessageProperties.DELAY_MS, null).property(MessageProperties.DELIVER_AT, null)
-                    .property("DLQ_ORIGIN_TOPIC", popped.topic()).build();
-            finish(messaging.send(copy).thenCompose(r -> messaging.ack(subscription.name(), receipt)));
+            finish(messaging.deadLetter(subscription.name(), receipt));
         }
 
         private void finish(final CompletableFuture<?> step) {
@@ -298,10 +294,10 @@ final class PushDispatcher {
             return Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, Long.parseLong(header.trim()) * 1000));
         } catch (final NumberFormatException e) {
             try {
-                final long at = java.time.ZonedDateTime.parse(header.trim(),
-                        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
+                final long at = ZonedDateTime.parse(header.trim(),
+                        DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
                 return Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, at - System.currentTimeMillis()));
-            } catch (final java.time.format.DateTimeParseException e2) {
+            } catch (final DateTimeParseException e2) {
                 return 0;
             }
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.junction.core.message.Message;
+import io.junction.core.message.ReservedPropertyTable;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
@@ -103,5 +104,19 @@ class CloudEventMappingTest {
             m.put(kv[i], kv[i + 1]);
         }
         return m;
+    }
+
+    @Test
+    void shouldShowOrdinaryPropertiesOnlyAsExtensionsAsTheCoreRuleSays() {
+        final Map<String, String> props = new LinkedHashMap<>();
+        for (String name : ReservedPropertyTable.RESERVED) {
+            props.put(name, "forged");
+        }
+        for (String name : ReservedPropertyTable.ORDINARY) {
+            props.put(name, "v-" + name);
+        }
+        final CloudEvent e = mapping.toEvent(props, new byte[0], "t", "id-1", 1000L, null);
+        // Only names an extension may have (lower-case letters and digits) can be shown.
+        assertThat(e.getExtensionNames()).containsExactlyInAnyOrder("color", "dlq", "retry");
     }
 }

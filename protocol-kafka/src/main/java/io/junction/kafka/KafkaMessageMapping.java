@@ -41,28 +41,16 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * whose headers are its non-reserved properties, and whose timestamp is its born timestamp.
  */
 final class KafkaMessageMapping {
-    static final String NULL_VALUE = "__kafka.null";
+    static final String NULL_VALUE = MessageProperties.TOMBSTONE;
     static final String BINARY_KEY = "__kafka.key";
     static final String HEADERS = "__kafka.headers";
-
-    /** RocketMQ and core system property names: never headers. */
-    private static final Set<String> SYSTEM = Set.of(MessageProperties.TAGS, MessageProperties.KEYS,
-            MessageProperties.UNIQUE_ID, MessageProperties.MESSAGE_GROUP, MessageProperties.DELIVER_AT,
-            MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC, MessageProperties.DELAY_MS,
-            MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID, MessageProperties.CONTENT_TYPE,
-            MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
-            "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
-            "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
-            "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
-            "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY");
 
     private KafkaMessageMapping() {
     }
 
     /** Whether a property name is the core's or a mapping's own, never a header. */
     static boolean isReserved(final String name) {
-        return name.startsWith("__") || SYSTEM.contains(name);
+        return MessageProperties.isReserved(name);
     }
 
     /** The core message for a record produced to {@code queueId} of {@code coreTopic}. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.ReservedPropertyTable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -113,5 +114,18 @@ class KafkaMessageMappingTest {
 
     private static boolean isText(final byte[] b) {
         return KafkaMessageMapping.text(b) != null;
+    }
+
+    @Test
+    void shouldGiveConsumersOrdinaryPropertiesOnlyAsHeadersAsTheCoreRuleSays() {
+        final Map<String, String> props = new LinkedHashMap<>();
+        for (String name : ReservedPropertyTable.RESERVED) {
+            props.put(name, "forged");
+        }
+        for (String name : ReservedPropertyTable.ORDINARY) {
+            props.put(name, "v-" + name);
+        }
+        final KafkaRecord r = KafkaMessageMapping.fromCore(props, new byte[0], 1);
+        assertThat(r.headers()).extracting(Header::key).containsExactlyElementsOf(ReservedPropertyTable.ORDINARY);
     }
 }

@@ -5,35 +5,26 @@ import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.http.HttpRoute;
+import io.junction.spi.kit.NettyListener;
 import io.junction.spi.tls.ServerTls;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The MQTT 3.1.1 and 5.0 front-end on {@code mqtt.port} (default 1883).
  *
  * <p>With {@code mqtt.tls-enabled}, a second listener on {@code mqtt.tls-port} (default 8883) serves the same protocol
- * inside TLS (see {@link ServerTls}). Pipeline per connection: connection counter → (TLS) → {@link MqttDecoder} (capped at {@code mqtt.max-packet-size}; a
- * decode failure becomes a failed message that {@link MqttConnection} answers with DISCONNECT 0x81/0x95 or a close) →
- * shared {@link MqttEncoder} → {@link MqttConnection}; after CONNECT an {@code IdleStateHandler} closes the connection
- * after 1.5 × the keep-alive. Write buffers are bounded (low/high water marks 32/128 KiB): deliveries pause while the
- * channel is not writable.
+ * inside TLS (see {@link ServerTls}). Pipeline per connection: connection counter → (TLS) → {@link MqttDecoder} (capped
+ * at {@code mqtt.max-packet-size}; a decode failure becomes a failed message that {@link MqttConnection} answers with
+ * DISCONNECT 0x81/0x95 or a close) → shared {@link MqttEncoder} → {@link MqttConnection}; after CONNECT an {@code
+ * IdleStateHandler} closes the connection after 1.5 × the keep-alive. Write buffers are bounded (low/high water marks
+ * 32/128 KiB): deliveries pause while the channel is not writable.
  *
  * <h2>Mapping onto the core</h2>
  * The first topic level is the core topic (auto-created; characters a core name cannot hold are escaped as
@@ -47,10 +38,9 @@ import java.util.concurrent.TimeUnit;
 public final class MqttFrontEnd implements ProtocolFrontEnd {
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 128 * 1024);
 
-    private final List<Channel> serverChannels = new CopyOnWriteArrayList<>();
     private MqttBroker broker;
     private HttpRoute webSocketRoute;
-    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private NettyListener listener;
 
     @Override
     public String name() {
@@ -67,23 +57,18 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
         final MqttSettings settings = MqttSettings.from(context.config());
         final SslContext tls;
         try {
-            tls = ServerTls.enabled(context.config()) ? ServerTls.serverContext(context) : null;
-        } catch (IOException | RuntimeException e) {
-            return CompletableFuture.failedFuture(new IllegalStateException("MQTT TLS: " + e.getMessage(), e));
+            tls = NettyListener.tls(context, "MQTT");
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(e);
         }
         broker = new MqttBroker(context.messaging(), context.accessControl(), settings,
                 context.eventLoops().worker());
-        return broker.start().thenCompose(x -> bind(context, settings, context.config().port(), null))
-                .thenCompose(plain -> {
-                    if (tls == null) {
-                        return CompletableFuture.completedFuture(plain);
-                    }
-                    return bind(context, settings, context.config().intValue("tls-port"), tls).thenApply(secure -> {
-                        final List<Endpoint> all = new ArrayList<>(plain);
-                        all.add(1, secure.get(0));
-                        return all;
-                    });
-                })
+        listener = new NettyListener(context, WATER_MARK);
+        return broker.start()
+                .thenCompose(x -> listener.bindPlainAndTls("mqtt", "mqtts", tls, ch -> ch.pipeline()
+                        .addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
+                        .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
+                        .addLast("mqtt", new MqttConnection(broker))))
                 .thenApply(endpoints -> {
                     webSocketRoute = context.httpRoutes().register(MqttOverWebSocket.PATH,
                             new MqttOverWebSocket(broker, context.connections()));
@@ -95,51 +80,18 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
                 });
     }
 
-    /** One listener: plain MQTT, or MQTT inside TLS when {@code tls} is given. */
-    private CompletableFuture<List<Endpoint>> bind(final BrokerContext context, final MqttSettings settings,
-                                                   final int port, final SslContext tls) {
-        final String name = tls == null ? "mqtt" : "mqtts";
-        final CompletableFuture<List<Endpoint>> bound = new CompletableFuture<>();
-        final ChannelFuture f = context.eventLoops().serverBootstrap()
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(final Channel ch) {
-                        channels.add(ch);
-                        ch.pipeline().addLast("connections", context.connections().handler());
-                        if (tls != null) {
-                            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
-                        }
-                        ch.pipeline().addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
-                                .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
-                                .addLast("mqtt", new MqttConnection(broker));
-                    }
-                })
-                .bind(context.bindAddress(), port);
-        f.addListener(done -> {
-            if (done.isSuccess()) {
-                serverChannels.add(f.channel());
-                final int actual = ((InetSocketAddress) f.channel().localAddress()).getPort();
-                bound.complete(List.of(Endpoint.tcp(name, context.advertisedHost(), actual)));
-            } else {
-                bound.completeExceptionally(new IllegalStateException("cannot bind " + name + " to "
-                        + context.bindAddress() + ":" + port + ": " + done.cause().getMessage(), done.cause()));
-            }
-        });
-        return bound;
-    }
-
     @Override
     public CompletableFuture<Void> stop() {
-        final CompletableFuture<Void> stopped = new CompletableFuture<>();
         if (webSocketRoute != null) {
             webSocketRoute.close();
         }
-        serverChannels.forEach(Channel::close);
+        if (listener == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        listener.stopAccepting();
+        // MQTT 5 clients hear DISCONNECT 0x8B (server shutting down) before the connections close.
         final CompletableFuture<Void> told = broker == null ? CompletableFuture.completedFuture(null)
                 : broker.closeAll().completeOnTimeout(null, 2, TimeUnit.SECONDS);
-        told.whenComplete((r, e) -> channels.close().addListener(f -> stopped.complete(null)));
-        return stopped;
+        return told.handle((r, e) -> (Void) null).thenCompose(v -> listener.close());
     }
 }

@@ -3,7 +3,6 @@ package io.junction.mqtt;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.spi.ReplyAddress;
-import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.BinaryProperty;
 import io.netty.handler.codec.mqtt.MqttProperties.IntegerProperty;
 import io.netty.handler.codec.mqtt.MqttProperties.MqttProperty;
@@ -11,6 +10,7 @@ import io.netty.handler.codec.mqtt.MqttProperties.StringPair;
 import io.netty.handler.codec.mqtt.MqttProperties.StringProperty;
 import io.netty.handler.codec.mqtt.MqttProperties.UserProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.UserProperty;
+import io.netty.handler.codec.mqtt.MqttProperties;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -60,19 +60,6 @@ final class MqttMessageMapping {
     /** Marks a correlation id that stands for correlation data which is not UTF-8 text. */
     static final String BASE64_PREFIX = "base64:";
 
-    /** RocketMQ and core system property names: never user properties. */
-    private static final Set<String> SYSTEM = Set.of(MessageProperties.TAGS, MessageProperties.KEYS,
-            MessageProperties.UNIQUE_ID, MessageProperties.MESSAGE_GROUP, MessageProperties.DELIVER_AT,
-            MessageProperties.DELAY_LEVEL, MessageProperties.DELAY_SEC, MessageProperties.DELAY_MS,
-            MessageProperties.REAL_TOPIC, MessageProperties.REAL_QUEUE_ID, MessageProperties.CONTENT_TYPE,
-            MessageProperties.TRANSACTION_PREPARED, MessageProperties.PRODUCER_GROUP,
-            MessageProperties.TRANSACTION_ID, MessageProperties.REPLY_TO, MessageProperties.CORRELATION_ID,
-            "REPLY_TO_CLIENT", "WAIT", "RETRY_TOPIC", "MIN_OFFSET", "MAX_OFFSET", "RECONSUME_TIME",
-            "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "MSG_REGION", "TRACE_ON", "CLUSTER", "ORIGIN_MESSAGE_ID",
-            "DLQ_ORIGIN_TOPIC", "DLQ_ORIGIN_MESSAGE_ID", "TRANSACTION_CHECK_TIMES", "CHECK_IMMUNITY_TIME_IN_SECONDS",
-            "INSTANCE_ID", "CORRECTION_FLAG", "POP_CK", "BORN_TIMESTAMP", "TIMER_OUT_MS", "TIMER_ENQUEUE_MS",
-            "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY");
-
     private MqttMessageMapping() {
     }
 
@@ -86,7 +73,7 @@ final class MqttMessageMapping {
     }
 
     static boolean isReserved(final String name) {
-        return name.startsWith("mqtt.") || name.startsWith("__") || SYSTEM.contains(name);
+        return name.startsWith("mqtt.") || MessageProperties.isReserved(name);
     }
 
     /**

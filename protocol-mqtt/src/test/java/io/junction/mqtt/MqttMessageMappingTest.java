@@ -3,6 +3,7 @@ package io.junction.mqtt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.message.Message;
+import io.junction.core.message.ReservedPropertyTable;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -109,5 +110,19 @@ class MqttMessageMappingTest {
         assertThat(out.qos()).isEqualTo(1);
         assertThat(MqttMessageMapping.userProperties(out.properties()))
                 .isEqualTo(List.of(new MqttProperties.StringPair("color", "red")));
+    }
+
+    @Test
+    void shouldShowSubscribersOrdinaryPropertiesOnlyAsTheCoreRuleSays() {
+        final Map<String, String> props = new LinkedHashMap<>();
+        for (String name : ReservedPropertyTable.RESERVED) {
+            props.put(name, "forged");
+        }
+        for (String name : ReservedPropertyTable.ORDINARY) {
+            props.put(name, "v-" + name);
+        }
+        final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore("t", props, new byte[0], 0);
+        assertThat(MqttMessageMapping.userProperties(out.properties())).extracting(p -> p.key)
+                .containsExactlyElementsOf(ReservedPropertyTable.ORDINARY);
     }
 }

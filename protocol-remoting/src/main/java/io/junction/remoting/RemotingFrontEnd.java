@@ -33,27 +33,23 @@ import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
-import io.junction.spi.tls.ServerTls;
-import io.netty.handler.ssl.OptionalSslHandler;
-import io.netty.handler.ssl.SslContext;
-import java.io.IOException;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
+import io.junction.spi.kit.NettyListener;
+import io.junction.spi.tls.ServerTls;
 import io.junction.tenancy.AccessControl;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.ssl.OptionalSslHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import java.net.InetSocketAddress;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +58,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * RocketMQ Remoting on one port, as name server and broker at once: a route query returns this node, so a client
@@ -88,8 +85,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
     /** Most responses held back before a flush while more are on their way. */
     private static final int FLUSH_AFTER_WRITES = 64;
 
-    private final ChannelGroup open = new DefaultChannelGroup("remoting", GlobalEventExecutor.INSTANCE);
-    private Channel server;
+    private NettyListener listener;
     private Messaging messaging;
     private TransactionProcessor transactions;
     /** Pushes other protocols' replies to RocketMQ requesters. */
@@ -110,7 +106,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
 
     @Override
     public List<ConfigKey> configKeys() {
-        final List<ConfigKey> keys = new java.util.ArrayList<>(List.of(MAX_FRAME_SIZE, BROKER_NAME, CLUSTER_NAME,
+        final List<ConfigKey> keys = new ArrayList<>(List.of(MAX_FRAME_SIZE, BROKER_NAME, CLUSTER_NAME,
                 MAX_SUSPEND_MS, IDLE_TIMEOUT_MS, WRITE_HIGH_WATER, MAX_IN_FLIGHT, TLS));
         // Certificate, key and client-certificate keys as every TLS listener has them; TLS shares the Remoting port
         // (clients reach routes and the name server at one address), so there is no tls-enabled / tls-port.
@@ -136,62 +132,50 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         } catch (final IOException | IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new IllegalStateException("remoting TLS: " + e.getMessage(), e));
         }
-        final ChannelFuture bind = context.eventLoops().serverBootstrap()
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(highWater / 2, highWater))
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(final Channel ch) {
-                        final RemotingHandler handler = RemotingFrontEnd.this.handler;
-                        if (handler == null) {
-                            ch.close(); // not started yet
-                            return;
-                        }
-                        open.add(ch);
-                        initPipeline(ch.pipeline(), context.connections().handler(), idleMillis, maxFrame, handler);
-                        if (tls != null) {
-                            ch.pipeline().addFirst("tls", "REQUIRED".equals(tlsMode) ? tls.newHandler(ch.alloc())
-                                    : new OptionalSslHandler(tls));
-                        }
-                    }
-                })
-                .bind(context.bindAddress(), port);
-        bind.addListener(f -> {
-            if (f.isSuccess()) {
-                server = bind.channel();
-                final int bound = ((InetSocketAddress) server.localAddress()).getPort();
-                final String host = context.advertisedHost();
-                final AccessControl access = context.accessControl();
-                if (access.enabled()) {
-                    securityWrites = Executors.newSingleThreadExecutor(
-                            new DefaultThreadFactory("junction-remoting-user-admin", true));
-                }
-                handler = handler(context.messaging(), config, new BrokerIdentity(config.string("broker-name"),
-                        config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
-                        + bound), access, securityWrites);
-                // The cluster's reply topic exists from the start, as on RocketMQ brokers, and is read for replies
-                // other protocols send to RocketMQ requesters.
-                replies.watch(ReplyProtocol.replyTopic(config.string("cluster-name")))
-                        .whenComplete((v, e) -> started.complete(List.of(Endpoint.tcp(name(),
-                                context.advertisedHost(), bound))));
-            } else {
-                started.completeExceptionally(new IllegalStateException("remoting: cannot listen on "
-                        + context.bindAddress() + ":" + port + ": " + f.cause().getMessage(), f.cause()));
+        listener = new NettyListener(context, new WriteBufferWaterMark(highWater / 2, highWater));
+        final Consumer<Channel> pipeline = ch -> {
+            final RemotingHandler handler = RemotingFrontEnd.this.handler;
+            if (handler == null) {
+                ch.close(); // not started yet
+                return;
             }
+            if (tls != null) {
+                ch.pipeline().addLast("tls", "REQUIRED".equals(tlsMode) ? tls.newHandler(ch.alloc())
+                        : new OptionalSslHandler(tls));
+            }
+            initPipeline(ch.pipeline(), idleMillis, maxFrame, handler);
+        };
+        final ServerBootstrap bootstrap = context.eventLoops().serverBootstrap().option(ChannelOption.SO_BACKLOG, 1024);
+        listener.bind(name(), port, null, pipeline, bootstrap).whenComplete((bound, e) -> {
+            if (e != null) {
+                started.completeExceptionally(e);
+                return;
+            }
+            final String host = context.advertisedHost();
+            final AccessControl access = context.accessControl();
+            if (access.enabled()) {
+                securityWrites = Executors.newSingleThreadExecutor(
+                        new DefaultThreadFactory("junction-remoting-user-admin", true));
+            }
+            handler = handler(context.messaging(), config, new BrokerIdentity(config.string("broker-name"),
+                    config.string("cluster-name"), (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
+                    + bound), access, securityWrites);
+            // The cluster's reply topic exists from the start, as on RocketMQ brokers, and is read for replies
+            // other protocols send to RocketMQ requesters.
+            replies.watch(ReplyProtocol.replyTopic(config.string("cluster-name")))
+                    .whenComplete((v, x) -> started.complete(List.of(Endpoint.tcp(name(), host, bound))));
         });
         return started;
     }
 
     /**
-     * A connection's pipeline: connection counter, idle timeout, flush consolidation, encoder, the frame decoder
-     * capped at {@code maxFrame}, then the shared request handler. The fuzz target builds the same one on an in-VM
+     * A connection's pipeline after the connection counter (and TLS): idle timeout, flush consolidation, encoder, the
+     * frame decoder capped at {@code maxFrame}, then the shared request handler. The fuzz target builds the same one on an in-VM
      * channel.
      */
-    static void initPipeline(final ChannelPipeline pipeline, final ChannelHandler connections, final int idleMillis,
-                             final int maxFrame, final RemotingHandler handler) {
-        pipeline.addLast("connections", connections)
-                .addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
+    static void initPipeline(final ChannelPipeline pipeline, final int idleMillis, final int maxFrame,
+                             final RemotingHandler handler) {
+        pipeline.addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
                 // Responses complete on store threads, many per appender batch: one write system call for all of
                 // them instead of one each.
                 .addLast("flush", new FlushConsolidationHandler(FLUSH_AFTER_WRITES, true))
@@ -306,12 +290,10 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         if (messaging != null && transactions != null) {
             messaging.removeTransactionChecker(transactions);
         }
-        if (server == null) {
-            open.close();
+        if (listener == null) {
             stopped.complete(null);
             return stopped;
         }
-        server.close().addListener(f -> open.close().addListener(g -> stopped.complete(null)));
-        return stopped;
+        return listener.close();
     }
 }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.junction.core.fuzz.ProblemLog;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.core.fuzz.ProblemLog;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
@@ -50,6 +50,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -69,6 +70,7 @@ import org.junit.jupiter.api.Timeout;
  * once the client leaves and the connection gauge returns to zero; a fresh client's route query is answered; checking
  * back the half messages and reviving the popped messages left so far goes without errors.
  */
+@Tag("fuzz")
 class RemotingFramePathFuzzTest {
     static final int MAX_FRAME = 1024;
     private static final LocalAddress ADDRESS = new LocalAddress("remoting-fuzz");
@@ -127,8 +129,8 @@ class RemotingFramePathFuzzTest {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(final Channel ch) {
-                        RemotingFrontEnd.initPipeline(ch.pipeline(), connections.handler(), idleMillis, MAX_FRAME,
-                                handler);
+                        ch.pipeline().addLast("connections", connections.handler());
+                        RemotingFrontEnd.initPipeline(ch.pipeline(), idleMillis, MAX_FRAME, handler);
                         ACCEPTED.add(ch);
                     }
                 }).bind(ADDRESS).sync();

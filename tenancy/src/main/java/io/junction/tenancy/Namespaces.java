@@ -1,5 +1,7 @@
 package io.junction.tenancy;
 
+import io.junction.core.SystemNames;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -17,8 +19,6 @@ public final class Namespaces {
     /** Separates the namespace from the name in a core name. */
     public static final char SEPARATOR = '%';
 
-    private static final String RETRY_PREFIX = "%RETRY%";
-    private static final String DLQ_PREFIX = "%DLQ%";
     private static final Pattern VALID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     private Namespaces() {
@@ -78,12 +78,12 @@ public final class Namespaces {
      * from the default namespace while escaped names such as {@code %24SYS} are.
      */
     public static String localName(final String namespace, final String coreName,
-                                   final java.util.function.Predicate<String> isTenant) {
+                                   final Predicate<String> isTenant) {
         String name = coreName;
-        if (name.startsWith(RETRY_PREFIX)) {
-            name = name.substring(RETRY_PREFIX.length());
-        } else if (name.startsWith(DLQ_PREFIX)) {
-            name = name.substring(DLQ_PREFIX.length());
+        if (name.startsWith(SystemNames.RETRY_PREFIX)) {
+            name = name.substring(SystemNames.RETRY_PREFIX.length());
+        } else if (name.startsWith(SystemNames.DLQ_PREFIX)) {
+            name = name.substring(SystemNames.DLQ_PREFIX.length());
         }
         if (Principal.DEFAULT_NAMESPACE.equals(namespace)) {
             final int sep = name.indexOf(SEPARATOR);

@@ -37,20 +37,24 @@ final class KafkaTestBroker implements AutoCloseable {
     /** A broker with extra {@code --set} settings. */
     static KafkaTestBroker start(final Map<String, String> settings) {
         try {
-            final Path data = Files.createTempDirectory("junction-kafka-it").resolve("data");
-            final BrokerProcess.Builder b = BrokerProcess.builder(data);
-            settings.forEach(b::set);
-            final BrokerProcess process = b.start();
-            try {
-                process.awaitHealthy(DEADLINE);
-            } catch (final RuntimeException | AssertionError e) {
-                process.close();
-                throw e;
-            }
-            return new KafkaTestBroker(process, data);
+            return start(Files.createTempDirectory("junction-kafka-it").resolve("data"), settings);
         } catch (final IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A broker on {@code data} (seeded beforehand, with users for instance) with extra settings. */
+    static KafkaTestBroker start(final Path data, final Map<String, String> settings) {
+        final BrokerProcess.Builder b = BrokerProcess.builder(data);
+        settings.forEach(b::set);
+        final BrokerProcess process = b.start();
+        try {
+            process.awaitHealthy(DEADLINE);
+        } catch (final RuntimeException | AssertionError e) {
+            process.close();
+            throw e;
+        }
+        return new KafkaTestBroker(process, data);
     }
 
     BrokerProcess process() {

@@ -15,14 +15,8 @@ import java.util.function.LongSupplier;
  * client whose heartbeats stop is dropped after the expiry; listeners hear of every membership change.
  */
 public final class ConsumerRegistry {
-    /** Told when a group's membership changes. */
-    @FunctionalInterface
-    public interface Listener {
-        void membershipChanged(String group);
-    }
-
     private final Map<String, Map<String, ConsumerClient>> groups = new ConcurrentHashMap<>();
-    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final List<MembershipListener> listeners = new CopyOnWriteArrayList<>();
     private final LongSupplier clock;
     private final long expiryMillis;
 
@@ -31,7 +25,7 @@ public final class ConsumerRegistry {
         this.expiryMillis = expiry.toMillis();
     }
 
-    public void addListener(final Listener listener) {
+    public void addListener(final MembershipListener listener) {
         listeners.add(listener);
     }
 
@@ -88,7 +82,7 @@ public final class ConsumerRegistry {
     }
 
     private void notifyChanged(final String group) {
-        for (Listener l : listeners) {
+        for (MembershipListener l : listeners) {
             l.membershipChanged(group);
         }
     }

@@ -2,6 +2,7 @@ package io.junction.core.log;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.message.RecordLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -23,6 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Batching is what makes SYNC mode fast: while one fsync runs, the next batch gathers, and one fsync covers it.
  */
+// close() waits for the thread to end and lets an interrupt of the stopping thread through ("try" lint).
+@SuppressWarnings("try")
 public final class LogAppender implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogAppender.class);
     private static final int STAGING_SIZE = 1 << 20;
@@ -175,7 +178,7 @@ public final class LogAppender implements AutoCloseable {
             }
             final int length = r.record.remaining();
             final long offset = stagingOffset + staging.position();
-            if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
+            if (log.remainingInSegment(offset) < length + RecordLayout.BLANK_LENGTH
                     && log.remainingInSegment(offset) < log.segmentSize()) {
                 if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
                     return;
@@ -248,7 +251,7 @@ public final class LogAppender implements AutoCloseable {
         final int length = r.record.remaining();
         try {
             final long offset = log.writeOffset();
-            if (log.remainingInSegment(offset) < length + RecordDescriptor.BLANK_LENGTH
+            if (log.remainingInSegment(offset) < length + RecordLayout.BLANK_LENGTH
                     && log.remainingInSegment(offset) < log.segmentSize()) {
                 log.roll();
             }

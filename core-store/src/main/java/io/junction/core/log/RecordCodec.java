@@ -1,9 +1,10 @@
 package io.junction.core.log;
 
-import static io.junction.core.log.RecordDescriptor.*;
+import static io.junction.core.message.RecordLayout.*;
 
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -12,7 +13,7 @@ import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * Encodes messages into records and checks and decodes records (layout in {@link RecordDescriptor}).
+ * Encodes messages into records and checks and decodes records (layout in {@link RecordLayout}).
  *
  * <p>Encoding happens in two steps so the expensive part runs on the sender's thread: {@link #encode} renders the
  * record with the position-dependent fields left zero; {@link #seal} (on the appender thread, once the position is

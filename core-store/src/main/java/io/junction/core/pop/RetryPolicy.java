@@ -3,7 +3,7 @@ package io.junction.core.pop;
 import io.junction.core.meta.GroupConfig;
 
 /**
- * Names of a group's retry and dead-letter topics and its back-off ladder.
+ * A group's back-off ladder (its retry and dead-letter topics are named by {@code SystemNames}).
  *
  * <p>Default ladder (RocketMQ's): 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h; a group may set its own
  * with the attribute {@code retry.backoff} (space-separated durations like {@code 1s 5s 1m 2h}).
@@ -14,16 +14,6 @@ public final class RetryPolicy {
     private static final long[] DEFAULT_LADDER = parse("10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
 
     private RetryPolicy() {
-    }
-
-    /** The retry topic of a POP group for one topic (RocketMQ's V1 name). */
-    public static String retryTopic(final String group, final String topic) {
-        return "%RETRY%" + group + "_" + topic;
-    }
-
-    /** The dead-letter topic of a group. */
-    public static String deadLetterTopic(final String group) {
-        return "%DLQ%" + group;
     }
 
     /** The back-off before delivery number {@code reconsumeTimes + 1}. */

@@ -1,5 +1,6 @@
 package io.junction.core.queue;
 
+import io.junction.core.filter.TagFilter;
 import io.junction.core.index.MessageIndex;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.DispatchInfo;
@@ -19,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * <p>Indexing the same record twice writes the same queue entry (the record carries its queue offset) and skips the
  * id index, which is what lets recovery simply re-dispatch from the checkpoint.
  */
+// close() waits for the thread to end and lets an interrupt of the stopping thread through ("try" lint).
+@SuppressWarnings("try")
 public final class Dispatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
@@ -73,7 +76,7 @@ public final class Dispatcher implements AutoCloseable {
     public DispatchInfo index(final ByteBuffer segmentView, final int position) throws IOException {
         final DispatchInfo info = RecordCodec.dispatchInfo(segmentView, position);
         queues.put(info.topic(), info.queueId(), info.queueOffset(), info.physicalOffset(), info.size(),
-                QueueEntryDescriptor.tagHash(info.tag()));
+                TagFilter.tagHash(info.tag()));
         index.add(info);
         return info;
     }

@@ -35,10 +35,6 @@ public final class QueueEntryDescriptor {
         return buf.getLong(entryPosition + TAG_HASH_OFFSET);
     }
 
-    /** The tag hash kept in an entry: the tag's {@code String.hashCode()} as RocketMQ does, 0 for no tag. */
-    public static long tagHash(final String tag) {
-        return tag == null || tag.isEmpty() ? 0 : tag.hashCode();
-    }
 
     static void write(final ByteBuffer buf, final int entryPosition, final long logOffset, final int size,
                       final long tagHash) {

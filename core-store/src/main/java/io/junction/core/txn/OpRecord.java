@@ -1,9 +1,10 @@
 package io.junction.core.txn;
 
+import io.junction.core.SystemNames;
 import java.nio.ByteBuffer;
 
 /**
- * The body of an op record in {@link TransactionMessages#OP_TOPIC}: a half message was resolved, or checked back.
+ * The body of an op record in {@link SystemNames#OP_TOPIC}: a half message was resolved, or checked back.
  *
  * <pre>
  *   0        1        2                                      10              14                       22

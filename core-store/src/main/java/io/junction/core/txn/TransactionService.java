@@ -4,6 +4,7 @@ import io.junction.core.PullResult;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageIds;
 import io.junction.core.message.MessageProperties;
@@ -15,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -22,9 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Transactional messages: a half message is stored invisibly in {@link TransactionMessages#HALF_TOPIC} until its
+ * Transactional messages: a half message is stored invisibly in {@link SystemNames#HALF_TOPIC} until its
  * producer ends the transaction; a commit delivers the real message to its topic and queue, a rollback drops it; each
- * resolution is recorded as an op record in {@link TransactionMessages#OP_TOPIC}. Half messages left unresolved are
+ * resolution is recorded as an op record in {@link SystemNames#OP_TOPIC}. Half messages left unresolved are
  * checked back with their producer group through a {@link TransactionChecker}, first {@code firstCheck} after they
  * were stored, then every {@code checkInterval}; when a check is due after {@code maxChecks} checks, the timeout
  * resolution applies instead (as RocketMQ's broker discards a half message checked {@code transactionCheckMax}
@@ -59,7 +61,7 @@ public final class TransactionService {
     private final AtomicInteger halvesInProgress = new AtomicInteger();
     private final ReentrantLock checkLock = new ReentrantLock();
     /** One per front-end that can reach producers (Remoting, gRPC); each asks the producers it has. */
-    private final List<TransactionChecker> checkers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<TransactionChecker> checkers = new CopyOnWriteArrayList<>();
 
     /**
      * @param firstCheckMillis    time from storing a half message to its first check-back, unless the message sets
@@ -84,7 +86,7 @@ public final class TransactionService {
 
     /** Sets (or with null removes) the hook asking producers about unresolved transactions. */
     public void addChecker(final TransactionChecker checker) {
-        checkers.add(java.util.Objects.requireNonNull(checker, "checker"));
+        checkers.add(Objects.requireNonNull(checker, "checker"));
     }
 
     public void removeChecker(final TransactionChecker checker) {
@@ -100,7 +102,7 @@ public final class TransactionService {
     public CompletableFuture<SendResult> prepare(final Message message, final String realTopic,
                                                  final int realQueueId) {
         final String uniqueId = message.uniqueId();
-        final long opMark = store.maxOffset(TransactionMessages.OP_TOPIC);
+        final long opMark = store.maxOffset(SystemNames.OP_TOPIC);
         halvesInProgress.incrementAndGet();
         final CompletableFuture<TransactionStore.Stored> stored;
         try {
@@ -232,7 +234,7 @@ public final class TransactionService {
     }
 
     private CompletableFuture<TransactionStore.Stored> appendOp(final OpRecord op) {
-        return store.appendSystem(Message.builder(TransactionMessages.OP_TOPIC).queueId(0)
+        return store.appendSystem(Message.builder(SystemNames.OP_TOPIC).queueId(0)
                 .tag(op.closes() ? "d" : "c").body(op.encode()).build());
     }
 
@@ -336,13 +338,13 @@ public final class TransactionService {
      * start, before any send).
      */
     public void recover() {
-        final long opStart = start(TransactionMessages.OP_TOPIC);
-        long offset = start(TransactionMessages.HALF_TOPIC);
+        final long opStart = start(SystemNames.OP_TOPIC);
+        long offset = start(SystemNames.HALF_TOPIC);
         int halves = 0;
         while (true) {
-            final PullResult r = store.read(TransactionMessages.HALF_TOPIC, offset, REPLAY_BATCH);
+            final PullResult r = store.read(SystemNames.HALF_TOPIC, offset, REPLAY_BATCH);
             for (StoredMessage m : r.messages()) {
-                final String realTopic = TransactionMessages.realTopic(m);
+                final String realTopic = m.realTopic();
                 if (realTopic == null) {
                     continue;
                 }
@@ -359,7 +361,7 @@ public final class TransactionService {
         }
         offset = opStart;
         while (true) {
-            final PullResult r = store.read(TransactionMessages.OP_TOPIC, offset, REPLAY_BATCH);
+            final PullResult r = store.read(SystemNames.OP_TOPIC, offset, REPLAY_BATCH);
             for (StoredMessage m : r.messages()) {
                 final OpRecord op = OpRecord.decode(m.body());
                 final PendingHalf p = op == null ? null : pending.get(op.halfOffset());
@@ -392,8 +394,8 @@ public final class TransactionService {
     public void commitReplayPositions() {
         // Ends first, then no half half-registered, then the pending ones (the PopService argument): a half stored
         // below an end is either registered before the pending set is read, or still in progress (then skip).
-        final long halfEnd = store.maxOffset(TransactionMessages.HALF_TOPIC);
-        final long opEnd = store.maxOffset(TransactionMessages.OP_TOPIC);
+        final long halfEnd = store.maxOffset(SystemNames.HALF_TOPIC);
+        final long opEnd = store.maxOffset(SystemNames.OP_TOPIC);
         if (halvesInProgress.get() > 0) {
             return;
         }
@@ -403,11 +405,11 @@ public final class TransactionService {
             halfPosition = Math.min(halfPosition, p.halfQueueOffset);
             opPosition = Math.min(opPosition, p.opMark);
         }
-        if (halfPosition > store.replayPosition(TransactionMessages.HALF_TOPIC)) {
-            store.saveReplayPosition(TransactionMessages.HALF_TOPIC, halfPosition);
+        if (halfPosition > store.replayPosition(SystemNames.HALF_TOPIC)) {
+            store.saveReplayPosition(SystemNames.HALF_TOPIC, halfPosition);
         }
-        if (opPosition > store.replayPosition(TransactionMessages.OP_TOPIC)) {
-            store.saveReplayPosition(TransactionMessages.OP_TOPIC, opPosition);
+        if (opPosition > store.replayPosition(SystemNames.OP_TOPIC)) {
+            store.saveReplayPosition(SystemNames.OP_TOPIC, opPosition);
         }
     }
 

@@ -11,8 +11,8 @@ import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.io.FaultySegmentFiles;
-import io.junction.core.log.RecordDescriptor;
 import io.junction.core.message.Message;
+import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.io.IOException;
@@ -203,7 +203,7 @@ class RecoveryTest {
             TestStores.awaitIndexed(store);
             // A body bit flipped under a running store: this run computed the CRC from the bytes it wrote and does
             // not recompute it on reads (the structure is still checked), so the record is served as it now reads.
-            flipBit(segment(0), sent.get(1).commitLogOffset() + RecordDescriptor.bodyLengthOffset(0) + 4 + 3);
+            flipBit(segment(0), sent.get(1).commitLogOffset() + RecordLayout.bodyLengthOffset(0) + 4 + 3);
             assertThat(readAll(store, "t", 0)).extracting(TestStores::body)
                     .containsExactly("message-0", "mescage-1", "message-2");
             assertThat(store.stats().damagedRecords()).isZero();

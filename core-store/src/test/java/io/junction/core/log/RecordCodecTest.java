@@ -3,6 +3,7 @@ package io.junction.core.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.message.Message;
+import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -70,12 +71,12 @@ class RecordCodecTest {
     void checksStructureWithoutTheCrcWhenAskedAndAlwaysTheOwnOffset() {
         final ByteBuffer record = sealed(message("t", new InetSocketAddress("127.0.0.1", 1)), STORE, 512);
         final int size = record.remaining();
-        final int bodyAt = RecordDescriptor.bodyLengthOffset(0) + 4;
+        final int bodyAt = RecordLayout.bodyLengthOffset(0) + 4;
         record.put(bodyAt, (byte) (record.get(bodyAt) ^ 0x10)); // a body bit: the CRC no longer matches
         assertThat(RecordCodec.check(record, 0, 512)).isEqualTo(RecordCodec.INVALID);
         assertThat(RecordCodec.check(record, 0, 512, false)).isEqualTo(size);
         assertThat(RecordCodec.check(record, 0, 1024, false)).isEqualTo(RecordCodec.INVALID);
-        record.putInt(RecordDescriptor.bodyLengthOffset(0), size); // a body longer than the record
+        record.putInt(RecordLayout.bodyLengthOffset(0), size); // a body longer than the record
         assertThat(RecordCodec.check(record, 0, 512, false)).isEqualTo(RecordCodec.INVALID);
     }
 }

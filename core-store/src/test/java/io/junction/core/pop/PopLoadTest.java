@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.junction.core.SystemNames;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.TestStores;
@@ -123,7 +124,7 @@ class PopLoadTest {
             }
             assertThat(redelivered).hasSize(MESSAGES / 10);
             assertThat(store.inFlight()).isZero();
-            final List<StoredMessage> dead = TestStores.readAll(store, RetryPolicy.deadLetterTopic("g"), 0);
+            final List<StoredMessage> dead = TestStores.readAll(store, SystemNames.deadLetterTopic("g"), 0);
             assertThat(dead).hasSize(MESSAGES / 10);
             assertThat(dead).allMatch(m -> Integer.parseInt(m.keys()) % 10 == 0 && m.reconsumeTimes() == 2);
         }

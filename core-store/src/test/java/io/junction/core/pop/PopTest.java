@@ -10,11 +10,13 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.Receipt;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.TestStores;
 import io.junction.core.io.MappedSegmentFile;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
@@ -138,7 +140,7 @@ class PopTest {
                 TestStores.awaitIndexed(store);
             }
             assertThat(deliveries).isEqualTo(3);
-            final List<StoredMessage> dlq = TestStores.readAll(store, RetryPolicy.deadLetterTopic("g"), 0);
+            final List<StoredMessage> dlq = TestStores.readAll(store, SystemNames.deadLetterTopic("g"), 0);
             assertThat(dlq).hasSize(1);
             assertThat(TestStores.body(dlq.get(0))).isEqualTo("m0");
             assertThat(dlq.get(0).property("DLQ_ORIGIN_TOPIC")).isEqualTo("t");
@@ -198,9 +200,9 @@ class PopTest {
             assertThat(errorOf(store.ack("g", popped.get(0).receiptHandle()))).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
             assertThat(store.inFlight()).isEqualTo(1);
             TestStores.awaitIndexed(store);
-            final List<StoredMessage> dead = TestStores.readAll(store, RetryPolicy.deadLetterTopic("g"), 0);
+            final List<StoredMessage> dead = TestStores.readAll(store, SystemNames.deadLetterTopic("g"), 0);
             assertThat(dead).extracting(TestStores::body).containsExactly(body(popped.get(0)));
-            assertThat(dead.get(0).property(PopService.PROPERTY_DLQ_ORIGIN_TOPIC)).isEqualTo("t");
+            assertThat(dead.get(0).property(MessageProperties.DLQ_ORIGIN_TOPIC)).isEqualTo("t");
         }
     }
 

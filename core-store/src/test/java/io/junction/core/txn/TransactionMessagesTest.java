@@ -2,6 +2,7 @@ package io.junction.core.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.core.SystemNames;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import java.util.Map;
@@ -25,7 +26,7 @@ class TransactionMessagesTest {
         final Message m = Message.builder("orders").uniqueId("U1").tag("a").property("k", "v").sysFlag(0x1)
                 .property(MessageProperties.PRODUCER_GROUP, "pg").body(new byte[] {1, 2}).build();
         final Message half = TransactionMessages.half(m, "orders", 3);
-        assertThat(half.topic()).isEqualTo(TransactionMessages.HALF_TOPIC);
+        assertThat(half.topic()).isEqualTo(SystemNames.HALF_TOPIC);
         assertThat(half.queueId()).isZero();
         assertThat(half.sysFlag()).isEqualTo(0x1 | 0x4);
         assertThat(half.body()).containsExactly(1, 2);
@@ -45,11 +46,11 @@ class TransactionMessagesTest {
     @Test
     void shouldUseAValidImmunityTimeForTheFirstCheckOnly() {
         assertThat(TransactionMessages.firstCheckDelay(Map.of(), 60_000)).isEqualTo(60_000);
-        assertThat(TransactionMessages.firstCheckDelay(Map.of(TransactionMessages.CHECK_IMMUNITY_SECONDS, "5"),
+        assertThat(TransactionMessages.firstCheckDelay(Map.of(MessageProperties.CHECK_IMMUNITY_SECONDS, "5"),
                 60_000)).isEqualTo(5_000);
-        assertThat(TransactionMessages.firstCheckDelay(Map.of(TransactionMessages.CHECK_IMMUNITY_SECONDS, "x"),
+        assertThat(TransactionMessages.firstCheckDelay(Map.of(MessageProperties.CHECK_IMMUNITY_SECONDS, "x"),
                 60_000)).isEqualTo(60_000);
-        assertThat(TransactionMessages.firstCheckDelay(Map.of(TransactionMessages.CHECK_IMMUNITY_SECONDS, "-1"),
+        assertThat(TransactionMessages.firstCheckDelay(Map.of(MessageProperties.CHECK_IMMUNITY_SECONDS, "-1"),
                 60_000)).isEqualTo(60_000);
     }
 }

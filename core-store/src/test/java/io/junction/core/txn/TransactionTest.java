@@ -7,6 +7,7 @@ import io.junction.core.PopRequest;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.TestStores;
@@ -206,7 +207,7 @@ class TransactionTest {
     @Test
     void shouldRefuseSendsToTheTransactionSystemTopics() {
         try (MessageStore store = openWithTopic()) {
-            for (String topic : List.of(TransactionMessages.HALF_TOPIC, TransactionMessages.OP_TOPIC)) {
+            for (String topic : List.of(SystemNames.HALF_TOPIC, SystemNames.OP_TOPIC)) {
                 assertThat(errorOf(() -> store.send(TestStores.text(topic, "x")).join()))
                         .isEqualTo(StoreError.ILLEGAL_ARGUMENT);
             }
@@ -229,8 +230,8 @@ class TransactionTest {
             assertThat(first.checkTimes()).isEqualTo(1);
             assertThat(first.half().uniqueId()).isEqualTo(r.uniqueId());
             assertThat(first.half().commitLogOffset()).isEqualTo(r.commitLogOffset());
-            assertThat(TransactionMessages.realTopic(first.half())).isEqualTo(TOPIC);
-            assertThat(TransactionMessages.realQueueId(first.half())).isEqualTo(r.queueId());
+            assertThat(first.half().realTopic()).isEqualTo(TOPIC);
+            assertThat(first.half().realQueueId()).isEqualTo(r.queueId());
             assertThat(TestStores.body(first.half())).isEqualTo("ask");
 
             store.checkTransactionsNow();
@@ -276,7 +277,7 @@ class TransactionTest {
     @Test
     void shouldHonourTheCheckImmunityTimeForTheFirstCheck() {
         try (MessageStore store = openWithTopic()) {
-            store.send(half("soon").property(TransactionMessages.CHECK_IMMUNITY_SECONDS, "10").build()).join();
+            store.send(half("soon").property(MessageProperties.CHECK_IMMUNITY_SECONDS, "10").build()).join();
             now.addAndGet(9_999);
             store.checkTransactionsNow();
             assertThat(checks).isEmpty();
@@ -367,10 +368,10 @@ class TransactionTest {
         try (MessageStore store = open(config)) {
             assertThat(store.pendingTransactions()).isZero();
             // Nothing pending: the next replay starts at the ends of both topics.
-            assertThat(store.queryOffset(REPLAY_GROUP, TransactionMessages.HALF_TOPIC, 0))
-                    .isEqualTo(store.maxOffset(TransactionMessages.HALF_TOPIC, 0)).isEqualTo(5);
-            assertThat(store.queryOffset(REPLAY_GROUP, TransactionMessages.OP_TOPIC, 0))
-                    .isEqualTo(store.maxOffset(TransactionMessages.OP_TOPIC, 0)).isPositive();
+            assertThat(store.queryOffset(REPLAY_GROUP, SystemNames.HALF_TOPIC, 0))
+                    .isEqualTo(store.maxOffset(SystemNames.HALF_TOPIC, 0)).isEqualTo(5);
+            assertThat(store.queryOffset(REPLAY_GROUP, SystemNames.OP_TOPIC, 0))
+                    .isEqualTo(store.maxOffset(SystemNames.OP_TOPIC, 0)).isPositive();
             now.addAndGet(10 * INTERVAL);
             store.checkTransactionsNow();
             assertThat(checks).isEmpty();
@@ -423,7 +424,7 @@ class TransactionTest {
         // The first restart's checkpoint moves the replay positions past the two resolved halves.
         try (MessageStore store = open(config)) {
             assertThat(store.pendingTransactions()).isEqualTo(2);
-            assertThat(store.queryOffset(REPLAY_GROUP, TransactionMessages.HALF_TOPIC, 0)).isEqualTo(2);
+            assertThat(store.queryOffset(REPLAY_GROUP, SystemNames.HALF_TOPIC, 0)).isEqualTo(2);
             end(store, halves.get(3), TransactionResolution.COMMIT);
             halves.add(sendHalf(store, "p4"));
         }

@@ -2,6 +2,7 @@ package io.junction.remoting.processor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.group.ConsumerClient;
 import io.junction.remoting.BrokerIdentity;
@@ -94,7 +95,7 @@ public final class ClientProcessor implements RequestProcessor {
             channels.startFromTimestamp(channel, group,
                     "CONSUME_FROM_TIMESTAMP".equals(Json.text(consumer, "consumeFromWhere")));
             if (!broadcast) {
-                pending.add(systemTopics.ensure(SystemTopics.retryTopic(group)));
+                pending.add(systemTopics.ensure(SystemNames.retryTopic(group)));
             }
             messaging.consumers().heartbeat(group, clientId, subscriptions, broadcast);
         }

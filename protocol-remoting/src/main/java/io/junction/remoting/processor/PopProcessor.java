@@ -5,6 +5,7 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
+import io.junction.core.SystemNames;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.StoredMessage;
@@ -94,7 +95,7 @@ public final class PopProcessor implements RequestProcessor {
             throw new HeaderException("the assignment request has no topic");
         }
         final List<Object> assignments = new ArrayList<>();
-        if (!topic.startsWith(SystemTopics.RETRY_PREFIX)) { // the core pops retries together with the topic
+        if (!topic.startsWith(SystemNames.RETRY_PREFIX)) { // the core pops retries together with the topic
             final Map<String, Object> mq = new LinkedHashMap<>();
             mq.put("brokerName", identity.brokerName());
             mq.put("queueId", -1);
@@ -164,7 +165,7 @@ public final class PopProcessor implements RequestProcessor {
             final boolean retried = !m.topic().equals(topic);
             final int queueId = retried ? RETRY_QUEUE_BASE + m.queueId() : m.queueId();
             final Map<String, String> asRequest = foreignRequests.rocketMqView(m);
-            final ByteBuffer record = retried || asRequest != null ? Records.rewrite(m, retried ? topic : m.topic(),
+            final ByteBuffer record = retried || asRequest != null ? m.recordAs(retried ? topic : m.topic(),
                     queueId, asRequest != null ? asRequest : m.properties()) : m.record().duplicate();
             body.addComponent(true, Unpooled.wrappedBuffer(record));
             offsets.computeIfAbsent(queueId, q -> new ArrayList<>()).add(m.queueOffset());

@@ -106,7 +106,7 @@ public final class PullProcessor implements RequestProcessor {
                     }
                     final Map<String, String> asRequest = foreignRequests.rocketMqView(m);
                     final ByteBuf record = Unpooled.wrappedBuffer(asRequest == null ? m.record().duplicate()
-                            : Records.rewrite(m, m.topic(), m.queueId(), asRequest));
+                            : m.recordAs(m.topic(), m.queueId(), asRequest));
                     body.addComponent(true, record);
                     bytes += record.readableBytes();
                 }

@@ -2,6 +2,7 @@ package io.junction.remoting.processor;
 
 import io.junction.core.Messaging;
 import io.junction.core.SendResult;
+import io.junction.core.SystemNames;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
@@ -67,15 +68,15 @@ public final class SendProcessor implements RequestProcessor {
         final Map<String, String> props = new LinkedHashMap<>(MessageProperties.decode(h.properties));
         final String retryGroup = SystemTopics.groupOfRetryTopic(topic);
         if (retryGroup != null && h.reconsumeTimes > h.maxReconsumeTimes) {
-            topic = SystemTopics.deadLetterTopic(retryGroup);
+            topic = SystemNames.deadLetterTopic(retryGroup);
             for (String p : TIMER_PROPERTIES) {
                 props.remove(p);
             }
         }
         final Message message = new Message(topic, h.queueId, body(request), h.flag, props, h.sysFlag,
                 h.bornTimestamp, bornHost, h.reconsumeTimes);
-        final CompletableFuture<?> ready = topic.startsWith(SystemTopics.RETRY_PREFIX)
-                || topic.startsWith(SystemTopics.DLQ_PREFIX)
+        final CompletableFuture<?> ready = topic.startsWith(SystemNames.RETRY_PREFIX)
+                || topic.startsWith(SystemNames.DLQ_PREFIX)
                 ? systemTopics.ensure(topic) : requests.prepare(channel, topic, props);
         return ready.thenCompose(t -> messaging.send(message)).thenApply(r -> {
             final String txId = props.get(MessageProperties.TRANSACTION_ID);
@@ -172,15 +173,15 @@ public final class SendProcessor implements RequestProcessor {
             }
             final StoredMessage stored = found.get();
             final Map<String, String> props = new LinkedHashMap<>(stored.properties());
-            props.putIfAbsent(SystemTopics.RETRY_TOPIC, stored.topic());
-            props.putIfAbsent(SystemTopics.ORIGIN_MESSAGE_ID,
+            props.putIfAbsent(MessageProperties.RETRY_TOPIC, stored.topic());
+            props.putIfAbsent(MessageProperties.ORIGIN_MESSAGE_ID,
                     originMsgId != null ? originMsgId : stored.uniqueId());
             for (String p : TIMER_PROPERTIES) {
                 props.remove(p);
             }
             final int times = stored.reconsumeTimes();
             final boolean dead = times >= maxReconsume || delayLevel < 0;
-            final String topic = dead ? SystemTopics.deadLetterTopic(group) : SystemTopics.retryTopic(group);
+            final String topic = dead ? SystemNames.deadLetterTopic(group) : SystemNames.retryTopic(group);
             if (!dead) {
                 props.put(MessageProperties.DELAY_LEVEL, Integer.toString(delayLevel > 0 ? delayLevel : 3 + times));
             }

@@ -5,7 +5,6 @@ import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
-import io.junction.core.txn.TransactionMessages;
 import io.junction.core.txn.TransactionResolution;
 import io.junction.remoting.ClientChannels;
 import io.junction.remoting.protocol.RemotingCommand;
@@ -67,10 +66,10 @@ public final class TransactionProcessor implements RequestProcessor, Transaction
             return;
         }
         final Channel target = producers.get(Math.floorMod(roundRobin.getAndIncrement(), producers.size()));
-        final String realTopic = TransactionMessages.realTopic(half);
-        final int realQueue = TransactionMessages.realQueueId(half);
+        final String realTopic = half.realTopic();
+        final int realQueue = half.realQueueId();
         final Map<String, String> props = new LinkedHashMap<>(half.properties());
-        props.put(TransactionMessages.CHECK_TIMES, Integer.toString(checkTimes));
+        props.put(MessageProperties.CHECK_TIMES, Integer.toString(checkTimes));
         final String txId = half.property(MessageProperties.TRANSACTION_ID);
         final RemotingCommand check = RemotingCommand.request(RequestCode.CHECK_TRANSACTION_STATE,
                 opaques.incrementAndGet(), true)
@@ -80,7 +79,7 @@ public final class TransactionProcessor implements RequestProcessor, Transaction
                 .put("msgId", half.uniqueId())
                 .put("transactionId", txId != null ? txId : half.uniqueId())
                 .put("offsetMsgId", half.offsetMessageId());
-        check.payload(Unpooled.wrappedBuffer(Records.rewrite(half, realTopic == null ? half.topic() : realTopic,
+        check.payload(Unpooled.wrappedBuffer(half.recordAs(realTopic == null ? half.topic() : realTopic,
                 Math.max(realQueue, 0), props)));
         target.writeAndFlush(check);
     }

@@ -1,7 +1,7 @@
 package io.junction.remoting.reply;
 
-import io.junction.core.log.RecordDescriptor;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -45,9 +45,9 @@ public final class ForeignRequests {
     /** Whether a record's properties name a reply-to address but no requesting client. */
     static boolean isForeignRequest(final ByteBuffer record, final int sysFlag) {
         final int base = record.position();
-        final int bodyLengthAt = base + RecordDescriptor.bodyLengthOffset(sysFlag);
+        final int bodyLengthAt = base + RecordLayout.bodyLengthOffset(sysFlag);
         final int topicLengthAt = bodyLengthAt + 4 + record.getInt(bodyLengthAt);
-        final boolean v2 = record.getInt(base + RecordDescriptor.MAGIC_OFFSET) == RecordDescriptor.MAGIC_V2;
+        final boolean v2 = record.getInt(base + RecordLayout.MAGIC_OFFSET) == RecordLayout.MAGIC_V2;
         final int topicLength = v2 ? record.getShort(topicLengthAt) & 0xFFFF : record.get(topicLengthAt);
         final int propertiesLengthAt = topicLengthAt + (v2 ? 2 : 1) + topicLength;
         final int start = propertiesLengthAt + 2;

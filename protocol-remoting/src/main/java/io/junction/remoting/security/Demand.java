@@ -1,9 +1,10 @@
 package io.junction.remoting.security;
 
-import io.junction.remoting.processor.SystemTopics;
+import io.junction.core.SystemNames;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
@@ -70,12 +71,12 @@ record Demand(Check check, ResourceKind kind, String name, Set<Action> anyOf, bo
     }
 
     static boolean isGroupTopic(final String topic) {
-        return topic.startsWith(SystemTopics.RETRY_PREFIX) || topic.startsWith(SystemTopics.DLQ_PREFIX);
+        return topic.startsWith(SystemNames.RETRY_PREFIX) || topic.startsWith(SystemNames.DLQ_PREFIX);
     }
 
     /** What a refusal tells the client was missing. */
     String describe() {
-        final String resource = kind == null ? "" : kind.name().toLowerCase(java.util.Locale.ROOT)
+        final String resource = kind == null ? "" : kind.name().toLowerCase(Locale.ROOT)
                 + (hidden ? " of that message" : " " + name);
         return switch (check) {
             case SUPER_USER -> "it is for super users only";

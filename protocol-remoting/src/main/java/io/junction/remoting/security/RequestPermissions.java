@@ -9,9 +9,9 @@ import static io.junction.tenancy.Action.UPDATE;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
-import io.junction.core.txn.TransactionMessages;
 import io.junction.remoting.processor.AdminProcessor;
 import io.junction.remoting.processor.PopProcessor;
 import io.junction.remoting.processor.RouteProcessor;
@@ -21,12 +21,15 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.reply.ReplyProtocol;
 import io.junction.spi.ReplyAddress;
+import io.junction.tenancy.Action;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * The one table of what every request code touches, read from the header field (or body) the client names it in.
@@ -75,8 +78,8 @@ public final class RequestPermissions {
     }
 
     /** Every code the table covers (the unit test checks the dispatcher's codes against it). */
-    public java.util.Set<Integer> codes() {
-        return java.util.Set.copyOf(table.keySet());
+    public Set<Integer> codes() {
+        return Set.copyOf(table.keySet());
     }
 
     private void build() {
@@ -94,8 +97,8 @@ public final class RequestPermissions {
             final String producerGroup = r.field("producerGroup");
             return messaging.lookup(r.longField("commitLogOffset", -1)).thenApply(found -> {
                 // Only a half message can be ended; anything else (or nothing) is left to super users.
-                final String real = found.filter(m -> TransactionMessages.HALF_TOPIC.equals(m.topic()))
-                        .map(TransactionMessages::realTopic).orElse(null);
+                final String real = found.filter(m -> SystemNames.HALF_TOPIC.equals(m.topic()))
+                        .map(StoredMessage::realTopic).orElse(null);
                 return list(producerGroup == null ? null : producerGroupDemand(producerGroup),
                         real == null ? Demand.SUPER : Demand.topic(real, PUB).hide());
             });
@@ -189,7 +192,7 @@ public final class RequestPermissions {
         }
     }
 
-    private void put(final int code, final java.util.function.Function<RemotingCommand, List<Demand>> demands) {
+    private void put(final int code, final Function<RemotingCommand, List<Demand>> demands) {
         if (table.put(code, Permission.of(demands)) != null) {
             throw new IllegalStateException("request code " + code + " is in the table twice");
         }
@@ -215,17 +218,17 @@ public final class RequestPermissions {
      * super users only for other internal records; nothing when there is no such message (the processor answers
      * "not found" and reveals nothing).
      */
-    private CompletableFuture<Demand> messageTopic(final long offset, final io.junction.tenancy.Action action) {
+    private CompletableFuture<Demand> messageTopic(final long offset, final Action action) {
         return messaging.lookup(offset).thenApply((Optional<StoredMessage> found) -> {
             if (found.isEmpty()) {
                 return null;
             }
             final StoredMessage m = found.get();
-            if (TransactionMessages.HALF_TOPIC.equals(m.topic())) {
-                final String real = TransactionMessages.realTopic(m);
+            if (SystemNames.HALF_TOPIC.equals(m.topic())) {
+                final String real = m.realTopic();
                 return real == null ? Demand.SUPER : Demand.topic(real, action).hide();
             }
-            return TransactionMessages.isSystemTopic(m.topic()) ? Demand.SUPER : Demand.topic(m.topic(), action).hide();
+            return SystemNames.isTransactionTopic(m.topic()) ? Demand.SUPER : Demand.topic(m.topic(), action).hide();
         });
     }
 

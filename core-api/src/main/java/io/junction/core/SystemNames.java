@@ -1,0 +1,43 @@
+package io.junction.core;
+
+/**
+ * The names of the topics the core keeps for itself, as RocketMQ names them, so every front-end, the store and the
+ * tools agree on them: a consumer group's retry and dead-letter topics, and the transaction topics. Clients may read a
+ * group's retry and dead-letter topics; nobody but the store writes the transaction topics.
+ */
+public final class SystemNames {
+    public static final String RETRY_PREFIX = "%RETRY%";
+    public static final String DLQ_PREFIX = "%DLQ%";
+    /** Half messages of open transactions (one queue). */
+    public static final String HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
+    /** Op records of transactions: resolutions and check-backs (one queue). */
+    public static final String OP_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
+
+    private SystemNames() {
+    }
+
+    /** A group's retry topic as RocketMQ 4 clients name it (one for all the group's topics). */
+    public static String retryTopic(final String group) {
+        return RETRY_PREFIX + group;
+    }
+
+    /** The retry topic of a POP group for one topic (RocketMQ's V1 name). */
+    public static String retryTopic(final String group, final String topic) {
+        return RETRY_PREFIX + group + "_" + topic;
+    }
+
+    /** The dead-letter topic of a group. */
+    public static String deadLetterTopic(final String group) {
+        return DLQ_PREFIX + group;
+    }
+
+    /** True for a retry or dead-letter topic. */
+    public static boolean isRetryOrDeadLetter(final String topic) {
+        return topic.startsWith(RETRY_PREFIX) || topic.startsWith(DLQ_PREFIX);
+    }
+
+    /** True for the store's own transaction topics. */
+    public static boolean isTransactionTopic(final String topic) {
+        return HALF_TOPIC.equals(topic) || OP_TOPIC.equals(topic);
+    }
+}
