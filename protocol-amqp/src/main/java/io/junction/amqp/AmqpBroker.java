@@ -1,16 +1,27 @@
 package io.junction.amqp;
 
 import io.junction.core.Messaging;
+import io.junction.core.PoppedMessage;
 import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.AccessControl;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +45,7 @@ final class AmqpBroker {
     static final String ATTR_TOPIC = "amqp.topic";
 
     /** Groups earlier versions made for a selector on a queue. */
-    private static final java.util.regex.Pattern OLD_SELECTOR_GROUP = java.util.regex.Pattern.compile(
+    private static final Pattern OLD_SELECTOR_GROUP = Pattern.compile(
             "\\|sel-[0-9a-f]{24}$");
 
     /** How long messages of an ended link wait for the group's next link. */
@@ -46,16 +57,16 @@ final class AmqpBroker {
     private final AmqpSettings settings;
     private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
     /** Messages popped for a link that had ended by the time they came (see {@link #adopt}), by group. */
-    private final Map<String, java.util.ArrayDeque<io.junction.core.PoppedMessage>> orphans = new ConcurrentHashMap<>();
-    private final Map<String, java.util.Set<ConsumerLink>> consumers = new ConcurrentHashMap<>();
+    private final Map<String, ArrayDeque<PoppedMessage>> orphans = new ConcurrentHashMap<>();
+    private final Map<String, Set<ConsumerLink>> consumers = new ConcurrentHashMap<>();
     private final Map<String, Integer> incarnations = new ConcurrentHashMap<>();
     /** Unshared durable subscriptions with a consumer attached (one at a time; see {@link #takeSubscription}). */
-    private final java.util.Set<String> activeSubscriptions = ConcurrentHashMap.newKeySet();
+    private final Set<String> activeSubscriptions = ConcurrentHashMap.newKeySet();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
     /** Messages being made visible again (links that ended, adopted messages nobody claimed); a stop waits for them. */
-    private final java.util.Set<CompletableFuture<?>> givingBack = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+    private final Set<CompletableFuture<?>> givingBack = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connections = new AtomicInteger();
     private volatile CompletableFuture<Void> allConnectionsEnded;
 
     AmqpBroker(final Messaging messaging, final AccessControl accessControl, final AmqpSettings settings) {
@@ -112,7 +123,7 @@ final class AmqpBroker {
         if (existing.isPresent() && existing.get().inPlace()) {
             return CompletableFuture.completedFuture(existing.get());
         }
-        final Map<String, String> attributes = new java.util.HashMap<>(
+        final Map<String, String> attributes = new HashMap<>(
                 existing.map(GroupConfig::attributes).orElse(Map.of()));
         attributes.put(GroupConfig.IN_PLACE_ATTRIBUTE, "true");
         return messaging.groups().createOrUpdate(existing.isPresent()
@@ -141,29 +152,29 @@ final class AmqpBroker {
      * as the link ended; parked ones are cancelled). The group's next link takes them first, so order holds and no delivery is counted;
      * those nobody claims within {@value #ORPHAN_MS} ms are made visible to the group again.
      */
-    void adopt(final String group, final java.util.List<io.junction.core.PoppedMessage> messages,
-               final java.util.concurrent.ScheduledExecutorService timer) {
+    void adopt(final String group, final List<PoppedMessage> messages,
+               final ScheduledExecutorService timer) {
         if (messages.isEmpty()) {
             return;
         }
         orphans.compute(group, (k, q) -> {
-            final java.util.ArrayDeque<io.junction.core.PoppedMessage> queue = q == null ? new java.util.ArrayDeque<>() : q;
+            final ArrayDeque<PoppedMessage> queue = q == null ? new ArrayDeque<>() : q;
             queue.addAll(messages);
             return queue;
         });
-        final java.util.Set<ConsumerLink> live = consumers.get(group);
+        final Set<ConsumerLink> live = consumers.get(group);
         if (live != null) {
             for (ConsumerLink link : live) {
                 link.wake(); // a link parked on a long poll takes them now
             }
         }
         timer.schedule(() -> {
-            for (io.junction.core.PoppedMessage m : messages) {
+            for (PoppedMessage m : messages) {
                 if (removeOrphan(group, m)) {
                     giveBack(group, m.receiptHandle());
                 }
             }
-        }, ORPHAN_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, ORPHAN_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Makes a message a link took visible to the group again at once; a stop waits for it to be stored. */
@@ -203,17 +214,17 @@ final class AmqpBroker {
         if (connections.get() == 0) {
             ended.complete(null);
         }
-        return ended.orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+        return ended.orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(e -> null)
                 .thenCompose(x -> {
-                    for (String group : java.util.List.copyOf(orphans.keySet())) {
-                        for (io.junction.core.PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
+                    for (String group : List.copyOf(orphans.keySet())) {
+                        for (PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
                             giveBack(group, m.receiptHandle());
                         }
                     }
                     return CompletableFuture.allOf(givingBack.toArray(CompletableFuture[]::new));
                 })
-                .orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(e -> null);
     }
 
@@ -230,7 +241,7 @@ final class AmqpBroker {
     }
 
     /** Takes up to {@code max} adopted messages of the group, oldest first. */
-    java.util.List<io.junction.core.PoppedMessage> claim(final String group, final int max) {
+    List<PoppedMessage> claim(final String group, final int max) {
         return claim(group, max, MessageFilter.ALL);
     }
 
@@ -238,16 +249,16 @@ final class AmqpBroker {
      * Takes up to {@code max} adopted messages of the group that {@code filter} selects, oldest first (consumers of a
      * queue share its group, each with its own selector).
      */
-    java.util.List<io.junction.core.PoppedMessage> claim(final String group, final int max,
+    List<PoppedMessage> claim(final String group, final int max,
                                                          final MessageFilter filter) {
         if (orphans.isEmpty()) {
-            return java.util.List.of();
+            return List.of();
         }
-        final java.util.List<io.junction.core.PoppedMessage> out = new java.util.ArrayList<>();
+        final List<PoppedMessage> out = new ArrayList<>();
         orphans.computeIfPresent(group, (k, q) -> {
-            for (java.util.Iterator<io.junction.core.PoppedMessage> it = q.iterator(); it.hasNext()
+            for (Iterator<PoppedMessage> it = q.iterator(); it.hasNext()
                     && out.size() < max; ) {
-                final io.junction.core.PoppedMessage m = it.next();
+                final PoppedMessage m = it.next();
                 if (filter == MessageFilter.ALL
                         || filter.matches(m.message().properties(), m.message().bornTimestamp())) {
                     it.remove();
@@ -259,7 +270,7 @@ final class AmqpBroker {
         return out;
     }
 
-    private boolean removeOrphan(final String group, final io.junction.core.PoppedMessage m) {
+    private boolean removeOrphan(final String group, final PoppedMessage m) {
         final boolean[] removed = new boolean[1];
         orphans.computeIfPresent(group, (k, q) -> {
             removed[0] = q.remove(m);
@@ -303,9 +314,9 @@ final class AmqpBroker {
      */
     CompletableFuture<Boolean> deleteGroup(final String group) {
         incarnations.merge(group, 1, Integer::sum);
-        final java.util.List<io.junction.core.PoppedMessage> held = claim(group, Integer.MAX_VALUE);
+        final List<PoppedMessage> held = claim(group, Integer.MAX_VALUE);
         if (!held.isEmpty()) {
-            messaging.ackReceipts(group, held.stream().map(io.junction.core.PoppedMessage::receipt).toList());
+            messaging.ackReceipts(group, held.stream().map(PoppedMessage::receipt).toList());
         }
         return messaging.groups().delete(group).whenComplete((r, e) -> {
             if (e != null) {

@@ -38,7 +38,6 @@ import org.slf4j.LoggerFactory;
 final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(AmqpConnection.class);
     /** The header we answer an unsupported one with (SASL first, as we prefer). */
-    private static final byte[] SASL_HEADER = {'A', 'M', 'Q', 'P', 3, 1, 0, 0};
     private static final long BASE_NANOS = System.nanoTime();
 
     private final AmqpBroker broker;
@@ -50,8 +49,7 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private SaslServer sasl;
     private FrameGuard guard;
     private Endpoints endpoints;
-    private final byte[] header = new byte[8];
-    private int headerRead;
+    private final ProtocolHeader header = new ProtocolHeader();
     private boolean saslSkipped;
     /** Set once the connection is failing or done: further input is dropped. */
     private boolean closing;
@@ -125,19 +123,16 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
             if (closing) {
                 return;
             }
-            if (headerRead < header.length) {
-                final int n = Math.min(header.length - headerRead, in.readableBytes());
-                in.readBytes(header, headerRead, n);
-                headerRead += n;
-                if (!headerPrefixValid()) {
+            if (!header.complete()) {
+                if (!header.read(in)) {
                     rejectHeader();
                     return;
                 }
-                if (headerRead < header.length) {
+                if (!header.complete()) {
                     return;
                 }
-                saslSkipped = header[4] == 0;
-                feed(Unpooled.wrappedBuffer(header));
+                saslSkipped = !header.sasl();
+                feed(header.bytes());
             }
             feed(in);
         } finally {
@@ -183,31 +178,11 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
 
     // ------------------------------------------------------------------------------------------------ header
 
-    /** "AMQP", then protocol id 0 (plain) or 3 (SASL), then version 1.0.0, checked as far as it has arrived. */
-    private boolean headerPrefixValid() {
-        for (int i = 0; i < headerRead; i++) {
-            final byte b = header[i];
-            final boolean ok = switch (i) {
-                case 0 -> b == 'A';
-                case 1 -> b == 'M';
-                case 2 -> b == 'Q';
-                case 3 -> b == 'P';
-                case 4 -> b == 0 || b == 3;
-                case 5 -> b == 1;
-                default -> b == 0;
-            };
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** An unsupported header: answer with the one we speak and close, as the spec asks (part 2.2). */
     private void rejectHeader() {
         closing = true;
         cancelTimers();
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(SASL_HEADER)).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(ProtocolHeader.saslHeader()).addListener(ChannelFutureListener.CLOSE);
     }
 
     // ------------------------------------------------------------------------------------------------ input

@@ -4,8 +4,10 @@ import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.spi.ReplyAddress;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -94,21 +96,6 @@ final class AmqpMessageMapping {
 
     AmqpMessageMapping() {
         AMQPDefinedTypes.registerAllTypes(decoder, encoder);
-    }
-
-    /** A message that cannot be stored: the AMQP error condition and why (sent back in a rejected outcome). */
-    static final class MalformedMessageException extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final Symbol condition;
-
-        MalformedMessageException(final Symbol condition, final String description) {
-            super(description, null, false, false);
-            this.condition = condition;
-        }
-
-        Symbol condition() {
-            return condition;
-        }
     }
 
     /**
@@ -222,7 +209,7 @@ final class AmqpMessageMapping {
                 }
             }
         } catch (DecodeException | IllegalArgumentException | IllegalStateException | ClassCastException
-                 | IndexOutOfBoundsException | java.nio.BufferUnderflowException e) {
+                 | IndexOutOfBoundsException | BufferUnderflowException e) {
             throw new MalformedMessageException(AmqpErrors.DECODE_ERROR, "malformed message: " + e.getMessage());
         } finally {
             decoder.setBuffer(null);
@@ -231,7 +218,7 @@ final class AmqpMessageMapping {
             props.put(DURABLE, "false");
         }
         if (bodyKind >= 2) {
-            body = java.util.Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
+            body = Arrays.copyOfRange(bytes, bodyStart, bodyEnd);
             props.put(BODY, bodyKind == 2 ? "value" : "sequence");
         } else if (bodyKind == 1) {
             props.put(BODY, "text");
@@ -370,7 +357,7 @@ final class AmqpMessageMapping {
         out.reset();
         encoder.setByteBuffer(out);
         final Map<String, String> props = m.properties();
-        final Map<String, Character> types = types(props.get(TYPES));
+        final Map<String, Character> types = TypedValues.codes(props.get(TYPES));
 
         final Header header = new Header();
         header.setDurable(!"false".equals(props.get(DURABLE)));
@@ -399,7 +386,7 @@ final class AmqpMessageMapping {
                     annotations = new LinkedHashMap<>();
                 }
                 annotations.put(Symbol.valueOf(e.getKey().substring(ANNOTATION_PREFIX.length())),
-                        typed(e.getKey(), e.getValue(), types));
+                        TypedValues.typed(e.getKey(), e.getValue(), types));
             }
         }
         if (annotations != null) {
@@ -445,7 +432,7 @@ final class AmqpMessageMapping {
                 if (application == null) {
                     application = new LinkedHashMap<>();
                 }
-                application.put(e.getKey(), typed(e.getKey(), e.getValue(), types));
+                application.put(e.getKey(), TypedValues.typed(e.getKey(), e.getValue(), types));
             }
         }
         if (application != null) {
@@ -461,7 +448,7 @@ final class AmqpMessageMapping {
         } else {
             writeData(body, out); // straight from the stored record: no copy of the body on the way out
         }
-        encoder.setByteBuffer((java.nio.ByteBuffer) null);
+        encoder.setByteBuffer((ByteBuffer) null);
     }
 
     /** A data section (descriptor 0x75) holding {@code body}: vbin8 below 256 bytes, else vbin32. */
@@ -487,30 +474,6 @@ final class AmqpMessageMapping {
             at = props.get(MQTT_EXPIRES_AT);
         }
         return at == null ? 0 : parseLong(at);
-    }
-
-    private static Object typed(final String name, final String text, final Map<String, Character> types) {
-        final Character code = types == null ? null : types.get(name);
-        return code == null ? text : TypedValues.value(code, text);
-    }
-
-    private static Map<String, Character> types(final String encoded) {
-        if (encoded == null || encoded.isEmpty()) {
-            return null;
-        }
-        final Map<String, Character> map = new java.util.HashMap<>();
-        int start = 0;
-        while (start < encoded.length()) {
-            int end = encoded.indexOf(',', start);
-            if (end < 0) {
-                end = encoded.length();
-            }
-            if (end - start > 2 && encoded.charAt(start + 1) == ':') {
-                map.put(encoded.substring(start + 2, end), encoded.charAt(start));
-            }
-            start = end + 1;
-        }
-        return map;
     }
 
     private static int clampPriority(final String text) {

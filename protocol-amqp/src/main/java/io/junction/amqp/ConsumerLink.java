@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Outcome;
@@ -55,7 +56,7 @@ final class ConsumerLink implements LinkHandler {
     private final Messaging messaging;
     private final ConsumerPlan plan;
     private final boolean presettled;
-    private final java.util.function.Consumer<Boolean> onEnd;
+    private final Consumer<Boolean> onEnd;
     private final ArrayDeque<PoppedMessage> ready = new ArrayDeque<>();
     /**
      * Acks taken on the event loop wait here for {@link #ACK_LINGER_MICROS} (or until {@link #ACK_BATCH} of them), then
@@ -82,7 +83,7 @@ final class ConsumerLink implements LinkHandler {
     private final DeliveryTags tags = new DeliveryTags();
 
     ConsumerLink(final Endpoints endpoints, final Sender sender, final ConsumerPlan plan, final boolean presettled,
-                 final java.util.function.Consumer<Boolean> onEnd) {
+                 final Consumer<Boolean> onEnd) {
         this.endpoints = endpoints;
         this.sender = sender;
         this.messaging = endpoints.broker().messaging();

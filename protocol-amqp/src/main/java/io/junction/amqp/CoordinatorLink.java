@@ -11,6 +11,7 @@ import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.transaction.Declare;
 import org.apache.qpid.proton.amqp.transaction.Declared;
 import org.apache.qpid.proton.amqp.transaction.Discharge;
+import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.engine.Delivery;
 import org.apache.qpid.proton.engine.Receiver;
 import org.apache.qpid.proton.message.Message;
@@ -93,7 +94,7 @@ final class CoordinatorLink implements LinkHandler {
         }
     }
 
-    private void answer(final Delivery d, final org.apache.qpid.proton.amqp.transport.DeliveryState state) {
+    private void answer(final Delivery d, final DeliveryState state) {
         d.disposition(state);
         d.settle();
         if (receiver.getCredit() < CREDIT / 2) {

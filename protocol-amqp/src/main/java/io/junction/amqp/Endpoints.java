@@ -5,14 +5,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.Endpoint;
 import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Link;
 import org.apache.qpid.proton.engine.Session;
@@ -136,7 +137,7 @@ final class Endpoints {
      * Lets proton forget an endpoint both sides have closed; otherwise a long-lived connection that opens and closes
      * many links or sessions would keep every one of them.
      */
-    private static void freeIfDone(final org.apache.qpid.proton.engine.Endpoint endpoint) {
+    private static void freeIfDone(final Endpoint endpoint) {
         if (endpoint.getLocalState() == EndpointState.CLOSED && endpoint.getRemoteState() == EndpointState.CLOSED) {
             endpoint.free();
         }

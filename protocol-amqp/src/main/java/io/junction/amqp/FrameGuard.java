@@ -2,16 +2,18 @@ package io.junction.amqp;
 
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
 import org.apache.qpid.proton.amqp.transport.Detach;
 import org.apache.qpid.proton.amqp.transport.End;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
-import org.apache.qpid.proton.amqp.transport.FrameBody;
 import org.apache.qpid.proton.amqp.transport.Flow;
+import org.apache.qpid.proton.amqp.transport.FrameBody;
 import org.apache.qpid.proton.amqp.transport.Open;
 import org.apache.qpid.proton.amqp.transport.Transfer;
 import org.apache.qpid.proton.engine.impl.ProtocolTracer;
@@ -134,12 +136,12 @@ final class FrameGuard implements ProtocolTracer {
         // only what the client sends is checked
     }
 
-    private void fail(final org.apache.qpid.proton.amqp.Symbol condition, final String description) {
+    private void fail(final Symbol condition, final String description) {
         violation = AmqpErrors.of(condition, description);
         throw new Violation(violation);
     }
 
     private static String name(final FrameBody body) {
-        return body == null ? "empty frame" : body.getClass().getSimpleName().toUpperCase(java.util.Locale.ROOT);
+        return body == null ? "empty frame" : body.getClass().getSimpleName().toUpperCase(Locale.ROOT);
     }
 }

@@ -8,6 +8,7 @@ import io.junction.core.message.MessageProperties;
 import io.junction.core.meta.TopicConfig;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
@@ -49,10 +50,10 @@ final class ProducerLink implements LinkHandler {
     private final boolean ownTemporary;
 
     /** What to do when the link ends (a temporary destination goes), or null. */
-    private final java.util.function.Consumer<Boolean> onEnd;
+    private final Consumer<Boolean> onEnd;
 
     ProducerLink(final Endpoints endpoints, final Receiver receiver, final String topic,
-                 final java.util.function.Consumer<Boolean> onEnd) {
+                 final Consumer<Boolean> onEnd) {
         this.onEnd = onEnd;
         this.endpoints = endpoints;
         this.receiver = receiver;
@@ -99,7 +100,7 @@ final class ProducerLink implements LinkHandler {
         final AmqpMessageMapping.Inbound in;
         try {
             in = endpoints.mapping().toCore(bytes, size, now);
-        } catch (AmqpMessageMapping.MalformedMessageException e) {
+        } catch (MalformedMessageException e) {
             reject(d, e.condition(), e.getMessage());
             return;
         }

@@ -1,7 +1,10 @@
 package io.junction.amqp;
 
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Date;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -68,7 +71,7 @@ final class TypedValues {
             return Long.toString(d.getTime());
         } else if (v instanceof Binary b) {
             return Base64.getEncoder().encodeToString(b.getArray().length == b.getLength() && b.getArrayOffset() == 0
-                    ? b.getArray() : java.util.Arrays.copyOfRange(b.getArray(), b.getArrayOffset(),
+                    ? b.getArray() : Arrays.copyOfRange(b.getArray(), b.getArrayOffset(),
                     b.getArrayOffset() + b.getLength()));
         }
         return String.valueOf(v);
@@ -149,5 +152,31 @@ final class TypedValues {
             return text;
         }
         return text;
+    }
+
+    /** {@code text} as the type its code in {@code types} names, or as text when it has none. */
+    static Object typed(final String name, final String text, final Map<String, Character> types) {
+        final Character code = types == null ? null : types.get(name);
+        return code == null ? text : TypedValues.value(code, text);
+    }
+
+    /** The type codes of an encoded {@code c:name,c:name} list, by name; null when there are none. */
+    static Map<String, Character> codes(final String encoded) {
+        if (encoded == null || encoded.isEmpty()) {
+            return null;
+        }
+        final Map<String, Character> map = new HashMap<>();
+        int start = 0;
+        while (start < encoded.length()) {
+            int end = encoded.indexOf(',', start);
+            if (end < 0) {
+                end = encoded.length();
+            }
+            if (end - start > 2 && encoded.charAt(start + 1) == ':') {
+                map.put(encoded.substring(start + 2, end), encoded.charAt(start));
+            }
+            start = end + 1;
+        }
+        return map;
     }
 }

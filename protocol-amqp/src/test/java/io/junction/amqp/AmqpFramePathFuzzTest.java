@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.junction.core.fuzz.ProblemLog;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.core.fuzz.ProblemLog;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.metrics.ConnectionCounter;
@@ -42,6 +42,7 @@ import org.apache.qpid.proton.amqp.security.SaslCode;
 import org.apache.qpid.proton.amqp.security.SaslOutcome;
 import org.apache.qpid.proton.amqp.transport.Open;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.Timeout;
  * outside the frame) is closed by the server on its own; the server side closes once the client leaves and the
  * connection gauge returns to zero; a fresh client gets through SASL and is answered with an OPEN.
  */
+@Tag("fuzz")
 class AmqpFramePathFuzzTest {
     static final int MAX_FRAME = 1024;
     private static final LocalAddress ADDRESS = new LocalAddress("amqp-fuzz");

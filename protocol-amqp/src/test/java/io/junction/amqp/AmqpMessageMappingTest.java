@@ -188,10 +188,10 @@ class AmqpMessageMappingTest {
     void shouldRejectMalformedMessages() {
         final byte[] garbage = {0x00, 0x53, 0x77, (byte) 0xA1, 0x10, 'x'};
         assertThatThrownBy(() -> mapping.toCore(garbage, garbage.length, 0))
-                .isInstanceOf(AmqpMessageMapping.MalformedMessageException.class);
+                .isInstanceOf(MalformedMessageException.class);
         final byte[] notASection = {(byte) 0xA1, 0x01, 'x'};
         assertThatThrownBy(() -> mapping.toCore(notASection, notASection.length, 0))
-                .isInstanceOf(AmqpMessageMapping.MalformedMessageException.class);
+                .isInstanceOf(MalformedMessageException.class);
     }
 
     private AmqpMessageMapping.Inbound toCore(final org.apache.qpid.proton.message.Message m) throws Exception {

@@ -1,12 +1,12 @@
 package io.junction.grpc;
 
 import io.grpc.Attributes;
-import io.junction.tenancy.AccessControl;
 import io.grpc.ServerTransportFilter;
+import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
-import java.security.MessageDigest;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 
 /**
  * What one connection (HTTP/2 transport) remembers between its calls when security is on. It never stands in for a

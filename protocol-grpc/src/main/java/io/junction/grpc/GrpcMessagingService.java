@@ -10,11 +10,9 @@ import apache.rocketmq.v2.ChangeInvisibleDurationRequest;
 import apache.rocketmq.v2.ChangeInvisibleDurationResponse;
 import apache.rocketmq.v2.ClientType;
 import apache.rocketmq.v2.Code;
-import apache.rocketmq.v2.CustomizedBackoff;
-import apache.rocketmq.v2.Endpoints;
 import apache.rocketmq.v2.EndTransactionRequest;
 import apache.rocketmq.v2.EndTransactionResponse;
-import apache.rocketmq.v2.ExponentialBackoff;
+import apache.rocketmq.v2.Endpoints;
 import apache.rocketmq.v2.FilterType;
 import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueRequest;
 import apache.rocketmq.v2.ForwardMessageToDeadLetterQueueResponse;
@@ -24,11 +22,9 @@ import apache.rocketmq.v2.HeartbeatRequest;
 import apache.rocketmq.v2.HeartbeatResponse;
 import apache.rocketmq.v2.MessageQueue;
 import apache.rocketmq.v2.MessagingServiceGrpc;
-import apache.rocketmq.v2.Metric;
 import apache.rocketmq.v2.NotifyClientTerminationRequest;
 import apache.rocketmq.v2.NotifyClientTerminationResponse;
 import apache.rocketmq.v2.Permission;
-import apache.rocketmq.v2.Publishing;
 import apache.rocketmq.v2.PullMessageRequest;
 import apache.rocketmq.v2.PullMessageResponse;
 import apache.rocketmq.v2.QueryAssignmentRequest;
@@ -41,7 +37,6 @@ import apache.rocketmq.v2.RecallMessageRequest;
 import apache.rocketmq.v2.RecallMessageResponse;
 import apache.rocketmq.v2.ReceiveMessageRequest;
 import apache.rocketmq.v2.ReceiveMessageResponse;
-import apache.rocketmq.v2.RetryPolicy;
 import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SendMessageResponse;
 import apache.rocketmq.v2.Settings;
@@ -55,12 +50,10 @@ import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import io.junction.core.Messaging;
 import io.junction.core.group.ConsumerClient;
-import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
-import io.junction.tenancy.PolicyWatch;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,8 +65,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code apache.rocketmq.v2.MessagingService}: routes, heartbeats, assignments, the Telemetry session and
- * transactions here; sends go to {@link SendActivity}, POP consumption to {@link ReceiveActivity}, offset consumption
+ * {@code apache.rocketmq.v2.MessagingService}: routes, heartbeats, assignments and transactions here; the Telemetry
+ * session and client settings go to {@link TelemetryActivity}, sends to {@link SendActivity}, POP consumption to {@link ReceiveActivity}, offset consumption
  * (PullMessage, UpdateOffset, GetOffset, QueryOffset) to {@link OffsetActivity}. Every application error is a proto
  * {@link Status} inside a normal (gRPC OK) response.
  */
@@ -81,13 +74,6 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private static final Logger LOG = LoggerFactory.getLogger(GrpcMessagingService.class);
     /** Broker name in routes: every queue lives on this node. */
     static final String BROKER_NAME = "junction";
-    /** Producer back-off: RocketMQ's proxy defaults. */
-    static final RetryPolicy PRODUCER_BACKOFF = RetryPolicy.newBuilder().setMaxAttempts(3)
-            .setExponentialBackoff(ExponentialBackoff.newBuilder().setInitial(MessageMapping.duration(10))
-                    .setMax(MessageMapping.duration(1000)).setMultiplier(2)).build();
-    /** Consumer redelivery delays: RocketMQ's customized policy (1s 5s 10s 30s 1m ... 2h). */
-    static final long[] CONSUMER_BACKOFF_SECONDS = {1, 5, 10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600,
-            1200, 1800, 3600, 7200};
 
     private final Messaging messaging;
     private final GrpcSettings settings;
@@ -95,6 +81,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final SendActivity sender;
     private final ReceiveActivity receiver;
     private final OffsetActivity offsets;
+    private final TelemetryActivity telemetry;
     private final ReceiptRenewals renewals;
     private final Endpoints advertised;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
@@ -130,6 +117,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         }, System::currentTimeMillis);
         this.receiver = new ReceiveActivity(messaging, settings, renewals, responses);
         this.offsets = new OffsetActivity(messaging, settings, responses);
+        this.telemetry = new TelemetryActivity(messaging, settings, sessions);
         this.advertised = Endpoints.newBuilder()
                 .setScheme(advertisedHost.indexOf(':') >= 0 ? AddressScheme.IPv6
                         : Character.isDigit(advertisedHost.isEmpty() ? 'x' : advertisedHost.charAt(0))
@@ -301,124 +289,12 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
 
     @Override
     public StreamObserver<TelemetryCommand> telemetry(final StreamObserver<TelemetryCommand> out) {
-        final String clientId = ClientMetadata.clientId();
-        final CallAccess access = CallAccess.current();
-        return new StreamObserver<>() {
-            private ClientSessions.Session session;
-
-            @Override
-            public void onNext(final TelemetryCommand command) {
-                if (clientId.isEmpty()) {
-                    synchronized (out) {
-                        out.onNext(TelemetryCommand.newBuilder()
-                                .setStatus(Statuses.of(Code.CLIENT_ID_REQUIRED, "x-mq-client-id is missing")).build());
-                    }
-                    return;
-                }
-                if (command.getCommandCase() != TelemetryCommand.CommandCase.SETTINGS) {
-                    return; // thread stack traces and verification results: nothing asks for them yet
-                }
-                if (session == null) {
-                    session = sessions.getOrCreate(clientId);
-                    session.attach(out, access);
-                    if (access != null) { // security on: the stream ends when its user is deleted or disabled
-                        final ClientSessions.Session s = session;
-                        final PolicyWatch watch = access.watch(() -> {
-                            s.write(TelemetryCommand.newBuilder().setStatus(Statuses.of(Code.UNAUTHORIZED,
-                                    "the user was deleted, disabled or moved to another namespace")).build());
-                            s.closeIf(out);
-                        });
-                        // the call's context is cancelled when the stream ends, however it ends
-                        Context.current().addListener(ended -> watch.cancel(), Runnable::run);
-                    }
-                }
-                session.settings(command.getSettings());
-                final Settings reply;
-                try {
-                    reply = serverSettings(command.getSettings());
-                } catch (Statuses.Refusal r) {
-                    session.write(TelemetryCommand.newBuilder().setStatus(r.status()).build());
-                    return;
-                }
-                session.write(TelemetryCommand.newBuilder().setStatus(Statuses.OK).setSettings(reply).build());
-            }
-
-            @Override
-            public void onError(final Throwable t) {
-                if (session != null) {
-                    session.detach(out);
-                }
-            }
-
-            @Override
-            public void onCompleted() {
-                if (session != null && session.closeIf(out)) {
-                    return;
-                }
-                synchronized (out) {
-                    try {
-                        out.onCompleted();
-                    } catch (RuntimeException ignored) {
-                        // already closed
-                    }
-                }
-            }
-        };
+        return telemetry.open(out);
     }
 
-    /** What the server tells a client, given what it declared (rocketmq-wire.md §4.6). */
+    /** What the server tells a client, given what it declared. */
     Settings serverSettings(final Settings client) {
-        final Settings.Builder b = client.toBuilder().setMetric(Metric.newBuilder().setOn(false));
-        switch (client.getClientType()) {
-            case PRODUCER -> b.setBackoffPolicy(PRODUCER_BACKOFF).setPublishing(Publishing.newBuilder()
-                    .addAllTopics(client.getPublishing().getTopicsList())
-                    .setMaxBodySize(settings.maxBodySize())
-                    .setValidateMessageType(settings.validateMessageType()));
-            case PUSH_CONSUMER, SIMPLE_CONSUMER -> {
-                final Subscription sub = client.getSubscription();
-                if (sub.getGroup().getName().isEmpty()) {
-                    throw Statuses.refuse(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing");
-                }
-                final GroupConfig config = group(ResourceNames.core(sub.getGroup()), sub.getFifo());
-                final CustomizedBackoff.Builder backoff = CustomizedBackoff.newBuilder();
-                for (long s : CONSUMER_BACKOFF_SECONDS) {
-                    backoff.addNext(MessageMapping.duration(s * 1000));
-                }
-                b.setBackoffPolicy(RetryPolicy.newBuilder().setMaxAttempts(config.maxReconsumeTimes() + 1)
-                        .setCustomizedBackoff(backoff));
-                b.setSubscription(sub.toBuilder()
-                        .setFifo(config.fifo())
-                        .setReceiveBatchSize(settings.receiveBatchSize())
-                        .setLongPollingTimeout(MessageMapping.duration(settings.longPollingMillis())));
-            }
-            default -> {
-                // other client types get their own settings back
-            }
-        }
-        return b.build();
-    }
-
-    /**
-     * The group's config: created when unknown, turned FIFO when the client asks for it (the core then keeps per-group
-     * order).
-     */
-    private GroupConfig group(final String name, final boolean fifo) {
-        final Optional<GroupConfig> existing = messaging.groups().get(name);
-        if (existing.isPresent() && (existing.get().fifo() || !fifo)) {
-            return existing.get();
-        }
-        final GroupConfig base = existing.orElse(GroupConfig.of(name));
-        final GroupConfig wanted = new GroupConfig(name, base.maxReconsumeTimes(), base.fifo() || fifo,
-                base.broadcast(), base.attributes());
-        if (existing.isEmpty() && !fifo) {
-            return wanted; // created on first use by the core
-        }
-        try {
-            messaging.groups().createOrUpdate(wanted);
-        } catch (RuntimeException e) {
-            LOG.warn("cannot make group {} FIFO: {}", name, e.toString());
-        }
-        return wanted;
+        return telemetry.serverSettings(client);
     }
 
     // ------------------------------------------------------------------------------------------------ messages

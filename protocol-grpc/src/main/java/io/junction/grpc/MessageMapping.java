@@ -234,7 +234,7 @@ final class MessageMapping {
 
     static Timestamp timestamp(final long millis) {
         return Timestamp.newBuilder().setSeconds(Math.floorDiv(millis, 1000))
-                .setNanos((int) Math.floorMod(millis, 1000) * 1_000_000).build();
+                .setNanos(Math.floorMod(millis, 1000) * 1_000_000).build();
     }
 
     static Duration duration(final long millis) {

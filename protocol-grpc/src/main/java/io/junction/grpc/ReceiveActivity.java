@@ -15,10 +15,12 @@ import apache.rocketmq.v2.ReceiveMessageRequest;
 import apache.rocketmq.v2.ReceiveMessageResponse;
 import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.Status;
+import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.stub.StreamObserver;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
 import io.junction.core.PopStart;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.Filters;
@@ -26,6 +28,7 @@ import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -105,7 +108,7 @@ final class ReceiveActivity {
         final boolean renew = request.getAutoRenew() && !clientId.isEmpty();
         final CallAccess callAccess = CallAccess.current();
         final String namespace = request.getMessageQueue().getTopic().getResourceNamespace();
-        CompletableFuture<io.junction.core.PopResult> popped;
+        CompletableFuture<PopResult> popped;
         try {
             popped = messaging.pop(pop);
         } catch (RuntimeException e) {
@@ -113,14 +116,14 @@ final class ReceiveActivity {
         }
         // A client that cancels (or whose deadline passes) frees a parked pop, so it takes no message for nobody; the
         // call's context is cancelled when it ends normally too, which is a no-op on a completed pop.
-        final CompletableFuture<io.junction.core.PopResult> waiting = popped;
-        io.grpc.Context.current().addListener(context -> waiting.cancel(false), Runnable::run);
+        final CompletableFuture<PopResult> waiting = popped;
+        Context.current().addListener(context -> waiting.cancel(false), Runnable::run);
         popped.whenCompleteAsync((result, failure) -> {
             // The rules may have changed while the receive waited: decided again before messages go out.
             final String refusal = failure == null && !result.messages().isEmpty() && callAccess != null
                     ? callAccess.refusalNow() : null;
             try {
-                if (failure instanceof java.util.concurrent.CancellationException) {
+                if (failure instanceof CancellationException) {
                     return; // the call is gone; nothing was taken for it
                 } else if (failure != null) {
                     finish(out, Statuses.fromFailure(failure, Code.BAD_REQUEST));

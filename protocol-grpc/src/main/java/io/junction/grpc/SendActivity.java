@@ -11,6 +11,8 @@ import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.SystemProperties;
 import io.junction.core.Messaging;
 import io.junction.core.RecallHandle;
+import io.junction.core.SendResult;
+import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import java.net.InetSocketAddress;
@@ -71,14 +73,14 @@ final class SendActivity {
                     .setMessageId(m.getSystemProperties().getMessageId()).build());
         }
         final boolean transactional = m.getSystemProperties().getMessageType() == MessageType.TRANSACTION;
-        final io.junction.core.message.Message message;
+        final Message message;
         try {
             message = MessageMapping.toCore(m, peer);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(SendResultEntry.newBuilder()
                     .setStatus(Statuses.of(Code.BAD_REQUEST, e.getMessage())).build());
         }
-        CompletableFuture<io.junction.core.SendResult> sent;
+        CompletableFuture<SendResult> sent;
         try {
             sent = messaging.send(message);
         } catch (RuntimeException e) {

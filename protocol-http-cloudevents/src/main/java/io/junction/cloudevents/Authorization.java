@@ -8,6 +8,7 @@ import io.junction.tenancy.Principal;
 import io.junction.tenancy.QuotaEnforcer;
 import io.junction.tenancy.ResourceKind;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.Locale;
 import java.util.function.BiConsumer;
 
 /**
@@ -53,7 +54,7 @@ final class Authorization {
         if (!access.allows(principal, kind, name, action)) {
             final String shown = principal.unqualify(name);
             throw new Problem(HttpResponseStatus.FORBIDDEN, null, action + " on " + kind.name().toLowerCase(
-                    java.util.Locale.ROOT) + " '" + shown + "' is not allowed");
+                    Locale.ROOT) + " '" + shown + "' is not allowed");
         }
     }
 }

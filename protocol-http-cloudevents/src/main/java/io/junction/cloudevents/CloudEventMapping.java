@@ -5,11 +5,15 @@ import io.cloudevents.core.builder.CloudEventBuilder;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
+import io.junction.spi.TraceContextProperties;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 import java.util.Map;
 
 /**
@@ -28,7 +32,9 @@ import java.util.Map;
  * CE_dataschema    dataschema
  * CE_contenttype   datacontenttype (the name the CloudEvents SDK's RocketMQ binding uses)
  * CONTENT_TYPE     datacontenttype too (the core's content-type property, read by the other front-ends)
- * CE_{extension}   every extension attribute, its value as text
+ * CE_{extension}   every extension attribute, its value as text, except the Distributed Tracing extension:
+ * traceparent      traceparent and tracestate are the canonical trace context properties of every protocol
+ * tracestate
  * </pre>
  * The property names are those of the CloudEvents RocketMQ binding ({@code CE_} + attribute name), so a RocketMQ
  * consumer reading a message that arrived over HTTP sees the binary-mode RocketMQ rendering of the event.
@@ -104,7 +110,8 @@ public final class CloudEventMapping {
         for (final String name : event.getExtensionNames()) {
             final Object value = event.getExtension(name);
             if (value != null) {
-                b.property(PREFIX + name, extensionText(value));
+                // The Distributed Tracing extension is the message's canonical trace context, read by every protocol.
+                b.property(TraceContextProperties.isTraceContext(name) ? name : PREFIX + name, extensionText(value));
             }
         }
         return b.build();
@@ -142,6 +149,12 @@ public final class CloudEventMapping {
                     }
                 }
             }
+            for (final String name : new String[] {TraceContextProperties.TRACEPARENT,
+                TraceContextProperties.TRACESTATE}) {
+                if (properties.get(name) != null) {
+                    b.withExtension(name, properties.get(name));
+                }
+            }
         } else {
             b.withId(messageId);
             b.withSource(URI.create(baseUrl + "/topics/" + encodePathSegment(topic)));
@@ -172,12 +185,12 @@ public final class CloudEventMapping {
             return t.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
         }
         if (value instanceof byte[] bytes) {
-            return java.util.Base64.getEncoder().encodeToString(bytes);
+            return Base64.getEncoder().encodeToString(bytes);
         }
         return value.toString();
     }
 
     private static String encodePathSegment(final String segment) {
-        return java.net.URLEncoder.encode(segment, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -174,7 +175,7 @@ final class EventDecoder {
 
     private JsonNode parse(final ByteBuf body) {
         try {
-            return json.readTree((java.io.InputStream) new ByteBufInputStream(body.duplicate()));
+            return json.readTree((InputStream) new ByteBufInputStream(body.duplicate()));
         } catch (final JsonProcessingException e) {
             throw Problem.badRequest(null, "malformed JSON: " + e.getOriginalMessage());
         } catch (final IOException e) {

@@ -8,6 +8,7 @@ import java.net.URISyntaxException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -152,7 +153,7 @@ final class EventValidator {
             throw Problem.badRequest("time", "time '" + value + "' is not an RFC 3339 timestamp");
         }
         try {
-            return OffsetDateTime.parse(value.toUpperCase(java.util.Locale.ROOT),
+            return OffsetDateTime.parse(value.toUpperCase(Locale.ROOT),
                     DateTimeFormatter.ISO_OFFSET_DATE_TIME);
         } catch (final DateTimeParseException e) {
             throw Problem.badRequest("time", "time '" + value + "' is not an RFC 3339 timestamp: " + e.getMessage());

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * response by the handlers; only bad input takes this path.
  */
 public final class Problem extends RuntimeException {
+    private static final long serialVersionUID = 1L;
     static final String CONTENT_TYPE = "application/problem+json";
 
     private final HttpResponseStatus status;

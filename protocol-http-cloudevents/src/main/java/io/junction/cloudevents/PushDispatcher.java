@@ -11,6 +11,9 @@ import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
 import io.netty.util.concurrent.EventExecutor;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -291,10 +294,10 @@ final class PushDispatcher {
             return Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, Long.parseLong(header.trim()) * 1000));
         } catch (final NumberFormatException e) {
             try {
-                final long at = java.time.ZonedDateTime.parse(header.trim(),
-                        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
+                final long at = ZonedDateTime.parse(header.trim(),
+                        DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
                 return Math.min(MAX_RETRY_AFTER_MILLIS, Math.max(0, at - System.currentTimeMillis()));
-            } catch (final java.time.format.DateTimeParseException e2) {
+            } catch (final DateTimeParseException e2) {
                 return 0;
             }
         }

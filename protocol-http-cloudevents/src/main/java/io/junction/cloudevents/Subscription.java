@@ -3,6 +3,7 @@ package io.junction.cloudevents;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.junction.core.filter.Filters;
 import io.junction.core.filter.InvalidFilterException;
@@ -85,7 +86,7 @@ record Subscription(String name, String topic, URI sink, JsonNode filter, Delive
         if (d != null && !d.isNull() && !d.isObject()) {
             throw Problem.badRequest("delivery", "delivery must be an object");
         }
-        final JsonNode delivery = d == null || d.isNull() ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode() : d;
+        final JsonNode delivery = d == null || d.isNull() ? JsonNodeFactory.instance.objectNode() : d;
         final int retries = intField(delivery, "delivery.retries",
                 sink == null ? Delivery.DEFAULT_PULL_RETRIES : Delivery.DEFAULT_PUSH_RETRIES, 0, 100);
         final long backoff = intField(delivery, "delivery.backoffMillis", 1000, 1, 3_600_000);

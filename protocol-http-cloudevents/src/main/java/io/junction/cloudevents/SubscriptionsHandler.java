@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cloudevents.CloudEvent;
 import io.cloudevents.jackson.JsonFormat;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
+import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.spi.http.HttpExchange;
@@ -22,14 +24,17 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * {@code /subscriptions}: {@code GET} lists; {@code PUT}, {@code GET}, {@code DELETE /subscriptions/{name}};
@@ -52,14 +57,14 @@ final class SubscriptionsHandler implements HttpHandler {
     private final JsonFormat format = new JsonFormat();
     private final JsonFormat textFormat = new JsonFormat().withForceNonJsonDataToString();
     private final JsonFormat base64Format = new JsonFormat().withForceJsonDataToBase64();
-    private final java.util.function.Function<Subscription, PushDispatcher> dispatchers;
+    private final Function<Subscription, PushDispatcher> dispatchers;
     private final Map<String, Subscription> active = new ConcurrentHashMap<>();
     private final Map<String, PushDispatcher> running = new ConcurrentHashMap<>();
-    private final Map<String, io.junction.core.filter.MessageFilter> filters = new ConcurrentHashMap<>();
+    private final Map<String, MessageFilter> filters = new ConcurrentHashMap<>();
     private final Authorization authorization;
 
     SubscriptionsHandler(final Messaging messaging, final ObjectMapper json, final CloudEventMapping mapping,
-                         final java.util.function.Function<Subscription, PushDispatcher> dispatchers,
+                         final Function<Subscription, PushDispatcher> dispatchers,
                          final Authorization authorization) {
         this.messaging = messaging;
         this.authorization = authorization;
@@ -135,7 +140,7 @@ final class SubscriptionsHandler implements HttpHandler {
             final ArrayNode list = json.createArrayNode();
             active.values().stream()
                     .filter(s -> authorization.allows(principal, ResourceKind.GROUP, s.name(), Action.GET))
-                    .sorted(java.util.Comparator.comparing(Subscription::name))
+                    .sorted(Comparator.comparing(Subscription::name))
                     .forEach(s -> list.add(shown(s, principal)));
             Responses.json(exchange, HttpResponseStatus.OK, list.toString());
             return;
@@ -197,7 +202,7 @@ final class SubscriptionsHandler implements HttpHandler {
 
     private JsonNode body(final HttpExchange exchange) {
         try {
-            return json.readTree((java.io.InputStream) new ByteBufInputStream(exchange.request().content().duplicate()));
+            return json.readTree((InputStream) new ByteBufInputStream(exchange.request().content().duplicate()));
         } catch (final IOException e) {
             throw Problem.badRequest(null, "malformed JSON: " + e.getMessage());
         }
@@ -297,7 +302,7 @@ final class SubscriptionsHandler implements HttpHandler {
                                                        final Channel client) {
         final long waitMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
         final CompletableFuture<PopResult> popped = messaging.pop(new PopRequest(s.name(),
-                s.topic(), filters.getOrDefault(s.name(), io.junction.core.filter.MessageFilter.ALL), max,
+                s.topic(), filters.getOrDefault(s.name(), MessageFilter.ALL), max,
                 s.visibilitySeconds() * 1000L, waitMillis));
         if (waitMillis > 0 && !popped.isDone()) {
             final ChannelFutureListener gone = f -> popped.cancel(false);
@@ -316,7 +321,7 @@ final class SubscriptionsHandler implements HttpHandler {
      * The JSON event format, choosing how data appears: JSON data inline, text data ({@code text/*}) as a string,
      * anything else (and data that claims to be JSON but does not parse) as {@code data_base64}.
      */
-    byte[] serialize(final io.cloudevents.CloudEvent event) {
+    byte[] serialize(final CloudEvent event) {
         if (event.getData() == null) {
             return format.serialize(event);
         }

@@ -34,7 +34,7 @@ class CloudEventMappingTest {
             "CE_dataschema", "https://example.com/schema",
             "CE_contenttype", "application/json",
             "CONTENT_TYPE", "application/json",
-            "CE_traceparent", "00-abc",
+            "traceparent", "00-abc", // the Distributed Tracing extension is the canonical trace context
             "CE_count", "3",
             "CE_flag", "true");
 

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * mapping onto core messages. Every request either yields events that all map to a core message, or is refused with
  * a {@link Problem} (a 4xx answer); any other exception is a finding.
  */
+@Tag("fuzz")
 class HttpIngressFuzzTest {
     private static final int MAX_REQUEST = 64 * 1024;
     private final EventDecoder decoder = new EventDecoder(new ObjectMapper(), MAX_REQUEST, 16);

@@ -33,14 +33,16 @@ final class FetchApi implements ApiHandler {
             return CompletableFuture.completedFuture(new FetchResponseData()
                     .setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code()).setResponses(List.of()));
         }
+        final ClientScope scope = request.connection().scope();
         final List<FetchOperation.Target> targets = new ArrayList<>();
         for (FetchRequestData.FetchTopic t : data.topics()) {
+            final String core = t.topic() == null ? null : scope.topic(t.topic());
             for (FetchRequestData.FetchPartition p : t.partitions()) {
-                Errors error = check(t.topic(), p.partition());
-                if (error == Errors.NONE && p.fetchOffset() < topics.logStartOffset(t.topic(), p.partition())) {
+                Errors error = check(scope, t.topic(), p.partition());
+                if (error == Errors.NONE && p.fetchOffset() < topics.logStartOffset(core, p.partition())) {
                     error = Errors.OFFSET_OUT_OF_RANGE; // before what DeleteRecords left
                 }
-                targets.add(new FetchOperation.Target(t.topic(), p.partition(), p.fetchOffset(),
+                targets.add(new FetchOperation.Target(t.topic(), core, p.partition(), p.fetchOffset(),
                         Math.max(0, p.partitionMaxBytes()), error));
             }
         }
@@ -52,11 +54,14 @@ final class FetchApi implements ApiHandler {
         return op.start();
     }
 
-    private Errors check(final String topic, final int partition) {
+    private Errors check(final ClientScope scope, final String topic, final int partition) {
         if (topic == null || !KafkaTopics.isLegal(topic)) {
             return Errors.UNKNOWN_TOPIC_OR_PARTITION;
         }
-        return topics.get(topic).filter(t -> partition >= 0 && partition < t.queueCount()).isPresent()
+        if (!scope.maySubscribe(scope.topic(topic))) {
+            return Errors.TOPIC_AUTHORIZATION_FAILED;
+        }
+        return topics.get(scope.topic(topic)).filter(t -> partition >= 0 && partition < t.queueCount()).isPresent()
                 ? Errors.NONE : Errors.UNKNOWN_TOPIC_OR_PARTITION;
     }
 }

@@ -15,9 +15,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
@@ -40,8 +40,11 @@ final class FetchOperation {
     private static final int MAX_MESSAGES_PER_READ = 1024;
     private static final int RECORD_OVERHEAD = 32;
 
-    /** A partition asked for, and the error already known for it (NONE to read it). */
-    record Target(String topic, int partition, long offset, int maxBytes, Errors error) {
+    /**
+     * A partition asked for, and the error already known for it (NONE to read it): {@code topic} as the client named
+     * it, {@code core} the core topic it stands for in the client's namespace.
+     */
+    record Target(String topic, String core, int partition, long offset, int maxBytes, Errors error) {
     }
 
     private final Messaging messaging;
@@ -116,7 +119,7 @@ final class FetchOperation {
         }
         outstanding++;
         final int count = Math.max(1, Math.min(MAX_MESSAGES_PER_READ, p.target.maxBytes() / RECORD_OVERHEAD));
-        final CompletableFuture<PullResult> f = messaging.pull(new PullRequest("kafka", p.target.topic(),
+        final CompletableFuture<PullResult> f = messaging.pull(new PullRequest("kafka", p.target.core(),
                 p.target.partition(), p.nextOffset, count, null, waitMs));
         p.read = f;
         f.whenComplete((r, e) -> {
@@ -234,8 +237,8 @@ final class FetchOperation {
                     .setErrorCode(p.error.code()).setPreferredReadReplica(-1);
             if (p.error == Errors.NONE || p.error == Errors.OFFSET_OUT_OF_RANGE) {
                 final long hw = p.highWatermark >= 0 ? p.highWatermark
-                        : messaging.maxOffset(p.target.topic(), p.target.partition());
-                final long start = topics.logStartOffset(p.target.topic(), p.target.partition());
+                        : messaging.maxOffset(p.target.core(), p.target.partition());
+                final long start = topics.logStartOffset(p.target.core(), p.target.partition());
                 d.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(start);
             } else {
                 d.setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);

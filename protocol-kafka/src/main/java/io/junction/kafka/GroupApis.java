@@ -15,9 +15,9 @@ import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
-import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -36,8 +36,9 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
  * (groups used since the broker started).
  */
 final class GroupApis {
-    /** FindCoordinator key type of a consumer group. */
+    /** FindCoordinator key types: a consumer group, a transactional id. */
     static final byte GROUP_KEY = 0;
+    static final byte TRANSACTION_KEY = 1;
 
     private final GroupCoordinator coordinator;
     private final int nodeId;
@@ -50,15 +51,16 @@ final class GroupApis {
     CompletableFuture<ApiMessage> findCoordinator(final KafkaRequest request) {
         final FindCoordinatorRequestData data = ((FindCoordinatorRequest) request.body()).data();
         final KafkaConnection c = request.connection();
+        final ClientScope scope = request.connection().scope();
         if (request.version() < 4) {
-            final Errors error = coordinatorError(data.keyType(), data.key());
+            final Errors error = coordinatorError(scope, data.keyType(), data.key());
             final FindCoordinatorResponseData r = new FindCoordinatorResponseData().setErrorCode(error.code());
             return done(error == Errors.NONE ? r.setNodeId(nodeId).setHost(c.advertisedHost())
                     .setPort(c.advertisedPort()) : r.setNodeId(-1).setHost("").setPort(-1));
         }
         final List<FindCoordinatorResponseData.Coordinator> coordinators = new ArrayList<>();
         for (String key : data.coordinatorKeys()) {
-            final Errors error = coordinatorError(data.keyType(), key);
+            final Errors error = coordinatorError(scope, data.keyType(), key);
             final FindCoordinatorResponseData.Coordinator co = new FindCoordinatorResponseData.Coordinator()
                     .setKey(key).setErrorCode(error.code());
             coordinators.add(error == Errors.NONE ? co.setNodeId(nodeId).setHost(c.advertisedHost())
@@ -67,17 +69,33 @@ final class GroupApis {
         return done(new FindCoordinatorResponseData().setCoordinators(coordinators));
     }
 
-    private static Errors coordinatorError(final byte keyType, final String key) {
-        if (keyType != GROUP_KEY) {
-            return Errors.COORDINATOR_NOT_AVAILABLE; // transactions are not served yet
+    private static Errors coordinatorError(final ClientScope scope, final byte keyType, final String key) {
+        if (keyType == TRANSACTION_KEY) {
+            return key == null || key.isEmpty() ? Errors.INVALID_REQUEST : Errors.NONE;
         }
-        return GroupCoordinator.isValidGroupId(key) ? Errors.NONE : Errors.INVALID_GROUP_ID;
+        if (keyType != GROUP_KEY) {
+            return Errors.INVALID_REQUEST;
+        }
+        if (!GroupCoordinator.isValidGroupId(key)) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        return scope.mayUseGroup(scope.group(key)) ? Errors.NONE : Errors.GROUP_AUTHORIZATION_FAILED;
+    }
+
+    /** Why the client may not use a group (NONE when it may). */
+    static Errors groupError(final ClientScope scope, final String groupId) {
+        if (!GroupCoordinator.isValidGroupId(groupId)) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        return scope.mayUseGroup(scope.group(groupId)) ? Errors.NONE : Errors.GROUP_AUTHORIZATION_FAILED;
     }
 
     CompletableFuture<ApiMessage> joinGroup(final KafkaRequest request) {
         final JoinGroupRequestData data = ((JoinGroupRequest) request.body()).data();
-        if (!GroupCoordinator.isValidGroupId(data.groupId())) {
-            return done(joinError(data, Errors.INVALID_GROUP_ID));
+        final ClientScope scope = request.connection().scope();
+        final Errors refused = groupError(scope, data.groupId());
+        if (refused != Errors.NONE) {
+            return done(joinError(data, refused));
         }
         if (data.sessionTimeoutMs() < GroupCoordinator.MIN_SESSION_TIMEOUT_MS
                 || data.sessionTimeoutMs() > GroupCoordinator.MAX_SESSION_TIMEOUT_MS) {
@@ -85,8 +103,8 @@ final class GroupApis {
         }
         final InetSocketAddress remote = request.connection().remoteAddress();
         final String host = remote == null ? "/unknown" : "/" + remote.getAddress().getHostAddress();
-        return coordinator.group(data.groupId()).join(data, request.header().clientId(), host,
-                request.version() >= 4, coordinator.now()).thenApply(r -> r);
+        return coordinator.group(scope.group(data.groupId()), data.groupId()).join(data, request.header().clientId(),
+                host, request.version() >= 4, coordinator.now()).thenApply(r -> r);
     }
 
     private static JoinGroupResponseData joinError(final JoinGroupRequestData data, final Errors error) {
@@ -96,7 +114,12 @@ final class GroupApis {
 
     CompletableFuture<ApiMessage> syncGroup(final KafkaRequest request) {
         final SyncGroupRequestData data = ((SyncGroupRequest) request.body()).data();
-        final ConsumerGroup group = coordinator.existing(data.groupId());
+        final ClientScope scope = request.connection().scope();
+        final Errors refused = groupError(scope, data.groupId());
+        if (refused != Errors.NONE) {
+            return done(new SyncGroupResponseData().setErrorCode(refused.code()).setAssignment(new byte[0]));
+        }
+        final ConsumerGroup group = coordinator.existing(scope.group(data.groupId()));
         if (group == null) {
             return done(new SyncGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())
                     .setAssignment(new byte[0]));
@@ -108,7 +131,12 @@ final class GroupApis {
 
     CompletableFuture<ApiMessage> heartbeat(final KafkaRequest request) {
         final HeartbeatRequestData data = ((HeartbeatRequest) request.body()).data();
-        final ConsumerGroup group = coordinator.existing(data.groupId());
+        final ClientScope scope = request.connection().scope();
+        final Errors refused = groupError(scope, data.groupId());
+        if (refused != Errors.NONE) {
+            return done(new HeartbeatResponseData().setErrorCode(refused.code()));
+        }
+        final ConsumerGroup group = coordinator.existing(scope.group(data.groupId()));
         final Errors error = group == null ? Errors.UNKNOWN_MEMBER_ID
                 : group.heartbeat(data.memberId(), data.generationId(), coordinator.now());
         return done(new HeartbeatResponseData().setErrorCode(error.code()));
@@ -116,7 +144,12 @@ final class GroupApis {
 
     CompletableFuture<ApiMessage> leaveGroup(final KafkaRequest request) {
         final LeaveGroupRequestData data = ((LeaveGroupRequest) request.body()).data();
-        final ConsumerGroup group = coordinator.existing(data.groupId());
+        final ClientScope scope = request.connection().scope();
+        final Errors refused = groupError(scope, data.groupId());
+        if (refused != Errors.NONE) {
+            return done(new LeaveGroupResponseData().setErrorCode(refused.code()).setMembers(List.of()));
+        }
+        final ConsumerGroup group = coordinator.existing(scope.group(data.groupId()));
         final long now = coordinator.now();
         if (request.version() < 3) {
             final Errors error = group == null ? Errors.UNKNOWN_MEMBER_ID : group.leave(data.memberId(), null, now);
@@ -135,11 +168,13 @@ final class GroupApis {
     CompletableFuture<ApiMessage> describeGroups(final KafkaRequest request) {
         final DescribeGroupsRequestData data = ((DescribeGroupsRequest) request.body()).data();
         final List<DescribeGroupsResponseData.DescribedGroup> out = new ArrayList<>();
+        final ClientScope scope = request.connection().scope();
         for (String id : data.groups()) {
-            final ConsumerGroup group = coordinator.existing(id);
-            if (!GroupCoordinator.isValidGroupId(id)) {
+            final Errors refused = groupError(scope, id);
+            final ConsumerGroup group = refused == Errors.NONE ? coordinator.existing(scope.group(id)) : null;
+            if (refused != Errors.NONE) {
                 out.add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
-                        .setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState("").setProtocolType("")
+                        .setErrorCode(refused.code()).setGroupState("").setProtocolType("")
                         .setProtocolData(""));
             } else if (group == null) {
                 // A group never used since start: Dead to Kafka (its committed offsets stay with the core).
@@ -155,7 +190,12 @@ final class GroupApis {
     CompletableFuture<ApiMessage> listGroups(final KafkaRequest request) {
         final ListGroupsRequestData data = ((ListGroupsRequest) request.body()).data();
         final List<ListGroupsResponseData.ListedGroup> out = new ArrayList<>();
-        for (ConsumerGroup g : coordinator.groups()) {
+        final ClientScope scope = request.connection().scope();
+        for (Map.Entry<String, ConsumerGroup> e : coordinator.groups().entrySet()) {
+            if (!scope.ownsGroup(e.getKey()) || !scope.mayUseGroup(e.getKey())) {
+                continue; // another tenant's, or one the client may not see
+            }
+            final ConsumerGroup g = e.getValue();
             final String state = g.stateName();
             final boolean stateOk = data.statesFilter().isEmpty() || data.statesFilter().stream()
                     .anyMatch(state::equalsIgnoreCase);

@@ -2,7 +2,7 @@ package io.junction.kafka;
 
 import io.junction.core.Messaging;
 import io.junction.spi.CoreNames;
-import java.util.Collection;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,29 +49,32 @@ final class GroupCoordinator implements AutoCloseable {
         return CoreNames.escape(groupId);
     }
 
-    ConsumerGroup group(final String groupId) {
-        return groups.computeIfAbsent(groupId, id -> new ConsumerGroup(id, initialDelayMs));
+    /** The group of core name {@code coreGroup} ({@link ClientScope#group}), Kafka id {@code groupId}. */
+    ConsumerGroup group(final String coreGroup, final String groupId) {
+        return groups.computeIfAbsent(coreGroup, id -> new ConsumerGroup(groupId, initialDelayMs));
     }
 
-    /** The group if it has been used since start. */
-    ConsumerGroup existing(final String groupId) {
-        return groups.get(groupId);
+    /** The group of core name {@code coreGroup} if it has been used since start. */
+    ConsumerGroup existing(final String coreGroup) {
+        return groups.get(coreGroup);
     }
 
-    Collection<ConsumerGroup> groups() {
-        return groups.values();
+    /** The groups used since start, by core name. */
+    Map<String, ConsumerGroup> groups() {
+        return groups;
     }
 
     long now() {
         return clock.getAsLong();
     }
 
-    void commit(final String groupId, final String topic, final int partition, final long offset) {
-        messaging.commitOffset(coreGroup(groupId), topic, partition, offset);
+    /** Commits an offset of core group {@code coreGroup} in core topic {@code topic}. */
+    void commit(final String coreGroup, final String topic, final int partition, final long offset) {
+        messaging.commitOffset(coreGroup, topic, partition, offset);
     }
 
-    long committed(final String groupId, final String topic, final int partition) {
-        return messaging.queryOffset(coreGroup(groupId), topic, partition);
+    long committed(final String coreGroup, final String topic, final int partition) {
+        return messaging.queryOffset(coreGroup, topic, partition);
     }
 
     private void tick() {

@@ -1,6 +1,8 @@
 package io.junction.kafka;
 
 import io.junction.core.Messaging;
+import io.junction.tenancy.AccessControl;
+import io.junction.tenancy.Principal;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -12,31 +14,42 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * The request handlers by API, and the versions served. Produce and Fetch stop at version 12 and OffsetCommit and
  * OffsetFetch at 9: later versions name topics only by id, which this broker does not hand out. With security on
- * ({@code security.enabled}) every request but ApiVersions is refused (Metadata with TOPIC_AUTHORIZATION_FAILED for each topic, the rest
- * with CLUSTER_AUTHORIZATION_FAILED): Kafka clients
- * cannot authenticate (SASL) yet, and nothing may pass unauthenticated.
+ * ({@code security.enabled}) a connection must authenticate with SASL/PLAIN ({@link SaslApis}) first: until then
+ * every request but ApiVersions, SaslHandshake and SaslAuthenticate is refused (Metadata with
+ * TOPIC_AUTHORIZATION_FAILED for each topic, the rest with CLUSTER_AUTHORIZATION_FAILED), so nothing passes
+ * unauthenticated; afterwards each handler asks the connection's {@link ClientScope}.
  */
 final class KafkaApis {
     private final SupportedApis supported = new SupportedApis();
     private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
-    /** Security is on and Kafka clients cannot authenticate yet: refuse everything but ApiVersions. */
-    private final boolean refuseAll;
+    private final AccessControl access;
     private final MetadataApi metadata;
+    private final TransactionCoordinator transactions;
 
     KafkaApis(final Messaging messaging, final KafkaSettings settings, final GroupCoordinator coordinator,
-              final boolean refuseAll) {
-        this.refuseAll = refuseAll;
+              final AccessControl access) {
+        this.access = access;
         final KafkaTopics topics = new KafkaTopics(messaging, settings);
         final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
         supported.add(ApiKeys.API_VERSIONS);
         handlers.put(ApiKeys.API_VERSIONS, r -> CompletableFuture.completedFuture(apiVersions()));
+        final SaslApis sasl = new SaslApis(access);
+        register(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), sasl::handshake);
+        register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), sasl::authenticate);
         metadata = new MetadataApi(topics, settings.nodeId());
         register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), metadata);
-        register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers));
+        transactions = new TransactionCoordinator(messaging, producers, settings.maxTransactionBytes(),
+                System::currentTimeMillis);
+        register(ApiKeys.PRODUCE, 12, new ProduceApi(messaging, topics, producers, transactions));
         register(ApiKeys.FETCH, 12, new FetchApi(messaging, topics, settings.maxFetchBytes()));
         register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsApi(messaging, topics));
-        register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(),
-                new InitProducerIdApi(producers));
+        final TransactionApis txn = new TransactionApis(producers, transactions, coordinator, topics);
+        register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), txn::initProducerId);
+        // Versions 4 and later of AddPartitionsToTxn are brokers' (batched by transaction), not clients'.
+        register(ApiKeys.ADD_PARTITIONS_TO_TXN, 3, txn::addPartitionsToTxn);
+        register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), txn::addOffsetsToTxn);
+        register(ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT.latestVersion(), txn::txnOffsetCommit);
+        register(ApiKeys.END_TXN, ApiKeys.END_TXN.latestVersion(), txn::endTxn);
         final GroupApis groups = new GroupApis(coordinator, settings.nodeId());
         register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), groups::findCoordinator);
         register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), groups::joinGroup);
@@ -52,6 +65,10 @@ final class KafkaApis {
         register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), admin::createPartitions);
         register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), admin::describeConfigs);
         register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), admin::deleteRecords);
+        final AlterConfigsApis alter = new AlterConfigsApis(messaging, topics);
+        register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(),
+                alter::incrementalAlterConfigs);
+        register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), alter::alterConfigs);
         final OffsetApis offsets = new OffsetApis(coordinator, topics);
         register(ApiKeys.OFFSET_COMMIT, 9, offsets::offsetCommit);
         register(ApiKeys.OFFSET_FETCH, 9, offsets::offsetFetch);
@@ -67,7 +84,9 @@ final class KafkaApis {
     }
 
     CompletableFuture<ApiMessage> handle(final KafkaRequest request) {
-        if (refuseAll && request.header().apiKey() != ApiKeys.API_VERSIONS) {
+        final ApiKeys api = request.header().apiKey();
+        if (request.connection().scope() == null && api != ApiKeys.API_VERSIONS && api != ApiKeys.SASL_HANDSHAKE
+                && api != ApiKeys.SASL_AUTHENTICATE) {
             if (request.header().apiKey() == ApiKeys.METADATA) {
                 // Each topic refused: clients report TopicAuthorizationException.
                 return CompletableFuture.completedFuture(metadata.refused(request));
@@ -76,6 +95,16 @@ final class KafkaApis {
                     .getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception()).data());
         }
         return handlers.get(request.header().apiKey()).handle(request);
+    }
+
+    /** Stops the transaction coordinator's timeouts. */
+    void close() {
+        transactions.close();
+    }
+
+    /** What a connection may do before it authenticates: everything with security off, nothing with it on. */
+    ClientScope anonymousScope() {
+        return access.enabled() ? null : new ClientScope(access, Principal.ANONYMOUS);
     }
 
     ApiVersionsResponseData apiVersions() {

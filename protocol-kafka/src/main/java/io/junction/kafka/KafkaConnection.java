@@ -43,6 +43,16 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private final int advertisedPort;
     private ChannelHandlerContext ctx;
     private boolean closed;
+    /** Close once every answer written so far is out (a refused authentication). */
+    private boolean closing;
+    private SaslState saslState = SaslState.NONE;
+    /** Who the client is: anonymous until SASL says otherwise; null while security is on and it has not. */
+    private ClientScope scope;
+
+    /** Where the connection is in SASL. */
+    enum SaslState {
+        NONE, HANDSHAKE_DONE, AUTHENTICATING, AUTHENTICATED
+    }
 
     /** A request in progress, answered once it and every request before it are done. */
     private static final class Pending {
@@ -58,8 +68,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
 
     KafkaConnection(final KafkaApis apis, final int maxPending, final String advertisedHost,
-                    final int advertisedPort) {
+                    final int advertisedPort, final ClientScope anonymous) {
         this.apis = apis;
+        this.scope = anonymous;
         this.maxPending = maxPending;
         this.advertisedHost = advertisedHost;
         this.advertisedPort = advertisedPort;
@@ -90,6 +101,34 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         return !closed;
     }
 
+    /** The client's namespace and rights; null while it must still authenticate. */
+    ClientScope scope() {
+        return scope;
+    }
+
+    SaslState saslState() {
+        return saslState;
+    }
+
+    void saslState(final SaslState state) {
+        saslState = state;
+    }
+
+    /** SASL accepted the client as {@code authenticated}. On the event loop. */
+    void authenticated(final ClientScope authenticated) {
+        saslState = SaslState.AUTHENTICATED;
+        if (closed) {
+            authenticated.closed();
+        } else {
+            scope = authenticated;
+        }
+    }
+
+    /** Closes the connection once the answers so far are written (Kafka closes after a failed authentication). */
+    void closeAfterAnswer() {
+        closing = true;
+    }
+
     @Override
     public void handlerAdded(final ChannelHandlerContext context) {
         this.ctx = context;
@@ -107,7 +146,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         } finally {
             frame.release();
         }
-        if (!closed) {
+        if (!closed && !closing) {
             receive(buffer);
         }
     }
@@ -186,6 +225,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         if (wrote) {
             ctx.flush();
         }
+        if (closing && pending.isEmpty()) {
+            closed = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
+            return;
+        }
         if (pending.size() < maxPending && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
         }
@@ -223,6 +267,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             p.future.cancel(false); // a waiting fetch stops waiting
         }
         pending.clear();
+        if (saslState == SaslState.AUTHENTICATED && scope != null) {
+            scope.closed();
+        }
         context.fireChannelInactive();
     }
 

@@ -41,6 +41,7 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
     private final List<Channel> serverChannels = new CopyOnWriteArrayList<>();
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private GroupCoordinator coordinator;
+    private KafkaApis apis;
 
     @Override
     public String name() {
@@ -63,8 +64,8 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(new IllegalStateException("Kafka TLS: " + e.getMessage(), e));
         }
-        final KafkaApis apis = new KafkaApis(context.messaging(), settings, coordinator,
-                context.accessControl().enabled());
+        final KafkaApis apis = new KafkaApis(context.messaging(), settings, coordinator, context.accessControl());
+        this.apis = apis;
         final CompletableFuture<List<Endpoint>> plain = bind(context, settings, apis, context.config().port(), null);
         if (tls == null) {
             return plain;
@@ -97,7 +98,8 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
                                         0, 4, 0, 4))
                                 .addLast("kafka", new KafkaConnection(apis, settings.maxPendingRequests(),
                                         context.advertisedHost(),
-                                        ((InetSocketAddress) ch.localAddress()).getPort()));
+                                        ((InetSocketAddress) ch.localAddress()).getPort(),
+                                        apis.anonymousScope()));
                     }
                 })
                 .bind(context.bindAddress(), port);
@@ -121,6 +123,9 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
         channels.close().addListener(f -> {
             if (coordinator != null) {
                 coordinator.close();
+            }
+            if (apis != null) {
+                apis.close();
             }
             stopped.complete(null);
         });

@@ -41,7 +41,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * whose headers are its non-reserved properties, and whose timestamp is its born timestamp.
  */
 final class KafkaMessageMapping {
-    static final String NULL_VALUE = "__kafka.null";
+    static final String NULL_VALUE = MessageProperties.TOMBSTONE;
     static final String BINARY_KEY = "__kafka.key";
     static final String HEADERS = "__kafka.headers";
 

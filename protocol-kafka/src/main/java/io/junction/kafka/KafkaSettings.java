@@ -19,9 +19,10 @@ import java.util.List;
  * @param nodeId             the broker id clients see in Metadata
  * @param initialRebalanceDelayMs how long a group coming out of EMPTY waits for more members before its first
  *                           generation
+ * @param maxTransactionBytes record bytes one open transaction may hold until it commits
  */
 record KafkaSettings(int maxRequestSize, int maxPendingRequests, int maxFetchBytes, boolean autoCreateTopics,
-                     int topicPartitions, int nodeId, int initialRebalanceDelayMs) {
+                     int topicPartitions, int nodeId, int initialRebalanceDelayMs, long maxTransactionBytes) {
 
     static final ConfigKey MAX_REQUEST_SIZE = ConfigKey.of("kafka.max-request-size", ValueKind.INT_SIZE, "16m",
             "Largest Kafka request accepted (Kafka's socket.request.max.bytes); a larger one closes the connection.");
@@ -42,12 +43,16 @@ record KafkaSettings(int maxRequestSize, int maxPendingRequests, int maxFetchByt
                     + "first rebalance completes, extended by each newcomer up to the rebalance timeout (Kafka's "
                     + "group.initial.rebalance.delay.ms).");
 
+    static final ConfigKey MAX_TRANSACTION_BYTES = ConfigKey.of("kafka.max-transaction-bytes", ValueKind.INT_SIZE,
+            "64m", "Record bytes one Kafka transaction may hold in memory until it commits; past it the transaction "
+                    + "must abort (TRANSACTION_ABORTABLE).");
+
     /** The one broker id this node reports. */
     static final int NODE_ID = 0;
 
     static List<ConfigKey> keys() {
         final List<ConfigKey> keys = new ArrayList<>(List.of(MAX_REQUEST_SIZE, MAX_PENDING_REQUESTS, MAX_FETCH_BYTES,
-                AUTO_CREATE_TOPICS, TOPIC_PARTITIONS, INITIAL_REBALANCE_DELAY_MS));
+                AUTO_CREATE_TOPICS, TOPIC_PARTITIONS, INITIAL_REBALANCE_DELAY_MS, MAX_TRANSACTION_BYTES));
         keys.addAll(ServerTls.keys("kafka", 9093));
         return keys;
     }
@@ -57,6 +62,7 @@ record KafkaSettings(int maxRequestSize, int maxPendingRequests, int maxFetchByt
                 Math.max(1, config.intValue("max-pending-requests")),
                 (int) Math.max(1024, config.size("max-fetch-bytes")), config.bool("auto-create-topics"),
                 Math.max(1, Math.min(1024, config.intValue("topic-partitions"))), NODE_ID,
-                Math.max(0, config.intValue("group-initial-rebalance-delay-ms")));
+                Math.max(0, config.intValue("group-initial-rebalance-delay-ms")),
+                Math.max(1024, config.size("max-transaction-bytes")));
     }
 }

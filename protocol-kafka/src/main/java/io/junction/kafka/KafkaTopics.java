@@ -21,8 +21,25 @@ final class KafkaTopics {
      * group maps to it: {@code %} is escaped in group names).
      */
     static final String LOG_START_GROUP = "%KAFKA%LOG-START";
-    /** Topic attributes holding Kafka topic configs are named {@code kafka.<config>}. */
+    /**
+     * Topic attributes holding Kafka topic configs are named {@code kafka.<config>}, except {@code cleanup.policy},
+     * which is the core's own attribute ({@link TopicConfig#CLEANUP_POLICY}: compacted topics).
+     */
     static final String CONFIG_ATTRIBUTE_PREFIX = "kafka.";
+
+    /** The topic attribute holding a Kafka topic config. */
+    static String attributeOf(final String config) {
+        return TopicConfig.CLEANUP_POLICY.equals(config) ? config : CONFIG_ATTRIBUTE_PREFIX + config;
+    }
+
+    /** The Kafka topic config a topic attribute holds, or null when it holds none. */
+    static String configOf(final String attribute) {
+        if (TopicConfig.CLEANUP_POLICY.equals(attribute)) {
+            return attribute;
+        }
+        return attribute.startsWith(CONFIG_ATTRIBUTE_PREFIX) ? attribute.substring(CONFIG_ATTRIBUTE_PREFIX.length())
+                : null;
+    }
 
     private final Messaging messaging;
     private final KafkaSettings settings;
@@ -54,9 +71,12 @@ final class KafkaTopics {
                 && !core.equals("TBW102") && !core.equals("SCHEDULE_TOPIC_XXXX");
     }
 
-    /** Every topic a Kafka client may see. */
+    /**
+     * Every core topic; a client sees those of its namespace whose names Kafka can spell
+     * ({@link ClientScope#kafkaName}).
+     */
     List<TopicConfig> list() {
-        return messaging.topics().list().stream().filter(t -> isVisible(t.name())).toList();
+        return List.copyOf(messaging.topics().list());
     }
 
     /**

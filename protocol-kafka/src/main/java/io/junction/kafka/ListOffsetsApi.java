@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
@@ -33,11 +33,20 @@ final class ListOffsetsApi implements ApiHandler {
     @Override
     public CompletableFuture<ApiMessage> handle(final KafkaRequest request) {
         final ListOffsetsRequest body = (ListOffsetsRequest) request.body();
+        final ClientScope scope = request.connection().scope();
         final List<CompletableFuture<ListOffsetsTopicResponse>> answers = new ArrayList<>();
         for (ListOffsetsTopic t : body.data().topics()) {
             final List<CompletableFuture<ListOffsetsPartitionResponse>> parts = new ArrayList<>();
+            final boolean legal = t.name() != null && KafkaTopics.isLegal(t.name());
+            final boolean allowed = legal && scope.maySubscribe(scope.topic(t.name()));
             for (ListOffsetsPartition p : t.partitions()) {
-                parts.add(offset(t.name(), p.partitionIndex(), p.timestamp()));
+                if (legal && !allowed) {
+                    parts.add(CompletableFuture.completedFuture(new ListOffsetsPartitionResponse()
+                            .setPartitionIndex(p.partitionIndex()).setLeaderEpoch(-1).setOffset(-1).setTimestamp(-1)
+                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                } else {
+                    parts.add(offset(legal ? scope.topic(t.name()) : null, p.partitionIndex(), p.timestamp()));
+                }
             }
             answers.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(x ->
                     new ListOffsetsTopicResponse().setName(t.name())
@@ -47,12 +56,12 @@ final class ListOffsetsApi implements ApiHandler {
                 new ListOffsetsResponseData().setTopics(answers.stream().map(CompletableFuture::join).toList()));
     }
 
+    /** The offset asked of a partition of {@code topic}, a core topic (null: not a legal name). */
     private CompletableFuture<ListOffsetsPartitionResponse> offset(final String topic, final int partition,
                                                                    final long timestamp) {
         final ListOffsetsPartitionResponse r = new ListOffsetsPartitionResponse().setPartitionIndex(partition)
                 .setLeaderEpoch(-1);
-        if (topic == null || !KafkaTopics.isLegal(topic)
-                || topics.get(topic).filter(t -> partition >= 0 && partition < t.queueCount()).isEmpty()) {
+        if (topic == null || topics.get(topic).filter(t -> partition >= 0 && partition < t.queueCount()).isEmpty()) {
             return CompletableFuture.completedFuture(r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                     .setOffset(-1).setTimestamp(-1));
         }

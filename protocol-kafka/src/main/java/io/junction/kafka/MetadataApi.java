@@ -1,18 +1,19 @@
 package io.junction.kafka;
 
 import io.junction.core.meta.TopicConfig;
+import io.junction.tenancy.Action;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBrokerCollection;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopicCollection;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
@@ -37,14 +38,18 @@ final class MetadataApi implements ApiHandler {
     @Override
     public CompletableFuture<ApiMessage> handle(final KafkaRequest request) {
         final MetadataRequestData data = ((MetadataRequest) request.body()).data();
+        final ClientScope scope = request.connection().scope();
         final List<CompletableFuture<MetadataResponseTopic>> answers = new ArrayList<>();
         if (((MetadataRequest) request.body()).isAllTopics()) {
             for (TopicConfig t : topics.list()) {
-                answers.add(CompletableFuture.completedFuture(describe(t.name(), Optional.of(t))));
+                final String name = scope.kafkaName(t.name());
+                if (name != null && scope.mayDescribe(t.name())) {
+                    answers.add(CompletableFuture.completedFuture(describe(name, Optional.of(t))));
+                }
             }
         } else {
             for (MetadataRequestData.MetadataRequestTopic t : data.topics()) {
-                answers.add(describe(t.name(), data.allowAutoTopicCreation()));
+                answers.add(describe(scope, t.name(), data.allowAutoTopicCreation()));
             }
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(x -> {
@@ -72,7 +77,13 @@ final class MetadataApi implements ApiHandler {
                 .setTopics(list);
     }
 
-    private CompletableFuture<MetadataResponseTopic> describe(final String name, final boolean create) {
+    /**
+     * A topic asked for by name: refused without any right on it; created when unknown, allowed by the request and
+     * the settings, and the client may create or publish to it (as a RocketMQ send creates a topic with PUB alone;
+     * otherwise it stays unknown, as Kafka answers then).
+     */
+    private CompletableFuture<MetadataResponseTopic> describe(final ClientScope scope, final String name,
+                                                              final boolean create) {
         if (name == null) {
             return CompletableFuture.completedFuture(new MetadataResponseTopic()
                     .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
@@ -80,7 +91,12 @@ final class MetadataApi implements ApiHandler {
         if (!KafkaTopics.isLegal(name)) {
             return CompletableFuture.completedFuture(error(name, Errors.INVALID_TOPIC_EXCEPTION));
         }
-        return topics.getOrCreate(name, create).handle((t, failure) -> failure != null
+        final String core = scope.topic(name);
+        if (!scope.mayDescribe(core)) {
+            return CompletableFuture.completedFuture(error(name, Errors.TOPIC_AUTHORIZATION_FAILED));
+        }
+        final boolean mayCreate = create && (scope.mayPublish(core) || scope.mayAdminister(core, Action.CREATE));
+        return topics.getOrCreate(core, mayCreate).handle((t, failure) -> failure != null
                 ? error(name, KafkaErrors.of(failure)) : describe(name, t));
     }
 

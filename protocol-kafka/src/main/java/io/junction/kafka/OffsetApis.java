@@ -7,16 +7,16 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
-import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartition;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopic;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
@@ -38,11 +38,11 @@ final class OffsetApis {
 
     CompletableFuture<ApiMessage> offsetCommit(final KafkaRequest request) {
         final OffsetCommitRequestData data = ((OffsetCommitRequest) request.body()).data();
-        Errors groupError = Errors.NONE;
-        if (!GroupCoordinator.isValidGroupId(data.groupId())) {
-            groupError = Errors.INVALID_GROUP_ID;
-        } else {
-            final ConsumerGroup group = coordinator.existing(data.groupId());
+        final ClientScope scope = request.connection().scope();
+        Errors groupError = GroupApis.groupError(scope, data.groupId());
+        final String coreGroup = groupError == Errors.NONE ? scope.group(data.groupId()) : null;
+        if (groupError == Errors.NONE) {
+            final ConsumerGroup group = coordinator.existing(coreGroup);
             if (group != null) {
                 groupError = group.checkCommit(data.memberId(), data.generationIdOrMemberEpoch());
             } else if (data.generationIdOrMemberEpoch() >= 0) {
@@ -52,16 +52,20 @@ final class OffsetApis {
         final List<OffsetCommitResponseTopic> out = new ArrayList<>();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
             final List<OffsetCommitResponsePartition> parts = new ArrayList<>();
+            final String core = t.name() == null ? null : scope.topic(t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 Errors error = groupError;
-                if (error == Errors.NONE && !exists(t.name(), p.partitionIndex())) {
+                if (error == Errors.NONE && KafkaTopics.isLegal(t.name()) && !scope.maySubscribe(core)) {
+                    error = Errors.TOPIC_AUTHORIZATION_FAILED;
+                }
+                if (error == Errors.NONE && !exists(t.name(), core, p.partitionIndex())) {
                     error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 }
                 if (error == Errors.NONE && p.committedOffset() < 0) {
                     error = Errors.OFFSET_OUT_OF_RANGE;
                 }
                 if (error == Errors.NONE) {
-                    coordinator.commit(data.groupId(), t.name(), p.partitionIndex(), p.committedOffset());
+                    coordinator.commit(coreGroup, core, p.partitionIndex(), p.committedOffset());
                 }
                 parts.add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
                         .setErrorCode(error.code()));
@@ -73,16 +77,19 @@ final class OffsetApis {
 
     CompletableFuture<ApiMessage> offsetFetch(final KafkaRequest request) {
         final OffsetFetchRequestData data = ((OffsetFetchRequest) request.body()).data();
+        final ClientScope scope = request.connection().scope();
         if (request.version() < 8) {
             final List<OffsetFetchResponseTopic> out = new ArrayList<>();
-            if (!GroupCoordinator.isValidGroupId(data.groupId())) {
+            final Errors refused = GroupApis.groupError(scope, data.groupId());
+            if (refused != Errors.NONE) {
                 return CompletableFuture.completedFuture(new OffsetFetchResponseData().setTopics(out)
-                        .setErrorCode(Errors.INVALID_GROUP_ID.code()));
+                        .setErrorCode(refused.code()));
             }
+            final String coreGroup = scope.group(data.groupId());
             final List<OffsetFetchRequestData.OffsetFetchRequestTopic> asked = data.topics();
             final List<TopicPartition> pairs = new ArrayList<>();
             if (asked == null) {
-                allCommitted(data.groupId(), pairs);
+                allCommitted(scope, coreGroup, pairs);
             } else {
                 asked.forEach(t -> t.partitionIndexes().forEach(p -> pairs.add(new TopicPartition(t.name(), p))));
             }
@@ -96,26 +103,29 @@ final class OffsetApis {
                         });
                 final int partition = pair.partition();
                 topic.partitions().add(new OffsetFetchResponsePartition().setPartitionIndex(partition)
-                        .setCommittedOffset(committed(data.groupId(), pair.topic(), partition)).setMetadata("")
+                        .setCommittedOffset(committed(scope, coreGroup, pair.topic(), partition)).setMetadata("")
                         .setCommittedLeaderEpoch(-1));
             }
             return CompletableFuture.completedFuture(new OffsetFetchResponseData().setTopics(out));
         }
         final List<OffsetFetchResponseGroup> groups = new ArrayList<>();
         for (OffsetFetchRequestData.OffsetFetchRequestGroup g : data.groups()) {
-            groups.add(fetchGroup(g));
+            groups.add(fetchGroup(scope, g));
         }
         return CompletableFuture.completedFuture(new OffsetFetchResponseData().setGroups(groups));
     }
 
-    private OffsetFetchResponseGroup fetchGroup(final OffsetFetchRequestData.OffsetFetchRequestGroup g) {
+    private OffsetFetchResponseGroup fetchGroup(final ClientScope scope,
+                                                final OffsetFetchRequestData.OffsetFetchRequestGroup g) {
         final OffsetFetchResponseGroup group = new OffsetFetchResponseGroup().setGroupId(g.groupId());
-        if (!GroupCoordinator.isValidGroupId(g.groupId())) {
-            return group.setErrorCode(Errors.INVALID_GROUP_ID.code()).setTopics(List.of());
+        final Errors refused = GroupApis.groupError(scope, g.groupId());
+        if (refused != Errors.NONE) {
+            return group.setErrorCode(refused.code()).setTopics(List.of());
         }
+        final String coreGroup = scope.group(g.groupId());
         final List<TopicPartition> pairs = new ArrayList<>();
         if (g.topics() == null) {
-            allCommitted(g.groupId(), pairs);
+            allCommitted(scope, coreGroup, pairs);
         } else {
             g.topics().forEach(t -> t.partitionIndexes().forEach(p -> pairs.add(new TopicPartition(t.name(), p))));
         }
@@ -130,32 +140,38 @@ final class OffsetApis {
                     });
             final int partition = pair.partition();
             topic.partitions().add(new OffsetFetchResponsePartitions().setPartitionIndex(partition)
-                    .setCommittedOffset(committed(g.groupId(), pair.topic(), partition)).setMetadata("")
+                    .setCommittedOffset(committed(scope, coreGroup, pair.topic(), partition)).setMetadata("")
                     .setCommittedLeaderEpoch(-1));
         }
         return group.setTopics(out);
     }
 
-    /** Every partition the group has committed an offset in, found by asking every visible topic. */
-    private void allCommitted(final String groupId, final List<TopicPartition> pairs) {
+    /** Every partition the group has committed an offset in, found by asking every topic the client sees. */
+    private void allCommitted(final ClientScope scope, final String coreGroup, final List<TopicPartition> pairs) {
         for (TopicConfig t : topics.list()) {
+            final String name = scope.kafkaName(t.name());
+            if (name == null) {
+                continue;
+            }
             for (int p = 0; p < t.queueCount(); p++) {
-                if (committed(groupId, t.name(), p) >= 0) {
-                    pairs.add(new TopicPartition(t.name(), p));
+                if (coordinator.committed(coreGroup, t.name(), p) >= 0) {
+                    pairs.add(new TopicPartition(name, p));
                 }
             }
         }
     }
 
-    private long committed(final String groupId, final String topic, final int partition) {
-        return KafkaTopics.isLegal(topic) ? coordinator.committed(groupId, topic, partition) : -1;
+    /** The committed offset of a partition the client names ({@code topic}, a Kafka name). */
+    private long committed(final ClientScope scope, final String coreGroup, final String topic,
+                           final int partition) {
+        return KafkaTopics.isLegal(topic) ? coordinator.committed(coreGroup, scope.topic(topic), partition) : -1;
     }
 
-    private boolean exists(final String topic, final int partition) {
+    private boolean exists(final String topic, final String core, final int partition) {
         if (topic == null || !KafkaTopics.isLegal(topic)) {
             return false;
         }
-        final Optional<TopicConfig> t = topics.get(topic);
+        final Optional<TopicConfig> t = topics.get(core);
         return t.isPresent() && partition >= 0 && partition < t.get().queueCount();
     }
 }

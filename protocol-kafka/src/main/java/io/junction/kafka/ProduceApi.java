@@ -10,13 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
-import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponseCollection;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -27,12 +28,13 @@ import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
  * Produce: each record batch (v2, any codec the library decodes: none, gzip, snappy, lz4, zstd) becomes one core batch
- * ({@link Messaging#sendBatch}: all of it or nothing, consecutive queue offsets) in the partition's queue; a batch of an
- * idempotent producer is first checked against its sequence ({@link ProducerStates}). acks=0 gets no response; acks=1
+ * ({@link Messaging#sendBatch}: all of it or nothing, consecutive queue offsets) in the partition's queue; a batch of
+ * an idempotent producer is first checked against its sequence ({@link ProducerStates}). acks=0 gets no response; acks=1
  * and acks=all are answered once the store has the batch (a single node: its copy is all of them) and consumers can
  * see it: the core indexes stored messages a moment after a send completes, so the answer waits (on the core's long
  * polling, at most {@value #VISIBLE_WAIT_MS} ms) until the partition's end covers the batch, as a Kafka high watermark
- * covers every acknowledged record.
+ * covers every acknowledged record. A batch of a transactional producer is held by the {@link TransactionCoordinator}
+ * until its transaction ends, and answered with offset -1 (unknown until then).
  */
 final class ProduceApi implements ApiHandler {
     static final long VISIBLE_WAIT_MS = 5_000;
@@ -40,11 +42,14 @@ final class ProduceApi implements ApiHandler {
     private final Messaging messaging;
     private final KafkaTopics topics;
     private final ProducerStates producers;
+    private final TransactionCoordinator transactions;
 
-    ProduceApi(final Messaging messaging, final KafkaTopics topics, final ProducerStates producers) {
+    ProduceApi(final Messaging messaging, final KafkaTopics topics, final ProducerStates producers,
+               final TransactionCoordinator transactions) {
         this.messaging = messaging;
         this.topics = topics;
         this.producers = producers;
+        this.transactions = transactions;
     }
 
     /** A partition's batches decoded, or the error refusing all of them. */
@@ -61,8 +66,10 @@ final class ProduceApi implements ApiHandler {
         final List<CompletableFuture<TopicProduceResponse>> topicAnswers = new ArrayList<>();
         for (TopicProduceData t : produce.data().topicData()) {
             final List<CompletableFuture<PartitionProduceResponse>> answers = new ArrayList<>();
+            final Errors refused = refused(request.connection().scope(), t.name());
             for (PartitionProduceData p : t.partitionData()) {
-                answers.add(producePartition(t.name(), p, now));
+                answers.add(refused != Errors.NONE ? done(p.index(), refused)
+                        : producePartition(request.connection().scope().topic(t.name()), p, now));
             }
             topicAnswers.add(CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                     .thenApply(x -> new TopicProduceResponse().setName(t.name())
@@ -78,12 +85,20 @@ final class ProduceApi implements ApiHandler {
         });
     }
 
+    /** Why the client may not produce to a topic (NONE when it may): its name, then its ACL. */
+    private static Errors refused(final ClientScope scope, final String name) {
+        if (name == null || !KafkaTopics.isLegal(name)) {
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        return scope.mayPublish(scope.topic(name)) ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED;
+    }
+
+    /** Produces to a partition of {@code topic}, a core topic name. */
     private CompletableFuture<PartitionProduceResponse> producePartition(final String topic,
                                                                          final PartitionProduceData data,
                                                                          final long now) {
         final int partition = data.index();
-        final Optional<TopicConfig> config = topic == null || !KafkaTopics.isLegal(topic) ? Optional.empty()
-                : topics.get(topic);
+        final Optional<TopicConfig> config = topics.get(topic);
         if (config.isEmpty() || partition < 0 || partition >= config.get().queueCount()) {
             return done(partition, Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
@@ -93,6 +108,10 @@ final class ProduceApi implements ApiHandler {
         final Decoded decoded = decode(topic, partition, records, now);
         if (decoded.error != Errors.NONE) {
             return done(partition, decoded.error);
+        }
+        if (config.get().compacted() && decoded.batches.stream().anyMatch(b -> b.messages.stream()
+                .anyMatch(m -> m.messageGroup() == null))) {
+            return done(partition, Errors.INVALID_RECORD); // as Kafka: a compacted topic keeps records by key
         }
         CompletableFuture<Long> first = null;
         final List<CompletableFuture<Long>> all = new ArrayList<>();
@@ -133,6 +152,17 @@ final class ProduceApi implements ApiHandler {
         if (!d.isAppend()) {
             return d.duplicateOf();
         }
+        if (h.isTransactional()) {
+            // Held by the coordinator until EndTxn: its offset is not known yet (-1, as Kafka clients allow).
+            final Errors held = transactions.hold(h.producerId(), h.producerEpoch(),
+                    new TransactionCoordinator.Partition(topic, partition), batch.messages);
+            if (held == Errors.NONE) {
+                d.appended().complete(-1L);
+            } else {
+                d.appended().completeExceptionally(new SequenceRefused(held));
+            }
+            return d.appended();
+        }
         messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r))
                 .whenComplete((offset, failure) -> {
                     if (failure != null) {
@@ -146,13 +176,34 @@ final class ProduceApi implements ApiHandler {
 
     /** The batch's base offset, once the partition's end covers the batch (or after the wait). */
     private CompletableFuture<Long> visible(final String topic, final int partition, final List<SendResult> results) {
+        return visible(messaging, topic, partition, results);
+    }
+
+    /** The base offset of stored {@code results}, once the partition's end covers them (or after the wait). */
+    static CompletableFuture<Long> visible(final Messaging messaging, final String topic, final int partition,
+                                           final List<SendResult> results) {
         final long base = results.get(0).queueOffset();
-        final long last = results.get(results.size() - 1).queueOffset();
-        if (messaging.maxOffset(topic, partition) > last) {
-            return CompletableFuture.completedFuture(base);
+        final long end = results.get(results.size() - 1).queueOffset() + 1;
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VISIBLE_WAIT_MS);
+        return awaitEnd(messaging, topic, partition, end, deadline).thenApply(x -> base);
+    }
+
+    /**
+     * Completes once the partition's end reaches {@code end} or the deadline passes. A read waits only at the
+     * partition's current end (one further on is answered at once as out of range), so each wait starts there and
+     * the next one where the last left off.
+     */
+    private static CompletableFuture<Void> awaitEnd(final Messaging messaging, final String topic, final int partition,
+                                                    final long end, final long deadline) {
+        final long now = messaging.maxOffset(topic, partition);
+        final long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (now >= end || leftMs <= 0) {
+            return CompletableFuture.completedFuture(null);
         }
-        return messaging.pull(new PullRequest("kafka", topic, partition, last, 1, null, VISIBLE_WAIT_MS))
-                .handle((r, e) -> base);
+        return messaging.pull(new PullRequest("kafka", topic, partition, now, 1, null, leftMs))
+                .handle((r, e) -> e == null && messaging.maxOffset(topic, partition) > now)
+                .thenCompose(moved -> moved ? awaitEnd(messaging, topic, partition, end, deadline)
+                        : CompletableFuture.completedFuture(null));
     }
 
     private static Decoded decode(final String topic, final int partition, final MemoryRecords records,

@@ -2,6 +2,7 @@ package io.junction.kafka;
 
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.tenancy.AccessControl;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -67,7 +68,7 @@ final class KafkaWire implements AutoCloseable {
     }
 
     static KafkaSettings settings(final int maxRequestSize) {
-        return new KafkaSettings(maxRequestSize, 16, 8 << 20, true, 2, KafkaSettings.NODE_ID, 0);
+        return new KafkaSettings(maxRequestSize, 16, 8 << 20, true, 2, KafkaSettings.NODE_ID, 0, 64 << 20);
     }
 
     static KafkaWire start(final KafkaSettings settings) throws IOException, InterruptedException {
@@ -78,7 +79,7 @@ final class KafkaWire implements AutoCloseable {
         final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
         final GroupCoordinator coordinator = new GroupCoordinator(store, settings.initialRebalanceDelayMs(),
                 System::currentTimeMillis);
-        final KafkaApis apis = new KafkaApis(store, settings, coordinator, false);
+        final KafkaApis apis = new KafkaApis(store, settings, coordinator, AccessControl.open());
         final LocalAddress address = new LocalAddress("kafka-wire-" + SERVERS.incrementAndGet());
         final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         final Channel server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
@@ -88,7 +89,8 @@ final class KafkaWire implements AutoCloseable {
                         connections.add(ch);
                         ACCEPTED.incrementAndGet();
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(settings.maxRequestSize(), 0, 4, 0, 4),
-                                new KafkaConnection(apis, settings.maxPendingRequests(), "127.0.0.1", 9092));
+                                new KafkaConnection(apis, settings.maxPendingRequests(), "127.0.0.1", 9092,
+                                        apis.anonymousScope()));
                     }
                 }).bind(address).sync().channel();
         return new KafkaWire(store, settings, loops, address, server, connections, coordinator);

@@ -29,6 +29,11 @@ final class Delivery {
     boolean released;
     /** The release is durable: the PUBREL may go out. */
     boolean releaseRecorded;
+    /**
+     * In flight at a restart and read again: queued to go out again (DUP, its packet id) in its place among the
+     * deliveries read with it, as it was first sent (4.6), not ahead of them.
+     */
+    boolean resend;
 
     Delivery(final String topic, final byte[] payload, final int qos, final boolean retain,
              final MqttProperties properties, final long expiresAt, final Runnable onDone) {

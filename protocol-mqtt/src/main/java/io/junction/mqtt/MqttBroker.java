@@ -2,13 +2,17 @@ package io.junction.mqtt;
 
 import io.junction.core.Messaging;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.meta.TopicConfig;
 import io.junction.tenancy.AccessControl;
+import io.junction.tenancy.Principal;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -36,7 +40,7 @@ final class MqttBroker {
     private final SessionStore sessionStore;
     private final Qos2Ledger qos2Ledger;
     /** Client ids with a live record in the session log. */
-    private final java.util.Set<String> durable = ConcurrentHashMap.newKeySet();
+    private final Set<String> durable = ConcurrentHashMap.newKeySet();
     private final EventLoopGroup loops;
     private final ConcurrentMap<String, CompletableFuture<Integer>> creating = new ConcurrentHashMap<>();
     private ScheduledFuture<?> compaction;
@@ -62,7 +66,7 @@ final class MqttBroker {
     }
 
     /** The namespace of an authenticated client's session. */
-    MqttNamespace namespaceOf(final io.junction.tenancy.Principal principal) {
+    MqttNamespace namespaceOf(final Principal principal) {
         return principal.inDefaultNamespace() && !accessControl.enabled() ? MqttNamespace.DEFAULT
                 : new MqttNamespace(principal.namespace(), this::isTenant);
     }
@@ -84,7 +88,7 @@ final class MqttBroker {
      * logs for compaction every {@code mqtt.compaction-check-ms}.
      */
     CompletableFuture<Void> start() {
-        final CompletableFuture<java.util.Map<String, Qos2Ledger.Saved>> qos2 = new CompletableFuture<>();
+        final CompletableFuture<Map<String, Qos2Ledger.Saved>> qos2 = new CompletableFuture<>();
         return retained.load().thenCompose(x -> qos2Ledger.load()).thenCompose(q -> {
             qos2.complete(q);
             return sessionStore.load();
@@ -94,7 +98,7 @@ final class MqttBroker {
                 sessionStore.log().compactIfDue();
                 qos2Ledger.log().compactIfDue();
             }, settings.compactionCheckMs(), settings.compactionCheckMs(), TimeUnit.MILLISECONDS);
-            final java.util.Map<String, Qos2Ledger.Saved> outbound = qos2.join();
+            final Map<String, Qos2Ledger.Saved> outbound = qos2.join();
             for (String orphan : outbound.keySet()) {
                 if (!saved.containsKey(orphan)) {
                     qos2Ledger.delete(orphan); // its session ended just before the restart
@@ -180,7 +184,7 @@ final class MqttBroker {
         if (route.isPresent()) {
             return CompletableFuture.completedFuture(route.get().queueCount());
         }
-        if (!io.junction.core.message.MessageProperties.isEncodable(coreTopic) || coreTopic.length() > 255) {
+        if (!MessageProperties.isEncodable(coreTopic) || coreTopic.length() > 255) {
             return CompletableFuture.completedFuture(0); // the send reports why
         }
         final CompletableFuture<Integer> created = creating.computeIfAbsent(coreTopic, t -> messaging.topics()

@@ -14,11 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The state of one MQTT session: its subscriptions and the readers serving them, the deliveries waiting for the
@@ -192,7 +195,8 @@ final class Session {
                     out.finish(); // keeps the packets in order
                     conn.write(pubRel(d.packetId));
                 }
-            } else if (d.recorded && !d.isPlaceholder()) { // a placeholder's message comes when its reader reads it
+            } else if (d.recorded && !d.isPlaceholder() && !d.resend) {
+                // a placeholder's message comes when its reader reads it; a queued resend goes out in its place
                 out.write(d, d.sent, inflight.size());
                 d.sent = true;
             }
@@ -226,7 +230,7 @@ final class Session {
                     close();
                     onExpired.run();
                 }
-            }, sessionExpirySeconds, java.util.concurrent.TimeUnit.SECONDS);
+            }, sessionExpirySeconds, TimeUnit.SECONDS);
         }
     }
 
@@ -277,7 +281,7 @@ final class Session {
             }
             if (topicScan == null) {
                 topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                        TimeUnit.MILLISECONDS);
             }
         }
         return existed;
@@ -355,7 +359,7 @@ final class Session {
             }
             if (topicScan == null) {
                 topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                        TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -368,8 +372,8 @@ final class Session {
         refreshFilters();
         // Drop readers no remaining subscription needs.
         boolean rootWildcard = false;
-        final java.util.Set<String> topics = new java.util.HashSet<>();
-        final java.util.Set<String> shares = new java.util.HashSet<>();
+        final Set<String> topics = new HashSet<>();
+        final Set<String> shares = new HashSet<>();
         for (Subscription s : subscriptions.values()) {
             final TopicFilter f = s.filter();
             if (f.shared()) {
@@ -470,16 +474,19 @@ final class Session {
                 System.currentTimeMillis());
         if (restored != null) {
             // In flight at the restart: the same packet id again, PUBLISH with DUP unless it was released already.
+            // It goes out behind what was read before it (QoS 1 messages not acknowledged before the restart are read
+            // again too), so the client sees them in the order they were first sent (4.6).
             final Delivery d = new Delivery(out.topic(), out.payload(), 2, out.retain(), out.properties(),
                     0, onDone).takeOver(restored);
             inflight.put(d.packetId, d);
             inflightBytes += d.payload.length;
-            final MqttConnection conn = connection;
-            if (!d.released && conn != null && !closed) {
-                final PublishWriter writer = new PublishWriter(conn);
-                writer.write(d, true, 0);
-                writer.finish();
-                conn.flush();
+            if (!d.released) {
+                d.resend = true;
+                if (retainedBacklog.isEmpty()) {
+                    addPending(d);
+                } else {
+                    heldBehindRetained.add(d);
+                }
             }
             return true;
         }
@@ -609,6 +616,18 @@ final class Session {
                 break;
             }
             final Delivery d = pending.peek();
+            if (d.resend) { // already in flight: no window check, no new packet id
+                pending.poll();
+                pendingBytes -= d.payload.length;
+                if (toRecord != null) {
+                    toRecord.add(d);
+                    continue;
+                }
+                out.write(d, true, Math.min(budget, pending.size()));
+                d.resend = false;
+                wrote = true;
+                continue;
+            }
             if (d.qos > 0 && (inflight.size() >= window()
                     || inflightBytes > 0 && inflightBytes + d.payload.length > INFLIGHT_BYTES)) {
                 break;
@@ -664,6 +683,13 @@ final class Session {
         final PublishWriter out = conn == null ? null : new PublishWriter(conn);
         for (Delivery d : batch) {
             d.recorded = true;
+            if (d.resend) {
+                d.resend = false; // offline: the next connection's attach sends it with the rest in flight
+                if (conn != null) {
+                    out.write(d, true, batch.size());
+                }
+                continue;
+            }
             if (conn == null) {
                 if (d.qos == 0) {
                     d.done(); // offline: QoS 0 is not kept; QoS 1/2 wait in flight for the next connection

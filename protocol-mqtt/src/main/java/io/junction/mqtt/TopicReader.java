@@ -6,6 +6,7 @@ import io.junction.core.PullResult;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +55,7 @@ final class TopicReader {
         boolean pulling;
         /** The pull in progress (possibly parked in the store), cancelled when the reader closes. */
         CompletableFuture<PullResult> inFlight;
-        final java.util.ArrayDeque<Batch> batches = new java.util.ArrayDeque<>();
+        final ArrayDeque<Batch> batches = new ArrayDeque<>();
 
         QueueState(final int queueId, final long offset) {
             this.queueId = queueId;

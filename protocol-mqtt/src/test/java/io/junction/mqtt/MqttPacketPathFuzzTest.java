@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,7 @@ import org.slf4j.LoggerFactory;
  * nobody handled (logged with a stack trace), never leaves the connection hanging after the client left, and the next
  * client is served normally.
  */
+@Tag("fuzz")
 class MqttPacketPathFuzzTest {
     private static final int MAX_PACKET = 64 * 1024;
     private static final LocalAddress ADDRESS = new LocalAddress("mqtt-fuzz");

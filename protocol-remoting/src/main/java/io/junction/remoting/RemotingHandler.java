@@ -1,5 +1,6 @@
 package io.junction.remoting;
 
+import io.junction.core.Messaging;
 import io.junction.remoting.processor.RequestProcessor;
 import io.junction.remoting.processor.Responses;
 import io.junction.remoting.protocol.RemotingCommand;
@@ -14,8 +15,11 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.AttributeKey;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,14 +32,14 @@ import org.slf4j.LoggerFactory;
 final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand> {
     private static final Logger LOG = LoggerFactory.getLogger(RemotingHandler.class);
 
-    private static final io.netty.util.AttributeKey<java.util.concurrent.atomic.AtomicInteger> IN_FLIGHT =
-            io.netty.util.AttributeKey.valueOf("junction.remoting.inflight");
+    private static final AttributeKey<AtomicInteger> IN_FLIGHT =
+            AttributeKey.valueOf("junction.remoting.inflight");
 
     private final Map<Integer, RequestProcessor> processors;
     private final int maxInFlight;
     private final ClientChannels channels;
     private final ClientCalls calls;
-    private final io.junction.core.Messaging messaging;
+    private final Messaging messaging;
     /** Null when security is off: then no request is verified and the path below is the open one. */
     private final AccessGuard guard;
     private final QuotaGate quotas;
@@ -43,7 +47,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     private final ConnectionUsers users;
 
     RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
-                    final ClientCalls calls, final io.junction.core.Messaging messaging, final int maxInFlight,
+                    final ClientCalls calls, final Messaging messaging, final int maxInFlight,
                     final AccessGuard guard, final QuotaGate quotas, final ConnectionUsers users) {
         this.processors = Map.copyOf(processors);
         this.maxInFlight = maxInFlight;
@@ -56,7 +60,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
     }
 
     /** The request codes dispatched to a processor. */
-    java.util.Set<Integer> codes() {
+    Set<Integer> codes() {
         return processors.keySet();
     }
 
@@ -125,9 +129,9 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
 
     private void dispatch(final Channel channel, final RemotingCommand request, final RequestProcessor processor,
                           final Admission admission) {
-        java.util.concurrent.atomic.AtomicInteger inFlight = channel.attr(IN_FLIGHT).get();
+        AtomicInteger inFlight = channel.attr(IN_FLIGHT).get();
         if (inFlight == null) {
-            inFlight = new java.util.concurrent.atomic.AtomicInteger();
+            inFlight = new AtomicInteger();
             channel.attr(IN_FLIGHT).set(inFlight); // only this channel's event loop reads requests
         }
         if (inFlight.incrementAndGet() > maxInFlight) {
@@ -136,7 +140,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
                     "[OVERLOAD] more than " + maxInFlight + " requests in flight on this connection, try later"));
             return;
         }
-        final java.util.concurrent.atomic.AtomicInteger counter = inFlight;
+        final AtomicInteger counter = inFlight;
         if (admission != null && users != null) {
             users.actingAs(channel, admission.principal());
         }

@@ -50,6 +50,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -69,6 +70,7 @@ import org.junit.jupiter.api.Timeout;
  * once the client leaves and the connection gauge returns to zero; a fresh client's route query is answered; checking
  * back the half messages and reviving the popped messages left so far goes without errors.
  */
+@Tag("fuzz")
 class RemotingFramePathFuzzTest {
     static final int MAX_FRAME = 1024;
     private static final LocalAddress ADDRESS = new LocalAddress("remoting-fuzz");

@@ -2,6 +2,7 @@ package io.junction.tenancy;
 
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -52,7 +53,7 @@ public record AclRule(ResourceKind kind, String pattern, Set<Action> actions, De
             pattern = resource.substring(colon + 1);
         }
         final EnumSet<Action> set = EnumSet.noneOf(Action.class);
-        for (final String a : actions == null ? java.util.List.<String>of() : actions) {
+        for (final String a : actions == null ? List.<String>of() : actions) {
             final String upper = a.trim().toUpperCase(Locale.ROOT);
             if ("ALL".equals(upper) || "ANY".equals(upper)) {
                 set.addAll(EnumSet.allOf(Action.class));

@@ -1,6 +1,7 @@
 package io.junction.tenancy;
 
 import io.junction.core.SystemNames;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -77,7 +78,7 @@ public final class Namespaces {
      * from the default namespace while escaped names such as {@code %24SYS} are.
      */
     public static String localName(final String namespace, final String coreName,
-                                   final java.util.function.Predicate<String> isTenant) {
+                                   final Predicate<String> isTenant) {
         String name = coreName;
         if (name.startsWith(SystemNames.RETRY_PREFIX)) {
             name = name.substring(SystemNames.RETRY_PREFIX.length());

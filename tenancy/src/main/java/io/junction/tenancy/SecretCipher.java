@@ -6,6 +6,7 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -61,7 +62,7 @@ public final class SecretCipher {
             final Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
             c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, all, 0, NONCE_BYTES));
             return new String(c.doFinal(all, NONCE_BYTES, all.length - NONCE_BYTES), StandardCharsets.UTF_8);
-        } catch (final javax.crypto.AEADBadTagException e) {
+        } catch (final AEADBadTagException e) {
             throw new IllegalArgumentException("the configured secret key does not open a stored secret", e);
         } catch (final GeneralSecurityException e) {
             throw new IllegalStateException(e);

@@ -1,5 +1,6 @@
 package io.junction.tenancy;
 
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -8,8 +9,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -141,7 +144,7 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
                 : refuse(request.protocol(), request.accessKey(), request.remote(), "bad-signature", true);
     }
 
-    private AuthResult refuse(final String protocol, final String user, final java.net.SocketAddress remote,
+    private AuthResult refuse(final String protocol, final String user, final SocketAddress remote,
                               final String reason, final boolean countTowardsThrottle) {
         if (countTowardsThrottle) {
             throttle.failed(remote, user);
@@ -221,10 +224,10 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
      * Keyed HMAC-SHA1 instances per thread and secret: Remoting clients sign every request, and a provider lookup plus
      * keying per request costs more than the HMAC itself. Bounded: a thread keeps at most 64 keys.
      */
-    private static final ThreadLocal<java.util.Map<String, Mac>> MACS = ThreadLocal.withInitial(java.util.HashMap::new);
+    private static final ThreadLocal<Map<String, Mac>> MACS = ThreadLocal.withInitial(HashMap::new);
 
     private static byte[] hmacSha1(final String secret, final byte[] content) {
-        final java.util.Map<String, Mac> macs = MACS.get();
+        final Map<String, Mac> macs = MACS.get();
         Mac mac = macs.get(secret);
         if (mac == null) {
             if (macs.size() >= 64) {

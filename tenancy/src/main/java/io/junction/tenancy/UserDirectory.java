@@ -42,7 +42,7 @@ public final class UserDirectory {
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
-            .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+            .setDefaultPropertyInclusion(JsonInclude.Include.NON_NULL);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** One consistent view: users by name, and by token digest. */

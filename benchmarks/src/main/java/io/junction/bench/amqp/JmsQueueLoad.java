@@ -1,11 +1,16 @@
 package io.junction.bench.amqp;
 
+import com.sun.management.OperatingSystemMXBean;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -129,7 +134,7 @@ public final class JmsQueueLoad {
 
     /** CPU time of this (load) process: how much of the shared machine the client itself took. */
     private static long cpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        return ((OperatingSystemMXBean) ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
@@ -139,12 +144,12 @@ public final class JmsQueueLoad {
             return 0;
         }
         try {
-            final String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(brokerPid),
+            final String stat = Files.readString(Path.of("/proc", Long.toString(brokerPid),
                     "stat"));
             // Fields after the command name (which may hold spaces) start after the last ')'.
             final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return 0;
         }
     }

@@ -16,6 +16,7 @@ import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttVersion;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,7 +65,7 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
                 .cleanSession(true).protocolVersion(MqttVersion.MQTT_3_1_1).keepAlive(keepAliveSeconds);
         if (username != null) {
             connect.hasUser(true).username(username).hasPassword(password != null)
-                    .password(password == null ? null : password.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    .password(password == null ? null : password.getBytes(StandardCharsets.UTF_8));
         }
         ctx.writeAndFlush(connect.build());
         if (keepAliveSeconds > 0) {

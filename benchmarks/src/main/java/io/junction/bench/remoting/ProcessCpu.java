@@ -1,6 +1,8 @@
 package io.junction.bench.remoting;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -36,8 +38,8 @@ final class ProcessCpu {
 
     /** This JVM's own CPU time in nanoseconds. */
     static long self() {
-        final java.lang.management.OperatingSystemMXBean os =
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        final OperatingSystemMXBean os =
+                ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
     }
 }

@@ -1,6 +1,7 @@
 package io.junction.bench.remoting;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,7 +52,7 @@ public final class RemotingLoad {
         final int drains = Math.max(1, Integer.parseInt(o.getOrDefault("drains", "1")));
         final int warmupDrains = Math.max(0, Integer.parseInt(o.getOrDefault("warmup-drains", "0")));
         final ProcessCpu brokers = new ProcessCpu(o.containsKey("broker-pids")
-                ? java.util.Arrays.stream(o.get("broker-pids").split(",")).mapToLong(Long::parseLong).toArray()
+                ? Arrays.stream(o.get("broker-pids").split(",")).mapToLong(Long::parseLong).toArray()
                 : new long[0]);
         System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-bench-logs");
         System.setProperty("rocketmq.client.logLevel", "WARN");

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -284,7 +285,7 @@ public final class AppendBenchmark {
     /** Keeps the store's INFO lines (open, recover, close) out of the report. */
     private static void quietLogging() {
         if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
-            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.WARN);
+            context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.WARN);
         }
     }
 

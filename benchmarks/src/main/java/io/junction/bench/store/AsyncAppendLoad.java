@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -161,7 +162,7 @@ final class AsyncAppendLoad {
         if (t == null) {
             return null;
         }
-        final Throwable cause = t.getCause() != null && t instanceof java.util.concurrent.CompletionException
+        final Throwable cause = t.getCause() != null && t instanceof CompletionException
                 ? t.getCause() : t;
         return cause.getClass().getSimpleName() + ": " + cause.getMessage();
     }

@@ -104,6 +104,37 @@ public final class ConfigKeys {
     public static final ConfigKey SECURITY_MAX_SKEW_SECONDS = ConfigKey.of("security.max-skew-seconds", INT, "900",
             "How far the time a gRPC client signed a request may be from the broker's clock.");
 
+    public static final ConfigKey OTEL_ENDPOINT = ConfigKey.of("otel.endpoint", STRING, "",
+            "OpenTelemetry collector's OTLP/HTTP base URL (e.g. http://collector:4318): metrics are pushed to "
+                    + "<endpoint>/v1/metrics, spans to <endpoint>/v1/traces; empty pushes nothing.");
+    public static final ConfigKey OTEL_METRICS_INTERVAL_MS = ConfigKey.of("otel.metrics-interval-ms", INT, "60000",
+            "Milliseconds between two OTLP metric pushes.");
+    public static final ConfigKey OTEL_TRACES_ENABLED = ConfigKey.of("otel.traces-enabled", BOOLEAN, "true",
+            "With otel.endpoint set, record send/store/deliver/ack spans of messages and export them to "
+                    + "<endpoint>/v1/traces; false pushes metrics only.");
+    public static final ConfigKey OTEL_TRACES_EXPORT_DELAY_MS = ConfigKey.of("otel.traces-export-delay-ms", INT,
+            "5000", "Longest time, in milliseconds, a recorded span waits to be exported in a batch.");
+    public static final ConfigKey OTEL_SERVICE_NAME = ConfigKey.of("otel.service-name", STRING, "junction",
+            "The service.name resource attribute of what is pushed over OTLP.");
+    public static final ConfigKey METRICS_ENABLED = ConfigKey.of("metrics.enabled", BOOLEAN, "true",
+            "Count every front-end's traffic under RocketMQ's metric names (rocketmq_*); false leaves the message core "
+                    + "unwrapped: no rocketmq_* traffic meters, spans or broker-written message trace (to measure "
+                    + "their cost).");
+    public static final ConfigKey TRACE_TOPICS = ConfigKey.of("trace.topics", STRING, "",
+            "Comma-separated topics whose message trace the broker writes to RMQ_SYS_TRACE_TOPIC, besides those "
+                    + "with the topic attribute trace.enabled=true.");
+    public static final ConfigKey METRICS_MAX_TOPICS = ConfigKey.of("metrics.max-topics", INT, "1000",
+            "Distinct topics the rocketmq_* metrics label; traffic of further topics is counted under "
+                    + "topic=\"_other_\".");
+    public static final ConfigKey METRICS_MAX_GROUPS = ConfigKey.of("metrics.max-groups", INT, "1000",
+            "Distinct consumer groups the rocketmq_* metrics label; further groups are counted under "
+                    + "consumer_group=\"_other_\".");
+    public static final ConfigKey METRICS_MAX_LAG_SERIES = ConfigKey.of("metrics.max-lag-series", INT, "1000",
+            "(consumer group, topic) pairs whose lag gauges are computed per run, at most.");
+    public static final ConfigKey METRICS_LAG_INTERVAL_MS = ConfigKey.of("metrics.lag-interval-ms", INT, "10000",
+            "Milliseconds between two computations of the consumer lag, in-flight and ready gauges (off the "
+                    + "event loops; a scrape shows the last one).");
+
     /** The front-ends the project ships, with their default ports; each can be switched off. */
     public static final Map<String, String> STANDARD_FRONT_ENDS = standardFrontEnds();
 
@@ -165,7 +196,9 @@ public final class ConfigKeys {
                 POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
-                SECURITY_MAX_SKEW_SECONDS));
+                SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,
+                OTEL_TRACES_EXPORT_DELAY_MS, OTEL_SERVICE_NAME,
+                METRICS_ENABLED, TRACE_TOPICS, METRICS_MAX_TOPICS, METRICS_MAX_GROUPS, METRICS_MAX_LAG_SERIES, METRICS_LAG_INTERVAL_MS));
         keys.addAll(ServerTls.keys(HTTP_PREFIX, 8443));
         STANDARD_FRONT_ENDS.forEach((name, port) -> {
             keys.add(enabledKey(name));

@@ -11,14 +11,19 @@ import io.junction.broker.http.HttpRouter;
 import io.junction.broker.http.ListenException;
 import io.junction.broker.http.MetricsHandler;
 import io.junction.broker.metrics.BrokerMetrics;
+import io.junction.broker.metrics.BrokerObservability;
+import io.junction.broker.metrics.OtlpPush;
 import io.junction.broker.metrics.StoreStatsGauges;
+import io.junction.broker.msgtrace.MessageTraceWriter;
 import io.junction.broker.netty.NettyTransport;
-import io.junction.broker.security.SecuritySetup;
 import io.junction.broker.security.SecurityAdminHandler;
+import io.junction.broker.security.SecuritySetup;
+import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.InvalidValueException;
 import io.junction.spi.metrics.ConnectionCounter;
@@ -27,10 +32,13 @@ import io.junction.tenancy.AccessControl;
 import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,14 +81,22 @@ public final class Broker {
             throws ConfigException, BrokerStartException {
         final ResourceStack resources = new ResourceStack();
         try {
-            final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create());
+            final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create(otlpPush(config)));
             final StoreConfig storeConfig = StoreSettings.toStoreConfig(config, metrics.storeMetrics());
             final MessageStore store = resources.push("store", openStore(storeConfig));
             StoreStatsGauges.register(metrics.registry(), store::stats);
+            awaitTraceTopic(store);
             store.topics().list().forEach(t -> metrics.storeMetrics().registerTopic(t.name()));
             if (store.stats().recoveredFromCrash()) {
                 LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
             }
+
+            final MessageSpans spans = messageSpans(config);
+            if (spans != null) {
+                resources.push("spans", spans);
+            }
+            final BrokerObservability observability = resources.push("consumer metrics",
+                    new BrokerObservability(metrics.registry(), store, observabilitySettings(config), spans));
 
             final NettyTransport transport = resources.push("event loops",
                     NettyTransport.create(config.intValue(ConfigKeys.IO_THREADS)));
@@ -122,7 +138,7 @@ public final class Broker {
                     LOG.info("Front-end {} is disabled ({}.enabled=false)", name, name);
                     continue;
                 }
-                final FrontEndContext context = new FrontEndContext(store, accessControl,
+                final FrontEndContext context = new FrontEndContext(observability.observe(store, name), accessControl,
                         config.frontEnd(name), transport, metrics.registry(), router,
                         new ConnectionCounter(metrics.registry(), name), bindAddress, advertisedHost, config.dataDir());
                 resources.onClose(name, () -> stopFrontEnd(frontEnd));
@@ -144,6 +160,62 @@ public final class Broker {
             resources.closeAll();
             throw new BrokerStartException(describe(e), e);
         }
+    }
+
+    private static void awaitTraceTopic(final MessageStore store) throws BrokerStartException {
+        try {
+            MessageTraceWriter.createTraceTopic(store).get(FRONT_END_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (final ExecutionException | TimeoutException e) {
+            throw new BrokerStartException("cannot create " + MessageTraceWriter.DEFAULT_TOPIC + ": " + describe(e), e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerStartException("start interrupted", e);
+        }
+    }
+
+    private static OtlpPush otlpPush(final BrokerConfig config) throws ConfigException {
+        final String endpoint = config.string(ConfigKeys.OTEL_ENDPOINT).trim();
+        if (endpoint.isEmpty()) {
+            return null;
+        }
+        if (!endpoint.startsWith("http://") && !endpoint.startsWith("https://")) {
+            throw new ConfigException(ConfigKeys.OTEL_ENDPOINT.name() + ": an http:// or https:// URL, not '"
+                    + endpoint + "'");
+        }
+        return new OtlpPush(endpoint, Duration.ofMillis(positive(config, ConfigKeys.OTEL_METRICS_INTERVAL_MS)),
+                config.string(ConfigKeys.OTEL_SERVICE_NAME));
+    }
+
+    /** Spans exported to the OTLP endpoint, or null when there is none or traces are off (then nothing is recorded). */
+    private static MessageSpans messageSpans(final BrokerConfig config) throws ConfigException {
+        final OtlpPush push = otlpPush(config);
+        if (push == null || !config.bool(ConfigKeys.OTEL_TRACES_ENABLED)) {
+            return null;
+        }
+        return MessageSpans.export(push.tracesUrl(), push.serviceName(),
+                Duration.ofMillis(positive(config, ConfigKeys.OTEL_TRACES_EXPORT_DELAY_MS)));
+    }
+
+    private static BrokerObservability.Settings observabilitySettings(final BrokerConfig config)
+            throws ConfigException {
+        final Set<String> traceTopics = new LinkedHashSet<>();
+        for (final String topic : config.string(ConfigKeys.TRACE_TOPICS).split(",")) {
+            if (!topic.isBlank()) {
+                traceTopics.add(topic.trim());
+            }
+        }
+        return new BrokerObservability.Settings(config.bool(ConfigKeys.METRICS_ENABLED),
+                positive(config, ConfigKeys.METRICS_MAX_TOPICS),
+                positive(config, ConfigKeys.METRICS_MAX_GROUPS), positive(config, ConfigKeys.METRICS_MAX_LAG_SERIES),
+                positive(config, ConfigKeys.METRICS_LAG_INTERVAL_MS), traceTopics);
+    }
+
+    private static int positive(final BrokerConfig config, final ConfigKey key) throws ConfigException {
+        final int value = config.intValue(key);
+        if (value <= 0) {
+            throw new ConfigException(key.name() + ": must be positive, not " + value);
+        }
+        return value;
     }
 
     private static SslContext httpTls(final FrontEndConfig httpConfig, final Path dataDir,

@@ -1,6 +1,8 @@
 package io.junction.broker.metrics;
 
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -10,7 +12,9 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micrometer.registry.otlp.OtlpMeterRegistry;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,7 +23,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Prometheus registry with the JVM basics bound, and the thread scrapes run on. A scrape reads every gauge
+ * The Prometheus registry (and, when configured, the OTLP push registry) with the JVM basics bound, and the thread
+ * scrapes run on. A scrape reads every gauge
  * (including the store's disk usage), so it runs off the event loops.
  */
 public final class BrokerMetrics implements AutoCloseable {
@@ -30,13 +35,23 @@ public final class BrokerMetrics implements AutoCloseable {
     /** Scrapes waiting beyond this are refused: a scraper that queues more is misbehaving. */
     private static final int MAX_QUEUED_SCRAPES = 4;
 
-    private final PrometheusMeterRegistry registry;
+    private final PrometheusMeterRegistry prometheus;
+    private final MeterRegistry registry;
+    private final OtlpMeterRegistry otlp;
     private final JvmGcMetrics gcMetrics;
     private final ExecutorService scrapeExecutor;
     private final StoreMetrics storeMetrics;
 
-    private BrokerMetrics() {
-        registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private BrokerMetrics(final OtlpPush push) {
+        prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        if (push == null) {
+            otlp = null;
+            registry = prometheus;
+        } else {
+            // Every meter goes to both: scraped from the Prometheus registry, pushed from the OTLP one.
+            otlp = push.registry();
+            registry = new CompositeMeterRegistry(Clock.SYSTEM, List.of(prometheus, otlp));
+        }
         storeMetrics = new StoreMetrics(registry);
         gcMetrics = new JvmGcMetrics();
         scrapeExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
@@ -57,7 +72,12 @@ public final class BrokerMetrics implements AutoCloseable {
     }
 
     public static BrokerMetrics create() {
-        return new BrokerMetrics();
+        return new BrokerMetrics(null);
+    }
+
+    /** Metrics scraped at {@code /metrics} and, when {@code push} is not null, pushed over OTLP as well. */
+    public static BrokerMetrics create(final OtlpPush push) {
+        return new BrokerMetrics(push);
     }
 
     public MeterRegistry registry() {
@@ -75,7 +95,7 @@ public final class BrokerMetrics implements AutoCloseable {
      */
     public CompletableFuture<String> scrape() {
         try {
-            return CompletableFuture.supplyAsync(registry::scrape, scrapeExecutor);
+            return CompletableFuture.supplyAsync(prometheus::scrape, scrapeExecutor);
         } catch (final RejectedExecutionException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -90,6 +110,10 @@ public final class BrokerMetrics implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         gcMetrics.close();
+        if (otlp != null) {
+            otlp.close(); // pushes what the last interval counted
+        }
         registry.close();
+        prometheus.close();
     }
 }

@@ -2,6 +2,7 @@ package io.junction.broker.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
@@ -24,6 +25,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The whole broker in-process, with the real store and front-ends written for the test. */
 class BrokerTest {
 
+    private static final String ORDERS_IN = "message_type=\"Normal\",protocol=\"fake\",topic=\"orders\"";
+
     @TempDir
     Path dataDir;
 
@@ -43,7 +47,8 @@ class BrokerTest {
     @Test
     void shouldStartFrontEndsWithAContextAndReportThemInHealth() throws Exception {
         final RecordingFrontEnd fake = new RecordingFrontEnd("fake", null);
-        final Broker broker = Broker.start(config(List.of(fake), Map.of()), List.of(fake));
+        final Broker broker = Broker.start(config(List.of(fake), Map.of("metrics.lag-interval-ms", "50")),
+                List.of(fake));
         try {
             final String http = broker.endpoints().get(broker.endpoints().size() - 1).address();
             assertThat(broker.endpoints()).extracting(Endpoint::name).containsExactly("fake", "http");
@@ -64,6 +69,14 @@ class BrokerTest {
                     .contains("junction_store_disk_used_bytes")
                     .contains("junction_connections{protocol=\"fake\"} 0.0")
                     .contains("junction_connections{protocol=\"http\"}");
+            assertThat(metrics)
+                    .contains("rocketmq_messages_in_total{" + ORDERS_IN + "} 1")
+                    .contains("rocketmq_throughput_in_total{" + ORDERS_IN + "} 5");
+            // The consumer gauges are computed off the scrape; the first computation may still be on its way.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get(http + "/metrics").body())
+                    .containsPattern("rocketmq_consumer_lag_messages\\{consumer_group=\"billing\",topic=\"orders\"} "
+                            + "[01]\\.0")
+                    .contains("rocketmq_consumer_ready_messages{consumer_group=\"billing\",topic=\"orders\"}"));
             assertThat(dataDir.resolve("abort")).exists();
         } finally {
             assertThat(broker.stop()).isTrue();
@@ -182,7 +195,11 @@ class BrokerTest {
                     exchange -> exchange.respond(HttpResponseStatus.OK, "text/plain", name));
             return context.messaging()
                     .send(Message.builder("orders").body("hello".getBytes(StandardCharsets.UTF_8)).build())
-                    .thenApply(sent -> List.of(Endpoint.tcp(name, context.advertisedHost(), 1)));
+                    .thenApply(sent -> {
+                        // A group no configuration names, known from its committed offset alone (Remoting's way).
+                        context.messaging().commitOffset("billing", "orders", 0, 0);
+                        return List.of(Endpoint.tcp(name, context.advertisedHost(), 1));
+                    });
         }
 
         @Override

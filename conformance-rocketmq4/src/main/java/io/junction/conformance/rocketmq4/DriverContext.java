@@ -1,6 +1,7 @@
 package io.junction.conformance.rocketmq4;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.ClientConfig;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -43,7 +44,7 @@ final class DriverContext {
     }
 
     /** Applies the shared settings to any producer or consumer (not started). */
-    void configure(final org.apache.rocketmq.client.ClientConfig client) {
+    void configure(final ClientConfig client) {
         client.setNamesrvAddr(nameServer);
         client.setInstanceName(name("i"));
         if (client instanceof DefaultMQProducer p) {

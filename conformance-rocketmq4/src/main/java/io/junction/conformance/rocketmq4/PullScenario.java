@@ -2,8 +2,10 @@ package io.junction.conformance.rocketmq4;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPullConsumer;
 import org.apache.rocketmq.client.consumer.PullResult;
@@ -68,7 +70,7 @@ final class PullScenario implements Scenario {
                 Events.emit("max", "scenario", name(), "queue", mq.getQueueId(), "offset", pull.maxOffset(mq));
                 pull.updateConsumeOffset(mq, offset);
             }
-            pull.getOffsetStore().persistAll(new java.util.HashSet<>(queues));
+            pull.getOffsetStore().persistAll(new HashSet<>(queues));
             for (MessageQueue mq : queues) {
                 Events.emit("committed", "scenario", name(), "queue", mq.getQueueId(), "offset",
                         pull.fetchConsumeOffset(mq, true));
@@ -109,7 +111,7 @@ final class PullScenario implements Scenario {
     @SuppressWarnings("deprecation")
     private static void awaitIndexed(final DefaultMQPullConsumer pull, final List<MessageQueue> queues,
                                      final long sent, final DriverContext context) throws Exception {
-        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline && !context.expired()) {
             long indexed = 0;
             for (MessageQueue mq : queues) {

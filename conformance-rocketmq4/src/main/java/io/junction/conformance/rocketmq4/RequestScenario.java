@@ -28,6 +28,8 @@ final class RequestScenario implements Scenario {
     }
 
     @Override
+    // createTopic is deprecated in the 4.9.x client but is what 4.9.x applications call to make a topic.
+    @SuppressWarnings("deprecation")
     public void run(final DriverContext context) throws Exception {
         final String topic = context.name("request");
         final DefaultMQProducer requester = context.producer();

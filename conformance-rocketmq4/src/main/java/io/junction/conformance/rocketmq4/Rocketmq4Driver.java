@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.rocketmq.common.MQVersion;
 
 /**
  * Entry point: {@code Rocketmq4Driver <namesrvAddr> <name prefix> <deadline seconds> <scenario>[,<scenario>...]}.
@@ -50,8 +51,8 @@ public final class Rocketmq4Driver {
             }
             chosen.add(s);
         }
-        Events.emit("client", "version", org.apache.rocketmq.common.MQVersion.getVersionDesc(
-                org.apache.rocketmq.common.MQVersion.CURRENT_VERSION));
+        Events.emit("client", "version", MQVersion.getVersionDesc(
+                MQVersion.CURRENT_VERSION));
         final ExecutorService pool = Executors.newFixedThreadPool(chosen.size());
         final Map<Scenario, Future<?>> running = new LinkedHashMap<>();
         for (Scenario s : chosen) {

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Rounds: {@code -Djunction.crash.kills} (default 10); the seed of every random choice (kill moments, message
  * sizes, the probe round) is printed, {@code -Djunction.crash.seed} replays it.
  */
+@Tag("crash")
 class CrossProtocolCrashIT {
     private static final String TOPIC_A = "crashA";
     private static final String TOPIC_B = "crashB";

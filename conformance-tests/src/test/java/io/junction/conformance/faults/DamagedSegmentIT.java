@@ -21,6 +21,7 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A flipped bit in a commit-log segment of a stopped broker: after the restart the damaged message is detected by its
  * CRC, reported (log and {@code junction_store_damaged_records}) and skipped, and every other message is served.
  */
+@Tag("crash")
 class DamagedSegmentIT {
     private static final int MESSAGES = 20;
     private static final int DAMAGED = 7;

@@ -35,6 +35,7 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * while the disk is full, sends succeed again once the ballast is gone, and after a SIGKILL every acknowledged
  * message is there with its exact bytes. Needs permission to mount a tmpfs (root in CI); skipped otherwise.
  */
+@Tag("crash")
 class DiskFullIT {
     private static final int FS_MIB = 64;
     private static final Duration WATCH = Duration.ofSeconds(10); // the broker looks at the disk every second

@@ -135,6 +135,50 @@ class Chapter4_3_Qos2CrashIT {
     }
 
     /**
+     * 4.6: after a crash the broker sends again what was unacknowledged in the order it first sent it. A QoS 2
+     * message in flight at the crash is resent from the ledger (DUP, same packet id), the QoS 1 messages before it
+     * are read again from the log: it must not overtake them.
+     */
+    @Test
+    void shouldResendUnacknowledgedMessagesInTheirFirstOrderAfterACrash() throws Exception {
+        final String client = "qos-order-crash-sub";
+        try (RawMqtt sub = new RawMqtt(broker.mqttPort())) {
+            sub.send(RawMqtt.connect311(client, false));
+            assertThat(sub.readPacket(WAIT)).as("CONNACK").isNotNull();
+            sub.send(RawMqtt.subscribe(1, "x3/#", 2, false));
+            assertThat(sub.readPacket(WAIT)).as("SUBACK").isNotNull();
+            final Mqtt5BlockingClient pub = Clients.v5(broker, "qos-order-crash-pub");
+            for (String[] m : new String[][] {{"q1-a", "1"}, {"q1-b", "1"}, {"q2-c", "2"}}) {
+                pub.publishWith().topic("x3/a").qos(MqttQos.fromCode(Integer.parseInt(m[1]))).payload(bytes(m[0]))
+                        .send();
+            }
+            pub.disconnect();
+            final List<String> first = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                final byte[] p = sub.readPacket(WAIT);
+                assertThat(p).as("PUBLISH %d of 3", i + 1).isNotNull();
+                first.add(RawMqtt.publishPayload311(p));
+            }
+            assertThat(first).containsExactly("q1-a", "q1-b", "q2-c"); // none acknowledged
+        }
+
+        broker.crash();
+
+        try (RawMqtt sub = new RawMqtt(broker.mqttPort())) {
+            sub.send(RawMqtt.connect311(client, false));
+            assertThat(sub.readPacket(WAIT)).as("CONNACK").isNotNull();
+            final List<String> again = new ArrayList<>();
+            for (byte[] p = sub.readPacket(Duration.ofSeconds(5)); p != null && again.size() < 3;
+                 p = sub.readPacket(Duration.ofSeconds(2))) {
+                if ((p[0] & 0xF0) == 0x30) {
+                    again.add(RawMqtt.publishPayload311(p));
+                }
+            }
+            assertThat(again).as("resent in the order first sent").containsExactly("q1-a", "q1-b", "q2-c");
+        }
+    }
+
+    /**
      * The other way round: a persistent publisher's QoS 2 PUBLISH resent (DUP) after a crash, as when the crash lost
      * its PUBREC, is stored once; a PUBREL resent after a crash is completed; a new PUBLISH (no DUP) reusing a
      * packet id is a new message.

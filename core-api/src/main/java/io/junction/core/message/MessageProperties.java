@@ -42,6 +42,11 @@ public final class MessageProperties {
     /** Transaction id. */
     public static final String TRANSACTION_ID = "__transactionId__";
     /**
+     * "true" on a tombstone: a message that deletes its key from a compacted topic (retention does not keep it as
+     * the key's latest value). The name is the one the Kafka mapping first gave a record with a null value.
+     */
+    public static final String TOMBSTONE = "__kafka.null";
+    /**
      * Request-reply: where a reply to this message goes. A core topic name (namespace-local, as the requester's
      * clients name it), optionally followed by {@code /} and more MQTT topic levels: {@code replies} names core topic
      * {@code replies}; {@code resp/client-7} names the MQTT topic {@code resp/client-7}, stored in core topic

@@ -17,6 +17,12 @@ public record TopicConfig(String name, int queueCount, TopicType type, int permi
     public static final int PERM_READ_WRITE = PERM_READ | PERM_WRITE;
     /** The most queues a topic may have. */
     public static final int MAX_QUEUES = 1024;
+    /**
+     * The attribute that makes a topic compacted when it is {@value #COMPACT}: retention keeps the latest message of
+     * each key (see {@link #compacted()}). Kafka's topic config of the same name sets it.
+     */
+    public static final String CLEANUP_POLICY = "cleanup.policy";
+    public static final String COMPACT = "compact";
 
     public TopicConfig {
         Objects.requireNonNull(name, "name");
@@ -37,5 +43,22 @@ public record TopicConfig(String name, int queueCount, TopicType type, int permi
 
     public boolean readable() {
         return (permissions & PERM_READ) != 0;
+    }
+
+    /**
+     * Whether retention keeps the latest message of each key (message group, else keys) instead of dropping whole
+     * segments blindly: {@code cleanup.policy} holds {@code compact} (Kafka's {@code compact,delete} too).
+     */
+    public boolean compacted() {
+        final String policy = attributes.get(CLEANUP_POLICY);
+        if (policy == null) {
+            return false;
+        }
+        for (String p : policy.split(",")) {
+            if (COMPACT.equals(p.trim())) {
+                return true;
+            }
+        }
+        return false;
     }
 }

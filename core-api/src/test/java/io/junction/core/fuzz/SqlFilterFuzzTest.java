@@ -8,12 +8,14 @@ import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * Any text either compiles to a filter or is refused with {@link InvalidFilterException}; a compiled filter decides
  * every message without throwing. Seeds: {@code SqlFilterFuzzTestInputs/}.
  */
+@Tag("fuzz")
 class SqlFilterFuzzTest {
     @Timeout(1) // while fuzzing: an input that takes over a second is a hang finding (see junit-platform.properties)
     @FuzzTest(maxDuration = "10m")

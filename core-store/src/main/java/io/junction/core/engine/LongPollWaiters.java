@@ -1,13 +1,17 @@
 package io.junction.core.engine;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Parked reads waiting for a queue to get new entries. A waiter runs exactly once: when its queue gets an entry, or
@@ -28,8 +32,8 @@ final class LongPollWaiters {
     private final class Waiter implements Parked {
         final Runnable retry;
         final AtomicBoolean done = new AtomicBoolean();
-        java.util.List<Queue<Waiter>> joined;
-        volatile java.util.concurrent.ScheduledFuture<?> timeout;
+        List<Queue<Waiter>> joined;
+        volatile ScheduledFuture<?> timeout;
 
         Waiter(final Runnable retry) {
             this.retry = retry;
@@ -45,7 +49,7 @@ final class LongPollWaiters {
                 // (Other queues of a multi-queue waiter are not touched here: the parking thread may still be
                 // adding it to them; a later arrival there polls it and finds it done.)
                 // Null when a time-out of 0–1 ms fired before park() stored it: then there is nothing to drop.
-                final java.util.concurrent.ScheduledFuture<?> t = timeout;
+                final ScheduledFuture<?> t = timeout;
                 if (t != null) {
                     t.cancel(false);
                 }
@@ -75,7 +79,7 @@ final class LongPollWaiters {
     private final ScheduledExecutorService timer;
     private final Executor readers;
     private final int maxWaiters;
-    private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger count = new AtomicInteger();
 
     /**
      * @param timer   runs the time-outs
@@ -92,14 +96,14 @@ final class LongPollWaiters {
      * executor; null when too many reads are parked already (the caller answers at once instead).
      */
     Parked park(final String topic, final int queueId, final long waitMillis, final Runnable retry) {
-        return parkAny(java.util.List.of(new QueueKey(topic, queueId)), waitMillis, retry);
+        return parkAny(List.of(new QueueKey(topic, queueId)), waitMillis, retry);
     }
 
     /**
      * Parks {@code retry} until an entry arrives on any of the queues or {@code waitMillis} pass; null when too many
      * reads are parked already.
      */
-    Parked parkAny(final java.util.List<QueueKey> keys, final long waitMillis, final Runnable retry) {
+    Parked parkAny(final List<QueueKey> keys, final long waitMillis, final Runnable retry) {
         if (count.incrementAndGet() > maxWaiters) {
             count.decrementAndGet();
             return null;
@@ -108,11 +112,11 @@ final class LongPollWaiters {
         // The queues are looked up before anything can run: a short wait's time-out may fire while the waiter is
         // still joining them, and it walked this list while it grew (a ConcurrentModificationException in the timer,
         // so the waiter never ran and its pop never answered).
-        final java.util.List<Queue<Waiter>> joined = new java.util.ArrayList<>(keys.size());
+        final List<Queue<Waiter>> joined = new ArrayList<>(keys.size());
         for (QueueKey key : keys) {
             joined.add(waiters.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>()));
         }
-        w.joined = java.util.List.copyOf(joined);
+        w.joined = List.copyOf(joined);
         // The time-out is scheduled before the waiter joins a queue, so a cancel always finds it set.
         w.timeout = timer.schedule(() -> {
             w.joined.forEach(q -> q.remove(w));

@@ -7,13 +7,11 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
-import io.junction.core.PullStatus;
 import io.junction.core.RecallHandle;
 import io.junction.core.Receipt;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
-import io.junction.core.SystemNames;
 import io.junction.core.group.ConsumerRegistry;
 import io.junction.core.group.QueueLocks;
 import io.junction.core.index.MessageIndex;
@@ -22,11 +20,7 @@ import io.junction.core.io.SegmentFileFactory;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
-import io.junction.core.log.RecordCodec;
 import io.junction.core.message.Message;
-import io.junction.core.message.MessageIds;
-import io.junction.core.message.MessageProperties;
-import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
@@ -36,31 +30,22 @@ import io.junction.core.meta.MetadataCodecs;
 import io.junction.core.meta.MetadataFile;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.pop.PopService;
-import io.junction.core.queue.ConsumeQueue;
 import io.junction.core.queue.ConsumeQueueStore;
 import io.junction.core.queue.Dispatcher;
 import io.junction.core.stats.TrafficCounters;
 import io.junction.core.timer.DeliveryTime;
-import io.junction.core.timer.TimerMessages;
 import io.junction.core.timer.TimerService;
 import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
-import io.junction.core.txn.TransactionMessages;
 import io.junction.core.txn.TransactionService;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,11 +54,13 @@ import org.slf4j.LoggerFactory;
  * The local store and the {@link Messaging} facade over it.
  *
  * <p>Design: the parts are wired here and nowhere else. Senders render their record on their own thread and hand it
- * to the {@link LogAppender} (one writer); the {@link LogFlusher} makes it durable and completes the send; the
- * {@link Dispatcher} follows the log into consume queues and the id/key index and wakes parked reads; reads and
- * queries run on a small reader pool so a caller's event loop never touches the disk; one maintenance thread writes
- * checkpoints and offsets, watches the disk and applies retention. Opening the store recovers it: it re-verifies
- * and re-indexes the log from the last checkpoint and cuts a torn tail.
+ * to the {@link LogAppender} (one writer) through the {@link SendPath} (admission, queue choice, timers and half
+ * messages); the {@link LogFlusher} makes it durable and completes the send; the {@link Dispatcher} follows the log
+ * into consume queues and the id/key index and wakes parked reads ({@link PullPath}); reads and queries run on a
+ * small reader pool so a caller's event loop never touches the disk; the {@link Maintenance} jobs write checkpoints
+ * ({@link CheckpointWriter}) and offsets, watch the disk ({@link Availability}) and apply {@link Retention}. Opening
+ * the store recovers it ({@link StoreRecovery}): it re-verifies and re-indexes the log from the last checkpoint and
+ * cuts a torn tail.
  *
  * <p>Delivery features sit on top, each in its own package behind a narrow view of the store (the
  * {@code *StoreAccess} classes here), each made durable by records in its own system topics and replayed at start:
@@ -91,71 +78,56 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private static final Duration CONSUMER_EXPIRY = Duration.ofSeconds(120);
     /** Queue locks not renewed this long expire (RocketMQ: 60 s). */
     private static final Duration QUEUE_LOCK_LEASE = Duration.ofSeconds(60);
-    /** Bounds of the period at which due transaction check-backs are looked for. */
-    private static final long TRANSACTION_SCAN_MIN_MILLIS = 100;
-    private static final long TRANSACTION_SCAN_MAX_MILLIS = 1000;
 
     private final StoreConfig config;
     private final DataDirectory dataDir;
-    private final LongSupplier clock;
     private final DurableTable<TopicConfig> topicTable;
-    private final DurableTable<GroupConfig> groupTable;
     private final ConsumerOffsets offsets;
-    private final Checkpoint checkpoint;
     private final CommitLog log;
     private final ConsumeQueueStore queues;
-    private final MessageIndex index;
     private final LogFlusher flusher;
     private final LogAppender appender;
     private final Dispatcher dispatcher;
     private final QueueReader reader;
     private final MessageQueries queries;
-    private final ExecutorService readPool;
-    private final ExecutorService adminPool;
-    private final ScheduledExecutorService maintenance;
-    private final ScheduledExecutorService timer;
+    private final StoreThreads threads;
     private final LongPollWaiters waiters;
+    private final Availability availability;
+    private final SendPath sending;
+    private final PullPath pulling;
+    private final CheckpointWriter checkpoints;
     private final TimerService timers;
     private final PopService pops;
     private final TransactionService transactions;
     private final StoreConsumers consumers;
-    private final ConsumerRegistry registry;
-    private final ScheduledExecutorService reviver;
-    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final DelayedRecall recalls;
+    private final PopReads popReads;
     private final StoreTopics topics;
     private final StoreGroups groups;
-    private final TrafficCounters traffic;
     private final StoreStatistics statistics;
     private final StoreKvConfigs kvConfigs;
-    private volatile boolean running;
-    private volatile boolean diskFull;
-    private volatile long lastCheckpoint;
+    private final Retention retention;
 
     private MessageStore(final StoreConfig config, final DataDirectory dataDir, final LongSupplier clock,
                          final SegmentFileFactory segments) throws IOException {
         this.config = config;
         this.dataDir = dataDir;
-        this.clock = clock;
         this.topicTable = DurableTable.load(new MetadataFile(dataDir.config("topics.dat"), METADATA_VERSION),
                 TopicConfig::name, MetadataCodecs.TOPIC);
-        this.groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"), METADATA_VERSION),
-                GroupConfig::name, MetadataCodecs.GROUP);
+        final DurableTable<GroupConfig> groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"),
+                METADATA_VERSION), GroupConfig::name, MetadataCodecs.GROUP);
         this.offsets = ConsumerOffsets.load(new MetadataFile(dataDir.config("offsets.dat"), METADATA_VERSION));
         final DurableTable<KvConfig> kvTable = DurableTable.load(new MetadataFile(dataDir.config("kvconfig.dat"),
                 METADATA_VERSION), KvConfig::id, KvConfig.CODEC);
-        this.checkpoint = new Checkpoint(dataDir.config("checkpoint"));
+        final Checkpoint checkpoint = new Checkpoint(dataDir.config("checkpoint"));
         final long recoverFrom = checkpoint.read();
         this.log = CommitLog.open(dataDir.commitLog(), config.segmentSize(), segments);
         this.queues = ConsumeQueueStore.open(dataDir.consumeQueues(), config.queueFileEntries());
-        this.index = MessageIndex.open(dataDir.index(), config.indexFileEntries());
-        this.maintenance = Executors.newSingleThreadScheduledExecutor(named("junction-store-maintenance"));
-        final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, named("junction-store-timer"));
-        timeouts.setRemoveOnCancelPolicy(true); // a cancelled long poll's time-out must not keep the read alive
-        this.timer = timeouts;
-        this.readPool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                named("junction-store-read"));
-        this.adminPool = Executors.newSingleThreadExecutor(named("junction-store-admin"));
-        this.waiters = new LongPollWaiters(timer, readPool, MAX_PARKED_READS);
+        final MessageIndex index = MessageIndex.open(dataDir.index(), config.indexFileEntries());
+        this.threads = new StoreThreads();
+        final ExecutorService readPool = threads.readPool;
+        final ExecutorService adminPool = threads.adminPool;
+        this.waiters = new LongPollWaiters(threads.timeouts, readPool, MAX_PARKED_READS);
         this.reader = new QueueReader(log, queues);
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
@@ -164,82 +136,64 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived, 0);
         dispatcherRef[0] = dispatcher;
 
-        final long started = System.nanoTime();
-        final int maxRecordSize = RecordLayout.recordLength(RecordLayout.SYS_FLAG_BORN_HOST_V6
-                        | RecordLayout.SYS_FLAG_STORE_HOST_V6, config.maxMessageSize(),
-                RecordLayout.MAX_TOPIC_LENGTH, RecordLayout.MAX_PROPERTIES_LENGTH);
-        final long end = log.recover(recoverFrom, maxRecordSize, (view, pos, size) -> {
-            try {
-                dispatcher.index(view, pos);
-            } catch (IOException e) {
-                throw new StoreException(StoreError.IO_ERROR, "re-indexing failed: " + e.getMessage(), e);
-            }
-        });
-        queues.truncate(end);
-        index.truncate(end);
-        queues.dropBelow(log.minOffset());
-        LOG.info("Store recovered in {} ms: log {}..{}{}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                log.minOffset(), end, dataDir.crashed() ? " (after a crash: re-verified from offset "
-                        + recoverFrom + ")" : "");
+        final long end = StoreRecovery.recover(config, recoverFrom, dataDir.crashed(), log, queues, index, dispatcher);
+        final long bootTimestamp = clock.getAsLong();
+        final TrafficCounters traffic = new TrafficCounters(bootTimestamp, ZoneId.systemDefault());
+        this.availability = new Availability(dataDir.root(), config.diskFullRatio());
         this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
         this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
                 config.autoCreateGroups());
+        this.sending = new SendPath(config, clock, availability, topicTable::get, topics, appender,
+                this::transactionService, traffic);
+        this.pulling = new PullPath(availability, topicTable::get, queues, reader, waiters, readPool,
+                config.observer(), traffic);
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
-                m -> routed(m, DeliveryTime.NONE), this::appendSystemRecord), clock,
+                m -> sending.routed(m, DeliveryTime.NONE), sending::appendSystemRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
-        this.reviver = Executors.newSingleThreadScheduledExecutor(named("junction-pop-revive"));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
-                reader, queues, offsets, waiters, readPool, this::send,
-                this::appendSystemRecord), clock,
+                reader, queues, offsets, waiters, readPool, sending::send,
+                sending::appendSystemRecord), clock,
                 PopSecret.load(dataDir.config("pop-secret")));
         this.transactions = new TransactionService(new TransactionStoreAccess(appender, log, reader, queues, index,
-                offsets, config.storeHost(), topicTable::get, m -> routed(m, DeliveryTime.NONE)), clock,
+                offsets, config.storeHost(), topicTable::get, m -> sending.routed(m, DeliveryTime.NONE)), clock,
                 config.transactionFirstCheck().toMillis(), config.transactionCheckInterval().toMillis(),
                 config.transactionMaxChecks(), config.transactionTimeoutResolution());
-        this.registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);
+        final ConsumerRegistry registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);
         this.consumers = new StoreConsumers(registry, new QueueLocks(clock, QUEUE_LOCK_LEASE), offsets, queues,
                 reader, pops, topicTable::get, readPool);
-        final long bootTimestamp = clock.getAsLong();
-        this.traffic = new TrafficCounters(bootTimestamp, ZoneId.systemDefault());
         this.statistics = new StoreStatistics(traffic, bootTimestamp, log, dispatcher::dispatchedOffset, queries,
                 dataDir.root(), readPool);
         this.kvConfigs = new StoreKvConfigs(kvTable, adminPool);
-        this.dispatcherStart(end);
+        this.recalls = new DelayedRecall(queries, timers, readPool);
+        this.popReads = new PopReads(availability, pops, traffic, flusher, dispatcher, threads.timeouts);
+        this.checkpoints = new CheckpointWriter(checkpoint, clock, log, queues, index, dispatcher, pops,
+                transactions);
+        this.retention = new Retention(config, clock, dataDir.root(), log, queues, index, dispatcher,
+                new CompactedRetention(topicTable::all, reader::read, sending::appendBatch));
+        start(end, new Maintenance(config, clock, checkpoints, offsets, availability, retention, registry, traffic,
+                pops, transactions));
     }
 
-    private void dispatcherStart(final long end) throws IOException {
+    private void start(final long end, final Maintenance jobs) throws IOException {
         dispatcher.resetTo(end);
         pops.recover(); // before the first checkpoint, which moves the revive replay positions
         transactions.recover(); // likewise for the half and op replay positions
-        writeCheckpoint();
+        checkpoints.write();
         flusher.start();
         appender.start();
         dispatcher.start();
-        running = true;
+        availability.started();
         timers.start();
-        final long revive = config.popReviveInterval().toMillis();
-        reviver.scheduleWithFixedDelay(this::reviveQuietly, revive, revive, TimeUnit.MILLISECONDS);
-        maintenance.scheduleWithFixedDelay(this::checkpointQuietly, 1, 1, TimeUnit.SECONDS);
-        final long transactionScan = transactionScanMillis(config);
-        maintenance.scheduleWithFixedDelay(this::checkTransactionsQuietly, transactionScan, transactionScan,
-                TimeUnit.MILLISECONDS);
-        maintenance.scheduleWithFixedDelay(this::persistOffsetsQuietly, 5, 5, TimeUnit.SECONDS);
-        maintenance.scheduleWithFixedDelay(this::watchDisk, 0, 1, TimeUnit.SECONDS);
-        maintenance.scheduleWithFixedDelay(registry::expire, 10, 10, TimeUnit.SECONDS);
-        maintenance.scheduleWithFixedDelay(this::applyRetention, 10, 10, TimeUnit.SECONDS);
-        maintenance.scheduleAtFixedRate(() -> traffic.sample(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
+        jobs.start(threads.reviver, threads.maintenance);
     }
 
-    /**
-     * How often due transaction check-backs are looked for: once a second, more often when checks are configured
-     * only a few seconds apart (so a check comes within a fifth of its delay of its time), never more than ten times a
-     * second.
-     */
-    static long transactionScanMillis(final StoreConfig config) {
-        final long shortest = Math.min(config.transactionFirstCheck().toMillis(),
-                config.transactionCheckInterval().toMillis());
-        return Math.max(TRANSACTION_SCAN_MIN_MILLIS, Math.min(TRANSACTION_SCAN_MAX_MILLIS, shortest / 5));
+    private PopService popService() {
+        return pops;
+    }
+
+    private TransactionService transactionService() {
+        return transactions;
     }
 
     /**
@@ -276,272 +230,19 @@ public final class MessageStore implements Messaging, AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------- sending
-
     @Override
     public CompletableFuture<SendResult> send(final Message message) {
-        try {
-            final StoreException refusal = admissionFailure(message);
-            if (refusal != null) {
-                return CompletableFuture.failedFuture(refusal);
-            }
-            final long now = clock.getAsLong();
-            final long deliverAt = DeliveryTime.resolve(message.properties(), now, config.maxDelay());
-            return routed(message, deliverAt > now ? deliverAt : DeliveryTime.NONE);
-        } catch (StoreException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return sending.send(message);
     }
 
     @Override
     public CompletableFuture<List<SendResult>> sendBatch(final List<Message> messages) {
-        try {
-            final StoreException refusal = batchFailure(messages);
-            if (refusal != null) {
-                return CompletableFuture.failedFuture(refusal);
-            }
-        } catch (StoreException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        final String name = messages.get(0).topic();
-        final Optional<TopicConfig> topic = topicTable.get(name);
-        if (topic.isPresent()) {
-            return appendBatch(messages, topic.get());
-        }
-        if (!config.autoCreateTopics()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
-                    "topic " + name + " does not exist"));
-        }
-        return topics.createIfAbsent(name).thenCompose(t -> appendBatch(messages, t));
-    }
-
-    /** Why a batch cannot be stored as a whole, or null: every member is checked before anything is written. */
-    private StoreException batchFailure(final List<Message> messages) {
-        if (messages.isEmpty()) {
-            return new StoreException(StoreError.ILLEGAL_ARGUMENT, "the batch is empty");
-        }
-        final Message first = messages.get(0);
-        final long now = clock.getAsLong();
-        long bodies = 0;
-        for (int i = 0; i < messages.size(); i++) {
-            final Message m = messages.get(i);
-            final StoreException refusal = admissionFailure(m);
-            if (refusal != null) {
-                return new StoreException(refusal.error(), "batch member " + i + ": " + refusal.getMessage());
-            }
-            if (!m.topic().equals(first.topic()) || m.queueId() != first.queueId()) {
-                return new StoreException(StoreError.ILLEGAL_ARGUMENT, "batch member " + i
-                        + ": all members of a batch go to one topic and one queue");
-            }
-            if (TransactionMessages.isHalf(m)
-                    || DeliveryTime.resolve(m.properties(), now, config.maxDelay()) > now) {
-                return new StoreException(StoreError.ILLEGAL_MESSAGE, "batch member " + i
-                        + ": delayed and transactional messages cannot be sent in a batch");
-            }
-            bodies += m.body().length;
-        }
-        if (bodies > config.maxMessageSize()) {
-            return new StoreException(StoreError.MESSAGE_TOO_LARGE, "the bodies of the batch add up to " + bodies
-                    + " bytes, which exceeds the maximum of " + config.maxMessageSize());
-        }
-        return null;
-    }
-
-    private CompletableFuture<List<SendResult>> appendBatch(final List<Message> messages, final TopicConfig topic) {
-        if (!topic.writable()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
-                    "topic " + topic.name() + " is not writable"));
-        }
-        final Message first = messages.get(0);
-        int queueId = first.queueId();
-        if (queueId == Message.ANY_QUEUE) {
-            final String group = first.messageGroup();
-            queueId = group != null ? Math.floorMod(group.hashCode(), topic.queueCount())
-                    : Math.floorMod(roundRobin.getAndIncrement(), topic.queueCount());
-        } else if (queueId < 0 || queueId >= topic.queueCount()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.QUEUE_NOT_FOUND, "queue " + queueId
-                    + " of topic " + topic.name() + " does not exist (it has " + topic.queueCount() + ")"));
-        }
-        final BatchRecords records;
-        try {
-            records = BatchRecords.encode(messages, config.storeHost());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
-        }
-        if (records.buffer().remaining() > config.segmentSize() - RecordLayout.BLANK_LENGTH) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.MESSAGE_TOO_LARGE, "a batch of "
-                    + records.buffer().remaining() + " bytes does not fit one log segment"));
-        }
-        final long startNanos = System.nanoTime();
-        final String topicName = topic.name();
-        final int finalQueueId = queueId;
-        return appender.appendBatch(records.buffer(), records.starts(), topicName, finalQueueId).thenApply(r -> {
-            final long elapsed = System.nanoTime() - startNanos;
-            final List<SendResult> results = new ArrayList<>(messages.size());
-            for (int k = 0; k < messages.size(); k++) {
-                config.observer().messageStored(topicName, records.length(k), elapsed);
-                traffic.stored(1);
-                results.add(new SendResult(records.uniqueIds()[k], topicName, finalQueueId, r.queueOffset() + k,
-                        r.physicalOffset() + records.starts()[k], config.storeHost()));
-            }
-            return results;
-        });
-    }
-
-    /** Looks up (or auto-creates) the topic and appends; {@code deliverAt} other than NONE parks it as a timer. */
-    private CompletableFuture<SendResult> routed(final Message message, final long deliverAt) {
-        final Optional<TopicConfig> topic = topicTable.get(message.topic());
-        if (topic.isPresent()) {
-            return append(message, topic.get(), deliverAt);
-        }
-        if (!config.autoCreateTopics()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.TOPIC_NOT_FOUND,
-                    "topic " + message.topic() + " does not exist"));
-        }
-        return topics.createIfAbsent(message.topic()).thenCompose(t -> append(message, t, deliverAt));
-    }
-
-    private StoreException admissionFailure(final Message message) {
-        if (!running) {
-            return new StoreException(StoreError.UNAVAILABLE, "store is not running");
-        }
-        if (diskFull) {
-            return new StoreException(StoreError.DISK_FULL, "disk usage is above " + config.diskFullRatio() * 100
-                    + "%: sends are refused until space is freed");
-        }
-        if (!TopicNames.isValid(message.topic())) {
-            return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic name '" + message.topic()
-                    + "' is not valid");
-        }
-        if (TimerService.TOPIC.equals(message.topic()) || SystemNames.isTransactionTopic(message.topic())) {
-            return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic " + message.topic()
-                    + " is reserved for the store");
-        }
-        if (message.body().length > config.maxMessageSize()) {
-            return new StoreException(StoreError.MESSAGE_TOO_LARGE, "body of " + message.body().length
-                    + " bytes exceeds the maximum of " + config.maxMessageSize());
-        }
-        for (var e : message.properties().entrySet()) {
-            if (!MessageProperties.isEncodable(e.getKey()) || !MessageProperties.isEncodable(e.getValue())) {
-                return new StoreException(StoreError.ILLEGAL_MESSAGE, "property '" + e.getKey()
-                        + "' contains a reserved separator character (\\u0001 or \\u0002)");
-            }
-        }
-        return null;
-    }
-
-    private CompletableFuture<SendResult> append(final Message original, final TopicConfig topic,
-                                                 final long deliverAt) {
-        if (!topic.writable()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
-                    "topic " + topic.name() + " is not writable"));
-        }
-        int queueId = original.queueId();
-        if (queueId == Message.ANY_QUEUE) {
-            final String group = original.messageGroup();
-            queueId = group != null ? Math.floorMod(group.hashCode(), topic.queueCount())
-                    : Math.floorMod(roundRobin.getAndIncrement(), topic.queueCount());
-        } else if (queueId < 0 || queueId >= topic.queueCount()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.QUEUE_NOT_FOUND, "queue " + queueId
-                    + " of topic " + topic.name() + " does not exist (it has " + topic.queueCount() + ")"));
-        }
-        Message message = original;
-        String uniqueId = original.uniqueId();
-        final boolean assignId = uniqueId == null || uniqueId.isEmpty();
-        if (assignId) {
-            uniqueId = MessageIds.newUniqueId();
-        }
-        final boolean special = TransactionMessages.isHalf(message) || deliverAt != DeliveryTime.NONE;
-        if (assignId && special) {
-            message = Message.builder(original.topic()).body(original.body()).flag(original.flag())
-                    .properties(original.properties()).uniqueId(uniqueId).sysFlag(original.sysFlag())
-                    .bornTimestamp(original.bornTimestamp()).bornHost(original.bornHost())
-                    .reconsumeTimes(original.reconsumeTimes()).build();
-        }
-        if (TransactionMessages.isHalf(message)) {
-            return transactions.prepare(message, topic.name(), queueId); // a delay a half message asks for is ignored
-        }
-        if (deliverAt != DeliveryTime.NONE) {
-            return appendTimer(message, topic.name(), queueId, deliverAt, uniqueId);
-        }
-        final ByteBuffer record;
-        try {
-            // A normal send gets its assigned id appended to the property string: no copy of the message.
-            record = RecordCodec.encode(message, config.storeHost(), assignId ? uniqueId : null);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
-        }
-        final long startNanos = System.nanoTime();
-        final String id = uniqueId;
-        final int finalQueueId = queueId;
-        final String topicName = topic.name();
-        return appender.append(record, topicName, finalQueueId).thenApply(r -> {
-            config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
-            traffic.stored(1);
-            return new SendResult(id, topicName, finalQueueId, r.queueOffset(), r.physicalOffset(),
-                    config.storeHost());
-        });
-    }
-
-    /**
-     * Parks a delayed message in the timer topic; the send completes when that record is durable. The result names
-     * the real topic and queue; its offsets are the parked record's (the delivered copy gets its own later).
-     */
-    private CompletableFuture<SendResult> appendTimer(final Message message, final String topicName, final int queueId,
-                                                      final long deliverAt, final String uniqueId) {
-        final ByteBuffer record;
-        try {
-            record = RecordCodec.encode(TimerMessages.park(message, topicName, queueId, deliverAt),
-                    config.storeHost());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
-        }
-        final long startNanos = System.nanoTime();
-        return appender.append(record, TimerService.TOPIC, 0).thenApply(r -> {
-            config.observer().messageStored(topicName, r.size(), System.nanoTime() - startNanos);
-            traffic.stored(1);
-            return new SendResult(uniqueId, topicName, queueId, r.queueOffset(), r.physicalOffset(),
-                    config.storeHost());
-        });
-    }
-
-    /**
-     * Appends a record of a delivery feature's own (a timer's recall marker, a POP checkpoint or ack) to its queue of a
-     * system topic that exists: no id is assigned and none of a client message's checks apply.
-     */
-    private CompletableFuture<SendResult> appendSystemRecord(final Message record) {
-        if (!running) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
-        }
-        final ByteBuffer encoded;
-        try {
-            encoded = RecordCodec.encode(record, config.storeHost());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_MESSAGE, e.getMessage()));
-        }
-        final String topic = record.topic();
-        final int queueId = record.queueId();
-        return appender.append(encoded, topic, queueId).thenApply(r -> new SendResult(record.uniqueId(), topic,
-                queueId, r.queueOffset(), r.physicalOffset(), config.storeHost()));
+        return sending.sendBatch(messages);
     }
 
     @Override
     public CompletableFuture<Void> recall(final RecallHandle handle) {
-        // The handle names the parked record's log offset: read that one record and check it is the message meant.
-        return CompletableFuture.supplyAsync(() -> queries.at(handle.logOffset()), readPool)
-                .exceptionally(failure -> Optional.empty())
-                .thenCompose(found -> {
-                    final StoredMessage parked = found.orElse(null);
-                    if (parked == null || !TimerService.TOPIC.equals(parked.topic())
-                            || TimerMessages.recalledId(parked) != null
-                            || !handle.uniqueId().equals(parked.uniqueId())
-                            || !handle.topic().equals(parked.property(MessageProperties.REAL_TOPIC))
-                            || TimerMessages.deliverAt(parked) != handle.deliverAt()) {
-                        return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
-                                "no delayed message of topic " + handle.topic() + " has this recall handle"));
-                    }
-                    return timers.recall(parked);
-                });
+        return recalls.recall(handle);
     }
 
     /** Timers parked and not yet due (diagnostics and tests). */
@@ -553,8 +254,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<Void> endTransaction(final TransactionEnd end) {
-        if (!running) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
+        if (!availability.running()) {
+            return Availability.refused();
         }
         return transactions.end(end);
     }
@@ -579,93 +280,16 @@ public final class MessageStore implements Messaging, AutoCloseable {
         return transactions.pendingCount();
     }
 
-    private void checkTransactionsQuietly() {
-        try {
-            transactions.check();
-        } catch (RuntimeException e) {
-            LOG.error("Transaction check-back failed; will retry", e);
-        }
-    }
-
     // ------------------------------------------------------------------------------------------------- reading
 
     @Override
     public CompletableFuture<PullResult> pull(final PullRequest request) {
-        if (!running) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
-        }
-        final Optional<TopicConfig> topic = topicTable.get(request.topic());
-        if (topic.isEmpty() || request.queueId() < 0 || request.queueId() >= topic.get().queueCount()) {
-            return CompletableFuture.completedFuture(PullResult.empty(PullStatus.NO_SUCH_QUEUE, 0, 0, 0));
-        }
-        if (!topic.get().readable()) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
-                    "topic " + request.topic() + " is not readable"));
-        }
-        final CompletableFuture<PullResult> result = new CompletableFuture<>();
-        // A reader at the end of its queue (a caught-up consumer pulling again) parks at once, on the caller's
-        // thread: parking only queues it, and a read task that would find nothing cost a hand-over to a reading
-        // thread and its wake-up for every message of a fan-out.
-        if (request.maxWaitMillis() > 0 && queues.maxOffset(request.topic(), request.queueId()) == request.offset()
-                && park(request, result)) {
-            return result;
-        }
-        readPool.execute(() -> readOrPark(request, result, true));
-        return result;
-    }
-
-    /** Parks a pull until its queue gets an entry; false when too many reads are parked already. */
-    private boolean park(final PullRequest request, final CompletableFuture<PullResult> result) {
-        final LongPollWaiters.Parked parked = waiters.park(request.topic(), request.queueId(),
-                request.maxWaitMillis(), () -> readOrPark(request, result, false));
-        if (parked == null) {
-            return false;
-        }
-        // A reader that gives up (cancels the future: its client left) frees the parked read now.
-        result.whenComplete((x, e) -> {
-            if (result.isCancelled()) {
-                parked.cancel();
-            }
-        });
-        // An entry may have landed between the look at the queue and the parking: look once more.
-        if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
-            waiters.arrived(request.topic(), request.queueId());
-        }
-        return true;
-    }
-
-    private void readOrPark(final PullRequest request, final CompletableFuture<PullResult> result,
-                            final boolean mayPark) {
-        try {
-            final PullResult r = reader.read(request);
-            if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0 && running
-                    && park(request, result)) {
-                return;
-            }
-            if (r.status() == PullStatus.FOUND) {
-                long bytes = 0;
-                for (StoredMessage m : r.messages()) {
-                    bytes += m.size();
-                }
-                config.observer().messagesDelivered(request.topic(), r.messages().size(), bytes);
-            }
-            traffic.read(request.group(), request.topic(),
-                    r.status() == PullStatus.FOUND ? r.messages().size() : 0);
-            result.complete(r);
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
+        return pulling.pull(request);
     }
 
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
-        if (!running) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
-        }
-        final CompletableFuture<PopResult> popped = pops.pop(request);
-        // Counted on the side: the caller gets the pop's own future, whose cancelling frees a parked pop.
-        popped.thenAccept(r -> traffic.read(request.group(), request.topic(), r.messages().size()));
-        return popped;
+        return popReads.pop(request);
     }
 
     /**
@@ -674,31 +298,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
      */
     @Override
     public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
-        if (!running) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is not running"));
-        }
-        return indexedUpTo(flusher.visibleOffset()).thenCompose(x -> pops.browse(request));
-    }
-
-    /** Completes once the dispatcher has indexed the log below {@code offset} (after a second at most). */
-    private CompletableFuture<Void> indexedUpTo(final long offset) {
-        if (dispatcher.dispatchedOffset() >= offset) {
-            return CompletableFuture.completedFuture(null);
-        }
-        final CompletableFuture<Void> indexed = new CompletableFuture<>();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        dispatcher.wake();
-        timer.schedule(new Runnable() {
-            @Override
-            public void run() {
-                if (dispatcher.dispatchedOffset() >= offset || System.nanoTime() > deadline) {
-                    indexed.complete(null);
-                } else {
-                    timer.schedule(this, 1, TimeUnit.MILLISECONDS);
-                }
-            }
-        }, 1, TimeUnit.MILLISECONDS);
-        return indexed;
+        return popReads.browse(request);
     }
 
     @Override
@@ -759,36 +359,36 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<Long> searchOffset(final String topic, final int queueId, final long timestamp) {
-        return CompletableFuture.supplyAsync(() -> reader.searchOffset(topic, queueId, timestamp), readPool);
+        return CompletableFuture.supplyAsync(() -> reader.searchOffset(topic, queueId, timestamp), threads.readPool);
     }
 
     @Override
     public CompletableFuture<Long> earliestStoreTime(final String topic, final int queueId) {
-        return CompletableFuture.supplyAsync(() -> queries.earliestStoreTime(topic, queueId), readPool);
+        return CompletableFuture.supplyAsync(() -> queries.earliestStoreTime(topic, queueId), threads.readPool);
     }
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
-        return CompletableFuture.supplyAsync(() -> queries.at(commitLogOffset), readPool);
+        return CompletableFuture.supplyAsync(() -> queries.at(commitLogOffset), threads.readPool);
     }
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
-        return CompletableFuture.supplyAsync(() -> queries.byId(topic, messageId), readPool);
+        return CompletableFuture.supplyAsync(() -> queries.byId(topic, messageId), threads.readPool);
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
                                                              final long beginTimestamp, final long endTimestamp) {
         return CompletableFuture.supplyAsync(() -> queries.byKey(topic, key, max, beginTimestamp, endTimestamp),
-                readPool);
+                threads.readPool);
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
                                                               final long endTimestamp, final int max) {
         return CompletableFuture.supplyAsync(() -> queries.byTime(topic, beginTimestamp, endTimestamp, max),
-                readPool);
+                threads.readPool);
     }
 
     // ------------------------------------------------------------------------------------------------- admin
@@ -827,49 +427,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     /** Size, positions and health of the store. */
     public StoreStats stats() {
-        long queueBytes = 0;
-        for (ConsumeQueue q : queues.all()) {
-            queueBytes += (q.maxOffset() - q.minOffset()) * io.junction.core.queue.QueueEntryDescriptor.ENTRY_LENGTH;
-        }
-        long free = -1;
-        try {
-            free = java.nio.file.Files.getFileStore(dataDir.root()).getUsableSpace();
-        } catch (IOException ignored) {
-            // Reported as unknown.
-        }
-        return new StoreStats(log.writeOffset() - log.minOffset() + queueBytes, free, log.minOffset(),
-                log.writeOffset(), log.flushedOffset(), topicTable.size(), dataDir.crashed(),
-                log.damagedRecords());
+        return StoreStats.measure(log, queues, dataDir.root(), topicTable.size(), dataDir.crashed());
     }
 
     /** The offset below which everything is indexed (tests and diagnostics). */
     public long dispatchedOffset() {
         return dispatcher.dispatchedOffset();
-    }
-
-    private void writeCheckpoint() throws IOException {
-        pops.commitRevivePositions(q -> queues.maxOffset(PopService.REVIVE_TOPIC, q));
-        transactions.commitReplayPositions();
-        final long indexed = dispatcher.dispatchedOffset();
-        queues.flush();
-        index.flush();
-        final long durable = Math.min(indexed, log.flushedOffset());
-        if (durable != lastCheckpoint) {
-            checkpoint.write(durable, clock.getAsLong());
-            lastCheckpoint = durable;
-        }
-    }
-
-    private void reviveQuietly() {
-        try {
-            pops.revive();
-        } catch (RuntimeException e) {
-            LOG.error("POP revive failed; will retry", e);
-        }
-    }
-
-    private PopService popService() {
-        return pops;
     }
 
     /** Redelivers overdue popped messages now (tests and diagnostics); returns how many. */
@@ -882,79 +445,9 @@ public final class MessageStore implements Messaging, AutoCloseable {
         return pops.inFlight();
     }
 
-    private void checkpointQuietly() {
-        try {
-            writeCheckpoint();
-        } catch (IOException | RuntimeException e) {
-            LOG.error("Writing the checkpoint failed (recovery will re-verify more of the log)", e);
-        }
-    }
-
-    private void persistOffsetsQuietly() {
-        try {
-            offsets.persistIfChanged();
-        } catch (IOException | RuntimeException e) {
-            LOG.error("Saving consumer offsets failed; will retry", e);
-        }
-    }
-
-    private void watchDisk() {
-        try {
-            final var store = java.nio.file.Files.getFileStore(dataDir.root());
-            final double used = 1.0 - (double) store.getUsableSpace() / store.getTotalSpace();
-            final boolean full = used >= config.diskFullRatio();
-            if (full != diskFull) {
-                LOG.warn(full ? "Disk {} is {}% used: refusing sends" : "Disk {} back to {}% used: accepting sends",
-                        dataDir.root(), Math.round(used * 100));
-                diskFull = full;
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Cannot read disk usage of {}", dataDir.root(), e);
-        }
-    }
-
-    private void applyRetention() {
-        try {
-            final long cutoff = clock.getAsLong() - config.retention().toMillis();
-            boolean deleted = false;
-            while (true) {
-                final var segments = log.segments();
-                if (segments.size() < 2) {
-                    break;
-                }
-                final double used = diskUsedRatio();
-                final long nextStart = segments.get(1).baseOffset();
-                final ByteBuffer first = log.readRecord(nextStart);
-                final long endTime = first == null ? Long.MAX_VALUE
-                        : RecordCodec.storeTimestamp(first, 0);
-                final boolean expired = endTime < cutoff;
-                if ((!expired && used < config.maxDiskUsedRatio()) || nextStart > dispatcher.dispatchedOffset()) {
-                    break;
-                }
-                if (!log.deleteOldest()) {
-                    break;
-                }
-                deleted = true;
-                LOG.info("Retention: deleted log segment {} ({})", segments.get(0),
-                        expired ? "expired" : "disk above " + Math.round(config.maxDiskUsedRatio() * 100) + "%");
-            }
-            if (deleted) {
-                queues.dropBelow(log.minOffset());
-                index.dropBelow(log.minOffset());
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.error("Retention failed; will retry", e);
-        }
-    }
-
-    private double diskUsedRatio() throws IOException {
-        final var store = java.nio.file.Files.getFileStore(dataDir.root());
-        return 1.0 - (double) store.getUsableSpace() / store.getTotalSpace();
-    }
-
     /** Runs retention now (tests). */
     void runRetention() {
-        applyRetention();
+        retention.apply();
     }
 
     /**
@@ -963,13 +456,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
      */
     @Override
     public void close() {
-        if (!running) {
+        if (!availability.running()) {
             return;
         }
-        running = false;
+        availability.stopped();
         try {
-            reviver.shutdown();
-            reviver.awaitTermination(5, TimeUnit.SECONDS);
+            threads.stopRevive();
             timers.close();
             appender.close();
             flusher.close();
@@ -981,15 +473,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
             }
             dispatcher.close();
             waiters.wakeAll();
-            maintenance.shutdown();
-            maintenance.awaitTermination(5, TimeUnit.SECONDS);
-            writeCheckpoint();
+            threads.stopMaintenance();
+            checkpoints.write();
             offsets.persistIfChanged();
-            readPool.shutdown();
-            adminPool.shutdown();
-            timer.shutdownNow();
-            readPool.awaitTermination(5, TimeUnit.SECONDS);
-            adminPool.awaitTermination(5, TimeUnit.SECONDS);
+            threads.stopPools();
             final boolean clean = flusher.failure() == null;
             log.close();
             if (clean) {
@@ -1003,14 +490,5 @@ public final class MessageStore implements Messaging, AutoCloseable {
         } catch (IOException e) {
             LOG.error("Closing the store failed; recovery will run at the next start", e);
         }
-    }
-
-    private static java.util.concurrent.ThreadFactory named(final String name) {
-        final AtomicInteger n = new AtomicInteger();
-        return r -> {
-            final Thread t = new Thread(r, n.getAndIncrement() == 0 ? name : name + "-" + n.get());
-            t.setDaemon(true);
-            return t;
-        };
     }
 }

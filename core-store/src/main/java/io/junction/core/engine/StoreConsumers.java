@@ -14,7 +14,9 @@ import io.junction.core.queue.ConsumeQueueStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -28,12 +30,12 @@ final class StoreConsumers implements Messaging.Consumers {
     private final ConsumeQueueStore queues;
     private final QueueReader reader;
     private final PopService pops;
-    private final Function<String, java.util.Optional<TopicConfig>> topics;
+    private final Function<String, Optional<TopicConfig>> topics;
     private final Executor readPool;
 
     StoreConsumers(final ConsumerRegistry registry, final QueueLocks locks, final ConsumerOffsets offsets,
                    final ConsumeQueueStore queues, final QueueReader reader, final PopService pops,
-                   final Function<String, java.util.Optional<TopicConfig>> topics, final Executor readPool) {
+                   final Function<String, Optional<TopicConfig>> topics, final Executor readPool) {
         this.registry = registry;
         this.locks = locks;
         this.offsets = offsets;
@@ -78,7 +80,7 @@ final class StoreConsumers implements Messaging.Consumers {
     }
 
     @Override
-    public java.util.SortedSet<String> committedTopics(final String group) {
+    public SortedSet<String> committedTopics(final String group) {
         return offsets.topicsOf(group);
     }
 

@@ -1,5 +1,13 @@
 package io.junction.core.engine;
 
+import io.junction.core.log.CommitLog;
+import io.junction.core.queue.ConsumeQueue;
+import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.queue.QueueEntryDescriptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
  * A snapshot of the store's size and positions.
  *
@@ -21,4 +29,20 @@ public record StoreStats(
         int topicCount,
         boolean recoveredFromCrash,
         long damagedRecords) {
+    /** Measures the store now: the log and queue bytes held, the disk's free space (-1 when unknown). */
+    static StoreStats measure(final CommitLog log, final ConsumeQueueStore queues, final Path root,
+                              final int topicCount, final boolean crashed) {
+        long queueBytes = 0;
+        for (ConsumeQueue q : queues.all()) {
+            queueBytes += (q.maxOffset() - q.minOffset()) * QueueEntryDescriptor.ENTRY_LENGTH;
+        }
+        long free = -1;
+        try {
+            free = Files.getFileStore(root).getUsableSpace();
+        } catch (IOException ignored) {
+            // Reported as unknown.
+        }
+        return new StoreStats(log.writeOffset() - log.minOffset() + queueBytes, free, log.minOffset(),
+                log.writeOffset(), log.flushedOffset(), topicCount, crashed, log.damagedRecords());
+    }
 }

@@ -113,14 +113,7 @@ public final class CommitLog implements AutoCloseable {
     /**
      * Scans from {@code from} (a record boundary, or the log's start when below it), verifying every record, and makes
      * the end of the last valid record the log's end: the rest of that segment is cleared durably, and later
-     * segments are deleted. Runs before the log is opened for writing.
-     *
-     * <p>Where the log ends: at a position whose size or magic is zero (never written, or a unit whose magic — written
-     * last — never went in; see {@link #writeUnit}), or at an invalid record that nothing valid follows. Records are
-     * written in order and each was forced before it was acknowledged (SYNC), so a written record that fails its
-     * check with a valid one after it is damage in the middle of the log (a flipped bit): it is reported and stepped
-     * over, and the records after it stay. The next record must start within {@code maxRecordSize} of the damaged one,
-     * which bounds the search.
+     * segments are deleted ({@link LogRecovery} says where a log ends). Runs before the log is opened for writing.
      *
      * @param maxRecordSize the largest record the store can have written (bounds the search past damage)
      * @param visitor       called for each valid record, in order (the dispatcher re-indexing what the checkpoint
@@ -135,94 +128,13 @@ public final class CommitLog implements AutoCloseable {
             appendedFrom = writeOffset;
             return writeOffset;
         }
-        long offset = Math.max(from, all.get(0).baseOffset());
-        long end = offset;
-        int index = indexOf(offset, all);
-        if (index < 0) {
-            // The checkpoint is past the last segment (it was deleted or never forced): start of the last one.
-            index = all.size() - 1;
-            offset = all.get(index).baseOffset();
-            end = offset;
-        }
-        scan:
-        for (; index < all.size(); index++) {
-            final SegmentFile segment = all.get(index);
-            final ByteBuffer view = segment.view();
-            int pos = (int) (offset - segment.baseOffset());
-            while (true) {
-                final int size = RecordCodec.check(view, pos, segment.baseOffset() + pos);
-                if (size == RecordCodec.BLANK) {
-                    offset = segment.baseOffset() + segmentSize;
-                    end = offset;
-                    continue scan;
-                }
-                if (size == RecordCodec.INVALID) {
-                    final long damaged = segment.baseOffset() + pos;
-                    final long next = unwritten(view, pos) ? -1 : validAfterDamage(all, index, pos, maxRecordSize);
-                    if (next < 0) {
-                        end = damaged;
-                        break scan;
-                    }
-                    reportDamage(damaged, next);
-                    if (next >= segment.baseOffset() + segmentSize) {
-                        offset = next;
-                        end = next;
-                        continue scan;
-                    }
-                    pos = (int) (next - segment.baseOffset());
-                    continue;
-                }
-                visitor.visit(view, pos, size);
-                pos += size;
-                end = segment.baseOffset() + pos;
-                if (pos == segmentSize) {
-                    offset = end;
-                    continue scan;
-                }
-            }
-        }
-        truncateAfter(end);
+        final LogRecovery recovery = new LogRecovery(all, segmentSize, this::reportDamage);
+        final long end = recovery.findEnd(from, maxRecordSize, visitor);
+        segments = FileList.copyOf(recovery.truncateAfter(end));
         writeOffset = end;
         flushedOffset = end;
         appendedFrom = end;
         return end;
-    }
-
-    /** Whether the record at {@code pos} was never (completely) written: its size or its magic is still zero. */
-    private static boolean unwritten(final ByteBuffer view, final int pos) {
-        return pos + RecordLayout.BLANK_LENGTH > view.limit()
-                || view.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET) == 0
-                || view.getInt(pos + RecordLayout.MAGIC_OFFSET) == 0;
-    }
-
-    /**
-     * Where the next valid record (or blank filler) after damage at {@code pos} of segment {@code index} starts: in the
-     * same segment within {@code maxRecordSize}, or at the next segment's start when the damage reaches this segment's
-     * end; -1 when there is none (a tail).
-     */
-    private long validAfterDamage(final List<SegmentFile> all, final int index, final int pos,
-                                  final int maxRecordSize) {
-        final SegmentFile segment = all.get(index);
-        final ByteBuffer view = segment.view();
-        final long base = segment.baseOffset();
-        final int windowEnd = (int) Math.min(segmentSize, (long) pos + maxRecordSize + 1);
-        // Fast path: a flipped bit in the body or CRC leaves the size field intact.
-        final int claimed = view.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET);
-        if (claimed > 0 && (long) pos + claimed < windowEnd
-                && RecordCodec.check(view, pos + claimed, base + pos + claimed) != RecordCodec.INVALID) {
-            return base + pos + claimed;
-        }
-        final long found = firstValid(view, base, pos + 1, windowEnd);
-        if (found >= 0) {
-            return found;
-        }
-        if (windowEnd == segmentSize && index + 1 < all.size()) {
-            final SegmentFile nextSegment = all.get(index + 1);
-            if (RecordCodec.check(nextSegment.view(), 0, nextSegment.baseOffset()) != RecordCodec.INVALID) {
-                return nextSegment.baseOffset();
-            }
-        }
-        return -1;
     }
 
     /** Logs and counts a damaged record once, however many readers meet it. */
@@ -244,26 +156,6 @@ public final class CommitLog implements AutoCloseable {
     /** Damaged records met so far (by recovery, scans and reads), each counted once. */
     public long damagedRecords() {
         return damagedRecords.sum();
-    }
-
-    /**
-     * Clears everything from {@code end} to its segment's end and deletes later segments. Stale bytes past the end must
-     * go: a later append could line a stale, valid-looking record up with a record boundary, and a later recovery would
-     * take it for part of the log. Clearing costs the same however large the segment (see
-     * {@link SegmentFile#clearFrom}), so a restart after a crash does not grow with the segment size.
-     */
-    private void truncateAfter(final long end) throws IOException {
-        final List<SegmentFile> all = new ArrayList<>(segments);
-        while (!all.isEmpty() && all.get(all.size() - 1).baseOffset() > end) {
-            final SegmentFile last = all.remove(all.size() - 1);
-            LOG.warn("Recovery: deleting segment {} past the log's end {}", last, end);
-            last.delete();
-        }
-        segments = FileList.copyOf(all);
-        final int index = indexOf(end, all);
-        if (index >= 0) {
-            all.get(index).clearFrom((int) (end - all.get(index).baseOffset()));
-        }
     }
 
     /**
@@ -422,7 +314,7 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /** The first position in [from, end) of a segment view where a valid record or blank filler starts, else -1. */
-    private static long firstValid(final ByteBuffer view, final long base, final int from, final int end) {
+    static long firstValid(final ByteBuffer view, final long base, final int from, final int end) {
         for (int p = from; p + RecordLayout.BLANK_LENGTH <= end; p++) {
             final int magic = view.getInt(p + RecordLayout.MAGIC_OFFSET);
             if ((magic == RecordLayout.MAGIC_V1 || magic == RecordLayout.MAGIC_V2
@@ -474,6 +366,11 @@ public final class CommitLog implements AutoCloseable {
     }
 
     private int indexOf(final long offset, final List<SegmentFile> all) {
+        return indexOf(offset, all, segmentSize);
+    }
+
+    /** The position in {@code all} of the segment holding {@code offset}, or -1. */
+    static int indexOf(final long offset, final List<SegmentFile> all, final int segmentSize) {
         if (all.isEmpty()) {
             return -1;
         }

@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Batching is what makes SYNC mode fast: while one fsync runs, the next batch gathers, and one fsync covers it.
  */
+// close() waits for the thread to end and lets an interrupt of the stopping thread through ("try" lint).
+@SuppressWarnings("try")
 public final class LogAppender implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogAppender.class);
     private static final int STAGING_SIZE = 1 << 20;

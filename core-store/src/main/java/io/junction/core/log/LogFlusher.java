@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
  * <p>A failed fsync leaves the page cache in an unknown state, so it is fatal: every waiting and later send fails,
  * and the store must be restarted (recovery then trusts only what verifies).
  */
+// close() waits for the thread to end and lets an interrupt of the stopping thread through ("try" lint).
+@SuppressWarnings("try")
 public final class LogFlusher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogFlusher.class);
 

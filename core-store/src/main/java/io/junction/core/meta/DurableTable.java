@@ -2,6 +2,7 @@ package io.junction.core.meta;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
 import java.io.DataInputStream;
@@ -12,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -121,7 +123,7 @@ public final class DurableTable<V> {
     }
 
     private void decode(final ByteBuffer payload) {
-        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(payload.array(),
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload.array(),
                 payload.arrayOffset() + payload.position(), payload.remaining()))) {
             final int count = in.readInt();
             for (int i = 0; i < count; i++) {
@@ -151,7 +153,7 @@ public final class DurableTable<V> {
         if (size < 0 || size > 65_536) {
             throw new IOException("attribute count " + size);
         }
-        final Map<String, String> map = new java.util.LinkedHashMap<>();
+        final Map<String, String> map = new LinkedHashMap<>();
         for (int i = 0; i < size; i++) {
             map.put(in.readUTF(), in.readUTF());
         }

@@ -24,8 +24,9 @@ final class OpenCheckpoint {
     /** After a failed revive, when the next attempt is due (in memory only: a restart retries at once). */
     volatile long retryAt;
 
-    OpenCheckpoint(final boolean inPlace, final long id, final long deadline, final String group, final String topic, final int queueId,
-                   final long[] offsets, final int[] reconsumeTimes, final int reviveQueue, final long reviveOffset) {
+    OpenCheckpoint(final boolean inPlace, final long id, final long deadline, final String group, final String topic,
+                   final int queueId, final long[] offsets, final int[] reconsumeTimes, final int reviveQueue,
+                   final long reviveOffset) {
         this.inPlace = inPlace;
         this.id = id;
         this.deadline = deadline;

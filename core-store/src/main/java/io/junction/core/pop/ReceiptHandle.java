@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -72,8 +73,8 @@ public record ReceiptHandle(long checkpointId, int index, String group, String t
             }
             final int signed = bytes.length - MAC_LENGTH;
             final byte[] expected = mac(bytes, signed);
-            if (!MessageDigest.isEqual(java.util.Arrays.copyOf(expected, MAC_LENGTH),
-                    java.util.Arrays.copyOfRange(bytes, signed, bytes.length))) {
+            if (!MessageDigest.isEqual(Arrays.copyOf(expected, MAC_LENGTH),
+                    Arrays.copyOfRange(bytes, signed, bytes.length))) {
                 return null;
             }
             final ByteBuffer buf = ByteBuffer.wrap(bytes, 1, signed - 1);

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * <p>Indexing the same record twice writes the same queue entry (the record carries its queue offset) and skips the
  * id index, which is what lets recovery simply re-dispatch from the checkpoint.
  */
+// close() waits for the thread to end and lets an interrupt of the stopping thread through ("try" lint).
+@SuppressWarnings("try")
 public final class Dispatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -60,7 +61,7 @@ public final class TransactionService {
     private final AtomicInteger halvesInProgress = new AtomicInteger();
     private final ReentrantLock checkLock = new ReentrantLock();
     /** One per front-end that can reach producers (Remoting, gRPC); each asks the producers it has. */
-    private final List<TransactionChecker> checkers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<TransactionChecker> checkers = new CopyOnWriteArrayList<>();
 
     /**
      * @param firstCheckMillis    time from storing a half message to its first check-back, unless the message sets
@@ -85,7 +86,7 @@ public final class TransactionService {
 
     /** Sets (or with null removes) the hook asking producers about unresolved transactions. */
     public void addChecker(final TransactionChecker checker) {
-        checkers.add(java.util.Objects.requireNonNull(checker, "checker"));
+        checkers.add(Objects.requireNonNull(checker, "checker"));
     }
 
     public void removeChecker(final TransactionChecker checker) {

@@ -3,6 +3,7 @@ package io.junction.core.txn;
 import io.junction.core.PullResult;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 
 /** What transactions need from the store: narrow on purpose, so this package never reaches into storage classes. */
@@ -42,6 +43,6 @@ public interface TransactionStore {
      *
      * @param storeHost       the store's address (with the log offset, the offset message id)
      */
-    record Stored(long logOffset, long queueOffset, long storeTimestamp, java.net.InetSocketAddress storeHost) {
+    record Stored(long logOffset, long queueOffset, long storeTimestamp, InetSocketAddress storeHost) {
     }
 }

@@ -5,12 +5,14 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.junction.core.log.RecordCodec;
 import io.junction.core.message.StoredMessage;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * Arbitrary bytes at a log position are either refused by the record check or decode completely: the check is the
  * only gate between the disk and the decoder, so it must never pass bytes the decoder cannot read.
  */
+@Tag("fuzz")
 class RecordDecoderFuzzTest {
     @Timeout(1) // while fuzzing: an input that takes over a second is a hang finding (see junit-platform.properties)
     @FuzzTest(maxDuration = "10m")

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * every record no damage touched (damage in the middle is stepped over, not taken for the log's end) up to one that
  * looks unwritten (zero size or magic), ends the log after the last valid record, and leaves a log that recovers to the same end again.
  */
+@Tag("fuzz")
 class RecoveryScanFuzzTest {
     private static final int SEGMENT = 64 * 1024;
     private static final InetSocketAddress HOST = new InetSocketAddress("127.0.0.1", 9876);

@@ -1,8 +1,12 @@
 package io.junction.remoting.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The two header serializations: JSON (type 0) and ROCKETMQ binary (type 1), both ways. */
@@ -86,10 +90,10 @@ public final class HeaderCodec {
     }
 
     static byte[] encodeJson(final RemotingCommand cmd) {
-        final ByteBuf buf = io.netty.buffer.Unpooled.buffer(256);
+        final ByteBuf buf = Unpooled.buffer(256);
         try {
             JsonHeaderWriter.write(cmd, buf);
-            return io.netty.buffer.ByteBufUtil.getBytes(buf);
+            return ByteBufUtil.getBytes(buf);
         } finally {
             buf.release();
         }
@@ -99,7 +103,7 @@ public final class HeaderCodec {
         final byte[] remark = cmd.remark() == null ? new byte[0] : cmd.remark().getBytes(StandardCharsets.UTF_8);
         int extLength = 0;
         final Map<String, String> ext = cmd.extFields();
-        final Map<byte[], byte[]> encoded = new java.util.LinkedHashMap<>();
+        final Map<byte[], byte[]> encoded = new LinkedHashMap<>();
         if (ext != null) {
             for (Map.Entry<String, String> e : ext.entrySet()) {
                 if (e.getKey() == null || e.getValue() == null) {
@@ -111,7 +115,7 @@ public final class HeaderCodec {
                 extLength += 2 + k.length + 4 + v.length;
             }
         }
-        final java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(BINARY_FIXED_LENGTH + remark.length + extLength);
+        final ByteBuffer buf = ByteBuffer.allocate(BINARY_FIXED_LENGTH + remark.length + extLength);
         buf.putShort((short) cmd.code());
         buf.put((byte) LanguageCode.code(cmd.language()));
         buf.putShort((short) cmd.version());

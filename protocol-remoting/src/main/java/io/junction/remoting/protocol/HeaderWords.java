@@ -1,6 +1,7 @@
 package io.junction.remoting.protocol;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The words Remoting headers are made of (field names of the requests clients send most, and their commonest
@@ -47,7 +48,7 @@ final class HeaderWords {
     static String lookup(final byte[] in, final int start, final int length) {
         int slot = hash(in, start, length) & MASK;
         for (byte[] candidate; (candidate = BYTES[slot]) != null; slot = (slot + 1) & MASK) {
-            if (candidate.length == length && java.util.Arrays.equals(candidate, 0, length, in, start, start + length)) {
+            if (candidate.length == length && Arrays.equals(candidate, 0, length, in, start, start + length)) {
                 return TABLE[slot];
             }
         }

@@ -3,6 +3,7 @@ package io.junction.remoting.protocol;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
@@ -27,7 +28,7 @@ public final class Json {
             return node;
         } catch (JsonProcessingException e) {
             throw new HeaderException("malformed JSON: " + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new HeaderException("unreadable JSON: " + e.getMessage());
         }
     }

@@ -1,6 +1,7 @@
 package io.junction.remoting.protocol;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -293,7 +294,7 @@ final class JsonHeaderReader {
             }
             if (pos > run) {
                 if (n + pos - run > out.length) {
-                    out = java.util.Arrays.copyOf(out, Math.max(out.length * 2, n + pos - run));
+                    out = Arrays.copyOf(out, Math.max(out.length * 2, n + pos - run));
                 }
                 System.arraycopy(in, run, out, n, pos - run);
                 n += pos - run;
@@ -320,7 +321,7 @@ final class JsonHeaderReader {
                 return decodeUnicode(start);
             }
             if (n == out.length) {
-                out = java.util.Arrays.copyOf(out, out.length * 2);
+                out = Arrays.copyOf(out, out.length * 2);
             }
             out[n++] = (byte) c;
         }

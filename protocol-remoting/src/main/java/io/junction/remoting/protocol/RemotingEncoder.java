@@ -1,6 +1,7 @@
 package io.junction.remoting.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageEncoder;
@@ -52,7 +53,7 @@ public final class RemotingEncoder extends MessageToMessageEncoder<RemotingComma
     }
 
     /** Encodes into one buffer (tests, raw clients). */
-    public static ByteBuf encodeToBuffer(final io.netty.buffer.ByteBufAllocator alloc, final RemotingCommand cmd) {
+    public static ByteBuf encodeToBuffer(final ByteBufAllocator alloc, final RemotingCommand cmd) {
         final byte[] header = HeaderCodec.encode(cmd);
         final ByteBuf buf = alloc.buffer();
         buf.writeInt(4 + header.length + cmd.bodyLength());

@@ -4,6 +4,7 @@ import io.junction.core.SystemNames;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
@@ -75,7 +76,7 @@ record Demand(Check check, ResourceKind kind, String name, Set<Action> anyOf, bo
 
     /** What a refusal tells the client was missing. */
     String describe() {
-        final String resource = kind == null ? "" : kind.name().toLowerCase(java.util.Locale.ROOT)
+        final String resource = kind == null ? "" : kind.name().toLowerCase(Locale.ROOT)
                 + (hidden ? " of that message" : " " + name);
         return switch (check) {
             case SUPER_USER -> "it is for super users only";

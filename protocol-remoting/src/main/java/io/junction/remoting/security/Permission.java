@@ -3,6 +3,7 @@ package io.junction.remoting.security;
 import io.junction.remoting.protocol.RemotingCommand;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -29,12 +30,12 @@ record Permission(Demands demands, ResponseFilter filter, boolean waits) {
     }
 
     /** Demands read from the request alone, without a look-up. */
-    static Permission of(final java.util.function.Function<RemotingCommand, List<Demand>> demands) {
+    static Permission of(final Function<RemotingCommand, List<Demand>> demands) {
         return new Permission(r -> CompletableFuture.completedFuture(demands.apply(r)), null, false);
     }
 
     /** Demands read from the request alone, of a request that may wait for messages. */
-    static Permission ofWaiting(final java.util.function.Function<RemotingCommand, List<Demand>> demands) {
+    static Permission ofWaiting(final Function<RemotingCommand, List<Demand>> demands) {
         return new Permission(r -> CompletableFuture.completedFuture(demands.apply(r)), null, true);
     }
 }

@@ -21,12 +21,15 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.reply.ReplyProtocol;
 import io.junction.spi.ReplyAddress;
+import io.junction.tenancy.Action;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * The one table of what every request code touches, read from the header field (or body) the client names it in.
@@ -75,8 +78,8 @@ public final class RequestPermissions {
     }
 
     /** Every code the table covers (the unit test checks the dispatcher's codes against it). */
-    public java.util.Set<Integer> codes() {
-        return java.util.Set.copyOf(table.keySet());
+    public Set<Integer> codes() {
+        return Set.copyOf(table.keySet());
     }
 
     private void build() {
@@ -189,7 +192,7 @@ public final class RequestPermissions {
         }
     }
 
-    private void put(final int code, final java.util.function.Function<RemotingCommand, List<Demand>> demands) {
+    private void put(final int code, final Function<RemotingCommand, List<Demand>> demands) {
         if (table.put(code, Permission.of(demands)) != null) {
             throw new IllegalStateException("request code " + code + " is in the table twice");
         }
@@ -215,7 +218,7 @@ public final class RequestPermissions {
      * super users only for other internal records; nothing when there is no such message (the processor answers
      * "not found" and reveals nothing).
      */
-    private CompletableFuture<Demand> messageTopic(final long offset, final io.junction.tenancy.Action action) {
+    private CompletableFuture<Demand> messageTopic(final long offset, final Action action) {
         return messaging.lookup(offset).thenApply((Optional<StoredMessage> found) -> {
             if (found.isEmpty()) {
                 return null;

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * RocketMQ 5.3's ACL 2.0 administration ({@code AUTH_*_USER}, {@code AUTH_*_ACL}, as {@code DefaultMQAdminExt} and
@@ -80,7 +81,7 @@ public final class UserAdminProcessor implements RequestProcessor {
 
     /** A write returning null on success, or the refusal's text (RocketMQ answers those NO_PERMISSION). */
     private CompletableFuture<RemotingCommand> write(final RemotingCommand request,
-                                                     final java.util.function.Supplier<String> change) {
+                                                     final Supplier<String> change) {
         return CompletableFuture.supplyAsync(() -> {
             final String refusal = change.get();
             return refusal == null ? Responses.success(request)

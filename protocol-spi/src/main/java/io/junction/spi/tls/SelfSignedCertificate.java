@@ -20,10 +20,10 @@ import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 
 /**
  * A self-signed EC (P-256) certificate made with the JDK alone (no BouncyCastle, no {@code sun.security} internals), for a

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Kafka side-by-side: Junction's Kafka front-end against Apache Kafka 4.4 (KRaft, one node in combined mode, from
+# Maven Central: benchmarks/peers/kafka), the same load from Kafka's own tools against each, one broker at a time,
+# alternating rounds and quoting medians:
+#   - produce at full speed: ProducerPerformance, acks=all, idempotent (the client default), SIZE-byte records;
+#   - consume what was produced: ConsumerPerformance (a consumer group from the earliest offset);
+#   - latency at equal load: ProducerPerformance throttled to RATE records/s, p99 and p50 of the send latency.
+# Neither broker fsyncs before acknowledging (Kafka's default; Junction's default store.flush-mode=ASYNC).
+#
+#   benchmarks/scripts/kafka-side-by-side.sh                    # 1 round, 500000 records of 1 KiB, 4 partitions
+#   ROUNDS=3 RECORDS=1000000 RATE=20000 benchmarks/scripts/kafka-side-by-side.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ROUNDS="${ROUNDS:-1}"
+RECORDS="${RECORDS:-500000}"
+SIZE="${SIZE:-1024}"
+PARTITIONS="${PARTITIONS:-4}"
+RATE="${RATE:-10000}"
+RATE_RECORDS="${RATE_RECORDS:-$((RATE * 20))}"
+PORT="${PORT:-29092}"
+CONTROLLER_PORT="${CONTROLLER_PORT:-29093}"
+WORK="$(mktemp -d)"
+BROKER_PID=""
+
+cleanup() {
+    if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
+        kill "$BROKER_PID" 2>/dev/null || true
+        wait "$BROKER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if [ ! -f broker/target/junction.jar ]; then
+    mvn -B -q -o -pl broker -am package -DskipTests
+fi
+mvn -B -q -f benchmarks/peers/kafka/pom.xml dependency:build-classpath -Dmdep.outputFile="$WORK/peer.cp" >/dev/null
+PEER_CP="$(cat "$WORK/peer.cp")"
+
+wait_port() {
+    for _ in $(seq 1 600); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "nothing listens on $PORT" >&2
+    return 1
+}
+
+stop_broker() {
+    kill "$BROKER_PID"
+    wait "$BROKER_PID" 2>/dev/null || true
+    BROKER_PID=""
+}
+
+tool() {
+    java -Xmx512m -cp "$PEER_CP" "$@" 2>>"$WORK/tools.err"
+}
+
+# One round of the three loads against the broker listening on $PORT: prints one RESULT line.
+load() {
+    local topic="perf-$RANDOM" produce consume latency
+    produce="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$RECORDS" \
+        --record-size "$SIZE" --throughput -1 \
+        --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all linger.ms=5 | tail -1)"
+    consume="$(tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
+        --topic "$topic" --messages "$RECORDS" --timeout 60000 | tail -1)"
+    latency="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic-rate" --num-records "$RATE_RECORDS" \
+        --record-size "$SIZE" --throughput "$RATE" \
+        --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all | tail -1)"
+    # ProducerPerformance ends with "N records sent, X records/sec (..), .. ms 50th, .. ms 95th, .. ms 99th, ..";
+    # ConsumerPerformance with "start, end, MB, MB/sec, records, records/sec, ...".
+    echo "RESULT produce_records_per_s=$(sed -n 's/.*sent, \([0-9.]*\) records\/sec.*/\1/p' <<<"$produce")" \
+        "consume_records_per_s=$(awk -F', *' '{print $6}' <<<"$consume")" \
+        "rate=$RATE p50_ms=$(sed -n 's/.* \([0-9.]*\) ms 50th.*/\1/p' <<<"$latency")" \
+        "p99_ms=$(sed -n 's/.* \([0-9.]*\) ms 99th.*/\1/p' <<<"$latency")"
+}
+
+run_junction() {
+    rm -rf "$WORK/junction"
+    java -Xmx1g -jar broker/target/junction.jar --data-dir "$WORK/junction" \
+        --set kafka.port="$PORT" --set kafka.topic-partitions="$PARTITIONS" --set store.segment-size=256m \
+        --set kafka.group-initial-rebalance-delay-ms=0 --set http.port=0 \
+        --set remoting.enabled=false --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false \
+        --set http-cloudevents.enabled=false >"$WORK/junction.log" 2>&1 &
+    BROKER_PID=$!
+    wait_port
+    load || { tail -20 "$WORK/junction.log" "$WORK/tools.err" >&2; return 1; }
+    stop_broker
+}
+
+run_kafka() {
+    rm -rf "$WORK/kafka"
+    mkdir -p "$WORK/kafka"
+    cat >"$WORK/kafka/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$PORT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$WORK/kafka/logs
+num.partitions=$PARTITIONS
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+EOF
+    java -cp "$PEER_CP" kafka.tools.StorageTool format -t "$(java -cp "$PEER_CP" kafka.tools.StorageTool random-uuid)" \
+        -c "$WORK/kafka/server.properties" >"$WORK/kafka/format.log" 2>&1
+    java -Xmx1g -cp "$PEER_CP" kafka.Kafka "$WORK/kafka/server.properties" >"$WORK/kafka.log" 2>&1 &
+    BROKER_PID=$!
+    wait_port
+    load || { tail -20 "$WORK/kafka.log" "$WORK/tools.err" >&2; return 1; }
+    stop_broker
+}
+
+echo "Kafka side-by-side: $ROUNDS rounds, $RECORDS records of $SIZE bytes, acks=all, $PARTITIONS partitions;" \
+    "latency at $RATE records/s"
+: >"$WORK/junction.results"
+: >"$WORK/kafka.results"
+for round in $(seq 1 "$ROUNDS"); do
+    echo "round $round junction  (load: $(uptime | sed 's/.*load average: //'))"
+    run_junction | tee -a "$WORK/junction.results"
+    echo "round $round kafka     (load: $(uptime | sed 's/.*load average: //'))"
+    run_kafka | tee -a "$WORK/kafka.results"
+done
+
+median() { # field name, file
+    sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$2" | sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
+}
+for f in produce_records_per_s consume_records_per_s p50_ms p99_ms; do
+    j="$(median "$f" "$WORK/junction.results")"
+    k="$(median "$f" "$WORK/kafka.results")"
+    awk -v f="$f" -v j="$j" -v k="$k" 'BEGIN { printf "MEDIAN %-22s junction=%-10s kafka=%-10s ratio=%.2f\n", f, j, k, j / k }'
+done

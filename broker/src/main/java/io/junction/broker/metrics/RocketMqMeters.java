@@ -1,0 +1,137 @@
+package io.junction.broker.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
+
+/**
+ * The traffic meters under the names RocketMQ 5 publishes (so dashboards made for RocketMQ work), with RocketMQ's
+ * label names ({@code topic}, {@code consumer_group}, {@code message_type}, ...) plus {@code protocol}. One instance
+ * serves every front-end; meters are looked up once per label set and cached, and topics and groups are capped by
+ * {@link BoundedLabels}.
+ *
+ * <p>Names are registered exactly as RocketMQ's OpenTelemetry instruments are named, so the same name arrives over
+ * OTLP and, rendered by the Prometheus registry, on {@code /metrics}.
+ */
+public final class RocketMqMeters {
+
+    static final String MESSAGES_IN = "rocketmq_messages_in_total";
+    static final String MESSAGES_OUT = "rocketmq_messages_out_total";
+    static final String THROUGHPUT_IN = "rocketmq_throughput_in_total";
+    static final String THROUGHPUT_OUT = "rocketmq_throughput_out_total";
+    static final String MESSAGE_SIZE = "rocketmq_message_size";
+    static final String SEND_TO_DLQ = "rocketmq_send_to_dlq_messages_total";
+    static final String COMMIT = "rocketmq_commit_messages_total";
+    static final String ROLLBACK = "rocketmq_rollback_messages_total";
+    static final String RPC_LATENCY = "rocketmq_rpc_latency";
+
+    static final String TOPIC = "topic";
+    static final String GROUP = "consumer_group";
+    static final String PROTOCOL = "protocol";
+    static final String MESSAGE_TYPE = "message_type";
+
+    /** RocketMQ's message size buckets, in bytes. */
+    private static final double[] SIZE_BUCKETS = {1024, 4096, 512 * 1024, 1024 * 1024, 2 * 1024 * 1024,
+        4 * 1024 * 1024};
+    /** RocketMQ's RPC latency buckets, in milliseconds. */
+    private static final double[] LATENCY_BUCKETS = {1, 3, 5, 10, 100, 1000, 3000};
+
+    private final MeterRegistry registry;
+    private final BoundedLabels topics;
+    private final BoundedLabels groups;
+    private final ConcurrentMap<Tags, InMeters> in = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Tags, OutMeters> out = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Tags, Counter> counters = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Tags, DistributionSummary> latencies = new ConcurrentHashMap<>();
+
+    /**
+     * @param maxTopics distinct topic label values kept, beyond them {@link BoundedLabels#OTHER}
+     * @param maxGroups distinct consumer group label values kept
+     */
+    public RocketMqMeters(final MeterRegistry registry, final int maxTopics, final int maxGroups) {
+        this.registry = registry;
+        this.topics = new BoundedLabels(maxTopics);
+        this.groups = new BoundedLabels(maxGroups);
+    }
+
+    String topic(final String topic) {
+        return topics.label(topic);
+    }
+
+    String group(final String group) {
+        return groups.label(group);
+    }
+
+    /** A message of {@code bytes} body bytes was stored. */
+    void messageIn(final String protocol, final String topic, final String messageType, final int bytes) {
+        final InMeters m = cached(in, Tags.of(PROTOCOL, protocol, TOPIC, topic(topic), MESSAGE_TYPE, messageType),
+                this::newIn);
+        m.messages.increment();
+        m.throughput.increment(bytes);
+        m.size.record(bytes);
+    }
+
+    /** {@code count} messages of {@code bytes} body bytes were handed to a consumer of the group. */
+    void messagesOut(final String protocol, final String topic, final String group, final int count,
+                     final long bytes) {
+        final OutMeters m = cached(out, Tags.of(PROTOCOL, protocol, TOPIC, topic(topic), GROUP, group(group)),
+                this::newOut);
+        m.messages.increment(count);
+        m.throughput.increment(bytes);
+    }
+
+    void sentToDlq(final String protocol, final String topic, final String group) {
+        counter(SEND_TO_DLQ, "Messages a consumer group moved to its dead-letter topic",
+                Tags.of(PROTOCOL, protocol, TOPIC, topic(topic), GROUP, group(group))).increment();
+    }
+
+    void transactionEnded(final String protocol, final String topic, final boolean commit) {
+        counter(commit ? COMMIT : ROLLBACK, commit ? "Half messages committed" : "Half messages rolled back",
+                Tags.of(PROTOCOL, protocol, TOPIC, topic(topic))).increment();
+    }
+
+    /** One call of the message core answered after {@code millis}; {@code code} names the call. */
+    void rpc(final String protocol, final String code, final boolean success, final double millis) {
+        cached(latencies, Tags.of("protocol_type", protocol, "request_code", code, "response_code",
+                success ? "success" : "error"), t -> DistributionSummary.builder(RPC_LATENCY)
+                .description("Milliseconds from a front-end's call into the message core to its answer")
+                .tags(t).serviceLevelObjectives(LATENCY_BUCKETS).register(registry)).record(millis);
+    }
+
+    private Counter counter(final String name, final String description, final Tags tags) {
+        return cached(counters, tags.and("name", name),
+                t -> Counter.builder(name).description(description).tags(tags).register(registry));
+    }
+
+    private static <V> V cached(final ConcurrentMap<Tags, V> cache, final Tags tags, final Function<Tags, V> make) {
+        final V v = cache.get(tags);
+        return v != null ? v : cache.computeIfAbsent(tags, make);
+    }
+
+    private InMeters newIn(final Tags tags) {
+        return new InMeters(
+                Counter.builder(MESSAGES_IN).description("Messages stored").tags(tags).register(registry),
+                Counter.builder(THROUGHPUT_IN).description("Body bytes of stored messages").tags(tags)
+                        .register(registry),
+                DistributionSummary.builder(MESSAGE_SIZE).description("Body bytes of stored messages")
+                        .tags(tags).serviceLevelObjectives(SIZE_BUCKETS).register(registry));
+    }
+
+    private OutMeters newOut(final Tags tags) {
+        return new OutMeters(
+                Counter.builder(MESSAGES_OUT).description("Messages handed to consumers").tags(tags)
+                        .register(registry),
+                Counter.builder(THROUGHPUT_OUT).description("Body bytes of messages handed to consumers").tags(tags)
+                        .register(registry));
+    }
+
+    private record InMeters(Counter messages, Counter throughput, DistributionSummary size) {
+    }
+
+    private record OutMeters(Counter messages, Counter throughput) {
+    }
+}

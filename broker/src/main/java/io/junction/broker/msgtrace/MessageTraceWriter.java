@@ -1,0 +1,131 @@
+package io.junction.broker.msgtrace;
+
+import io.junction.core.Messaging;
+import io.junction.core.SendResult;
+import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Writes RocketMQ trace records for the messages of topics with trace on (topic attribute {@code trace.enabled=true},
+ * or named in {@code trace.topics};
+ * records go to {@code RMQ_SYS_TRACE_TOPIC}, or the topic named by the attribute {@code trace.topic}), on every
+ * protocol: the publish, each delivery to a consumer group, and each pop consumer's ack or dead-lettering. A record is
+ * an ordinary message of the trace topic whose keys are the message id and the message's own keys, so RocketMQ's
+ * tools find it as they find the records clients write ({@code queryMsgTraceById}: the trace topic by key).
+ *
+ * <p>Records are written through the core directly (not through a front-end's wrapper: trace records are neither
+ * counted nor traced themselves), without waiting; a record that cannot be stored is counted and dropped, never
+ * failing the traced message.
+ */
+public final class MessageTraceWriter {
+
+    /** The topic attribute that turns trace on. */
+    public static final String ENABLED_ATTRIBUTE = "trace.enabled";
+    /** The topic attribute naming a custom trace topic. */
+    public static final String TOPIC_ATTRIBUTE = "trace.topic";
+    /** RocketMQ's default trace topic. */
+    public static final String DEFAULT_TOPIC = "RMQ_SYS_TRACE_TOPIC";
+
+    private final Messaging core;
+    private final Set<String> configuredTopics;
+    private final AtomicLong dropped = new AtomicLong();
+
+    /** @param configuredTopics topics traced whatever their attributes say ({@code trace.topics}) */
+    public MessageTraceWriter(final Messaging core, final Set<String> configuredTopics) {
+        this.core = core;
+        this.configuredTopics = Set.copyOf(configuredTopics);
+    }
+
+    /** What the ack of a traced delivery needs to write its record. */
+    public record Delivery(String traceTopic, String requestId, String msgId, String keys, long deliveredAt) {
+    }
+
+    /**
+     * Creates {@code RMQ_SYS_TRACE_TOPIC} (one queue) unless it exists, as a RocketMQ broker does with its trace topic
+     * on: RocketMQ clients with message trace on look its route up and write nothing while it has none.
+     */
+    public static CompletableFuture<TopicConfig> createTraceTopic(final Messaging core) {
+        return core.topics().createIfAbsent(TopicConfig.of(DEFAULT_TOPIC, 1));
+    }
+
+    /** The trace topic of {@code topic} when its trace is on, else null (a map lookup: the route is in memory). */
+    public String traceTopic(final String topic) {
+        final Optional<TopicConfig> config = core.route(topic);
+        if (config.isEmpty()) {
+            return null;
+        }
+        final Map<String, String> attributes = config.get().attributes();
+        if (!"true".equalsIgnoreCase(attributes.get(ENABLED_ATTRIBUTE)) && !configuredTopics.contains(topic)) {
+            return null;
+        }
+        return attributes.getOrDefault(TOPIC_ATTRIBUTE, DEFAULT_TOPIC);
+    }
+
+    /** A message of a traced topic was stored ({@code result}) or refused ({@code result} null). */
+    public void published(final String traceTopic, final String protocol, final Message m, final SendResult result,
+                          final long costMs, final int msgType) {
+        final String group = m.property(MessageProperties.PRODUCER_GROUP) != null
+                ? m.property(MessageProperties.PRODUCER_GROUP) : protocol;
+        final String msgId = result != null ? result.uniqueId() : m.uniqueId();
+        if (msgId == null) {
+            return; // a refused message without an id of its own: nothing a query could find it by
+        }
+        write(traceTopic, TraceRecords.pub(System.currentTimeMillis(), group, m.topic(), msgId, m.tag(), m.keys(),
+                result != null ? host(result.storeHost()) : "", m.body().length, costMs, msgType,
+                result != null ? result.offsetMessageId() : null, result != null), msgId, m.keys());
+    }
+
+    /** A stored message of a traced topic was handed to a consumer of {@code group}; returns what its ack needs. */
+    public Delivery delivered(final String traceTopic, final String group, final StoredMessage m,
+                              final int reconsumeTimes) {
+        final String msgId = m.properties().get(MessageProperties.UNIQUE_ID);
+        if (msgId == null) {
+            return null;
+        }
+        final String keys = m.properties().get(MessageProperties.KEYS);
+        final String requestId = UUID.randomUUID().toString();
+        final long now = System.currentTimeMillis();
+        write(traceTopic, TraceRecords.subBefore(now, group, requestId, msgId, reconsumeTimes, keys), msgId, keys);
+        return new Delivery(traceTopic, requestId, msgId, keys, now);
+    }
+
+    /** The consumer acked ({@code consumed}) or dead-lettered a traced delivery. */
+    public void settled(final Delivery d, final boolean consumed) {
+        final long now = System.currentTimeMillis();
+        write(d.traceTopic(), TraceRecords.subAfter(d.requestId(), d.msgId(), now - d.deliveredAt(), consumed, d.keys(),
+                consumed ? TraceRecords.CONSUMED : TraceRecords.FAILED, now), d.msgId(), d.keys());
+    }
+
+    /** Records that could not be stored since the start. */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    private void write(final String traceTopic, final String data, final String msgId, final String keys) {
+        final String recordKeys = keys == null || keys.isEmpty() ? msgId : msgId + ' ' + keys;
+        try {
+            core.send(Message.builder(traceTopic).body(data.getBytes(StandardCharsets.UTF_8)).keys(recordKeys)
+                    .build()).whenComplete((r, e) -> {
+                        if (e != null) {
+                            dropped.incrementAndGet();
+                        }
+                    });
+        } catch (final RuntimeException e) {
+            dropped.incrementAndGet();
+        }
+    }
+
+    private static String host(final InetSocketAddress address) {
+        return address.getHostString() + ':' + address.getPort();
+    }
+}

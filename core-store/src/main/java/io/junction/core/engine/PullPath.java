@@ -1,0 +1,110 @@
+package io.junction.core.engine;
+
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.PullStatus;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.stats.TrafficCounters;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * Pulls from one queue: read on the reader pool (never the caller's event loop) or, for a long poll at the end of
+ * its queue, parked in {@link LongPollWaiters} until the queue gets an entry or the wait ends.
+ */
+final class PullPath {
+    private final Availability availability;
+    private final Function<String, Optional<TopicConfig>> topicLookup;
+    private final ConsumeQueueStore queues;
+    private final QueueReader reader;
+    private final LongPollWaiters waiters;
+    private final Executor readPool;
+    private final StoreObserver observer;
+    private final TrafficCounters traffic;
+
+    PullPath(final Availability availability, final Function<String, Optional<TopicConfig>> topicLookup,
+             final ConsumeQueueStore queues, final QueueReader reader, final LongPollWaiters waiters,
+             final Executor readPool, final StoreObserver observer, final TrafficCounters traffic) {
+        this.availability = availability;
+        this.topicLookup = topicLookup;
+        this.queues = queues;
+        this.reader = reader;
+        this.waiters = waiters;
+        this.readPool = readPool;
+        this.observer = observer;
+        this.traffic = traffic;
+    }
+
+    CompletableFuture<PullResult> pull(final PullRequest request) {
+        if (!availability.running()) {
+            return Availability.refused();
+        }
+        final Optional<TopicConfig> topic = topicLookup.apply(request.topic());
+        if (topic.isEmpty() || request.queueId() < 0 || request.queueId() >= topic.get().queueCount()) {
+            return CompletableFuture.completedFuture(PullResult.empty(PullStatus.NO_SUCH_QUEUE, 0, 0, 0));
+        }
+        if (!topic.get().readable()) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
+                    "topic " + request.topic() + " is not readable"));
+        }
+        final CompletableFuture<PullResult> result = new CompletableFuture<>();
+        // A reader at the end of its queue (a caught-up consumer pulling again) parks at once, on the caller's
+        // thread: parking only queues it, and a read task that would find nothing cost a hand-over to a reading
+        // thread and its wake-up for every message of a fan-out.
+        if (request.maxWaitMillis() > 0 && queues.maxOffset(request.topic(), request.queueId()) == request.offset()
+                && park(request, result)) {
+            return result;
+        }
+        readPool.execute(() -> readOrPark(request, result, true));
+        return result;
+    }
+
+    /** Parks a pull until its queue gets an entry; false when too many reads are parked already. */
+    private boolean park(final PullRequest request, final CompletableFuture<PullResult> result) {
+        final LongPollWaiters.Parked parked = waiters.park(request.topic(), request.queueId(),
+                request.maxWaitMillis(), () -> readOrPark(request, result, false));
+        if (parked == null) {
+            return false;
+        }
+        // A reader that gives up (cancels the future: its client left) frees the parked read now.
+        result.whenComplete((x, e) -> {
+            if (result.isCancelled()) {
+                parked.cancel();
+            }
+        });
+        // An entry may have landed between the look at the queue and the parking: look once more.
+        if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
+            waiters.arrived(request.topic(), request.queueId());
+        }
+        return true;
+    }
+
+    private void readOrPark(final PullRequest request, final CompletableFuture<PullResult> result,
+                            final boolean mayPark) {
+        try {
+            final PullResult r = reader.read(request);
+            if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0
+                    && availability.running() && park(request, result)) {
+                return;
+            }
+            if (r.status() == PullStatus.FOUND) {
+                long bytes = 0;
+                for (StoredMessage m : r.messages()) {
+                    bytes += m.size();
+                }
+                observer.messagesDelivered(request.topic(), r.messages().size(), bytes);
+            }
+            traffic.read(request.group(), request.topic(),
+                    r.status() == PullStatus.FOUND ? r.messages().size() : 0);
+            result.complete(r);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+}

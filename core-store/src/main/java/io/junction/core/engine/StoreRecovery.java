@@ -1,0 +1,48 @@
+package io.junction.core.engine;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.index.MessageIndex;
+import io.junction.core.log.CommitLog;
+import io.junction.core.message.RecordLayout;
+import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.queue.Dispatcher;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings the log and what is derived from it back into agreement at open: the log is re-verified from the last
+ * checkpoint (cutting a torn tail), each record found is indexed again, and queue and index entries past the log's
+ * end or below its start are dropped. The delivery features replay their own system topics afterwards.
+ */
+final class StoreRecovery {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreRecovery.class);
+
+    private StoreRecovery() {
+    }
+
+    /** Recovers and returns the log's end, where appends go on. */
+    static long recover(final StoreConfig config, final long recoverFrom, final boolean crashed, final CommitLog log,
+                        final ConsumeQueueStore queues, final MessageIndex index, final Dispatcher dispatcher)
+            throws IOException {
+        final long started = System.nanoTime();
+        final int maxRecordSize = RecordLayout.recordLength(RecordLayout.SYS_FLAG_BORN_HOST_V6
+                        | RecordLayout.SYS_FLAG_STORE_HOST_V6, config.maxMessageSize(),
+                RecordLayout.MAX_TOPIC_LENGTH, RecordLayout.MAX_PROPERTIES_LENGTH);
+        final long end = log.recover(recoverFrom, maxRecordSize, (view, pos, size) -> {
+            try {
+                dispatcher.index(view, pos);
+            } catch (IOException e) {
+                throw new StoreException(StoreError.IO_ERROR, "re-indexing failed: " + e.getMessage(), e);
+            }
+        });
+        queues.truncate(end);
+        index.truncate(end);
+        queues.dropBelow(log.minOffset());
+        LOG.info("Store recovered in {} ms: log {}..{}{}", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                log.minOffset(), end, crashed ? " (after a crash: re-verified from offset " + recoverFrom + ")" : "");
+        return end;
+    }
+}

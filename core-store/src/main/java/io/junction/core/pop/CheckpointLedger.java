@@ -1,0 +1,189 @@
+package io.junction.core.pop;
+
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.message.Message;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToLongFunction;
+
+/**
+ * The durable ledger of what is in flight: checkpoint, ack and release records appended to the revive topic, and in
+ * memory the checkpoints still open, by id and by deadline. A pop answers only once its checkpoint is stored here,
+ * so what is in flight survives a restart by replaying the revive queues ({@link PopRecovery}).
+ */
+final class CheckpointLedger {
+    private final PopStore store;
+    private final Map<Long, OpenCheckpoint> open = new ConcurrentHashMap<>();
+    private final PriorityQueue<OpenCheckpoint> byDeadline =
+            new PriorityQueue<>((a, b) -> Long.compare(a.deadline, b.deadline));
+    private final ReentrantLock deadlineLock = new ReentrantLock();
+    private final AtomicLong checkpointIds;
+    /** Checkpoint appends not yet registered as open; revive positions must not move past them. */
+    private final AtomicInteger checkpointsInProgress = new AtomicInteger();
+
+    CheckpointLedger(final PopStore store, final long firstId) {
+        this.store = store;
+        this.checkpointIds = new AtomicLong(firstId);
+    }
+
+    /** A new checkpoint id, above every one used before (also those replayed after a restart). */
+    long nextId() {
+        return checkpointIds.incrementAndGet();
+    }
+
+    long lastId() {
+        return checkpointIds.get();
+    }
+
+    /** After a replay: ids go on above the highest one stored. */
+    void idsAbove(final long maxId) {
+        checkpointIds.set(Math.max(maxId, checkpointIds.get()));
+    }
+
+    /** Appends a checkpoint record and, once it is stored, registers it as open. */
+    CompletableFuture<OpenCheckpoint> store(final boolean inPlace, final long id, final long deadline,
+                                            final String group, final String topic, final int queueId,
+                                            final long[] offsets, final int[] reconsume) {
+        final int reviveQueue = reviveQueue(group, topic);
+        final byte[] body = CheckpointRecord.checkpoint(inPlace, id, deadline, group, topic, queueId, offsets,
+                reconsume);
+        checkpointsInProgress.incrementAndGet();
+        return append(reviveQueue, body, "ck").thenApply(r -> {
+            final OpenCheckpoint ck = new OpenCheckpoint(inPlace, id, deadline, group, topic, queueId, offsets,
+                    reconsume, reviveQueue, r.queueOffset());
+            register(ck);
+            return ck;
+        }).whenComplete((ck, e) -> checkpointsInProgress.decrementAndGet());
+    }
+
+    void register(final OpenCheckpoint ck) {
+        open.put(ck.id, ck);
+        keepForLater(ck);
+    }
+
+    /** Puts a checkpoint (back) among those the reviver looks at when their deadline passes. */
+    void keepForLater(final OpenCheckpoint ck) {
+        deadlineLock.lock();
+        try {
+            byDeadline.add(ck);
+        } finally {
+            deadlineLock.unlock();
+        }
+    }
+
+    /** Takes the checkpoints whose deadline passed; those still open must be closed or kept for later. */
+    List<OpenCheckpoint> takeDue(final long now) {
+        final List<OpenCheckpoint> due = new ArrayList<>();
+        deadlineLock.lock();
+        try {
+            while (!byDeadline.isEmpty() && byDeadline.peek().deadline <= now) {
+                due.add(byDeadline.poll());
+            }
+        } finally {
+            deadlineLock.unlock();
+        }
+        return due;
+    }
+
+    boolean isOpen(final OpenCheckpoint ck) {
+        return open.containsKey(ck.id);
+    }
+
+    /** The open checkpoint a receipt handle names, or an error saying why the handle no longer works. */
+    OpenCheckpoint openCheckpoint(final ReceiptHandle h) {
+        final OpenCheckpoint ck = open.get(h.checkpointId());
+        if (ck == null || !ck.isOpen(h.index()) || ck.offsets[h.index()] != h.queueOffset()) {
+            throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "receipt handle expired: the message was "
+                    + "acknowledged, or its invisible time passed and it was redelivered");
+        }
+        return ck;
+    }
+
+    void closeIfDone(final OpenCheckpoint ck) {
+        if (ck.allDone()) {
+            open.remove(ck.id);
+        }
+    }
+
+    /** Appends the ack of one message of a checkpoint: it will not come back. */
+    CompletableFuture<SendResult> appendAck(final OpenCheckpoint ck, final int index) {
+        return append(ck.reviveQueue, CheckpointRecord.ack(ck.id, index), "ack");
+    }
+
+    /** Appends the acks of several messages whose checkpoints share one revive queue, as one record. */
+    CompletableFuture<SendResult> appendAcks(final int reviveQueue, final long[] ids, final int[] indexes) {
+        return append(reviveQueue, CheckpointRecord.acks(ids, indexes), "ack");
+    }
+
+    /** Appends the release of one tracked message of a checkpoint: it is available again in its place. */
+    CompletableFuture<SendResult> appendRelease(final OpenCheckpoint ck, final int index) {
+        return append(ck.reviveQueue, CheckpointRecord.release(ck.id, index), "release");
+    }
+
+    private CompletableFuture<SendResult> append(final int reviveQueue, final byte[] body, final String tag) {
+        final Message record = Message.builder(PopService.REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body)
+                .build();
+        return store.topic(PopService.REVIVE_TOPIC).isPresent() ? store.appendRecord(record)
+                : store.ensureTopic(PopService.REVIVE_TOPIC, PopService.REVIVE_QUEUES)
+                        .thenCompose(t -> store.appendRecord(record));
+    }
+
+    static int reviveQueue(final String group, final String topic) {
+        return Math.floorMod((group + '\u0000' + topic).hashCode(), PopService.REVIVE_QUEUES);
+    }
+
+    /**
+     * Moves each revive queue's committed replay position up to its oldest checkpoint still in flight (run
+     * periodically; the store persists committed offsets).
+     */
+    void commitRevivePositions(final ToLongFunction<Integer> reviveQueueEnd) {
+        // Order matters: ends first, then no checkpoint half-registered, then the open ones. A checkpoint stored
+        // below an end was either registered before the open set is read, or still in progress (then skip).
+        final long[] ends = new long[PopService.REVIVE_QUEUES];
+        for (int q = 0; q < PopService.REVIVE_QUEUES; q++) {
+            ends[q] = reviveQueueEnd.applyAsLong(q);
+        }
+        if (checkpointsInProgress.get() > 0) {
+            return;
+        }
+        final long[] oldest = new long[PopService.REVIVE_QUEUES];
+        Arrays.fill(oldest, Long.MAX_VALUE);
+        for (OpenCheckpoint ck : open.values()) {
+            oldest[ck.reviveQueue] = Math.min(oldest[ck.reviveQueue], ck.reviveOffset);
+        }
+        for (int q = 0; q < PopService.REVIVE_QUEUES; q++) {
+            final long position = Math.min(oldest[q], ends[q]);
+            if (position > store.committedOffset(PopService.REVIVE_GROUP, PopService.REVIVE_TOPIC, q)) {
+                store.commitOffset(PopService.REVIVE_GROUP, PopService.REVIVE_TOPIC, q, position);
+            }
+        }
+    }
+
+    /** Checkpoints open (not every message of them done). */
+    int openCount() {
+        return open.size();
+    }
+
+    /** Messages in flight (popped, neither acked nor revived yet). */
+    int inFlight() {
+        int n = 0;
+        for (OpenCheckpoint ck : open.values()) {
+            for (int i = 0; i < ck.offsets.length; i++) {
+                if (ck.isOpen(i)) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+}
