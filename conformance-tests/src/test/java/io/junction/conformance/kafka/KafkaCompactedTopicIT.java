@@ -3,6 +3,8 @@ package io.junction.conformance.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,15 +36,16 @@ import org.junit.jupiter.api.Test;
  * DescribeConfigs, keyless records refused, tombstones read back as null values. (What retention keeps of a compacted
  * topic is the core's: CompactedRetentionTest.)
  */
+@WithBroker
 class KafkaCompactedTopicIT {
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
     private static Admin admin;
 
     @BeforeAll
-    static void start() {
-        broker = KafkaTestBroker.start(Map.of());
+    static void start(final RunningBroker running) {
+        broker = running;
         final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         admin = Admin.create(p);
     }
 
@@ -50,9 +53,6 @@ class KafkaCompactedTopicIT {
     static void stop() {
         if (admin != null) {
             admin.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
@@ -67,7 +67,7 @@ class KafkaCompactedTopicIT {
         admin.createTopics(List.of(new NewTopic("table", 1, (short) 1)
                 .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
         assertThat(policy("table")).isEqualTo("compact");
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             producer.send(new ProducerRecord<>("table", 0, "a", "1")).get(30, TimeUnit.SECONDS);
             producer.send(new ProducerRecord<>("table", 0, "a", "2")).get(30, TimeUnit.SECONDS);
             producer.send(new ProducerRecord<>("table", 0, "b", null)).get(30, TimeUnit.SECONDS);
@@ -76,7 +76,7 @@ class KafkaCompactedTopicIT {
                     .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidRecordException.class);
         }
         final TopicPartition tp = new TopicPartition("table", 0);
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of())) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of())) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             final List<ConsumerRecord<String, String>> records = new ArrayList<>();

@@ -3,7 +3,9 @@ package io.junction.conformance.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.conformance.support.DataDirSeed;
 import io.junction.conformance.support.FreePorts;
+import io.junction.conformance.support.RunningBroker;
 import io.junction.tenancy.AclRule;
 import io.junction.tenancy.SecretCipher;
 import io.junction.tenancy.UserDirectory;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -48,32 +51,40 @@ import org.junit.jupiter.api.Test;
  */
 class KafkaSaslIT {
     private static final String KEY = "kafka sasl it key";
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
     private static int tlsPort;
 
     @BeforeAll
-    static void start() throws IOException {
-        final Path data = Files.createTempDirectory("junction-kafka-sasl-it").resolve("data");
-        final UserDirectory users = UserDirectory.open(data.resolve("security/users.json"), new SecretCipher(KEY));
-        final List<AclRule> everything = List.of(AclRule.parse("*", List.of("ALL"), "ALLOW"));
-        for (String[] u : new String[][] {{"alice", "acme"}, {"bob", "globex"}}) {
-            users.putUser(u[0], u[1], false, true, u[0] + "-pw", u[0] + "-secret");
-            users.setRules(u[0], everything);
-        }
-        users.putUser("dave", "acme", false, true, "dave-pw", "dave-secret");
-        users.setRules("dave", List.of(AclRule.parse("Topic:*", List.of("SUB"), "ALLOW"),
-                AclRule.parse("Group:*", List.of("ALL"), "ALLOW")));
-        users.putUser("erin", "acme", false, true, "erin-pw", "erin-secret");
-        users.setRules("erin", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW")));
+    static void start() {
         tlsPort = FreePorts.next();
-        broker = KafkaTestBroker.start(data, Map.of("security.enabled", "true", "security.secret-key", KEY,
-                "kafka.tls-enabled", "true", "kafka.tls-port", Integer.toString(tlsPort)));
+        broker = RunningBroker.builder().seed(new Cast()).set("security.enabled", "true")
+                .set("security.secret-key", KEY).set("kafka.tls-enabled", "true")
+                .set("kafka.tls-port", Integer.toString(tlsPort)).start();
     }
 
     @AfterAll
     static void stop() {
         if (broker != null) {
             broker.close();
+        }
+    }
+
+    /** The users above, written into the broker's user directory before it starts. */
+    private static final class Cast implements DataDirSeed {
+        @Override
+        public void write(final Path data) {
+            final UserDirectory users = UserDirectory.open(data.resolve("security/users.json"),
+                    new SecretCipher(KEY));
+            final List<AclRule> everything = List.of(AclRule.parse("*", List.of("ALL"), "ALLOW"));
+            for (String[] u : new String[][] {{"alice", "acme"}, {"bob", "globex"}}) {
+                users.putUser(u[0], u[1], false, true, u[0] + "-pw", u[0] + "-secret");
+                users.setRules(u[0], everything);
+            }
+            users.putUser("dave", "acme", false, true, "dave-pw", "dave-secret");
+            users.setRules("dave", List.of(AclRule.parse("Topic:*", List.of("SUB"), "ALLOW"),
+                    AclRule.parse("Group:*", List.of("ALL"), "ALLOW")));
+            users.putUser("erin", "acme", false, true, "erin-pw", "erin-secret");
+            users.setRules("erin", List.of(AclRule.parse("Topic:*", List.of("PUB", "SUB"), "ALLOW")));
         }
     }
 
@@ -100,7 +111,7 @@ class KafkaSaslIT {
 
     private static Admin admin(final Map<String, Object> settings) {
         final Properties p = new Properties();
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         p.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, 40_000);
         p.putAll(settings);
         p.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
@@ -122,7 +133,7 @@ class KafkaSaslIT {
             assertThatThrownBy(() -> admin.listTopics().names().get(30, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class).cause().isInstanceOf(SaslAuthenticationException.class);
         }
-        try (KafkaProducer<String, String> producer = broker.stringProducer(sasl("nobody", "x"))) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, sasl("nobody", "x"))) {
             assertThatThrownBy(() -> producer.send(new ProducerRecord<>("orders", "x")).get(30, TimeUnit.SECONDS))
                     .satisfiesAnyOf(
                             e -> assertThat(e).isInstanceOf(ExecutionException.class).cause()
@@ -133,28 +144,28 @@ class KafkaSaslIT {
 
     @Test
     void shouldServeAnAuthenticatedUserInsideItsNamespace() {
-        try (KafkaProducer<String, String> producer = broker.stringProducer(sasl("alice", "alice-pw"))) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, sasl("alice", "alice-pw"))) {
             for (int i = 0; i < 5; i++) {
                 producer.send(new ProducerRecord<>("orders", "k" + i, "acme-" + i)).get(30, TimeUnit.SECONDS).offset();
             }
-        } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
             throw new AssertionError(e);
         }
         final Map<String, Object> group = sasl("alice", "alice-pw");
         group.put(ConsumerConfig.GROUP_ID_CONFIG, "billing");
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(group)) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, group)) {
             consumer.subscribe(List.of("orders"));
             assertThat(readAll(consumer, 5)).containsExactly("acme-0", "acme-1", "acme-2", "acme-3", "acme-4");
             consumer.commitSync();
         }
         // bob's "orders" is tenant globex's own topic: none of acme's records.
-        try (KafkaProducer<String, String> producer = broker.stringProducer(sasl("bob", "bob-pw"))) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, sasl("bob", "bob-pw"))) {
             producer.send(new ProducerRecord<>("orders", "g", "globex-0")).get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
             throw new AssertionError(e);
         }
         final TopicPartition tp = new TopicPartition("orders", 0);
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(sasl("bob", "bob-pw"))) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, sasl("bob", "bob-pw"))) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             assertThat(readAll(consumer, 2)).containsExactly("globex-0");
@@ -163,10 +174,10 @@ class KafkaSaslIT {
 
     @Test
     void shouldRefuseAProduceWithoutPub() throws Exception {
-        try (KafkaProducer<String, String> producer = broker.stringProducer(sasl("alice", "alice-pw"))) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, sasl("alice", "alice-pw"))) {
             producer.send(new ProducerRecord<>("readonly", "seed")).get(30, TimeUnit.SECONDS);
         }
-        try (KafkaProducer<String, String> producer = broker.stringProducer(sasl("dave", "dave-pw"))) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, sasl("dave", "dave-pw"))) {
             assertThatThrownBy(() -> producer.send(new ProducerRecord<>("readonly", "x")).get(30, TimeUnit.SECONDS))
                     .satisfiesAnyOf(
                             e -> assertThat(e).isInstanceOf(ExecutionException.class).cause()
@@ -175,7 +186,7 @@ class KafkaSaslIT {
         }
         // dave may read what he may not write.
         final TopicPartition tp = new TopicPartition("readonly", 0);
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(sasl("dave", "dave-pw"))) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, sasl("dave", "dave-pw"))) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             assertThat(readAll(consumer, 1)).containsExactly("seed");
@@ -186,7 +197,7 @@ class KafkaSaslIT {
     void shouldRefuseAGroupWithoutItsRight() {
         final Map<String, Object> group = sasl("erin", "erin-pw");
         group.put(ConsumerConfig.GROUP_ID_CONFIG, "erins-group");
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(group)) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, group)) {
             consumer.subscribe(List.of("orders"));
             assertThatThrownBy(() -> {
                 final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -221,11 +232,13 @@ class KafkaSaslIT {
 
     @Test
     void shouldAuthenticateInsideTls() throws Exception {
-        try (KafkaProducer<String, String> producer = broker.stringProducer(saslSsl("alice", "alice-pw"))) {
+        try (KafkaProducer<String, String> producer =
+                KafkaClients.stringProducer(broker, saslSsl("alice", "alice-pw"))) {
             producer.send(new ProducerRecord<>("tls-orders", 0, "k", "sasl over tls")).get(30, TimeUnit.SECONDS);
         }
         final TopicPartition tp = new TopicPartition("tls-orders", 0);
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(saslSsl("alice", "alice-pw"))) {
+        try (KafkaConsumer<String, String> consumer =
+                KafkaClients.stringConsumer(broker, saslSsl("alice", "alice-pw"))) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             assertThat(readAll(consumer, 1)).containsExactly("sasl over tls");
