@@ -2,6 +2,8 @@ package io.junction.conformance.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,16 +49,17 @@ import org.junit.jupiter.api.Test;
  * one count update, so the updates of each word must be exactly 1, 2, ..., n (a duplicate or a loss shows), also when
  * the application is closed midway and started again; a windowed count and a stream-table join.
  */
+@WithBroker(settings = {"kafka.group-initial-rebalance-delay-ms=0"})
 class KafkaStreamsIT {
     private static final List<String> WORDS = List.of("apple", "banana", "cherry", "date", "elder", "fig");
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
     private static Admin admin;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaTestBroker.start(Map.of("kafka.group-initial-rebalance-delay-ms", "0"));
+    static void start(final RunningBroker running) throws Exception {
+        broker = running;
         final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         admin = Admin.create(p);
     }
 
@@ -64,9 +67,6 @@ class KafkaStreamsIT {
     static void stop() {
         if (admin != null) {
             admin.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
@@ -88,7 +88,7 @@ class KafkaStreamsIT {
     private static Properties streamsConfig(final String app, final Path state) {
         final Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, state.toString());
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
@@ -117,7 +117,7 @@ class KafkaStreamsIT {
     }
 
     private static void produce(final String topic, final List<String> lines) throws Exception {
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < lines.size(); i++) {
                 producer.send(new ProducerRecord<>(topic, "line-" + i, lines.get(i)));
             }
@@ -128,7 +128,8 @@ class KafkaStreamsIT {
     /** Every count update of the output so far, per word in order; waits until {@code total} updates are in. */
     private static Map<String, List<Long>> updates(final String topic, final long total) {
         final Map<String, List<Long>> byWord = new LinkedHashMap<>();
-        final Properties p = broker.consumerConfig(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
+        final Properties p = KafkaClients.consumerConfig(broker,
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
         try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
                 new LongDeserializer())) {
             final List<TopicPartition> tps = consumer.partitionsFor(topic).stream()
@@ -205,7 +206,7 @@ class KafkaStreamsIT {
                 new NewTopic("enriched", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
         final long t0 = 1_700_000_000_000L - 1_700_000_000_000L % 60_000;
         final List<String> users = List.of("ann", "ben", "cid");
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < users.size(); i++) {
                 producer.send(new ProducerRecord<>("users", null, t0 - 60_000, users.get(i), "region-" + i));
             }
@@ -214,7 +215,7 @@ class KafkaStreamsIT {
         // 45 clicks, one every 4 seconds: three one-minute windows of 15 clicks, five per user in each.
         final Map<String, Long> windows = new LinkedHashMap<>();
         final List<String> enriched = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < 45; i++) {
                 final String user = users.get(i % 3);
                 final long ts = t0 + i * 4_000L;
@@ -247,7 +248,8 @@ class KafkaStreamsIT {
     /** Every value of a string topic, read committed; waits until {@code expected} are in, then a little more. */
     private static List<String> values(final String topic, final int expected) {
         final List<String> values = new ArrayList<>();
-        final Properties p = broker.consumerConfig(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
+        final Properties p = KafkaClients.consumerConfig(broker,
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
                 new StringDeserializer())) {
             final List<TopicPartition> tps = consumer.partitionsFor(topic).stream()

@@ -3,6 +3,8 @@ package io.junction.conformance.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,15 +32,16 @@ import org.junit.jupiter.api.Test;
  * offsets sent to a transaction apply only when it commits; a second producer with the same transactional id fences
  * the first.
  */
+@WithBroker
 class KafkaTransactionsIT {
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
     private static Admin admin;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaTestBroker.start(Map.of());
+    static void start(final RunningBroker running) throws Exception {
+        broker = running;
         final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         admin = Admin.create(p);
         admin.createTopics(List.of(new NewTopic("txn-out", 2, (short) 1), new NewTopic("txn-in", 1, (short) 1),
                 new NewTopic("txn-fenced", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
@@ -49,13 +52,10 @@ class KafkaTransactionsIT {
         if (admin != null) {
             admin.close();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     private static KafkaProducer<String, String> transactional(final String id) {
-        final KafkaProducer<String, String> p = broker.stringProducer(Map.of(
+        final KafkaProducer<String, String> p = KafkaClients.stringProducer(broker, Map.of(
                 ProducerConfig.TRANSACTIONAL_ID_CONFIG, id, ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000));
         p.initTransactions();
         return p;
@@ -67,7 +67,7 @@ class KafkaTransactionsIT {
             tps.add(new TopicPartition(topic, i));
         }
         final List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of(
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of(
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"))) {
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
