@@ -2,6 +2,8 @@ package io.junction.conformance.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +26,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,42 +34,36 @@ import org.junit.jupiter.api.Test;
  * it starts with), transforms each record and writes the results with KafkaSink (at least once: no checkpoints in a
  * bounded job this short).
  */
+@WithBroker
 class KafkaFlinkIT {
-    private static KafkaTestBroker broker;
+    private static RunningBroker broker;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaTestBroker.start(Map.of());
+    static void start(final RunningBroker running) throws Exception {
+        broker = running;
         final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         try (Admin admin = Admin.create(p)) {
             admin.createTopics(List.of(new NewTopic("flink-in", 2, (short) 1), new NewTopic("flink-out", 2, (short) 1)))
                     .all().get(30, TimeUnit.SECONDS);
         }
     }
 
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
-
     @Test
     void shouldRunAFlinkJobReadingAndWritingTheBroker() throws Exception {
         final List<String> input = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = broker.stringProducer(Map.of())) {
+        try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
             for (int i = 0; i < 100; i++) {
                 input.add("event-" + i);
                 producer.send(new ProducerRecord<>("flink-in", "k" + i, "event-" + i));
             }
             producer.flush();
         }
-        final KafkaSource<String> source = KafkaSource.<String>builder().setBootstrapServers(broker.bootstrap())
+        final KafkaSource<String> source = KafkaSource.<String>builder().setBootstrapServers(broker.kafkaBootstrap())
                 .setTopics("flink-in").setGroupId("flink-job")
                 .setStartingOffsets(OffsetsInitializer.earliest()).setBounded(OffsetsInitializer.latest())
                 .setValueOnlyDeserializer(new SimpleStringSchema()).build();
-        final KafkaSink<String> sink = KafkaSink.<String>builder().setBootstrapServers(broker.bootstrap())
+        final KafkaSink<String> sink = KafkaSink.<String>builder().setBootstrapServers(broker.kafkaBootstrap())
                 .setRecordSerializer(KafkaRecordSerializationSchema.builder().setTopic("flink-out")
                         .setValueSerializationSchema(new SimpleStringSchema()).build())
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE).build();
@@ -80,7 +75,7 @@ class KafkaFlinkIT {
         env.execute("junction-flink-it");
 
         final List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = broker.stringConsumer(Map.of())) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker, Map.of())) {
             final List<TopicPartition> tps = List.of(new TopicPartition("flink-out", 0),
                     new TopicPartition("flink-out", 1));
             consumer.assign(tps);
