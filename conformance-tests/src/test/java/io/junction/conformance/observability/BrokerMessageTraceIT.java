@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,13 +27,13 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.topic.TopicValidator;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The broker writes RocketMQ trace records itself for a topic with {@code trace.enabled=true}, whatever the
  * protocols: an MQTT publish, its delivery to a JMS queue consumer and that consumer's ack are found by RocketMQ's
  * trace query (the trace topic by message id) and decoded by the RocketMQ client's own decoder.
  */
+@WithBroker
 class BrokerMessageTraceIT {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);
@@ -43,64 +43,59 @@ class BrokerMessageTraceIT {
         System.setProperty("rocketmq.client.logLevel", "WARN");
     }
 
-    @TempDir
-    Path tmp;
-
     @Test
-    void shouldTraceAnMqttMessageDeliveredToAJmsConsumerInRocketMqsFormat() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).start()) {
-            broker.awaitHealthy(DEADLINE);
-            final String address = "127.0.0.1:" + broker.setting("remoting.port");
-            final DefaultMQAdminExt admin = new DefaultMQAdminExt();
-            admin.setNamesrvAddr(address);
-            admin.setInstanceName("bt-admin");
-            admin.start();
-            try {
-                final TopicConfig topic = new TopicConfig("bt-orders", 4, 4, 6);
-                topic.setAttributes(Map.of("+trace.enabled", "true"));
-                admin.createAndUpdateTopicConfig(address, topic);
+    void shouldTraceAnMqttMessageDeliveredToAJmsConsumerInRocketMqsFormat(final RunningBroker broker)
+            throws Exception {
+        final String address = broker.nameServer();
+        final DefaultMQAdminExt admin = new DefaultMQAdminExt();
+        admin.setNamesrvAddr(address);
+        admin.setInstanceName("bt-admin");
+        admin.start();
+        try {
+            final TopicConfig topic = new TopicConfig("bt-orders", 4, 4, 6);
+            topic.setAttributes(Map.of("+trace.enabled", "true"));
+            admin.createAndUpdateTopicConfig(address, topic);
 
-                final JmsConnectionFactory factory =
-                        new JmsConnectionFactory("amqp://127.0.0.1:" + broker.setting("amqp.port"));
-                try (Connection c = factory.createConnection()) {
-                    c.start();
-                    final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                    final MessageConsumer consumer = session.createConsumer(session.createQueue("bt-orders"));
-                    final Mqtt5BlockingClient pub = RocketMqMetricsIT.mqtt(broker, "bt-pub");
-                    pub.publishWith().topic("bt-orders/eu").qos(MqttQos.AT_LEAST_ONCE)
-                            .payload("paid".getBytes(StandardCharsets.UTF_8)).send();
-                    pub.disconnect();
-                    assertThat(consumer.receive(20_000)).isNotNull();
-                }
-                final String msgId = firstMessageId(address, "bt-orders");
-
-                await().atMost(DEADLINE).untilAsserted(() -> {
-                    final List<TraceContext> traces = new ArrayList<>();
-                    for (final MessageExt record : admin.queryMessage(TopicValidator.RMQ_SYS_TRACE_TOPIC, msgId, 64,
-                            0, Long.MAX_VALUE).getMessageList()) {
-                        traces.addAll(TraceDataEncoder.decoderFromTraceDataString(
-                                new String(record.getBody(), StandardCharsets.UTF_8)));
-                    }
-                    assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.Pub).singleElement()
-                            .satisfies(t -> {
-                                assertThat(t.getGroupName()).isEqualTo("mqtt");
-                                assertThat(t.isSuccess()).isTrue();
-                                assertThat(t.getTraceBeans().get(0).getTopic()).isEqualTo("bt-orders");
-                                assertThat(t.getTraceBeans().get(0).getBodyLength()).isEqualTo(4);
-                            });
-                    assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.SubBefore)
-                            .extracting(TraceContext::getGroupName).contains("bt-rmq");
-                    assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.SubBefore).hasSize(2);
-                    assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.SubAfter).singleElement()
-                            .satisfies(t -> assertThat(t.isSuccess()).isTrue());
-                    assertThat(traces).flatExtracting(TraceContext::getTraceBeans).extracting(TraceBean::getMsgId)
-                            .containsOnly(msgId);
-                });
-            } finally {
-                admin.shutdown();
+            final JmsConnectionFactory factory =
+                    new JmsConnectionFactory(broker.amqpUri());
+            try (Connection c = factory.createConnection()) {
+                c.start();
+                final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                final MessageConsumer consumer = session.createConsumer(session.createQueue("bt-orders"));
+                final Mqtt5BlockingClient pub = RocketMqMetricsIT.mqtt(broker, "bt-pub");
+                pub.publishWith().topic("bt-orders/eu").qos(MqttQos.AT_LEAST_ONCE)
+                        .payload("paid".getBytes(StandardCharsets.UTF_8)).send();
+                pub.disconnect();
+                assertThat(consumer.receive(20_000)).isNotNull();
             }
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            final String msgId = firstMessageId(address, "bt-orders");
+
+            await().atMost(DEADLINE).untilAsserted(() -> {
+                final List<TraceContext> traces = new ArrayList<>();
+                for (final MessageExt record : admin.queryMessage(TopicValidator.RMQ_SYS_TRACE_TOPIC, msgId, 64,
+                        0, Long.MAX_VALUE).getMessageList()) {
+                    traces.addAll(TraceDataEncoder.decoderFromTraceDataString(
+                            new String(record.getBody(), StandardCharsets.UTF_8)));
+                }
+                assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.Pub).singleElement()
+                        .satisfies(t -> {
+                            assertThat(t.getGroupName()).isEqualTo("mqtt");
+                            assertThat(t.isSuccess()).isTrue();
+                            assertThat(t.getTraceBeans().get(0).getTopic()).isEqualTo("bt-orders");
+                            assertThat(t.getTraceBeans().get(0).getBodyLength()).isEqualTo(4);
+                        });
+                assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.SubBefore)
+                        .extracting(TraceContext::getGroupName).contains("bt-rmq");
+                assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.SubBefore).hasSize(2);
+                assertThat(traces).filteredOn(t -> t.getTraceType() == TraceType.SubAfter).singleElement()
+                        .satisfies(t -> assertThat(t.isSuccess()).isTrue());
+                assertThat(traces).flatExtracting(TraceContext::getTraceBeans).extracting(TraceBean::getMsgId)
+                        .containsOnly(msgId);
+            });
+        } finally {
+            admin.shutdown();
         }
+        assertThat(broker.process().terminate(DEADLINE)).isZero();
     }
 
     /** The id of the first message a RocketMQ consumer (group bt-rmq) gets from the topic. */

@@ -1,6 +1,6 @@
 package io.junction.conformance.observability;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.TreeMap;
@@ -20,7 +20,7 @@ final class Scrapes {
      * The value of the series {@code name} whose labels include all of {@code labels} (summed over the other labels),
      * or empty when no series matches.
      */
-    static OptionalDouble value(final BrokerProcess broker, final String name, final Map<String, String> labels) {
+    static OptionalDouble value(final RunningBroker broker, final String name, final Map<String, String> labels) {
         return value(broker.get("/metrics").body(), name, labels);
     }
 
