@@ -3,7 +3,7 @@ package io.junction.conformance.observability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,9 +51,8 @@ class MessageTraceIT {
             + "not diagnosed yet (an earlier run, before RMQ_SYS_TRACE_TOPIC was created at start, got past it and "
             + "found no trace topic route)")
     void shouldStoreAndIndexClientTracesSoTheTraceQueryByMessageIdFindsThem() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).start()) {
-            broker.awaitHealthy(DEADLINE);
-            final String nameServer = "127.0.0.1:" + broker.setting("remoting.port");
+        try (RunningBroker broker = RunningBroker.builder().dataDir(tmp.resolve("data")).start()) {
+            final String nameServer = broker.nameServer();
             final AtomicInteger consumed = new AtomicInteger();
             final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("traced-consumer", true, null);
             consumer.setNamesrvAddr(nameServer);
@@ -67,7 +66,7 @@ class MessageTraceIT {
             try {
                 consumer.start();
             } catch (final RuntimeException e) {
-                throw new AssertionError("broker output:\n" + broker.output(), e);
+                throw new AssertionError("broker output:\n" + broker.process().output(), e);
             }
             final DefaultMQProducer producer = new DefaultMQProducer("traced-producer", true, null);
             producer.setNamesrvAddr(nameServer);
@@ -107,7 +106,7 @@ class MessageTraceIT {
                 producer.shutdown();
                 consumer.shutdown();
             }
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            assertThat(broker.process().terminate(DEADLINE)).isZero();
         }
     }
 

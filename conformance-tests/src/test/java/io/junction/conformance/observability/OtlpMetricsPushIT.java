@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,11 +23,10 @@ class OtlpMetricsPushIT {
     @Test
     void shouldPushRocketMqNamedMetricsToTheConfiguredEndpoint() {
         try (OtlpReceiver receiver = OtlpReceiver.start();
-             BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data"))
+             RunningBroker broker = RunningBroker.builder().dataDir(tmp.resolve("data"))
                      .set("otel.endpoint", receiver.endpoint())
                      .set("otel.metrics-interval-ms", "500")
                      .set("otel.service-name", "junction-otlp-it").start()) {
-            broker.awaitHealthy(DEADLINE);
             final Mqtt5BlockingClient pub = RocketMqMetricsIT.mqtt(broker, "otlp-pub");
             pub.publishWith().topic("otlp-topic/x").qos(MqttQos.AT_LEAST_ONCE)
                     .payload("hello".getBytes(StandardCharsets.UTF_8)).send();
@@ -43,7 +42,7 @@ class OtlpMetricsPushIT {
                     .contains("junction-otlp-it"));
             // Still scraped as before.
             assertThat(broker.get("/metrics").body()).contains("rocketmq_messages_in_total");
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            assertThat(broker.process().terminate(DEADLINE)).isZero();
         }
     }
 }

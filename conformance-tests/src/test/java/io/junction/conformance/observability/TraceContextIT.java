@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
-import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RunningBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -48,12 +48,11 @@ class TraceContextIT {
     @Test
     void shouldCarryAnMqttTraceparentToAmqpAndRocketMqConsumersAndExportTheBrokersSpans() throws Exception {
         try (OtlpReceiver receiver = OtlpReceiver.start();
-             BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data"))
+             RunningBroker broker = RunningBroker.builder().dataDir(tmp.resolve("data"))
                      .set("otel.endpoint", receiver.endpoint())
                      .set("otel.traces-export-delay-ms", "200").start()) {
-            broker.awaitHealthy(DEADLINE);
             final JmsConnectionFactory factory =
-                    new JmsConnectionFactory("amqp://127.0.0.1:" + broker.setting("amqp.port"));
+                    new JmsConnectionFactory(broker.amqpUri());
             try (Connection c = factory.createConnection()) {
                 c.start();
                 final Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -79,14 +78,13 @@ class TraceContextIT {
                     .contains(traceIdBytes)
                     .contains("send traced").contains("store traced").contains("deliver traced")
                     .contains("ack traced").contains("junction.protocol").contains("mqtt").contains("amqp"));
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            assertThat(broker.process().terminate(DEADLINE)).isZero();
         }
     }
 
     @Test
     void shouldTurnTheCloudEventsTracingExtensionIntoTheCanonicalProperty() throws Exception {
-        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).start()) {
-            broker.awaitHealthy(DEADLINE);
+        try (RunningBroker broker = RunningBroker.builder().dataDir(tmp.resolve("data")).start()) {
             final HttpResponse<String> posted = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                             URI.create(broker.httpBase() + "/topics/traced-ce"))
                     .header("ce-specversion", "1.0").header("ce-id", "e-1").header("ce-source", "/it")
@@ -95,15 +93,15 @@ class TraceContextIT {
                     .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(posted.statusCode()).isBetween(200, 299);
             assertThat(rocketMqTraceparents(broker, "traced-ce")).containsExactly(TRACEPARENT);
-            assertThat(broker.terminate(DEADLINE)).isZero();
+            assertThat(broker.process().terminate(DEADLINE)).isZero();
         }
     }
 
     /** The traceparent properties of everything a RocketMQ consumer gets from the topic's start. */
-    private static List<String> rocketMqTraceparents(final BrokerProcess broker, final String topic)
+    private static List<String> rocketMqTraceparents(final RunningBroker broker, final String topic)
             throws Exception {
         final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(topic + "-rmq");
-        consumer.setNamesrvAddr("127.0.0.1:" + broker.setting("remoting.port"));
+        consumer.setNamesrvAddr(broker.nameServer());
         consumer.setInstanceName(topic + "-rmq");
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.subscribe(topic, "*");
