@@ -44,8 +44,8 @@ record MqttSettings(int maxPacketSize, int connectTimeoutMs, int receiveMaximum,
             "Queues of a core topic created by an MQTT publish to a new first topic level.");
 
     static final ConfigKey SERVER_KEEP_ALIVE = ConfigKey.of("mqtt.server-keep-alive", ValueKind.INT, "0",
-            "Keep alive in seconds (at most 65535) that MQTT 5 clients are told in CONNACK (Server Keep Alive) and held "
-                    + "to, whatever they asked for; 0 keeps each client's own. MQTT 3.1.1 clients keep theirs.");
+            "Keep alive in seconds (at most 65535) that MQTT 5 clients are told in CONNACK (Server Keep Alive) and "
+                    + "held to, whatever they asked for; 0 keeps each client's own. MQTT 3.1.1 clients keep theirs.");
 
     static final ConfigKey DENY_SUBSCRIPTIONS = ConfigKey.checked("mqtt.deny-subscriptions", "",
             "Comma-separated topic filters nobody may subscribe to (SUBACK 0x87, 3.1.1: 0x80): an entry refuses "

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Durable QoS 2 state of persistent sessions, so that a broker crash keeps "exactly once" for what they receive and
- * what they publish. A subscriber deduplicates a QoS 2 PUBLISH by packet id only until it gets the PUBREL; so before a QoS 2
- * PUBLISH first goes out its packet id is bound to the message's store position here, and before a PUBREL goes out the
+ * what they publish. A subscriber deduplicates a QoS 2 PUBLISH by packet id only until it gets the PUBREL; so before a
+ * QoS 2 PUBLISH first goes out its packet id is bound to the message's store position here, and before a PUBREL goes out the
  * release is recorded. After a restart the session resends PUBLISH (DUP, same packet id) for what was not released,
  * PUBREL for what was, and skips what was completed: the session's read offsets are persisted only every few seconds,
  * so its readers read those messages again.

@@ -14,11 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -53,23 +51,14 @@ final class Session {
     private int clientReceiveMaximum = 65535;
     private long clientMaxPacketSize = Long.MAX_VALUE;
 
-    private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-    private volatile List<TopicFilter> filters = List.of();
-    private volatile Map<String, List<TopicFilter>> sharedFilters = Map.of();
-    private final Map<String, TopicReader> readers = new HashMap<>();
-    private final Map<String, SharedReader> sharedReaders = new HashMap<>();
-    private ScheduledFuture<?> topicScan;
+    /** The subscriptions and the readers serving them. */
+    private final SessionSubscriptions subscriptions;
 
     private final ArrayDeque<Delivery> pending = new ArrayDeque<>();
     private long pendingBytes;
     private long inflightBytes;
-    /**
-     * Retained messages new subscriptions still have to get: a wildcard may match very many, so they become
-     * deliveries only as {@code pending} drains, and readers wait until they are through (retained first).
-     */
-    private final ArrayDeque<RetainedSend> retainedBacklog = new ArrayDeque<>();
-    /** What readers offered while a retained backlog was left: newer than those, so it goes out after them. */
-    private final ArrayDeque<Delivery> heldBehindRetained = new ArrayDeque<>();
+    /** Retained messages new subscriptions still have to get, and what readers offered meanwhile. */
+    private final RetainedBacklog retainedBacklog = new RetainedBacklog();
     private boolean drainScheduled;
     /** A PUBACK of the current read freed room in the window (see {@link #readComplete()}). */
     private boolean drainAfterRead;
@@ -93,7 +82,9 @@ final class Session {
         this.settings = settings;
         this.retained = retained;
         this.offsetKey = "mqtt-" + CoreTopics.escape(clientId);
-        this.exactlyOnce = new ExactlyOnce(clientId, ledger, executor, inflight::values, this::committedOffsets);
+        this.subscriptions = new SessionSubscriptions(this, messaging);
+        this.exactlyOnce = new ExactlyOnce(clientId, ledger, executor, inflight::values,
+                subscriptions::committedOffsets);
     }
 
     EventLoop executor() {
@@ -154,9 +145,6 @@ final class Session {
     /** At most this many PUBLISHes per drain, then the rest in a later task: one session never holds its loop long. */
     private static final int WRITES_PER_TURN = 256;
 
-    private record RetainedSend(RetainedStore.Retained message, int qos, List<Integer> ids) {
-    }
-
     boolean wantsMore() {
         return pending.size() < PENDING_LOW_WATER && pendingBytes < PENDING_BYTES && retainedBacklog.isEmpty();
     }
@@ -166,15 +154,15 @@ final class Session {
     }
 
     List<TopicFilter> filters() {
-        return filters;
+        return subscriptions.filters();
     }
 
     List<TopicFilter> sharedFilters(final String shareName) {
-        return sharedFilters.getOrDefault(shareName, List.of());
+        return subscriptions.sharedFilters(shareName);
     }
 
     Map<String, Subscription> subscriptions() {
-        return subscriptions;
+        return subscriptions.byFilter();
     }
 
     // ---------------------------------------------------------------- connection lifecycle
@@ -204,8 +192,7 @@ final class Session {
         out.finish();
         conn.flush();
         drain();
-        readers.values().forEach(TopicReader::resume);
-        sharedReaders.values().forEach(SharedReader::resume);
+        subscriptions.resumeAll();
     }
 
     /** The connection went away: a clean session ends, a persistent one starts its expiry clock. */
@@ -238,18 +225,11 @@ final class Session {
     void close() {
         closed = true;
         exactlyOnce.stop();
-        readers.values().forEach(TopicReader::close);
-        sharedReaders.values().forEach(SharedReader::close);
-        readers.clear();
-        sharedReaders.clear();
-        if (topicScan != null) {
-            topicScan.cancel(false);
-        }
+        subscriptions.close();
         pending.clear();
         pendingBytes = 0;
         inflightBytes = 0;
         retainedBacklog.clear();
-        heldBehindRetained.clear();
         inflight.clear();
     }
 
@@ -261,30 +241,16 @@ final class Session {
 
     /** Adds or replaces a subscription; returns true when it already existed. */
     boolean subscribe(final Subscription sub) {
-        final boolean existed = subscriptions.put(sub.filter().text(), sub) != null;
-        refreshFilters();
-        final TopicFilter f = sub.filter();
-        if (f.shared()) {
-            final String key = f.shareGroup() + "\u0000" + core(f);
-            sharedReaders.computeIfAbsent(key, k -> {
-                final SharedReader r = new SharedReader(this, messaging, f.shareGroup(), core(f));
-                executor.execute(r::resume);
-                return r;
-            });
-        } else if (core(f) != null) {
-            ensureReader(core(f), true);
-        } else {
-            for (var t : messaging.topics().list()) {
-                if (readsAtRoot(t.name())) {
-                    ensureReader(t.name(), true);
-                }
-            }
-            if (topicScan == null) {
-                topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
-                        TimeUnit.MILLISECONDS);
-            }
-        }
-        return existed;
+        return subscriptions.subscribe(sub);
+    }
+
+    /** Restores a subscription of a session read back at start: readers resume from committed offsets. */
+    void restore(final Subscription sub) {
+        subscriptions.restore(sub);
+    }
+
+    boolean unsubscribe(final String filterText) {
+        return subscriptions.unsubscribe(filterText);
     }
 
     /**
@@ -303,7 +269,7 @@ final class Session {
      */
     void dropUnreachableQos2() {
         for (Delivery d : exactlyOnce.unclaimed()) {
-            if (!d.released && !readers.containsKey(d.position.queue().coreTopic())) {
+            if (!d.released && !subscriptions.readsTopic(d.position.queue().coreTopic())) {
                 exactlyOnce.claim(d.position);
                 inflight.remove(d.packetId, d);
             }
@@ -331,123 +297,6 @@ final class Session {
     /** The read offset of a queue as the QoS 2 ledger knew it at start (it may be ahead of the core's), or -1. */
     long restoredOffset(final String coreTopic, final int queueId) {
         return exactlyOnce.restoredOffset(coreTopic, queueId);
-    }
-
-    private Map<Qos2Ledger.Queue, Long> committedOffsets() {
-        final Map<Qos2Ledger.Queue, Long> out = new HashMap<>();
-        for (TopicReader r : readers.values()) {
-            r.committedOffsets(out);
-        }
-        return out;
-    }
-
-    /** Restores a subscription of a session read back at start: readers resume from committed offsets. */
-    void restore(final Subscription sub) {
-        subscriptions.put(sub.filter().text(), sub);
-        refreshFilters();
-        final TopicFilter f = sub.filter();
-        if (f.shared()) {
-            sharedReaders.computeIfAbsent(f.shareGroup() + "\u0000" + core(f),
-                    k -> new SharedReader(this, messaging, f.shareGroup(), core(f)));
-        } else if (core(f) != null) {
-            readers.computeIfAbsent(core(f), t -> new TopicReader(this, messaging, t, false));
-        } else {
-            for (var t : messaging.topics().list()) {
-                if (readsAtRoot(t.name())) {
-                    readers.computeIfAbsent(t.name(), n -> new TopicReader(this, messaging, n, false));
-                }
-            }
-            if (topicScan == null) {
-                topicScan = executor.scheduleWithFixedDelay(this::scanTopics, 500, 500,
-                        TimeUnit.MILLISECONDS);
-            }
-        }
-    }
-
-    boolean unsubscribe(final String filterText) {
-        final Subscription removed = subscriptions.remove(filterText);
-        if (removed == null) {
-            return false;
-        }
-        refreshFilters();
-        // Drop readers no remaining subscription needs.
-        boolean rootWildcard = false;
-        final Set<String> topics = new HashSet<>();
-        final Set<String> shares = new HashSet<>();
-        for (Subscription s : subscriptions.values()) {
-            final TopicFilter f = s.filter();
-            if (f.shared()) {
-                shares.add(f.shareGroup() + "\u0000" + core(f));
-            } else if (core(f) == null) {
-                rootWildcard = true;
-            } else {
-                topics.add(core(f));
-            }
-        }
-        if (!rootWildcard) {
-            if (topicScan != null) {
-                topicScan.cancel(false);
-                topicScan = null;
-            }
-            readers.entrySet().removeIf(e -> {
-                final boolean drop = !topics.contains(e.getKey());
-                if (drop) {
-                    e.getValue().close();
-                }
-                return drop;
-            });
-        }
-        sharedReaders.entrySet().removeIf(e -> {
-            final boolean drop = !shares.contains(e.getKey());
-            if (drop) {
-                e.getValue().close();
-            }
-            return drop;
-        });
-        return true;
-    }
-
-    /** The core topic a filter reads in this session's namespace; null when its first level is a wildcard. */
-    private String core(final TopicFilter f) {
-        final String first = f.coreTopic();
-        return first == null ? null : namespace.core(first);
-    }
-
-    /** Whether a root wildcard ({@code #}, {@code +/...}) of this session reads a core topic. */
-    private boolean readsAtRoot(final String coreTopic) {
-        return namespace.owns(coreTopic) && !CoreTopics.isInternal(namespace.local(coreTopic));
-    }
-
-    private void ensureReader(final String coreTopic, final boolean startAtEnd) {
-        readers.computeIfAbsent(coreTopic, t -> {
-            final TopicReader r = new TopicReader(this, messaging, t, startAtEnd);
-            return r;
-        });
-    }
-
-    private void scanTopics() {
-        if (closed) {
-            return;
-        }
-        for (var t : messaging.topics().list()) {
-            if (readsAtRoot(t.name()) && !readers.containsKey(t.name())) {
-                readers.put(t.name(), new TopicReader(this, messaging, t.name(), false));
-            }
-        }
-    }
-
-    private void refreshFilters() {
-        final List<TopicFilter> plain = new ArrayList<>();
-        final Map<String, List<TopicFilter>> shared = new HashMap<>();
-        for (Subscription s : subscriptions.values()) {
-            if (s.filter().shared()) {
-                shared.computeIfAbsent(s.filter().shareGroup(), k -> new ArrayList<>()).add(s.filter());
-            } else {
-                plain.add(s.filter());
-            }
-        }
-        filters = List.copyOf(plain);
-        sharedFilters = Map.copyOf(shared);
     }
 
     // ---------------------------------------------------------------- outbound
@@ -482,11 +331,7 @@ final class Session {
             inflightBytes += d.payload.length;
             if (!d.released) {
                 d.resend = true;
-                if (retainedBacklog.isEmpty()) {
-                    addPending(d);
-                } else {
-                    heldBehindRetained.add(d);
-                }
+                enqueue(d);
             }
             return true;
         }
@@ -501,7 +346,7 @@ final class Session {
         int qos = -1;
         boolean retainAsPublished = false;
         final List<Integer> ids = new ArrayList<>();
-        for (Subscription s : subscriptions.values()) {
+        for (Subscription s : subscriptions.byFilter().values()) {
             final TopicFilter f = s.filter();
             final boolean sameScope = shareName == null ? !f.shared() : shareName.equals(f.shareGroup());
             if (!sameScope || !f.matches(out.topic())) {
@@ -520,16 +365,13 @@ final class Session {
             return false;
         }
         final Delivery d = new Delivery(out.topic(), out.payload(), Math.min(qos, out.qos()),
-                retainAsPublished && out.retain(), withIds(out.properties(), ids), out.expiresAt(), onDone);
+                retainAsPublished && out.retain(), RetainedBacklog.withIds(out.properties(), ids), out.expiresAt(),
+                onDone);
         if (d.qos == 2 && position != null) {
             d.position = position;
             d.recorded = false;
         }
-        if (retainedBacklog.isEmpty()) {
-            addPending(d);
-        } else {
-            heldBehindRetained.add(d); // bounded: readers do not pull while the backlog lasts
-        }
+        enqueue(d);
         return true;
     }
 
@@ -538,49 +380,22 @@ final class Session {
         if (sub.filter().shared()) {
             return; // 3.8.4: retained messages are not sent for shared subscriptions
         }
-        final List<Integer> ids = sub.subscriptionId() > 0 ? List.of(sub.subscriptionId()) : List.of();
-        for (RetainedStore.Retained r : retained.matching(sub.filter(), namespace)) {
-            retainedBacklog.add(new RetainedSend(r, sub.qos(), ids));
-        }
+        retainedBacklog.add(sub, retained.matching(sub.filter(), namespace));
         drain();
     }
 
     /** Turns retained messages of the backlog into deliveries until {@code pending} is at its low-water mark. */
     private void takeRetained() {
-        final long now = System.currentTimeMillis();
-        while (pending.size() < PENDING_LOW_WATER && !retainedBacklog.isEmpty()) {
-            final RetainedSend r = retainedBacklog.poll();
-            final MqttConnection reader = connection;
-            if (reader != null && !reader.mayRead(r.message().coreTopic())) {
-                continue; // a wildcard reaches a topic whose SUB the user lacks
-            }
-            final MqttMessageMapping.Outbound out = MqttMessageMapping.fromCore(namespace.local(r.message().coreTopic()),
-                    r.message().properties(), r.message().body(), now);
-            if (out.expiresAt() > 0 && out.expiresAt() <= now) {
-                continue;
-            }
-            addPending(new Delivery(out.topic(), out.payload(), Math.min(r.qos(), out.qos()), true,
-                    withIds(out.properties(), r.ids()), out.expiresAt(), null));
-        }
-        if (retainedBacklog.isEmpty()) {
-            heldBehindRetained.forEach(this::addPending);
-            heldBehindRetained.clear();
-        }
+        retainedBacklog.take(PENDING_LOW_WATER - pending.size(), connection, namespace, this::addPending);
     }
 
-    /** The properties plus subscription identifiers: a copy when there are any (mappings are shared). */
-    private static MqttProperties withIds(final MqttProperties props, final List<Integer> ids) {
-        if (ids.isEmpty()) {
-            return props;
+    /** Queues a delivery, behind the retained backlog when there is one (readers do not pull while it lasts). */
+    private void enqueue(final Delivery d) {
+        if (retainedBacklog.isEmpty()) {
+            addPending(d);
+        } else {
+            retainedBacklog.hold(d);
         }
-        final MqttProperties copy = new MqttProperties();
-        for (MqttProperties.MqttProperty<?> p : props.listAll()) {
-            copy.add(p);
-        }
-        for (int id : ids) {
-            copy.add(new MqttProperties.IntegerProperty(MqttProperties.SUBSCRIPTION_IDENTIFIER, id));
-        }
-        return copy;
     }
 
     private void addPending(final Delivery d) {
@@ -668,8 +483,8 @@ final class Session {
             exactlyOnce.save().thenRun(() -> recorded(batch));
             return;
         }
-        if (wantsMore() && !readers.isEmpty()) {
-            readers.values().forEach(TopicReader::resume);
+        if (wantsMore()) {
+            subscriptions.resumeTopicReaders();
         }
     }
 

@@ -112,7 +112,8 @@ final class TopicReader {
                     ? Math.max(messaging.queryOffset(session.offsetKey(), coreTopic, q),
                             session.restoredOffset(coreTopic, q)) : -1;
             if (offset < 0) {
-                offset = startAtEnd && !topicWasMissing ? messaging.maxOffset(coreTopic, q) : messaging.minOffset(coreTopic, q);
+                offset = startAtEnd && !topicWasMissing ? messaging.maxOffset(coreTopic, q)
+                        : messaging.minOffset(coreTopic, q);
                 if (session.persistent()) {
                     messaging.commitOffset(session.offsetKey(), coreTopic, q, offset);
                 }
