@@ -22,8 +22,9 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>The front-end's {@link Policy} (read from its own configuration keys) says whether it creates topics at all, with
  * how many queues and of which type. A name is created only when the store would take it ({@link TopicNames}) and it
- * is not a system name: retry and dead-letter topics (made by the core's redelivery, never by a client naming them)
- * and the topics the store and the SDKs keep for themselves ({@link Namespaces#isInternal}). Whether the client may
+ * is not one of the topics the store, the SDKs and the front-ends keep for themselves ({@link Namespaces#isInternal}:
+ * transaction, timer and revive topics, {@code TBW102}, MQTT state). A group's retry and dead-letter topics may be
+ * created: clients read them, and a reader may attach before the first dead letter. Whether the client may
  * create the topic is the front-end's question (each protocol asks its own right: PUB, CREATE, SUB), so its answer
  * comes in as {@code mayCreate}; namespaces are applied before, as the name given here is the core name.
  *
@@ -76,8 +77,7 @@ public final class TopicProvisioner {
             return "topic name '" + topic + "' is not valid: use letters, digits and _ - % | . (at most "
                     + TopicNames.MAX_LENGTH + " characters)";
         }
-        if (SystemNames.isRetryOrDeadLetter(topic) || SystemNames.isTransactionTopic(topic)
-                || Namespaces.isInternal(ResourceKind.TOPIC, topic)) {
+        if (SystemNames.isTransactionTopic(topic) || Namespaces.isInternal(ResourceKind.TOPIC, topic)) {
             return "topic " + topic + " is a system topic: it is not created on demand";
         }
         return null;
