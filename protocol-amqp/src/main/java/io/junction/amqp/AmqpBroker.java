@@ -6,6 +6,7 @@ import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.kit.TopicProvisioner;
 import io.junction.tenancy.AccessControl;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -55,6 +56,8 @@ final class AmqpBroker {
     private final Messaging messaging;
     private final AccessControl accessControl;
     private final AmqpSettings settings;
+    /** Core topics named by link attaches: created here, one rule for every protocol. */
+    private final TopicProvisioner topics;
     private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
     /** Messages popped for a link that had ended by the time they came (see {@link #adopt}), by group. */
     private final Map<String, ArrayDeque<PoppedMessage>> orphans = new ConcurrentHashMap<>();
@@ -73,6 +76,7 @@ final class AmqpBroker {
         this.messaging = messaging;
         this.accessControl = accessControl;
         this.settings = settings;
+        this.topics = new TopicProvisioner(messaging, TopicProvisioner.Policy.normal(settings.topicQueues()));
     }
 
     Messaging messaging() {
@@ -92,13 +96,12 @@ final class AmqpBroker {
         return ids.incrementAndGet();
     }
 
-    /** The topic, created with {@code amqp.topic-queues} queues when it does not exist. */
+    /**
+     * The topic, created with {@code amqp.topic-queues} queues when it does not exist (the kit's rule: fails for a name
+     * it does not create, such as a system topic).
+     */
     CompletableFuture<TopicConfig> ensureTopic(final String core) {
-        final Optional<TopicConfig> existing = messaging.route(core);
-        if (existing.isPresent()) {
-            return CompletableFuture.completedFuture(existing.get());
-        }
-        return messaging.topics().createIfAbsent(TopicConfig.of(core, settings.topicQueues()));
+        return topics.provision(core);
     }
 
     /** The consumer group, created when absent with the front-end's delivery limit and {@code attributes}. */

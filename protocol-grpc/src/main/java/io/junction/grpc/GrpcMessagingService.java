@@ -54,10 +54,10 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
+import io.junction.spi.kit.TopicProvisioner;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -83,6 +83,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final OffsetActivity offsets;
     private final TelemetryActivity telemetry;
     private final ReceiptRenewals renewals;
+    private final TopicProvisioner topics;
     private final Endpoints advertised;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
     private final Executor responses;
@@ -111,6 +112,8 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         this.settings = settings;
         this.sessions = sessions;
         this.sender = new SendActivity(messaging, settings);
+        this.topics = new TopicProvisioner(messaging, new TopicProvisioner.Policy(settings.autoCreateTopics(),
+                settings.autoCreateQueues(), TopicType.MIXED));
         this.renewals = new ReceiptRenewals(messaging, id -> {
             final ClientSessions.Session s = sessions.get(id);
             return s != null && s.connected();
@@ -154,22 +157,12 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         }, failure -> QueryRouteResponse.newBuilder().setStatus(failure).build());
     }
 
-    /** The topic's config; created (MIXED) when unknown and auto-creation is on, else TOPIC_NOT_FOUND. */
+    /**
+     * The topic's config; created (MIXED, {@code grpc.auto-create-queues} queues) when unknown and
+     * {@code grpc.auto-create-topics} is on, else TOPIC_NOT_FOUND: the kit's rule, shared with every front-end.
+     */
     private CompletableFuture<TopicConfig> topic(final String topic) {
-        final Optional<TopicConfig> route = messaging.route(topic);
-        if (route.isPresent()) {
-            return CompletableFuture.completedFuture(route.get());
-        }
-        if (!settings.autoCreateTopics()) {
-            return CompletableFuture.failedFuture(Statuses.refuse(Code.TOPIC_NOT_FOUND,
-                    "topic " + topic + " does not exist"));
-        }
-        try {
-            return messaging.topics().createIfAbsent(new TopicConfig(topic, settings.autoCreateQueues(),
-                    TopicType.MIXED, TopicConfig.PERM_READ_WRITE, Map.of()));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return topics.provision(topic);
     }
 
     private static Broker broker(final Endpoints endpoints) {

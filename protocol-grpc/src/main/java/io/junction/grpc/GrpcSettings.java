@@ -1,5 +1,6 @@
 package io.junction.grpc;
 
+import io.junction.core.meta.TopicConfig;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.InvalidValueException;
@@ -91,7 +92,7 @@ record GrpcSettings(int maxBodySize, boolean validateMessageType, boolean autoCr
                 (int) Math.min(Integer.MAX_VALUE, config.size("max-body-size")),
                 config.bool("validate-message-type"),
                 config.bool("auto-create-topics"),
-                Math.max(1, config.intValue("auto-create-queues")),
+                Math.max(1, Math.min(TopicConfig.MAX_QUEUES, config.intValue("auto-create-queues"))),
                 Math.max(1, config.intValue("receive-batch-size")),
                 Math.max(1000, config.intValue("long-polling-timeout-ms")),
                 Math.max(10_000, config.intValue("push-invisible-ms")),

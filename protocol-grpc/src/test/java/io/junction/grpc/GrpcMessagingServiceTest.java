@@ -6,20 +6,89 @@ import apache.rocketmq.v2.ClientType;
 import apache.rocketmq.v2.Code;
 import apache.rocketmq.v2.FilterExpression;
 import apache.rocketmq.v2.FilterType;
+import apache.rocketmq.v2.MessageQueue;
 import apache.rocketmq.v2.Publishing;
+import apache.rocketmq.v2.QueryRouteRequest;
+import apache.rocketmq.v2.QueryRouteResponse;
 import apache.rocketmq.v2.Resource;
 import apache.rocketmq.v2.Settings;
 import apache.rocketmq.v2.Subscription;
 import apache.rocketmq.v2.SubscriptionEntry;
+import io.grpc.stub.StreamObserver;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.TestStores;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicType;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class GrpcMessagingServiceTest {
-    private final FakeMessaging fake = new FakeMessaging();
-    private final GrpcMessagingService service = new GrpcMessagingService(fake.messaging(), GrpcSettings.defaults(),
-            new ClientSessions(), "127.0.0.1", 8081);
+    @TempDir
+    Path dir;
+    private MessageStore store;
+    private GrpcMessagingService service;
+
+    @BeforeEach
+    void open() {
+        store = MessageStore.open(TestStores.small(dir).build());
+        service = new GrpcMessagingService(store, GrpcSettings.defaults(), new ClientSessions(), "127.0.0.1", 8081);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        store.close();
+    }
+
+    /** The one response of a unary call, once it is answered. */
+    private static final class Answer<T> implements StreamObserver<T> {
+        final CompletableFuture<T> value = new CompletableFuture<>();
+
+        @Override
+        public void onNext(final T v) {
+            value.complete(v);
+        }
+
+        @Override
+        public void onError(final Throwable t) {
+            value.completeExceptionally(t);
+        }
+
+        @Override
+        public void onCompleted() {
+        }
+    }
+
+    private static GrpcSettings settings(final boolean autoCreateTopics, final int autoCreateQueues) {
+        final GrpcSettings d = GrpcSettings.defaults();
+        return new GrpcSettings(d.maxBodySize(), d.validateMessageType(), autoCreateTopics, autoCreateQueues,
+                d.receiveBatchSize(), d.longPollingMillis(), d.pushInvisibleMillis(), d.maxDelayMillis(),
+                d.minInvisibleMillis(), d.maxInvisibleMillis());
+    }
+
+    private static QueryRouteResponse route(final GrpcMessagingService s, final String topic) {
+        final Answer<QueryRouteResponse> answer = new Answer<>();
+        s.queryRoute(QueryRouteRequest.newBuilder().setTopic(Resource.newBuilder().setName(topic)).build(), answer);
+        return answer.value.orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    /** Polls the store until the group shows up or the deadline passes (its creation runs on the store's thread). */
+    private Optional<GroupConfig> awaitGroup(final String name) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.groups().get(name).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return store.groups().get(name);
+    }
 
     @Test
     void shouldAnswerProducersWithPublishingSettingsAndExponentialBackoff() {
@@ -48,18 +117,44 @@ class GrpcMessagingServiceTest {
         assertThat(reply.getSubscription().getSubscriptionsCount()).isEqualTo(1);
         assertThat(reply.getBackoffPolicy().getMaxAttempts()).isEqualTo(17);
         assertThat(reply.getBackoffPolicy().getCustomizedBackoff().getNextCount()).isEqualTo(18);
-        assertThat(fake.groups).isEmpty(); // a plain group is left to the core to create on first use
+        assertThat(store.groups().get("g")).isEmpty(); // a plain group is left to the core to create on first use
     }
 
     @Test
-    void shouldMakeAGroupFifoWhenTheClientAsksForIt() {
+    void shouldMakeAGroupFifoWhenTheClientAsksForIt() throws Exception {
         final Settings reply = service.serverSettings(Settings.newBuilder()
                 .setClientType(ClientType.SIMPLE_CONSUMER)
                 .setSubscription(Subscription.newBuilder().setGroup(Resource.newBuilder().setName("ordered"))
                         .setFifo(true))
                 .build());
         assertThat(reply.getSubscription().getFifo()).isTrue();
-        assertThat(fake.groups.get("ordered").fifo()).isTrue();
+        assertThat(awaitGroup("ordered")).hasValueSatisfying(g -> assertThat(g.fifo()).isTrue());
+    }
+
+    @Test
+    void shouldCreateAnUnknownTopicOnARouteQueryAsMixedWithTheConfiguredQueues() {
+        final GrpcMessagingService threeQueues = new GrpcMessagingService(store, settings(true, 3),
+                new ClientSessions(), "127.0.0.1", 8081);
+        final QueryRouteResponse r = route(threeQueues, "fresh");
+        assertThat(r.getStatus().getCode()).isEqualTo(Code.OK);
+        assertThat(r.getMessageQueuesList()).extracting(MessageQueue::getId).containsExactly(0, 1, 2);
+        assertThat(store.topics().get("fresh")).hasValueSatisfying(t -> {
+            assertThat(t.type()).isEqualTo(TopicType.MIXED);
+            assertThat(t.queueCount()).isEqualTo(3);
+        });
+        // a system topic's name is never created on demand
+        assertThat(route(threeQueues, "TBW102").getStatus().getCode()).isEqualTo(Code.BAD_REQUEST);
+        assertThat(store.topics().get("TBW102")).isEmpty();
+    }
+
+    @Test
+    void shouldAnswerTopicNotFoundWhenAutoCreationIsOff() {
+        final GrpcMessagingService strict = new GrpcMessagingService(store, settings(false, 4), new ClientSessions(),
+                "127.0.0.1", 8081);
+        assertThat(route(strict, "unknown").getStatus().getCode()).isEqualTo(Code.TOPIC_NOT_FOUND);
+        assertThat(store.topics().get("unknown")).isEmpty();
+        store.topics().createOrUpdate(TopicConfig.of("known", 2)).join();
+        assertThat(route(strict, "known").getMessageQueuesCount()).isEqualTo(2);
     }
 
     @Test

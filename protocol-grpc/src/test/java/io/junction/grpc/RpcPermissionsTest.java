@@ -22,10 +22,14 @@ import apache.rocketmq.v2.TelemetryCommand;
 import apache.rocketmq.v2.ThreadStackTrace;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerMethodDefinition;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.TestStores;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.ResourceKind;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RpcPermissionsTest {
     private static Resource r(final String name) {
@@ -37,16 +41,19 @@ class RpcPermissionsTest {
     }
 
     @Test
-    void shouldHaveARowForEveryMethodOfTheService() {
+    void shouldHaveARowForEveryMethodOfTheService(@TempDir final Path dir) throws Exception {
         final List<String> methods = MessagingServiceGrpc.getServiceDescriptor().getMethods().stream()
                 .map(MethodDescriptor::getFullMethodName).toList();
         assertThat(methods).hasSize(16);
         assertThat(methods).allSatisfy(m -> assertThat(RpcPermissions.covers(m)).as(m).isTrue());
         // and the service the front-end serves declares no method beyond them
-        final List<String> served = new GrpcMessagingService(new FakeMessaging().messaging(),
-                GrpcSettings.defaults(), new ClientSessions(), "127.0.0.1", 8081).bindService().getMethods().stream()
-                .map(ServerMethodDefinition::getMethodDescriptor).map(MethodDescriptor::getFullMethodName).toList();
-        assertThat(served).containsExactlyInAnyOrderElementsOf(methods);
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            final List<String> served = new GrpcMessagingService(store, GrpcSettings.defaults(), new ClientSessions(),
+                    "127.0.0.1", 8081).bindService().getMethods().stream()
+                    .map(ServerMethodDefinition::getMethodDescriptor).map(MethodDescriptor::getFullMethodName)
+                    .toList();
+            assertThat(served).containsExactlyInAnyOrderElementsOf(methods);
+        }
         assertThat(RpcPermissions.needs("apache.rocketmq.v2.MessagingService/SomethingNew", null)).isNull();
     }
 

@@ -9,23 +9,55 @@ import apache.rocketmq.v2.SendMessageRequest;
 import apache.rocketmq.v2.SendMessageResponse;
 import apache.rocketmq.v2.SystemProperties;
 import com.google.protobuf.ByteString;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.TestStores;
+import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SendActivityTest {
-    private final FakeMessaging fake = new FakeMessaging();
+    private static final List<String> TOPICS = List.of("normal", "fifo", "mixed");
+    @TempDir
+    Path dir;
+    private MessageStore store;
     private SendActivity sender;
 
     @BeforeEach
     void setUp() {
-        fake.topics.put("normal", new TopicConfig("normal", 4, TopicType.NORMAL, TopicConfig.PERM_READ_WRITE, null));
-        fake.topics.put("fifo", new TopicConfig("fifo", 4, TopicType.FIFO, TopicConfig.PERM_READ_WRITE, null));
-        fake.topics.put("mixed", new TopicConfig("mixed", 4, TopicType.MIXED, TopicConfig.PERM_READ_WRITE, null));
-        sender = new SendActivity(fake.messaging(), GrpcSettings.defaults());
+        store = MessageStore.open(TestStores.small(dir).build());
+        store.topics().createOrUpdate(new TopicConfig("normal", 4, TopicType.NORMAL, TopicConfig.PERM_READ_WRITE,
+                null)).join();
+        store.topics().createOrUpdate(new TopicConfig("fifo", 4, TopicType.FIFO, TopicConfig.PERM_READ_WRITE, null))
+                .join();
+        store.topics().createOrUpdate(new TopicConfig("mixed", 4, TopicType.MIXED, TopicConfig.PERM_READ_WRITE,
+                null)).join();
+        sender = new SendActivity(store, GrpcSettings.defaults());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        store.close();
+    }
+
+    /** Every message stored in the test's topics, as the store reads them back. */
+    private List<StoredMessage> stored() {
+        TestStores.awaitIndexed(store);
+        final List<StoredMessage> all = new ArrayList<>();
+        for (String topic : TOPICS) {
+            for (int q = 0; q < 4; q++) {
+                all.addAll(TestStores.readAll(store, topic, q));
+            }
+        }
+        return all;
     }
 
     private static apache.rocketmq.v2.Message.Builder message(final String topic, final MessageType type) {
@@ -48,7 +80,11 @@ class SendActivityTest {
         final SendMessageResponse r = send(sender, message("normal", MessageType.NORMAL).build());
         assertThat(r.getStatus().getCode()).isEqualTo(Code.OK);
         assertThat(r.getEntries(0).getMessageId()).isEqualTo("ID-1");
-        assertThat(fake.sent).hasSize(1);
+        assertThat(stored()).singleElement().satisfies(m -> {
+            assertThat(m.topic()).isEqualTo("normal");
+            assertThat(m.uniqueId()).isEqualTo("ID-1");
+            assertThat(TestStores.body(m)).isEqualTo("b");
+        });
     }
 
     @Test
@@ -65,10 +101,11 @@ class SendActivityTest {
                 .isEqualTo(Code.OK);
 
         final GrpcSettings d = GrpcSettings.defaults();
-        final SendActivity relaxed = new SendActivity(fake.messaging(), new GrpcSettings(d.maxBodySize(), false,
+        final SendActivity relaxed = new SendActivity(store, new GrpcSettings(d.maxBodySize(), false,
                 d.autoCreateTopics(), d.autoCreateQueues(), d.receiveBatchSize(), d.longPollingMillis(),
                 d.pushInvisibleMillis(), d.maxDelayMillis(), d.minInvisibleMillis(), d.maxInvisibleMillis()));
         assertThat(send(relaxed, fifoToNormal).getStatus().getCode()).isEqualTo(Code.OK);
+        assertThat(stored()).extracting(StoredMessage::topic).containsExactlyInAnyOrder("mixed", "normal");
     }
 
     @Test
@@ -94,7 +131,7 @@ class SendActivityTest {
                 .build())).isEqualTo(Code.ILLEGAL_DELIVERY_TIME);
         assertThat(code(message("normal", MessageType.NORMAL).setSystemProperties(SystemProperties.newBuilder()
                 .setMessageId("ID").setTag("a|b")).build())).isEqualTo(Code.ILLEGAL_MESSAGE_TAG);
-        assertThat(fake.sent).isEmpty();
+        assertThat(stored()).isEmpty();
     }
 
     @Test
@@ -105,5 +142,6 @@ class SendActivityTest {
         assertThat(r.getStatus().getCode()).isEqualTo(Code.MULTIPLE_RESULTS);
         assertThat(r.getEntriesList()).extracting(e -> e.getStatus().getCode())
                 .containsExactly(Code.OK, Code.ILLEGAL_TOPIC);
+        assertThat(stored()).hasSize(1);
     }
 }

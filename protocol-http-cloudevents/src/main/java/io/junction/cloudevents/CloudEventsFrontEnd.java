@@ -1,6 +1,7 @@
 package io.junction.cloudevents;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.junction.core.meta.TopicConfig;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
@@ -8,6 +9,7 @@ import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
 import io.junction.spi.http.HttpRoute;
+import io.junction.spi.kit.TopicProvisioner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +34,8 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
             "io.junction.message", "CloudEvents type given to messages that did not arrive as CloudEvents.");
     static final ConfigKey PUSH_CONCURRENCY = ConfigKey.of(NAME + ".push-concurrency", ValueKind.INT, "16",
             "Most deliveries in flight at once to one push subscription's sink.");
+    static final ConfigKey TOPIC_QUEUES = ConfigKey.of(NAME + ".topic-queues", ValueKind.INT, "8",
+            "Queues of a core topic created by a subscription to a topic that does not exist yet (1 to 1024).");
 
     private final List<HttpRoute> routes = new ArrayList<>();
     private SubscriptionsHandler subscriptions;
@@ -44,7 +48,7 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
     @Override
     public List<ConfigKey> configKeys() {
         return List.of(DEDUP_WINDOW_MS, DEDUP_MAX_ENTRIES, MAX_EVENT_SIZE, MAX_BATCH_EVENTS, DEFAULT_TYPE,
-                PUSH_CONCURRENCY);
+                PUSH_CONCURRENCY, TOPIC_QUEUES);
     }
 
     @Override
@@ -63,7 +67,9 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
                     authorization);
             final SinkClient client = new SinkClient(context.eventLoops());
             final int concurrency = Math.max(1, config.intValue("push-concurrency"));
-            subscriptions = new SubscriptionsHandler(context.messaging(), json, mapping,
+            final TopicProvisioner topics = new TopicProvisioner(context.messaging(), TopicProvisioner.Policy.normal(
+                    Math.max(1, Math.min(TopicConfig.MAX_QUEUES, config.intValue("topic-queues")))));
+            subscriptions = new SubscriptionsHandler(context.messaging(), topics, json, mapping,
                     s -> new PushDispatcher(s, context.messaging(), client, mapping,
                             context.eventLoops().worker().next(), concurrency, authorization), authorization);
             subscriptions.restore();

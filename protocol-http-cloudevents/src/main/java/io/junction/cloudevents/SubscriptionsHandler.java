@@ -12,9 +12,9 @@ import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
-import io.junction.core.meta.TopicConfig;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
+import io.junction.spi.kit.TopicProvisioner;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
@@ -47,11 +47,11 @@ import java.util.function.Function;
 final class SubscriptionsHandler implements HttpHandler {
     static final String PREFIX = "/subscriptions";
     static final String ATTRIBUTE = "cloudevents.subscription";
-    static final int DEFAULT_QUEUES = 8;
     static final int MAX_WAIT_SECONDS = 60;
     private static final long MIN_REPOLL_NANOS = 20_000_000;
 
     private final Messaging messaging;
+    private final TopicProvisioner topics;
     private final ObjectMapper json;
     private final CloudEventMapping mapping;
     private final JsonFormat format = new JsonFormat();
@@ -63,10 +63,11 @@ final class SubscriptionsHandler implements HttpHandler {
     private final Map<String, MessageFilter> filters = new ConcurrentHashMap<>();
     private final Authorization authorization;
 
-    SubscriptionsHandler(final Messaging messaging, final ObjectMapper json, final CloudEventMapping mapping,
-                         final Function<Subscription, PushDispatcher> dispatchers,
+    SubscriptionsHandler(final Messaging messaging, final TopicProvisioner topics, final ObjectMapper json,
+                         final CloudEventMapping mapping, final Function<Subscription, PushDispatcher> dispatchers,
                          final Authorization authorization) {
         this.messaging = messaging;
+        this.topics = topics;
         this.authorization = authorization;
         this.json = json;
         this.mapping = mapping;
@@ -221,9 +222,9 @@ final class SubscriptionsHandler implements HttpHandler {
         final boolean created = existing == null;
         authorization.require(principal, ResourceKind.GROUP, name, created ? Action.CREATE : Action.UPDATE);
         authorization.require(principal, ResourceKind.TOPIC, s.topic(), Action.SUB);
-        final CompletableFuture<?> topic = messaging.topics().get(s.topic()).isPresent()
-                ? CompletableFuture.completedFuture(null)
-                : messaging.topics().createIfAbsent(TopicConfig.of(s.topic(), DEFAULT_QUEUES));
+        // A subscription may come before the topic's first event: the kit's rule creates the topic
+        // (http-cloudevents.topic-queues queues) unless its name is a system topic's.
+        final CompletableFuture<?> topic = topics.provision(s.topic());
         final String stored = s.toJson(json).toString();
         final long createdAt = System.currentTimeMillis();
         topic.thenCompose(t -> messaging.groups().createOrUpdate(new GroupConfig(name, s.delivery().retries(),

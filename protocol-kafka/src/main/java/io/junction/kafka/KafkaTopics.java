@@ -2,6 +2,8 @@ package io.junction.kafka;
 
 import io.junction.core.Messaging;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicType;
+import io.junction.spi.kit.TopicProvisioner;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -42,11 +44,12 @@ final class KafkaTopics {
     }
 
     private final Messaging messaging;
-    private final KafkaSettings settings;
+    private final TopicProvisioner provisioner;
 
     KafkaTopics(final Messaging messaging, final KafkaSettings settings) {
         this.messaging = messaging;
-        this.settings = settings;
+        this.provisioner = new TopicProvisioner(messaging, new TopicProvisioner.Policy(settings.autoCreateTopics(),
+                settings.topicPartitions(), TopicType.NORMAL));
     }
 
     /** Kafka's own rule for topic names. */
@@ -101,13 +104,11 @@ final class KafkaTopics {
         return messaging.route(name);
     }
 
-    /** The topic, created with {@code kafka.topic-partitions} partitions when unknown and {@code create} allows it. */
+    /**
+     * The topic, created with {@code kafka.topic-partitions} partitions when unknown, {@code create} allows it and
+     * {@code kafka.auto-create-topics} is on (the kit's rule: a system topic's name fails with ILLEGAL_ARGUMENT).
+     */
     CompletableFuture<Optional<TopicConfig>> getOrCreate(final String name, final boolean create) {
-        final Optional<TopicConfig> topic = messaging.route(name);
-        if (topic.isPresent() || !create || !settings.autoCreateTopics()) {
-            return CompletableFuture.completedFuture(topic);
-        }
-        return messaging.topics().createIfAbsent(TopicConfig.of(name, settings.topicPartitions()))
-                .thenApply(Optional::of);
+        return provisioner.find(name, create);
     }
 }

@@ -97,7 +97,13 @@ final class MetadataApi implements ApiHandler {
         }
         final boolean mayCreate = create && (scope.mayPublish(core) || scope.mayAdminister(core, Action.CREATE));
         return topics.getOrCreate(core, mayCreate).handle((t, failure) -> failure != null
-                ? error(name, KafkaErrors.of(failure)) : describe(name, t));
+                ? error(name, creationError(failure)) : describe(name, t));
+    }
+
+    /** A name the topic rule does not create (a system topic's) is an invalid topic to Kafka clients. */
+    private static Errors creationError(final Throwable failure) {
+        final Errors error = KafkaErrors.of(failure);
+        return error == Errors.INVALID_REQUEST ? Errors.INVALID_TOPIC_EXCEPTION : error;
     }
 
     private MetadataResponseTopic describe(final String name, final Optional<TopicConfig> topic) {

@@ -174,13 +174,17 @@ class KafkaConnectionTest {
         try (KafkaWire.Client c = wire.connect()) {
             final RequestHeader h = c.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData()
                     .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("fresh"),
-                            new MetadataRequestData.MetadataRequestTopic().setName("bad name")))
+                            new MetadataRequestData.MetadataRequestTopic().setName("bad name"),
+                            new MetadataRequestData.MetadataRequestTopic().setName("TBW102")))
                     .setAllowAutoTopicCreation(true));
             final var data = ((MetadataResponse) c.receive(h)).data();
             assertThat(data.brokers()).hasSize(1);
             assertThat(data.brokers().iterator().next().port()).isEqualTo(9092);
             assertThat(data.topics().find("fresh").partitions()).hasSize(2);
             assertThat(Errors.forCode(data.topics().find("bad name").errorCode()))
+                    .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+            // a legal Kafka name the topic rule keeps for the store is not created either
+            assertThat(Errors.forCode(data.topics().find("TBW102").errorCode()))
                     .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
             assertThat(wire.store.route("fresh")).isPresent();
         }

@@ -2,8 +2,8 @@ package io.junction.mqtt;
 
 import io.junction.core.Messaging;
 import io.junction.core.message.Message;
-import io.junction.core.message.MessageProperties;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.kit.TopicProvisioner;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Principal;
 import io.netty.channel.EventLoop;
@@ -11,7 +11,6 @@ import io.netty.channel.EventLoopGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +41,8 @@ final class MqttBroker {
     /** Client ids with a live record in the session log. */
     private final Set<String> durable = ConcurrentHashMap.newKeySet();
     private final EventLoopGroup loops;
-    private final ConcurrentMap<String, CompletableFuture<Integer>> creating = new ConcurrentHashMap<>();
+    /** Core topics of first levels published to for the first time: created here, one rule for every protocol. */
+    private final TopicProvisioner topics;
     private ScheduledFuture<?> compaction;
 
     MqttBroker(final Messaging messaging, final AccessControl accessControl, final MqttSettings settings,
@@ -51,6 +51,7 @@ final class MqttBroker {
         this.accessControl = accessControl;
         this.settings = settings;
         this.loops = loops;
+        this.topics = new TopicProvisioner(messaging, TopicProvisioner.Policy.normal(settings.topicQueues()));
         this.retained = new RetainedStore(messaging);
         this.sessionStore = new SessionStore(messaging);
         this.qos2Ledger = new Qos2Ledger(messaging);
@@ -177,24 +178,11 @@ final class MqttBroker {
 
     /**
      * The queue count of a core topic, creating it (with {@code mqtt.topic-queues} queues) when it does not exist, so
-     * that a publish can pick its queue from the full MQTT topic even for the topic's first message.
+     * that a publish can pick its queue from the full MQTT topic even for the topic's first message. Fails for a name
+     * the kit's rule does not create (too long, a system topic).
      */
     CompletableFuture<Integer> ensureTopic(final String coreTopic) {
-        final Optional<TopicConfig> route = messaging.route(coreTopic);
-        if (route.isPresent()) {
-            return CompletableFuture.completedFuture(route.get().queueCount());
-        }
-        if (!MessageProperties.isEncodable(coreTopic) || coreTopic.length() > 255) {
-            return CompletableFuture.completedFuture(0); // the send reports why
-        }
-        final CompletableFuture<Integer> created = creating.computeIfAbsent(coreTopic, t -> messaging.topics()
-                .createIfAbsent(TopicConfig.of(t, settings.topicQueues()))
-                .handle((c, e) -> c != null ? c.queueCount()
-                        : messaging.route(t).map(TopicConfig::queueCount).orElse(0)));
-        // Outside computeIfAbsent: a creation that is already complete must not remove its own entry from within
-        // the map's update of that entry (ConcurrentHashMap refuses that as a recursive update).
-        created.whenComplete((n, e) -> creating.remove(coreTopic, created));
-        return created;
+        return topics.provision(coreTopic).thenApply(TopicConfig::queueCount);
     }
 
     /** Stores a publish in its core topic and, when retained, in the retained store. */

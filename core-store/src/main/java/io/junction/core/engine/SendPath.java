@@ -11,6 +11,7 @@ import io.junction.core.message.MessageIds;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.RecordLayout;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicNames;
 import io.junction.core.stats.TrafficCounters;
 import io.junction.core.timer.DeliveryTime;
 import io.junction.core.timer.TimerMessages;

@@ -6,6 +6,7 @@ import io.junction.core.StoreException;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
 import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicNames;
 import io.junction.core.pop.PopService;
 import java.io.IOException;
 import java.util.Collection;

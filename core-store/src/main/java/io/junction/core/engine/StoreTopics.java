@@ -7,6 +7,7 @@ import io.junction.core.log.LogAppender;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicNames;
 import io.junction.core.queue.ConsumeQueueStore;
 import java.io.IOException;
 import java.util.Collection;

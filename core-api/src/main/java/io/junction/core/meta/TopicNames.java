@@ -1,19 +1,20 @@
-package io.junction.core.engine;
+package io.junction.core.meta;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 
 /**
  * Which topic and group names the store takes: they become directory names, so letters, digits and {@code _ - % | .}
- * only (RocketMQ's set plus the dot), at most 255 characters, never "." or "..".
+ * only (RocketMQ's set plus the dot), at most 255 characters, never "." or "..". Here, in the contract, so that a
+ * front-end deciding whether to create a topic applies the very rule the store enforces.
  */
-final class TopicNames {
-    static final int MAX_LENGTH = 255;
+public final class TopicNames {
+    public static final int MAX_LENGTH = 255;
 
     private TopicNames() {
     }
 
-    static boolean isValid(final String name) {
+    public static boolean isValid(final String name) {
         if (name == null || name.isEmpty() || name.length() > MAX_LENGTH || name.equals(".") || name.equals("..")) {
             return false;
         }
@@ -28,7 +29,8 @@ final class TopicNames {
         return true;
     }
 
-    static void check(final String kind, final String name) {
+    /** Throws ILLEGAL_ARGUMENT naming {@code kind} ("topic", "group") when {@code name} is not valid. */
+    public static void check(final String kind, final String name) {
         if (!isValid(name)) {
             throw new StoreException(StoreError.ILLEGAL_ARGUMENT, kind + " name '" + name + "' is not valid: use "
                     + "letters, digits and _ - % | . (at most " + MAX_LENGTH + " characters)");
