@@ -54,6 +54,7 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
+import io.junction.spi.kit.HeldMessages;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +83,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final ReceiveActivity receiver;
     private final OffsetActivity offsets;
     private final TelemetryActivity telemetry;
-    private final ReceiptRenewals renewals;
+    private final HeldMessages<String> held;
     private final Endpoints advertised;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
     private final Executor responses;
@@ -111,11 +112,11 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         this.settings = settings;
         this.sessions = sessions;
         this.sender = new SendActivity(messaging, settings);
-        this.renewals = new ReceiptRenewals(messaging, id -> {
+        this.held = new HeldMessages<>(messaging, id -> {
             final ClientSessions.Session s = sessions.get(id);
             return s != null && s.connected();
         }, System::currentTimeMillis);
-        this.receiver = new ReceiveActivity(messaging, settings, renewals, responses);
+        this.receiver = new ReceiveActivity(messaging, settings, held, responses);
         this.offsets = new OffsetActivity(messaging, settings, responses);
         this.telemetry = new TelemetryActivity(messaging, settings, sessions);
         this.advertised = Endpoints.newBuilder()
@@ -125,9 +126,9 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build();
     }
 
-    /** The push consumers' invisible-time renewals; the front-end starts and stops them. */
-    ReceiptRenewals renewals() {
-        return renewals;
+    /** The messages push consumers hold (renewed while they do); the front-end starts and stops the renewals. */
+    HeldMessages<String> held() {
+        return held;
     }
 
     // ------------------------------------------------------------------------------------------------ routes
@@ -279,7 +280,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
             }
         }
         if (!clientId.isEmpty()) {
-            renewals.releaseClient(clientId);
+            held.giveBackAll(clientId); // received, never consumed: the group takes them again at once
         }
         unary(out, NotifyClientTerminationResponse.newBuilder().setStatus(Statuses.OK).build());
         if (session != null) {
