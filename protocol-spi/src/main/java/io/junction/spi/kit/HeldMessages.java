@@ -76,8 +76,11 @@ public final class HeldMessages<O> implements AutoCloseable {
     private final LongSupplier clock;
     /** By the receipt handle the client was given. */
     private final Map<String, Held<O>> held = new ConcurrentHashMap<>();
-    /** Give-backs not yet stored (a stopping front-end waits for them: a restart then finds the messages at once). */
-    private final Set<CompletableFuture<Void>> givingBack = ConcurrentHashMap.newKeySet();
+    /**
+     * Give-backs and visibility changes not yet stored (a stopping front-end waits for them: a restart then finds the
+     * messages at once).
+     */
+    private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
     private ScheduledFuture<?> ticks;
 
     /**
@@ -146,7 +149,8 @@ public final class HeldMessages<O> implements AutoCloseable {
      */
     public CompletableFuture<String> changeInvisibleTime(final String group, final String handle,
                                                          final long invisibleMillis) {
-        return release(handle).thenCompose(h -> messaging.changeInvisibleTime(group, h, invisibleMillis));
+        return pending(release(handle).thenCompose(h -> messaging.changeInvisibleTime(group, h, invisibleMillis)),
+                group);
     }
 
     /**
@@ -168,7 +172,7 @@ public final class HeldMessages<O> implements AutoCloseable {
 
     /** Returned unconsumed: visible to the group again at once, its delivery not counted. */
     public CompletableFuture<Void> giveBack(final String group, final String handle) {
-        return tracked(release(handle).thenCompose(h -> messaging.giveBack(group, h)), group);
+        return pending(release(handle).thenCompose(h -> messaging.giveBack(group, h)), group);
     }
 
     /** Gives back messages just popped that are not for the client after all (it left, or may no longer read). */
@@ -192,14 +196,14 @@ public final class HeldMessages<O> implements AutoCloseable {
                 continue;
             }
             it.remove();
-            back.add(tracked(releaseHeld(h).thenCompose(handle -> messaging.giveBack(h.group, handle)), h.group));
+            back.add(pending(releaseHeld(h).thenCompose(handle -> messaging.giveBack(h.group, handle)), h.group));
         }
         return CompletableFuture.allOf(back.toArray(CompletableFuture[]::new));
     }
 
-    /** Completes once every give-back started so far is stored (failed ones included). */
-    public CompletableFuture<Void> givenBack() {
-        return CompletableFuture.allOf(givingBack.toArray(CompletableFuture[]::new));
+    /** Completes once every give-back and visibility change started so far is done (failed ones included). */
+    public CompletableFuture<Void> pending() {
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
     }
 
     /**
@@ -218,17 +222,20 @@ public final class HeldMessages<O> implements AutoCloseable {
         }
     }
 
-    /** Follows a give-back until it is stored; a failure (the handle expired meanwhile) is only logged. */
-    private CompletableFuture<Void> tracked(final CompletableFuture<Void> back, final String group) {
-        final CompletableFuture<Void> done = back.handle((v, failure) -> {
+    /**
+     * Follows a give-back or visibility change until it is stored; a failure (the handle expired meanwhile) is only
+     * logged here.
+     */
+    private <T> CompletableFuture<T> pending(final CompletableFuture<T> step, final String group) {
+        final CompletableFuture<Object> done = step.handle((v, failure) -> {
             if (failure != null) {
-                LOG.debug("giving back a message of group {} failed: {}", group, failure.toString());
+                LOG.debug("changing a message of group {} failed: {}", group, failure.toString());
             }
             return null;
         });
-        givingBack.add(done);
-        done.whenComplete((v, e) -> givingBack.remove(done));
-        return back;
+        pending.add(done);
+        done.whenComplete((v, e) -> pending.remove(done));
+        return step;
     }
 
     /**

@@ -107,7 +107,7 @@ class HeldMessagesTest {
         held.hold("c1", GROUP, popped.get(1).receiptHandle(), INVISIBLE, false);
         held.hold("c2", GROUP, popped.get(2).receiptHandle(), INVISIBLE, true);
         held.giveBackAll("c1").join();
-        held.givenBack().join();
+        held.pending().join();
         assertThat(held.size()).isEqualTo(1);
         TestStores.awaitIndexed(store);
         final List<PoppedMessage> again = pop(32);
