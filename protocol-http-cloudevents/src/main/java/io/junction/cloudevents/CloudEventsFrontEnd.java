@@ -8,10 +8,12 @@ import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
 import io.junction.spi.http.HttpRoute;
+import io.junction.spi.kit.HeldMessages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * CloudEvents over HTTP on the broker's shared listener: ingress at {@code /topics/}, subscriptions (push and pull) at
@@ -33,8 +35,12 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
     static final ConfigKey PUSH_CONCURRENCY = ConfigKey.of(NAME + ".push-concurrency", ValueKind.INT, "16",
             "Most deliveries in flight at once to one push subscription's sink.");
 
+    /** How long a stop waits for push deliveries being given back to be stored. */
+    private static final long STOP_WAIT_MILLIS = 5_000;
+
     private final List<HttpRoute> routes = new ArrayList<>();
     private SubscriptionsHandler subscriptions;
+    private HeldMessages<PushDispatcher> held;
 
     @Override
     public String name() {
@@ -63,8 +69,9 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
                     authorization);
             final SinkClient client = new SinkClient(context.eventLoops());
             final int concurrency = Math.max(1, config.intValue("push-concurrency"));
-            subscriptions = new SubscriptionsHandler(context.messaging(), json, mapping,
-                    s -> new PushDispatcher(s, context.messaging(), client, mapping,
+            held = new HeldMessages<>(context.messaging());
+            subscriptions = new SubscriptionsHandler(context.messaging(), held, json, mapping,
+                    s -> new PushDispatcher(s, context.messaging(), held, client, mapping,
                             context.eventLoops().worker().next(), concurrency, authorization), authorization);
             subscriptions.restore();
             routes.add(context.httpRoutes().register(IngressHandler.PREFIX, ingress));
@@ -83,6 +90,8 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
         if (subscriptions != null) {
             subscriptions.stopAll();
         }
-        return CompletableFuture.completedFuture(null);
+        // what was being given back is stored before the core stops: a restart finds it at once
+        return held == null ? CompletableFuture.completedFuture(null)
+                : held.pending().orTimeout(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS).exceptionally(e -> null);
     }
 }
