@@ -231,6 +231,11 @@ final class MqttBroker {
         }
     }
 
+    /** Completes once every message being given back to its shared-subscription group is stored. */
+    CompletableFuture<Void> givenBack() {
+        return held.pending();
+    }
+
     /**
      * Ends every session, telling MQTT 5 clients why (DISCONNECT 0x8B); completes once each session's executor has
      * written that, so the front-end closes the channels after it.
