@@ -99,8 +99,19 @@ public interface Messaging {
      */
     CompletableFuture<String> changeInvisibleTime(String group, String receiptHandle, long invisibleMillis);
 
-    /** Gives a popped message back: redelivered after the group's back-off; returns its new receipt handle. */
+    /**
+     * A negative acknowledgement (the consumer failed it): redelivered after the group's back-off, with the delivery
+     * counted; returns its new receipt handle.
+     */
     CompletableFuture<String> nack(String group, String receiptHandle);
+
+    /**
+     * Returns a popped message unconsumed (its consumer left, or may no longer read it, before consuming it): the
+     * group can take it again at once, and its delivery count is unchanged, so it neither brings the dead-letter
+     * topic closer nor shows as redelivered. (A {@link #changeInvisibleTime} to 0 counts the delivery.) The handle
+     * works no more afterwards.
+     */
+    CompletableFuture<Void> giveBack(String group, String receiptHandle);
 
     /** Moves a popped message to the group's dead-letter topic now (the consumer gave up on it). */
     CompletableFuture<Void> deadLetter(String group, String receiptHandle);

@@ -2,11 +2,13 @@ package io.junction.amqp;
 
 import io.junction.core.Messaging;
 import io.junction.core.PoppedMessage;
+import io.junction.core.Receipt;
 import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.spi.kit.TopicProvisioner;
+import io.junction.spi.kit.HeldMessages;
 import io.junction.tenancy.AccessControl;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -67,8 +69,11 @@ final class AmqpBroker {
     private final Set<String> activeSubscriptions = ConcurrentHashMap.newKeySet();
     /** Links consuming from each shared non-durable subscription group. */
     private final Map<String, Integer> sharedVolatileLinks = new ConcurrentHashMap<>();
-    /** Messages being made visible again (links that ended, adopted messages nobody claimed); a stop waits for them. */
-    private final Set<CompletableFuture<?>> givingBack = ConcurrentHashMap.newKeySet();
+    /**
+     * Messages made visible again (links that ended, adopted messages nobody claimed, released deliveries) go through
+     * the front-ends' one rule; a stop waits for what is in progress.
+     */
+    private final HeldMessages<ConsumerLink> held;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile CompletableFuture<Void> allConnectionsEnded;
 
@@ -77,6 +82,7 @@ final class AmqpBroker {
         this.accessControl = accessControl;
         this.settings = settings;
         this.topics = new TopicProvisioner(messaging, TopicProvisioner.Policy.normal(settings.topicQueues()));
+        this.held = new HeldMessages<>(messaging);
     }
 
     Messaging messaging() {
@@ -152,8 +158,8 @@ final class AmqpBroker {
 
     /**
      * Keeps messages popped for a consumer link that ended before they could be delivered (a read that completed just
-     * as the link ended; parked ones are cancelled). The group's next link takes them first, so order holds and no delivery is counted;
-     * those nobody claims within {@value #ORPHAN_MS} ms are made visible to the group again.
+     * as the link ended; parked ones are cancelled). The group's next link takes them first, so order holds and no
+     * delivery is counted; those nobody claims within {@value #ORPHAN_MS} ms are given back to the group, uncounted.
      */
     void adopt(final String group, final List<PoppedMessage> messages,
                final ScheduledExecutorService timer) {
@@ -174,23 +180,26 @@ final class AmqpBroker {
         timer.schedule(() -> {
             for (PoppedMessage m : messages) {
                 if (removeOrphan(group, m)) {
-                    giveBack(group, m.receiptHandle());
+                    giveBack(group, m.receipt());
                 }
             }
         }, ORPHAN_MS, TimeUnit.MILLISECONDS);
     }
 
-    /** Makes a message a link took visible to the group again at once; a stop waits for it to be stored. */
-    CompletableFuture<String> giveBack(final String group, final String receipt) {
-        final CompletableFuture<String> done = messaging.changeInvisibleTime(group, receipt, 0);
-        givingBack.add(done);
-        done.whenComplete((r, e) -> {
-            givingBack.remove(done);
-            if (e != null) {
-                LOG.debug("Giving back a message of group {} failed: {}", group, e.getMessage());
-            }
-        });
-        return done;
+    /**
+     * Returns a message a link took unconsumed (never delivered, or released by the client): the group's again at
+     * once, its delivery not counted. A stop waits for it to be stored.
+     */
+    CompletableFuture<?> giveBack(final String group, final Receipt receipt) {
+        return held.giveBack(group, receipt);
+    }
+
+    /**
+     * Makes a message delivered and not consumed (a failed delivery, a rolled back transaction, a link that ended
+     * with it unsettled) visible to the group again at once, with the delivery counted. A stop waits for it.
+     */
+    CompletableFuture<?> redeliver(final String group, final Receipt receipt) {
+        return held.changeInvisibleTime(group, receipt.sealed(), 0);
     }
 
     /** A connection is up (a stop waits for it to end its links). */
@@ -221,11 +230,9 @@ final class AmqpBroker {
                 .exceptionally(e -> null)
                 .thenCompose(x -> {
                     for (String group : List.copyOf(orphans.keySet())) {
-                        for (PoppedMessage m : claim(group, Integer.MAX_VALUE)) {
-                            giveBack(group, m.receiptHandle());
-                        }
+                        held.giveBack(group, claim(group, Integer.MAX_VALUE));
                     }
-                    return CompletableFuture.allOf(givingBack.toArray(CompletableFuture[]::new));
+                    return held.pending();
                 })
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .exceptionally(e -> null);

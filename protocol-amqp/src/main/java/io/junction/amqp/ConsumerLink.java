@@ -33,11 +33,13 @@ import org.slf4j.LoggerFactory;
  * rather than 32); it waits at the end of the queues for {@code longPollMs}; a drain request reads once without
  * waiting and then gives the rest of the credit back. Messages popped while the link had no credit left wait in a
  * short queue (at most one pop's worth).
- * Outcomes: accepted → ack; released and modified → visible again at once (the core counts a delivery, so the next
+ * Outcomes: accepted → ack; modified with delivery-failed → visible again at once with the delivery counted (the next
  * delivery's delivery-count and JMSRedelivered show it; after {@code amqp.max-delivery-attempts} the message goes to
- * the group's dead-letter topic); rejected → the dead-letter topic now. Presettled (at-most-once) links ack each
- * message as it is written. When the link ends, its acks are stored first, then every message it holds unsettled goes
- * back to the group at once ({@link #settled}: the client is answered after both).
+ * the group's dead-letter topic); released, and modified without delivery-failed → given back at once, not counted
+ * (AMQP 1.0 §3.4.4, §3.4.5: the message is unchanged at the node); rejected → the dead-letter topic now. Presettled
+ * (at-most-once) links ack each message as it is written. When the link ends, its acks are stored first, then every
+ * message it holds unsettled goes back to the group at once, counted (it was delivered), and what it took but never
+ * delivered goes back uncounted ({@link #settled}: the client is answered after both).
  */
 final class ConsumerLink implements LinkHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerLink.class);
@@ -232,8 +234,10 @@ final class ConsumerLink implements LinkHandler {
             ack(receipt);
         } else if (outcome instanceof Rejected) {
             messaging.deadLetter(plan.group(), receipt.sealed()).whenComplete((r, e) -> logFailure("dead-letter", e));
-        } else if (outcome instanceof Released || outcome instanceof Modified) {
+        } else if (outcome instanceof Modified modified && Boolean.TRUE.equals(modified.getDeliveryFailed())) {
             release(receipt);
+        } else if (outcome instanceof Released || outcome instanceof Modified) {
+            endpoints.broker().giveBack(plan.group(), receipt);
         } else {
             ack(receipt);
         }
@@ -266,9 +270,9 @@ final class ConsumerLink implements LinkHandler {
         acksStored = acksStored.isDone() ? stored : CompletableFuture.allOf(acksStored, stored);
     }
 
-    /** Makes a message visible to the group again at once. */
-    CompletableFuture<String> release(final Receipt receipt) {
-        return endpoints.broker().giveBack(plan.group(), receipt.sealed());
+    /** Makes a message delivered and not consumed visible to the group again at once, its delivery counted. */
+    CompletableFuture<?> release(final Receipt receipt) {
+        return endpoints.broker().redeliver(plan.group(), receipt);
     }
 
     /**
@@ -282,7 +286,7 @@ final class ConsumerLink implements LinkHandler {
                 || endpoints.broker().incarnation(plan.group()) != incarnation) {
             messages.forEach(m -> ack(m.receipt()));
         } else if (plan.kind() == ConsumerPlan.Kind.QUEUE) {
-            messages.forEach(m -> givenBack.add(release(m.receipt())));
+            messages.forEach(m -> givenBack.add(endpoints.broker().giveBack(plan.group(), m.receipt())));
         } else {
             endpoints.broker().adopt(plan.group(), messages, endpoints.connection().executor());
         }

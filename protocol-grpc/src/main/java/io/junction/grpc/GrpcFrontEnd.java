@@ -7,6 +7,7 @@ import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
 import io.junction.spi.config.ConfigKey;
+import io.junction.spi.kit.HeldMessages;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -32,7 +33,7 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
     private ExecutorService executor;
     private BrokerContext context;
     private TransactionRecovery recovery;
-    private ReceiptRenewals renewals;
+    private HeldMessages<String> held;
 
     @Override
     public String name() {
@@ -60,8 +61,8 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             final boolean secured = ctx.accessControl().enabled();
             final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
                     ctx.advertisedHost(), port, executor, secured);
-            renewals = service.renewals();
-            renewals.start();
+            held = service.held();
+            held.start(ctx.eventLoops().worker());
             recovery = new TransactionRecovery(sessions);
             ctx.messaging().addTransactionChecker(recovery);
             final NettyServerBuilder builder = NettyServerBuilder.forAddress(
@@ -133,8 +134,8 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             if (executor != null) {
                 executor.shutdownNow();
             }
-            if (renewals != null) {
-                renewals.close();
+            if (held != null) {
+                held.close();
             }
         });
     }

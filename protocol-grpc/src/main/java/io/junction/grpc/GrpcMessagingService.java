@@ -55,6 +55,7 @@ import io.junction.core.meta.TopicType;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
 import io.junction.spi.kit.TopicProvisioner;
+import io.junction.spi.kit.HeldMessages;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,8 +83,8 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final ReceiveActivity receiver;
     private final OffsetActivity offsets;
     private final TelemetryActivity telemetry;
-    private final ReceiptRenewals renewals;
     private final TopicProvisioner topics;
+    private final HeldMessages<String> held;
     private final Endpoints advertised;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
     private final Executor responses;
@@ -114,11 +115,11 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         this.sender = new SendActivity(messaging, settings);
         this.topics = new TopicProvisioner(messaging, new TopicProvisioner.Policy(settings.autoCreateTopics(),
                 settings.autoCreateQueues(), TopicType.MIXED));
-        this.renewals = new ReceiptRenewals(messaging, id -> {
+        this.held = new HeldMessages<>(messaging, id -> {
             final ClientSessions.Session s = sessions.get(id);
             return s != null && s.connected();
         }, System::currentTimeMillis);
-        this.receiver = new ReceiveActivity(messaging, settings, renewals, responses);
+        this.receiver = new ReceiveActivity(messaging, settings, held, responses);
         this.offsets = new OffsetActivity(messaging, settings, responses);
         this.telemetry = new TelemetryActivity(messaging, settings, sessions);
         this.advertised = Endpoints.newBuilder()
@@ -128,9 +129,9 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                 .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build();
     }
 
-    /** The push consumers' invisible-time renewals; the front-end starts and stops them. */
-    ReceiptRenewals renewals() {
-        return renewals;
+    /** The messages push consumers hold (renewed while they do); the front-end starts and stops the renewals. */
+    HeldMessages<String> held() {
+        return held;
     }
 
     // ------------------------------------------------------------------------------------------------ routes
@@ -272,7 +273,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
             }
         }
         if (!clientId.isEmpty()) {
-            renewals.releaseClient(clientId);
+            held.giveBackAll(clientId); // received, never consumed: the group takes them again at once
         }
         unary(out, NotifyClientTerminationResponse.newBuilder().setStatus(Statuses.OK).build());
         if (session != null) {

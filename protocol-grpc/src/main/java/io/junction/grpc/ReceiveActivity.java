@@ -26,6 +26,7 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.filter.Filters;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
+import io.junction.spi.kit.HeldMessages;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -46,21 +47,22 @@ final class ReceiveActivity {
 
     private final Messaging messaging;
     private final GrpcSettings settings;
-    private final ReceiptRenewals renewals;
+    /** Push consumers' messages, kept invisible while they hold them; every settlement goes through it. */
+    private final HeldMessages<String> held;
     private final Executor responses;
 
     /** @param responses where a receive's messages are mapped and written (not on the store's thread) */
-    ReceiveActivity(final Messaging messaging, final GrpcSettings settings, final ReceiptRenewals renewals,
+    ReceiveActivity(final Messaging messaging, final GrpcSettings settings, final HeldMessages<String> held,
                     final Executor responses) {
         this.responses = responses;
         this.messaging = messaging;
         this.settings = settings;
-        this.renewals = renewals;
+        this.held = held;
     }
 
     /**
      * @param clientId the receiving client; a receive with {@code auto_renew} (push consumers) has its messages kept
-     *                 invisible for it by {@link ReceiptRenewals} until it acks them
+     *                 invisible for it by {@link HeldMessages} until it acks them
      */
     void receive(final ReceiveMessageRequest request, final String clientId, final Deadline deadline,
                  final StreamObserver<ReceiveMessageResponse> out) {
@@ -131,14 +133,12 @@ final class ReceiveActivity {
                     finish(out, Statuses.of(Code.MESSAGE_NOT_FOUND, "no new message"));
                 } else if (refusal != null) {
                     // no longer allowed: the messages go back to the group at once, not to this caller
-                    for (PoppedMessage p : result.messages()) {
-                        messaging.changeInvisibleTime(pop.group(), p.receiptHandle(), 0);
-                    }
+                    held.giveBack(pop.group(), result.messages());
                     finish(out, Statuses.of(Code.FORBIDDEN, refusal));
                 } else {
                     if (renew) {
                         for (PoppedMessage p : result.messages()) {
-                            renewals.track(clientId, pop.group(), p.receiptHandle(), invisible);
+                            held.hold(clientId, pop.group(), p.receiptHandle(), invisible, true);
                         }
                     }
                     out.onNext(ReceiveMessageResponse.newBuilder().setStatus(Statuses.OK).build());
@@ -155,7 +155,7 @@ final class ReceiveActivity {
                 // the call was cancelled: the messages come back after their invisible time
                 if (renew) {
                     for (PoppedMessage p : result.messages()) {
-                        renewals.release(p.receiptHandle());
+                        held.release(p.receiptHandle());
                     }
                 }
                 out.onError(e);
@@ -200,7 +200,7 @@ final class ReceiveActivity {
         }
         final List<CompletableFuture<AckMessageResultEntry>> results = new ArrayList<>();
         for (AckMessageEntry e : request.getEntriesList()) {
-            results.add(latest(e.getReceiptHandle()).thenCompose(h -> messaging.ack(group, h)).handle((v, failure) ->
+            results.add(held.ack(group, e.getReceiptHandle()).handle((v, failure) ->
                     AckMessageResultEntry.newBuilder().setMessageId(e.getMessageId())
                             .setReceiptHandle(e.getReceiptHandle())
                             .setStatus(failure == null ? Statuses.OK
@@ -241,7 +241,7 @@ final class ReceiveActivity {
             return CompletableFuture.completedFuture(
                     ChangeInvisibleDurationResponse.newBuilder().setStatus(refusal).build());
         }
-        return latest(request.getReceiptHandle()).thenCompose(h -> messaging.changeInvisibleTime(group, h, millis))
+        return held.changeInvisibleTime(group, request.getReceiptHandle(), millis)
                 .handle((handle, failure) -> failure == null
                         ? ChangeInvisibleDurationResponse.newBuilder().setStatus(Statuses.OK)
                                 .setReceiptHandle(handle).build()
@@ -256,14 +256,9 @@ final class ReceiveActivity {
             return CompletableFuture.completedFuture(ForwardMessageToDeadLetterQueueResponse.newBuilder()
                     .setStatus(Statuses.of(Code.ILLEGAL_CONSUMER_GROUP, "consumer group is missing")).build());
         }
-        return latest(request.getReceiptHandle()).thenCompose(h -> messaging.deadLetter(group, h))
+        return held.deadLetter(group, request.getReceiptHandle())
                 .handle((v, failure) -> ForwardMessageToDeadLetterQueueResponse.newBuilder()
                         .setStatus(failure == null ? Statuses.OK
                                 : Statuses.fromFailure(failure, Code.INVALID_RECEIPT_HANDLE)).build());
-    }
-
-    /** The handle to act on for one the consumer was given (renewals replace it), no longer renewed from now on. */
-    private CompletableFuture<String> latest(final String given) {
-        return renewals.release(given);
     }
 }

@@ -9,11 +9,13 @@ import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
 import io.junction.spi.http.HttpRoute;
+import io.junction.spi.kit.HeldMessages;
 import io.junction.spi.kit.TopicProvisioner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * CloudEvents over HTTP on the broker's shared listener: ingress at {@code /topics/}, subscriptions (push and pull) at
@@ -37,8 +39,12 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
     static final ConfigKey TOPIC_QUEUES = ConfigKey.of(NAME + ".topic-queues", ValueKind.INT, "8",
             "Queues of a core topic created by a subscription to a topic that does not exist yet (1 to 1024).");
 
+    /** How long a stop waits for push deliveries being given back to be stored. */
+    private static final long STOP_WAIT_MILLIS = 5_000;
+
     private final List<HttpRoute> routes = new ArrayList<>();
     private SubscriptionsHandler subscriptions;
+    private HeldMessages<PushDispatcher> held;
 
     @Override
     public String name() {
@@ -69,8 +75,9 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
             final int concurrency = Math.max(1, config.intValue("push-concurrency"));
             final TopicProvisioner topics = new TopicProvisioner(context.messaging(), TopicProvisioner.Policy.normal(
                     Math.max(1, Math.min(TopicConfig.MAX_QUEUES, config.intValue("topic-queues")))));
-            subscriptions = new SubscriptionsHandler(context.messaging(), topics, json, mapping,
-                    s -> new PushDispatcher(s, context.messaging(), client, mapping,
+            held = new HeldMessages<>(context.messaging());
+            subscriptions = new SubscriptionsHandler(context.messaging(), topics, held, json, mapping,
+                    s -> new PushDispatcher(s, context.messaging(), held, client, mapping,
                             context.eventLoops().worker().next(), concurrency, authorization), authorization);
             subscriptions.restore();
             routes.add(context.httpRoutes().register(IngressHandler.PREFIX, ingress));
@@ -89,6 +96,8 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
         if (subscriptions != null) {
             subscriptions.stopAll();
         }
-        return CompletableFuture.completedFuture(null);
+        // what was being given back is stored before the core stops: a restart finds it at once
+        return held == null ? CompletableFuture.completedFuture(null)
+                : held.pending().orTimeout(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS).exceptionally(e -> null);
     }
 }

@@ -7,6 +7,7 @@ import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
+import io.junction.spi.kit.HeldMessages;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.ResourceKind;
@@ -41,13 +42,14 @@ final class PushDispatcher {
     private static final long ERROR_PAUSE_MILLIS = 1_000;
     private static final long MAX_RETRY_AFTER_MILLIS = 300_000;
     private static final long VISIBILITY_MARGIN_MILLIS = 30_000;
-    private static final long GIVE_BACK_MILLIS = 1_000;
     /** How often a subscription whose owner may not read asks again (a version read until the rules change). */
     private static final long PAUSE_MILLIS = 500;
 
     private final Subscription subscription;
     private final MessageFilter filter;
     private final Messaging messaging;
+    /** The deliveries in progress, settled, extended and given back by the front-end's one rule. */
+    private final HeldMessages<PushDispatcher> held;
     private final SinkClient client;
     private final CloudEventMapping mapping;
     private final EventExecutor timer;
@@ -60,9 +62,10 @@ final class PushDispatcher {
     private volatile boolean ownerAllowed;
     private volatile long decidedAt = -1;
 
-    PushDispatcher(final Subscription subscription, final Messaging messaging, final SinkClient client,
-                   final CloudEventMapping mapping, final EventExecutor timer, final int concurrency,
-                   final Authorization authorization) {
+    PushDispatcher(final Subscription subscription, final Messaging messaging, final HeldMessages<PushDispatcher> held,
+                   final SinkClient client, final CloudEventMapping mapping, final EventExecutor timer,
+                   final int concurrency, final Authorization authorization) {
+        this.held = held;
         this.authorization = authorization;
         this.subscription = subscription;
         this.filter = subscription.compiledFilter();
@@ -108,10 +111,8 @@ final class PushDispatcher {
                         return;
                     }
                     if (stopped) {
-                        // Deleted or replaced: give back what was just popped so a replacement sees it soon.
-                        for (final PoppedMessage m : result.messages()) {
-                            messaging.changeInvisibleTime(subscription.name(), m.receiptHandle(), GIVE_BACK_MILLIS);
-                        }
+                        // Deleted or replaced: give back what was just popped so a replacement sees it at once.
+                        held.giveBack(subscription.name(), result.messages());
                         return;
                     }
                     for (final PoppedMessage m : result.messages()) {
@@ -156,7 +157,8 @@ final class PushDispatcher {
         private final PoppedMessage popped;
         private final CloudEvent event;
         private final long visibleFrom = System.currentTimeMillis();
-        private String receipt;
+        /** The handle the pop gave: what it is held under (an extension changes the core's handle, not this). */
+        private final String receipt;
         private long invisibleUntil;
         private int attempts;
 
@@ -165,19 +167,21 @@ final class PushDispatcher {
             this.event = mapping.toEvent(popped.message(), popped.topic(), null);
             this.receipt = popped.receiptHandle();
             this.invisibleUntil = visibleFrom + initialVisibility();
+            held.hold(PushDispatcher.this, subscription.name(), receipt, initialVisibility(), false);
         }
 
         void attempt() {
-            if (!ownerMayRead()) {
-                // popped (or retrying) when the owner lost SUB: back to the group undelivered, for when it may again
-                finish(messaging.changeInvisibleTime(subscription.name(), receipt, GIVE_BACK_MILLIS));
+            if (stopped || !ownerMayRead()) {
+                // retrying when the subscription stopped, or popped (or retrying) when the owner lost SUB: back to
+                // the group undelivered at once, not counted as a failed delivery
+                finish(held.giveBack(subscription.name(), receipt));
                 return;
             }
             attempts++;
             client.post(subscription.sink(), event, subscription.delivery().timeoutMillis())
                     .whenComplete((outcome, e) -> {
                         if (e == null && outcome.success()) {
-                            finish(messaging.ack(subscription.name(), receipt));
+                            finish(held.ack(subscription.name(), receipt));
                             return;
                         }
                         final int status = e == null ? 0 : -1;
@@ -204,10 +208,8 @@ final class PushDispatcher {
             final CompletableFuture<Void> extended;
             if (needed > invisibleUntil) {
                 final long more = delay + subscription.delivery().timeoutMillis() + VISIBILITY_MARGIN_MILLIS;
-                extended = messaging.changeInvisibleTime(subscription.name(), receipt, more).thenAccept(r -> {
-                    receipt = r;
-                    invisibleUntil = System.currentTimeMillis() + more;
-                });
+                extended = held.extend(subscription.name(), receipt, more).thenAccept(r ->
+                        invisibleUntil = System.currentTimeMillis() + more);
             } else {
                 extended = CompletableFuture.completedFuture(null);
             }
@@ -216,7 +218,7 @@ final class PushDispatcher {
                     LOG.debug("extending visibility for {} failed", subscription.name(), e);
                 }
                 if (stopped) {
-                    done();
+                    finish(held.giveBack(subscription.name(), receipt));
                     return;
                 }
                 timer.schedule(this::attempt, delay, TimeUnit.MILLISECONDS);
@@ -237,7 +239,7 @@ final class PushDispatcher {
                 }
                 client.post(p.deadLetterSink(), b.build(), p.timeoutMillis()).whenComplete((o, e) -> {
                     if (e == null && o.success()) {
-                        finish(messaging.ack(subscription.name(), receipt));
+                        finish(held.ack(subscription.name(), receipt));
                     } else {
                         toDeadLetterTopic();
                     }
@@ -252,7 +254,7 @@ final class PushDispatcher {
          * sent with (a dead letter must not wait for it again), and acknowledged.
          */
         private void toDeadLetterTopic() {
-            finish(messaging.deadLetter(subscription.name(), receipt));
+            finish(held.deadLetter(subscription.name(), receipt));
         }
 
         private void finish(final CompletableFuture<?> step) {

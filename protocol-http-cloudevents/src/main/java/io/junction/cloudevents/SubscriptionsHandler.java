@@ -14,6 +14,7 @@ import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
+import io.junction.spi.kit.HeldMessages;
 import io.junction.spi.kit.TopicProvisioner;
 import io.junction.tenancy.Action;
 import io.junction.tenancy.Principal;
@@ -62,12 +63,15 @@ final class SubscriptionsHandler implements HttpHandler {
     private final Map<String, PushDispatcher> running = new ConcurrentHashMap<>();
     private final Map<String, MessageFilter> filters = new ConcurrentHashMap<>();
     private final Authorization authorization;
+    /** Gives back what a receive popped for a caller no longer allowed to have it. */
+    private final HeldMessages<?> held;
 
-    SubscriptionsHandler(final Messaging messaging, final TopicProvisioner topics, final ObjectMapper json,
-                         final CloudEventMapping mapping, final Function<Subscription, PushDispatcher> dispatchers,
-                         final Authorization authorization) {
+    SubscriptionsHandler(final Messaging messaging, final TopicProvisioner topics, final HeldMessages<?> held,
+                         final ObjectMapper json, final CloudEventMapping mapping,
+                         final Function<Subscription, PushDispatcher> dispatchers, final Authorization authorization) {
         this.messaging = messaging;
         this.topics = topics;
+        this.held = held;
         this.authorization = authorization;
         this.json = json;
         this.mapping = mapping;
@@ -273,9 +277,7 @@ final class SubscriptionsHandler implements HttpHandler {
                 try {
                     stillAllowed.run();
                 } catch (final Problem p) {
-                    for (final PoppedMessage m : messages) { // not for this caller: visible to the group again now
-                        messaging.changeInvisibleTime(s.name(), m.receiptHandle(), 0);
-                    }
+                    held.giveBack(s.name(), messages); // not for this caller: the group's again now, uncounted
                     Responses.problem(exchange, json, p);
                     return;
                 }

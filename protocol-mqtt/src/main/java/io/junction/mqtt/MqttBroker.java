@@ -3,6 +3,7 @@ package io.junction.mqtt;
 import io.junction.core.Messaging;
 import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.kit.HeldMessages;
 import io.junction.spi.kit.TopicProvisioner;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.Principal;
@@ -32,6 +33,8 @@ final class MqttBroker {
     }
 
     private final Messaging messaging;
+    /** Messages popped for shared subscriptions that go back to their group (one rule for every front-end). */
+    private final HeldMessages<Object> held;
     private final AccessControl accessControl;
     private final MqttSettings settings;
     private final RetainedStore retained;
@@ -48,6 +51,7 @@ final class MqttBroker {
     MqttBroker(final Messaging messaging, final AccessControl accessControl, final MqttSettings settings,
                final EventLoopGroup loops) {
         this.messaging = messaging;
+        this.held = new HeldMessages<>(messaging);
         this.accessControl = accessControl;
         this.settings = settings;
         this.loops = loops;
@@ -107,7 +111,7 @@ final class MqttBroker {
             }
             for (SessionStore.Saved s : saved.values()) {
                 final Session session = new Session(s.clientId(), MqttNamespace.ofSessionKey(s.clientId(),
-                        accessControl.enabled(), this::isTenant), loops.next(), messaging, settings, retained,
+                        accessControl.enabled(), this::isTenant), loops.next(), messaging, held, settings, retained,
                         qos2Ledger);
                 session.setExpiry(true, s.expirySeconds());
                 durable.add(s.clientId());
@@ -139,7 +143,7 @@ final class MqttBroker {
                 return existing;
             }
             dropped[0] = existing;
-            return new Session(id, namespace, loop, messaging, settings, retained, qos2Ledger);
+            return new Session(id, namespace, loop, messaging, held, settings, retained, qos2Ledger);
         });
         if (!present[0]) {
             qos2Ledger.delete(clientId); // a new session: no delivery state of an old one may resurface at a restart
@@ -213,6 +217,11 @@ final class MqttBroker {
                 }
             });
         }
+    }
+
+    /** Completes once every message being given back to its shared-subscription group is stored. */
+    CompletableFuture<Void> givenBack() {
+        return held.pending();
     }
 
     /**

@@ -92,6 +92,9 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
         // MQTT 5 clients hear DISCONNECT 0x8B (server shutting down) before the connections close.
         final CompletableFuture<Void> told = broker == null ? CompletableFuture.completedFuture(null)
                 : broker.closeAll().completeOnTimeout(null, 2, TimeUnit.SECONDS);
-        return told.handle((r, e) -> (Void) null).thenCompose(v -> listener.close());
+        // What shared subscriptions were giving back is stored before the core stops: a restart finds it at once.
+        return told.handle((r, e) -> (Void) null).thenCompose(v -> listener.close())
+                .thenCompose(v -> broker == null ? CompletableFuture.completedFuture(null)
+                        : broker.givenBack().completeOnTimeout(null, 2, TimeUnit.SECONDS));
     }
 }

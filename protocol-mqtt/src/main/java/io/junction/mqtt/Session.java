@@ -2,6 +2,7 @@ package io.junction.mqtt;
 
 import io.junction.core.Messaging;
 import io.junction.core.message.StoredMessage;
+import io.junction.spi.kit.HeldMessages;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
@@ -40,6 +41,7 @@ final class Session {
     final MqttNamespace namespace;
     private final EventLoop executor;
     private final Messaging messaging;
+    private final HeldMessages<?> held;
     private final MqttSettings settings;
     private final RetainedStore retained;
     private final String offsetKey;
@@ -74,8 +76,10 @@ final class Session {
     private boolean closed;
 
     Session(final String clientId, final MqttNamespace namespace, final EventLoop executor, final Messaging messaging,
-            final MqttSettings settings, final RetainedStore retained, final Qos2Ledger ledger) {
+            final HeldMessages<?> held, final MqttSettings settings, final RetainedStore retained,
+            final Qos2Ledger ledger) {
         this.clientId = clientId;
+        this.held = held;
         this.namespace = namespace;
         this.executor = executor;
         this.messaging = messaging;
@@ -89,6 +93,11 @@ final class Session {
 
     EventLoop executor() {
         return executor;
+    }
+
+    /** The front-end's held messages: shared-subscription reads give back through it. */
+    HeldMessages<?> heldMessages() {
+        return held;
     }
 
     /** Runs {@code task} on the session's executor (inline when already there). */

@@ -6,6 +6,7 @@ import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.Receipt;
 import io.junction.core.filter.MessageFilter;
+import io.junction.spi.kit.HeldMessages;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,11 +22,11 @@ import java.util.concurrent.TimeUnit;
 final class SharedReader {
     private static final long RETRY_MS = 500;
     private static final long INVISIBLE_MS = 30_000;
-    /** How soon a message popped for a member that may no longer read it is visible to the others again. */
-    private static final long GIVE_BACK_MS = 100;
 
     private final Session session;
     private final Messaging messaging;
+    /** Gives back what was popped for a member that may not take it after all (the front-end's one rule). */
+    private final HeldMessages<?> held;
     private final String coreTopic;
     private final String group;
     private final String shareName;
@@ -40,6 +41,7 @@ final class SharedReader {
     SharedReader(final Session session, final Messaging messaging, final String shareName, final String coreTopic) {
         this.session = session;
         this.messaging = messaging;
+        this.held = session.heldMessages();
         this.shareName = shareName;
         this.coreTopic = coreTopic;
         this.group = session.namespace.core("mqtt-share-" + CoreTopics.escape(shareName));
@@ -89,9 +91,7 @@ final class SharedReader {
         inFlight = null;
         final List<PoppedMessage> messages = r == null ? List.of() : r.messages();
         if (closed || !session.online()) {
-            for (PoppedMessage m : messages) {
-                messaging.nack(group, m.receiptHandle()); // another member takes it after the back-off
-            }
+            held.giveBack(group, messages); // never delivered: another member takes it at once, uncounted
             return;
         }
         if (e != null) {
@@ -99,9 +99,7 @@ final class SharedReader {
             return;
         }
         if (!mayRead()) {
-            for (PoppedMessage m : messages) { // popped before SUB was taken away: another member takes them now
-                messaging.changeInvisibleTime(group, m.receiptHandle(), GIVE_BACK_MS);
-            }
+            held.giveBack(group, messages); // popped before SUB was taken away: another member takes them now
             resumeLater();
             return;
         }

@@ -285,6 +285,12 @@ public final class ObservedMessaging implements Messaging {
     }
 
     @Override
+    public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
+        inflight.settle(receiptHandle);
+        return core.giveBack(group, receiptHandle);
+    }
+
+    @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
         final InflightTracker.Settled followed = inflight.settle(receiptHandle);
         final CompletableFuture<Void> moved = core.deadLetter(group, receiptHandle);

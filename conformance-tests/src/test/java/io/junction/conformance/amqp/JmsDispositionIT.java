@@ -80,6 +80,9 @@ class JmsDispositionIT {
             m.acknowledge();
             final Message back = consumer.receive(10_000);
             assertThat(((TextMessage) back).getText()).isEqualTo("again");
+            // AMQP 1.0 3.4.4: a released message is unchanged at the node, its delivery not counted
+            assertThat(back.getIntProperty("JMSXDeliveryCount")).isEqualTo(1);
+            assertThat(back.getJMSRedelivered()).isFalse();
             back.acknowledge();
         }
     }

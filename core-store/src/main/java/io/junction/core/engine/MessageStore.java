@@ -328,6 +328,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
     }
 
     @Override
+    public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
+        return pops.giveBack(group, receiptHandle);
+    }
+
+    @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
         return pops.deadLetter(group, receiptHandle);
     }

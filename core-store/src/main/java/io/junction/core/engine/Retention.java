@@ -49,8 +49,12 @@ final class Retention {
         this.dispatcher = dispatcher;
     }
 
-    /** One pass (the maintenance thread, every ten seconds); a failure is logged and the next pass tries again. */
-    void apply() {
+    /**
+     * One pass (the maintenance thread, every ten seconds); a failure is logged and the next pass tries again.
+     * Synchronized: two passes at once (the schedule and a pass asked for directly) would both copy the latest values
+     * of a compacted segment before either deleted it, leaving every key twice.
+     */
+    synchronized void apply() {
         try {
             final long cutoff = clock.getAsLong() - config.retention().toMillis();
             boolean deleted = false;

@@ -178,6 +178,41 @@ final class Acknowledgements {
                 .thenAccept(r -> acked(ck, h.index()));
     }
 
+    /**
+     * Returns a popped message unconsumed: available to the group again at once with its delivery count unchanged. A
+     * tracked (FIFO or in-place) message is released in its place; a normal group's is copied to the retry topic now
+     * (not at the next revive) with the count it had. The handle no longer works afterwards.
+     */
+    CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
+        final ReceiptHandle h;
+        final OpenCheckpoint ck;
+        try {
+            h = validHandle(group, receiptHandle);
+            ck = ledger.openCheckpoint(h);
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        final int index = h.index();
+        if (ck.inPlace) {
+            return ledger.appendGiveBack(ck, index).thenAccept(r -> {
+                if (ck.finish(index)) {
+                    queues.release(ck, index, false);
+                    ledger.closeIfDone(ck);
+                }
+            });
+        }
+        final PullResult read = store.read(h.topic(), h.queueId(), h.queueOffset(), 1, null);
+        final CompletableFuture<?> copied = read.messages().isEmpty()
+                || read.messages().get(0).queueOffset() != h.queueOffset()
+                ? CompletableFuture.completedFuture(null) // gone with retention: nothing left to give back
+                : redelivery.giveBack(group, h.topic(), read.messages().get(0));
+        return copied.thenCompose(r -> ledger.appendAck(ck, index)).thenAccept(r -> {
+            if (ck.finish(index)) {
+                ledger.closeIfDone(ck);
+            }
+        });
+    }
+
     /** A negative acknowledgement: redelivery after the group's back-off for this attempt. */
     CompletableFuture<String> nack(final String group, final String receiptHandle) {
         final ReceiptHandle h = handles.decode(receiptHandle);

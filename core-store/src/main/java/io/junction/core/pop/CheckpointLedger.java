@@ -130,6 +130,11 @@ final class CheckpointLedger {
         return append(ck.reviveQueue, CheckpointRecord.release(ck.id, index), "release");
     }
 
+    /** Appends the give-back of one tracked message: available again in its place, its delivery not counted. */
+    CompletableFuture<SendResult> appendGiveBack(final OpenCheckpoint ck, final int index) {
+        return append(ck.reviveQueue, CheckpointRecord.giveBack(ck.id, index), "give-back");
+    }
+
     private CompletableFuture<SendResult> append(final int reviveQueue, final byte[] body, final String tag) {
         final Message record = Message.builder(PopService.REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body)
                 .build();

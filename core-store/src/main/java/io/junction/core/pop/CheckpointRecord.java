@@ -16,6 +16,9 @@ import java.nio.charset.StandardCharsets;
  * release:    type 4 | checkpoint id int64 | index int32   (tracked in place: the delivery timed out or was given
  *                                                          back, the message is available again in place with one
  *                                                          more delivery counted)
+ * give-back:  type 6 | checkpoint id int64 | index int32   (tracked in place: the consumer gave the message back
+ *                                                          unconsumed, it is available again in place with its
+ *                                                          delivery count unchanged)
  * </pre>
  */
 final class CheckpointRecord {
@@ -24,6 +27,7 @@ final class CheckpointRecord {
     static final byte FIFO_CHECKPOINT = 3;
     static final byte RELEASE = 4;
     static final byte ACKS = 5;
+    static final byte GIVE_BACK = 6;
     static final int MAX_ACKS = 1024;
 
     private CheckpointRecord() {
@@ -66,6 +70,10 @@ final class CheckpointRecord {
         return ByteBuffer.allocate(13).put(RELEASE).putLong(checkpointId).putInt(index).array();
     }
 
+    static byte[] giveBack(final long checkpointId, final int index) {
+        return ByteBuffer.allocate(13).put(GIVE_BACK).putLong(checkpointId).putInt(index).array();
+    }
+
     /** A decoded checkpoint record. */
     record Checkpoint(boolean inPlace, long id, long deadline, String group, String topic, int queueId, long[] offsets,
                       int[] reconsumeTimes) {
@@ -79,8 +87,12 @@ final class CheckpointRecord {
     record Acks(long[] checkpointIds, int[] indexes) {
     }
 
-    /** A decoded release record. */
-    record Release(long checkpointId, int index) {
+    /**
+     * A decoded release or give-back record.
+     *
+     * @param counted a release (the delivery counts); false for a give-back (the consumer returned it unconsumed)
+     */
+    record Release(long checkpointId, int index, boolean counted) {
     }
 
     /** Decodes a record body: a {@link Checkpoint}, {@link Ack}, {@link Acks} or {@link Release}, else null. */
@@ -104,8 +116,8 @@ final class CheckpointRecord {
                 }
                 return new Acks(ids, indexes);
             }
-            if (type == RELEASE) {
-                return new Release(b.getLong(), b.getInt());
+            if (type == RELEASE || type == GIVE_BACK) {
+                return new Release(b.getLong(), b.getInt(), type == RELEASE);
             }
             if (type != CHECKPOINT && type != FIFO_CHECKPOINT) {
                 return null;

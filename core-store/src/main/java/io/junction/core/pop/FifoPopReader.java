@@ -122,7 +122,7 @@ final class FifoPopReader {
                     if (e != null) {
                         state.withLock(() -> {
                             for (long o : offsets) {
-                                fifo.release(o);
+                                fifo.release(o, true);
                             }
                         });
                         throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: "

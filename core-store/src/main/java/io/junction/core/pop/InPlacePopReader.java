@@ -134,7 +134,7 @@ final class InPlacePopReader {
                     if (e != null) {
                         state.withLock(() -> {
                             for (long o : offsets) {
-                                state.tracked.release(o);
+                                state.tracked.release(o, true);
                             }
                         });
                         throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: "

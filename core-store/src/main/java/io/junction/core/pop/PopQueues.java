@@ -101,13 +101,16 @@ final class PopQueues {
         }
     }
 
-    /** A tracked message is available again in its place; parked pops of the queue look again. */
-    void release(final OpenCheckpoint ck, final int index) {
+    /**
+     * A tracked message is available again in its place, with one more delivery counted unless it was given back
+     * unconsumed ({@code counted} false); parked pops of the queue look again.
+     */
+    void release(final OpenCheckpoint ck, final int index, final boolean counted) {
         final State state = find(ck.group, ck.topic, ck.queueId);
         if (state != null) {
             state.withLock(() -> {
                 if (state.tracked != null) {
-                    state.tracked.release(ck.offsets[index]);
+                    state.tracked.release(ck.offsets[index], counted);
                 }
             });
         }

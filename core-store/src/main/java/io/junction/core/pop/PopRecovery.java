@@ -53,7 +53,8 @@ final class PopRecovery {
                     } else if (rec instanceof CheckpointRecord.Release rel) {
                         final OpenCheckpoint ck = replayed.get(rel.checkpointId());
                         if (ck != null && ck.finish(rel.index()) && ck.inPlace) {
-                            queues.find(ck.group, ck.topic, ck.queueId).tracked.release(ck.offsets[rel.index()]);
+                            queues.find(ck.group, ck.topic, ck.queueId).tracked.release(ck.offsets[rel.index()],
+                                    rel.counted());
                         }
                     }
                 }

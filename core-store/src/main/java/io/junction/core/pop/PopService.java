@@ -119,6 +119,11 @@ public final class PopService {
         return acks.deadLetter(group, receiptHandle);
     }
 
+    /** Returns a popped message unconsumed: available again at once, its delivery count unchanged. */
+    public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
+        return acks.giveBack(group, receiptHandle);
+    }
+
     /** A negative acknowledgement: redelivery after the group's back-off for this attempt. */
     public CompletableFuture<String> nack(final String group, final String receiptHandle) {
         return acks.nack(group, receiptHandle);

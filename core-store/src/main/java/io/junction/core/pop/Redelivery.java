@@ -32,10 +32,24 @@ final class Redelivery {
         if (attempts > config.maxReconsumeTimes()) {
             return deadLetter(group, origin, m, attempts);
         }
+        return toRetryTopic(group, origin, m, attempts);
+    }
+
+    /**
+     * A copy to the retry topic with the delivery count unchanged: the consumer gave the message back unconsumed, so
+     * this delivery did not fail and does not bring the dead-letter topic closer.
+     */
+    CompletableFuture<SendResult> giveBack(final String group, final String queueTopic, final StoredMessage m) {
+        final String origin = m.properties().getOrDefault(MessageProperties.RETRY_TOPIC, queueTopic);
+        return toRetryTopic(group, origin, m, m.reconsumeTimes());
+    }
+
+    private CompletableFuture<SendResult> toRetryTopic(final String group, final String origin, final StoredMessage m,
+                                                       final int reconsumeTimes) {
         final String target = SystemNames.retryTopic(group, origin);
         final Message.Builder copy = Message.builder(target).queueId(0).body(m.bodyBytes()).flag(m.flag())
                 .properties(m.properties()).sysFlag(m.sysFlag()).bornTimestamp(m.bornTimestamp())
-                .bornHost(m.bornHost()).reconsumeTimes(attempts).property(MessageProperties.RETRY_TOPIC, origin);
+                .bornHost(m.bornHost()).reconsumeTimes(reconsumeTimes).property(MessageProperties.RETRY_TOPIC, origin);
         // Redelivery is due now: a delay the original asked for must not apply again.
         for (String timerProperty : TIMER_PROPERTIES) {
             copy.property(timerProperty, null);

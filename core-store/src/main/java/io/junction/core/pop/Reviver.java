@@ -113,7 +113,7 @@ final class Reviver {
         if (deliveries <= config.maxReconsumeTimes()) {
             return ledger.appendRelease(ck, index).thenAccept(r -> {
                 if (ck.finish(index)) {
-                    queues.release(ck, index);
+                    queues.release(ck, index, true);
                     ledger.closeIfDone(ck);
                 }
             });

@@ -116,12 +116,17 @@ final class TrackedQueue {
         return -1;
     }
 
-    /** The delivery ended without an ack: available again, one more delivery counted. */
-    void release(final long offset) {
+    /**
+     * The delivery ended without an ack: available again, with one more delivery counted, or, when the consumer gave
+     * it back unconsumed ({@code counted} false), with its count unchanged.
+     */
+    void release(final long offset, final boolean counted) {
         final Slot s = slots.get(offset);
         if (s != null && s.inFlight) {
             s.inFlight = false;
-            s.deliveries++;
+            if (counted) {
+                s.deliveries++;
+            }
         }
     }
 
