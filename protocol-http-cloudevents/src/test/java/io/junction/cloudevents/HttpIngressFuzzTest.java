@@ -15,6 +15,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -46,9 +47,9 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>For every input: every decoded request either yields events that all map to a core message (202), or is refused
  * with a {@link Problem} that is a client error (4xx); a request the decoder rejects gets 400 and the connection
- * closes; any other exception reaches the end of the pipeline and is logged, which fails the input. The decoder holds
- * at most one line or header block; the server side closes once the client left and the gauge returns to zero; and a
- * fresh client's valid binary-mode event is accepted.
+ * closes; a request cut off by the client leaving closes the connection; any other exception reaches the end of the
+ * pipeline and is logged, which fails the input. The decoder holds at most one line or header block; the server side
+ * closes once the client left and the gauge returns to zero; and a fresh client's valid binary-mode event is accepted.
  */
 @Tag("fuzz")
 class HttpIngressFuzzTest {
@@ -159,6 +160,15 @@ class HttpIngressFuzzTest {
                 }
             }
             return HttpResponseStatus.ACCEPTED;
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+            if (cause instanceof PrematureChannelClosureException) {
+                ctx.close(); // a request cut off by the client leaving: the listener just closes such a connection
+            } else {
+                ctx.fireExceptionCaught(cause); // reaches the pipeline's end and is logged: a finding
+            }
         }
 
         private static void respond(final ChannelHandlerContext ctx, final HttpResponseStatus status,
