@@ -32,7 +32,7 @@ import java.util.concurrent.CompletableFuture;
 public final class AmqpFrontEnd implements ProtocolFrontEnd {
     /** How long a stop waits for connections to end their links and for their messages to be given back. */
     private static final long GIVE_BACK_MS = 3_000;
-    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 256 * 1024);
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 256 * 1024);
 
     private AmqpBroker broker;
     private NettyListener listener;

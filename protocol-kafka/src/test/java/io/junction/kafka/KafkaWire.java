@@ -88,9 +88,7 @@ final class KafkaWire implements AutoCloseable {
                     protected void initChannel(final Channel ch) {
                         connections.add(ch);
                         ACCEPTED.incrementAndGet();
-                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(settings.maxRequestSize(), 0, 4, 0, 4),
-                                new KafkaConnection(apis, settings.maxPendingRequests(), "127.0.0.1", 9092,
-                                        apis.anonymousScope()));
+                        KafkaFrontEnd.initPipeline(ch.pipeline(), settings, apis, "127.0.0.1", 9092);
                     }
                 }).bind(address).sync().channel();
         return new KafkaWire(store, settings, loops, address, server, connections, coordinator);
@@ -100,21 +98,7 @@ final class KafkaWire implements AutoCloseable {
     Client connect() throws InterruptedException {
         final int before = ACCEPTED.get();
         final Client client = new Client();
-        client.channel = new Bootstrap().group(loops).channel(LocalChannel.class)
-                .handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(final Channel ch) {
-                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(64 << 20, 0, 4, 0, 4),
-                                new SimpleChannelInboundHandler<ByteBuf>() {
-                                    @Override
-                                    protected void channelRead0(final ChannelHandlerContext ctx, final ByteBuf msg) {
-                                        final ByteBuffer copy = ByteBuffer.allocate(msg.readableBytes());
-                                        msg.readBytes(copy);
-                                        client.frames.add(copy.flip());
-                                    }
-                                });
-                    }
-                }).connect(address).sync().channel();
+        new Bootstrap().group(loops).channel(LocalChannel.class).handler(client.handler()).connect(address).sync();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (ACCEPTED.get() == before && System.nanoTime() < deadline) {
             Thread.sleep(1);
@@ -127,6 +111,25 @@ final class KafkaWire implements AutoCloseable {
         final BlockingQueue<ByteBuffer> frames = new LinkedBlockingQueue<>();
         Channel channel;
         private int correlation;
+
+        /** The client's pipeline: response frames (size prefix removed) into {@link #frames}. */
+        ChannelInitializer<Channel> handler() {
+            return new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(final Channel ch) {
+                    channel = ch;
+                    ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(64 << 20, 0, 4, 0, 4),
+                            new SimpleChannelInboundHandler<ByteBuf>() {
+                                @Override
+                                protected void channelRead0(final ChannelHandlerContext ctx, final ByteBuf msg) {
+                                    final ByteBuffer copy = ByteBuffer.allocate(msg.readableBytes());
+                                    msg.readBytes(copy);
+                                    frames.add(copy.flip());
+                                }
+                            });
+                }
+            };
+        }
 
         /** Sends a request; returns its header (to parse the response with). */
         RequestHeader send(final ApiKeys api, final short version, final ApiMessage data) {

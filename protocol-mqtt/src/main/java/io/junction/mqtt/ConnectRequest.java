@@ -17,7 +17,7 @@ import java.util.UUID;
  * @param serverKeepAlive   whether the broker's keep-alive replaces the client's (told in the CONNACK)
  */
 record ConnectRequest(int version, String clientId, boolean assigned, boolean cleanStart,
-                      MqttConnection.Will will, boolean persistent, long expiryToKeep, int receiveMaximum,
+                      Will will, boolean persistent, long expiryToKeep, int receiveMaximum,
                       long maxPacketSize, int topicAliasMaximum, boolean problemInformation, int keepAlive,
                       boolean serverKeepAlive) {
 
@@ -54,7 +54,7 @@ record ConnectRequest(int version, String clientId, boolean assigned, boolean cl
                     : MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
                     "a client identifier may not contain '%'");
         }
-        MqttConnection.Will will = null;
+        Will will = null;
         if (m.variableHeader().isWillFlag()) {
             final String topic = m.payload().willTopic();
             if (!TopicFilter.isValidTopicName(topic)) {
@@ -64,7 +64,7 @@ record ConnectRequest(int version, String clientId, boolean assigned, boolean cl
             final MqttProperties wp = m.payload().willProperties();
             final Integer delay = wp == null ? null : MqttMessageMapping.intProperty(wp,
                     MqttProperties.WILL_DELAY_INTERVAL);
-            will = new MqttConnection.Will(topic, m.payload().willMessageInBytes(), m.variableHeader().willQos(),
+            will = new Will(topic, m.payload().willMessageInBytes(), m.variableHeader().willQos(),
                     m.variableHeader().isWillRetain(), wp == null ? MqttProperties.NO_PROPERTIES : wp,
                     delay == null ? 0 : delay & 0xFFFFFFFFL);
         }

@@ -203,7 +203,7 @@ final class MqttBroker {
         return sent.thenCompose(x -> retained.retain(message, namespace));
     }
 
-    void publishWill(final Session session, final MqttConnection.Will will) {
+    void publishWill(final Session session, final Will will) {
         final String clientId = session.clientId;
         final int queues = messaging.route(session.namespace.core(CoreTopics.coreTopicOf(will.topic())))
                 .map(TopicConfig::queueCount).orElse(0);

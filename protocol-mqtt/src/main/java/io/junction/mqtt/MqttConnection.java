@@ -1,11 +1,7 @@
 package io.junction.mqtt;
 
-import io.junction.tenancy.Action;
 import io.junction.tenancy.Credentials;
-import io.junction.tenancy.Grants;
-import io.junction.tenancy.PolicyWatch;
 import io.junction.tenancy.Principal;
-import io.junction.tenancy.ResourceKind;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,10 +29,6 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -68,30 +60,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private boolean normalDisconnect;
     /** The accepted CONNECT: the client's limits, which acknowledgements and aliases respect (null before). */
     private ConnectRequest accepted;
-    /** Topic aliases we assigned towards the client (3.3.2.3.4), at most the client's Topic Alias Maximum. */
-    private final Map<String, Integer> outboundAliases = new HashMap<>();
-    /** Packets that came while CONNECT was being authenticated, replayed after it (bounded). */
-    private final List<MqttMessage> early = new ArrayList<>();
-    private static final int MAX_EARLY = 32;
-    private Principal principal = Principal.ANONYMOUS;
-    /** Whether this connection counts against its namespace's connection quota (released when it closes). */
-    private boolean countedConnection;
-    /**
-     * PUB and SUB of the connection's user, remembered until the rules change (set when the CONNECT is accepted).
-     * PUB is asked for every PUBLISH, SUB for every message delivered: a subscription whose SUB was taken away stops
-     * delivering at once, and starts again when it is given back.
-     */
-    private Grants topicWrites;
-    private Grants topicReads;
-    private Grants shareReads;
-    /** Follows the user's rules while connected: a deleted or disabled user is disconnected (0x98). */
-    private PolicyWatch policyWatch = PolicyWatch.NONE;
+    /** Topic aliases we assigned towards the client (null before CONNECT is accepted). */
+    private OutboundAliases outboundAliases;
+    /** Packets that came while CONNECT was being authenticated, replayed after it. */
+    private final EarlyPackets early = new EarlyPackets();
+    /** The connection's user: principal, quota slot, grants (admitted when the CONNECT is authenticated). */
+    private final ConnectionUser user;
     /** The user may no longer act: its will is not published. */
     private volatile boolean revoked;
-
-    /** A will message kept until the connection ends. */
-    record Will(String topic, byte[] payload, int qos, boolean retain, MqttProperties properties, long delaySeconds) {
-    }
 
     /** The PUBLISHes this client sends us, and their acknowledgements. */
     private final InboundPublishes publishes;
@@ -101,6 +77,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     MqttConnection(final MqttBroker broker) {
         this.broker = broker;
         this.settings = broker.settings();
+        this.user = new ConnectionUser(broker.accessControl());
         this.publishes = new InboundPublishes(this, broker);
         this.subscriptions = new SubscribeRequests(this, broker);
     }
@@ -118,12 +95,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     }
 
     Principal principal() {
-        return principal;
+        return user.principal();
     }
 
     /** Whether the connection's user may publish to the core topic now. */
     boolean mayWrite(final String coreTopic) {
-        return topicWrites.allows(coreTopic);
+        return user.mayWrite(coreTopic);
     }
 
     Channel channel() {
@@ -152,29 +129,17 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     /** Whether the connection's user may receive messages of the core topic now (on its own subscriptions). */
     boolean mayRead(final String coreTopic) {
-        return topicReads.allows(coreTopic);
+        return user.mayRead(coreTopic);
     }
 
     /** Whether the connection's user may receive messages of the core topic through the core share group now. */
     boolean mayReadShared(final String coreTopic, final String shareGroup) {
-        return topicReads.allows(coreTopic) && shareReads.allows(shareGroup);
+        return user.mayReadShared(coreTopic, shareGroup);
     }
 
-    /**
-     * The alias to send a topic under: positive and new (send the topic name with it), negative when the client
-     * already knows it (send an empty topic name), 0 when there is none (no aliases, or all in use).
-     */
+    /** The alias to send a topic under (see {@link OutboundAliases#aliasOf}). */
     int outboundAlias(final String topic) {
-        final Integer known = outboundAliases.get(topic);
-        if (known != null) {
-            return -known;
-        }
-        if (outboundAliases.size() >= accepted.topicAliasMaximum()) {
-            return 0;
-        }
-        final int alias = outboundAliases.size() + 1;
-        outboundAliases.put(topic, alias);
-        return alias;
+        return outboundAliases.aliasOf(topic);
     }
 
     @Override
@@ -212,10 +177,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             if (state == State.AUTHENTICATING) {
-                if (early.size() >= MAX_EARLY) {
+                if (!early.hold(m)) {
                     ctx.close();
-                } else {
-                    early.add(ReferenceCountUtil.retain(m));
                 }
                 return;
             }
@@ -346,25 +309,17 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                             "bad user name or password");
                     return;
                 }
-                principal = r.principal().orElse(Principal.ANONYMOUS);
-                if (!broker.accessControl().connectionOpened(principal)) {
+                if (!user.admit(r.principal().orElse(Principal.ANONYMOUS), this::revoked)) {
                     connAckAndClose(version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_QUOTA_EXCEEDED
                             : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
                             "connection quota of the namespace exceeded");
                     return;
                 }
-                countedConnection = true;
-                topicWrites = broker.accessControl().grants(principal, ResourceKind.TOPIC, Action.PUB);
-                topicReads = broker.accessControl().grants(principal, ResourceKind.TOPIC, Action.SUB);
-                shareReads = broker.accessControl().grants(principal, ResourceKind.GROUP, Action.SUB);
-                policyWatch = broker.accessControl().watch(principal, this::revoked);
                 state = State.AWAIT_CONNECT;
                 connected(m);
             } finally {
                 ReferenceCountUtil.release(m);
-                final List<MqttMessage> replay = new ArrayList<>(early);
-                early.clear();
-                for (MqttMessage p : replay) {
+                for (MqttMessage p : early.takeAll()) {
                     channelRead(ctx, p); // releases it
                 }
             }
@@ -381,13 +336,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         final ConnectRequest request = outcome.request();
         will = request.will();
         accepted = request;
+        outboundAliases = new OutboundAliases(request.topicAliasMaximum());
         if (request.keepAlive() > 0) {
             // 3.1.2-24: close after one and a half keep-alive intervals without a packet.
             ctx.pipeline().addBefore(ctx.name(), "keep-alive",
                     new IdleStateHandler(request.keepAlive() * 1500L, 0, 0, TimeUnit.MILLISECONDS));
         }
         state = State.CONNECTED;
-        final MqttNamespace namespace = broker.namespaceOf(principal);
+        final MqttNamespace namespace = broker.namespaceOf(user.principal());
         final MqttBroker.Taken taken = broker.takeSession(namespace.core(request.clientId()), namespace,
                 request.cleanStart(), ctx.channel().eventLoop());
         session = taken.session();
@@ -508,23 +464,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** Publishes the will, if its user may publish to its topic under the rules in force now (not at CONNECT). */
-    private void publishWill(final Session s) {
-        if (broker.accessControl().allows(principal, ResourceKind.TOPIC,
-                s.namespace.core(CoreTopics.coreTopicOf(will.topic())), Action.PUB)) {
-            broker.publishWill(s, will);
-        }
-    }
-
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
-        early.forEach(ReferenceCountUtil::release);
-        early.clear();
-        if (countedConnection) {
-            countedConnection = false;
-            broker.accessControl().connectionClosed(principal);
-        }
-        policyWatch.cancel();
+        early.release();
+        user.release();
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
@@ -534,16 +477,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 state = State.CLOSED;
                 s.detach(this, () -> broker.sessionEnded(s));
                 if (will != null && !normalDisconnect && !revoked) {
-                    final long delay = Math.min(will.delaySeconds(), s.persistent() ? s.sessionExpirySeconds() : 0);
-                    if (delay <= 0) {
-                        publishWill(s);
-                    } else {
-                        s.executor().schedule(() -> {
-                            if (!s.online() || s.closed()) {
-                                publishWill(s); // 3.1.3-9: unless the session resumed first
-                            }
-                        }, delay, TimeUnit.SECONDS);
-                    }
+                    will.connectionLost(broker, user.principal(), s);
                 }
             });
         }

@@ -7,6 +7,7 @@ import io.junction.spi.config.ConfigKey;
 import io.junction.spi.http.HttpRoute;
 import io.junction.spi.kit.NettyListener;
 import io.junction.spi.tls.ServerTls;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
@@ -36,7 +37,9 @@ import java.util.concurrent.TimeUnit;
  * {@code mqtt-share-<g>}. Retained messages: see {@link RetainedStore}.
  */
 public final class MqttFrontEnd implements ProtocolFrontEnd {
-    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 128 * 1024);
+    /** The name of the packet decoder in a connection's pipeline. */
+    static final String DECODER = "mqtt-decoder";
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(32 * 1024, 128 * 1024);
 
     private MqttBroker broker;
     private HttpRoute webSocketRoute;
@@ -65,10 +68,8 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
                 context.eventLoops().worker());
         listener = new NettyListener(context, WATER_MARK);
         return broker.start()
-                .thenCompose(x -> listener.bindPlainAndTls("mqtt", "mqtts", tls, ch -> ch.pipeline()
-                        .addLast("mqtt-decoder", new MqttDecoder(settings.maxPacketSize(), 65535))
-                        .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
-                        .addLast("mqtt", new MqttConnection(broker))))
+                .thenCompose(x -> listener.bindPlainAndTls("mqtt", "mqtts", tls,
+                        ch -> initPipeline(ch.pipeline(), settings, broker)))
                 .thenApply(endpoints -> {
                     webSocketRoute = context.httpRoutes().register(MqttOverWebSocket.PATH,
                             new MqttOverWebSocket(broker, context.connections()));
@@ -78,6 +79,13 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
                     all.add(new Endpoint("mqtt-ws", ws));
                     return all;
                 });
+    }
+
+    /** A connection's handlers after the counter and TLS (the fuzz target builds the same). */
+    static void initPipeline(final ChannelPipeline pipeline, final MqttSettings settings, final MqttBroker broker) {
+        pipeline.addLast(DECODER, new MqttDecoder(settings.maxPacketSize(), 65535))
+                .addLast("mqtt-encoder", MqttEncoder.INSTANCE)
+                .addLast("mqtt", new MqttConnection(broker));
     }
 
     @Override

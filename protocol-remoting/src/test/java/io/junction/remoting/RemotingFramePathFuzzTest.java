@@ -6,7 +6,6 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
-import io.junction.core.fuzz.ProblemLog;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RemotingDecoder;
 import io.junction.remoting.protocol.RemotingEncoder;
@@ -14,41 +13,21 @@ import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
-import io.junction.spi.metrics.ConnectionCounter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.junction.spi.fuzz.LocalChannelHarness;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.local.LocalAddress;
-import io.netty.channel.local.LocalChannel;
-import io.netty.channel.local.LocalIoHandler;
-import io.netty.channel.local.LocalServerChannel;
-import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.util.ReferenceCountUtil;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -56,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Arbitrary bytes on a Remoting connection through the pipeline the front-end builds
  * ({@link RemotingFrontEnd#initPipeline}): the frame decoder, JSON and ROCKETMQ header decoding, the request handler
- * and every processor, over a real store (an in-VM channel stands in for the socket). The frame cap is
+ * and every processor, over a real store, on the shared {@link LocalChannelHarness}. The frame cap is
  * {@value #MAX_FRAME} bytes here, small enough for fuzz-sized inputs to cross it.
  *
  * <p>The input's last byte picks what the rest becomes ({@link RemotingFrameRecipes}), so the fuzzer reaches the
@@ -73,42 +52,22 @@ import org.junit.jupiter.api.Timeout;
 @Tag("fuzz")
 class RemotingFramePathFuzzTest {
     static final int MAX_FRAME = 1024;
-    private static final LocalAddress ADDRESS = new LocalAddress("remoting-fuzz");
     private static final String BROKER_NAME = "fuzz-broker";
-    private static final long WAIT_SECONDS = 10;
-    private static final BlockingQueue<Channel> ACCEPTED = new LinkedBlockingQueue<>();
     private static final AtomicInteger OPAQUES = new AtomicInteger();
-    private static final Method INTERNAL_BUFFER;
 
-    static {
-        try {
-            // The decoder's cumulation is only visible to subclasses; the test reads it to check the frame cap.
-            INTERNAL_BUFFER = ByteToMessageDecoder.class.getDeclaredMethod("internalBuffer");
-            INTERNAL_BUFFER.setAccessible(true);
-        } catch (NoSuchMethodException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private static ProblemLog problems;
     private static MessageStore store;
-    private static EventLoopGroup loops;
-    private static ConnectionCounter connections;
+    private static LocalChannelHarness harness;
 
     private static synchronized void startOnce() throws Exception {
-        if (store != null) {
+        if (harness != null) {
             return;
         }
-        problems = ProblemLog.attach();
         final Path dir = Files.createTempDirectory("remoting-fuzz");
         // Half messages are due for their check-back at once: the test runs a check round (and a POP revive round)
         // after every input, so what an input leaves behind is found while that input is the one running.
         store = MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20).flushInterval(Duration.ofMillis(50))
                 .diskFullRatio(1.01).maxDiskUsedRatio(1.01).transactionFirstCheck(Duration.ofMillis(1))
                 .transactionCheckInterval(Duration.ofMillis(1)).build());
-        loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
-        connections = new ConnectionCounter(new SimpleMeterRegistry(), "remoting");
-
         final RemotingFrontEnd frontEnd = new RemotingFrontEnd();
         final Map<String, String> values = new HashMap<>();
         for (ConfigKey key : frontEnd.configKeys()) {
@@ -124,18 +83,10 @@ class RemotingFramePathFuzzTest {
         final int idleMillis = config.intValue("idle-timeout-ms");
         final int highWater = (int) config.size("write-buffer-high");
 
-        new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(highWater / 2, highWater))
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(final Channel ch) {
-                        ch.pipeline().addLast("connections", connections.handler());
-                        RemotingFrontEnd.initPipeline(ch.pipeline(), idleMillis, MAX_FRAME, handler);
-                        ACCEPTED.add(ch);
-                    }
-                }).bind(ADDRESS).sync();
+        harness = new LocalChannelHarness("remoting").serve(new WriteBufferWaterMark(highWater / 2, highWater),
+                ch -> RemotingFrontEnd.initPipeline(ch.pipeline(), idleMillis, MAX_FRAME, handler));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            harness.close();
             store.close();
         }));
     }
@@ -153,50 +104,31 @@ class RemotingFramePathFuzzTest {
         final int mode = data.consumeInt(0, 3);
         final byte[] input = RemotingFrameRecipes.build(mode, data.consumeRemainingAsBytes());
 
-        final Channel client = connect(new Discard());
-        final Channel server = ACCEPTED.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-        try {
-            assertThat(server).as("the server accepted the connection").isNotNull();
-            client.writeAndFlush(Unpooled.wrappedBuffer(input)).sync();
-
-            // The server reads the input before this task runs: at most one incomplete frame may stay in the decoder.
-            final int buffered = server.eventLoop().submit(() -> bufferedInDecoder(server))
-                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertThat(buffered).as("bytes held by the frame decoder").isLessThan(MAX_FRAME);
+        try (LocalChannelHarness.Connection c = harness.connect()) {
+            c.send(input);
+            // The server reads the input before the check runs: at most one incomplete frame may stay in the decoder.
+            assertThat(c.buffered("decoder")).as("bytes held by the frame decoder").isLessThan(MAX_FRAME);
             if (RemotingFrameRecipes.breaksFraming(input, MAX_FRAME)) {
-                assertThat(server.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS))
-                        .as("the server closes a stream whose framing is broken").isTrue();
+                assertThat(c.serverClosed()).as("the server closes a stream whose framing is broken").isTrue();
             }
-        } finally {
-            client.close().sync(); // also after a failed check: the next input starts with no connection open
         }
-        assertThat(server.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS))
-                .as("the server side closes once the client left").isTrue();
 
         assertRouteAnswered();
         store.checkTransactionsNow();
         store.reviveNow();
-        assertThat(eventually(() -> connections.current() == 0)).as("open connections counted after all closed")
-                .isTrue();
-        problems.assertNone();
+        harness.assertClean();
     }
 
     /** A new client's GET_ROUTEINFO_BY_TOPIC for the auto-create template topic gets this broker's route. */
     private static void assertRouteAnswered() throws Exception {
         final int opaque = OPAQUES.incrementAndGet();
         final CompletableFuture<RemotingCommand> answer = new CompletableFuture<>();
-        final Channel client = connect(new Answer(opaque, answer));
-        final Channel server = ACCEPTED.poll(WAIT_SECONDS, TimeUnit.SECONDS);
         final RemotingCommand response;
-        try {
-            assertThat(server).as("the server accepted the check connection").isNotNull();
-            client.writeAndFlush(RemotingCommand.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, opaque, false)
+        try (LocalChannelHarness.Connection c = harness.connect(new Answer(opaque, answer))) {
+            c.client().writeAndFlush(RemotingCommand.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, opaque, false)
                     .put("topic", "TBW102"));
-            response = answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } finally {
-            client.close().sync();
+            response = answer.get(LocalChannelHarness.WAIT_SECONDS, TimeUnit.SECONDS);
         }
-        assertThat(server.closeFuture().await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
 
         assertThat(response.isResponse()).isTrue();
         assertThat(response.code()).as("route query answer: %s", response).isEqualTo(ResponseCode.SUCCESS);
@@ -204,39 +136,6 @@ class RemotingFramePathFuzzTest {
         assertThat(new String(response.body(), StandardCharsets.UTF_8))
                 .contains("\"brokerAddrs\":{\"0\":\"127.0.0.1:9876\"},\"brokerName\":\"" + BROKER_NAME + "\"")
                 .contains("\"queueDatas\":[{\"brokerName\":\"" + BROKER_NAME + "\"");
-    }
-
-    private static Channel connect(final ChannelHandler handler) throws InterruptedException {
-        return new Bootstrap().group(loops).channel(LocalChannel.class).handler(handler).connect(ADDRESS).sync()
-                .channel();
-    }
-
-    /** Bytes the channel's frame decoder holds (0 once it is gone); call on the channel's event loop. */
-    private static int bufferedInDecoder(final Channel server) throws ReflectiveOperationException {
-        final ChannelHandler decoder = server.pipeline().get("decoder");
-        if (decoder == null || !server.isOpen()) {
-            return 0; // a failing decoder keeps what followed the bad frame until the closed channel removes it
-        }
-        return ((ByteBuf) INTERNAL_BUFFER.invoke(decoder)).readableBytes();
-    }
-
-    private static boolean eventually(final BooleanSupplier condition) {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            LockSupport.parkNanos(50_000);
-        }
-        return true;
-    }
-
-    /** The fuzzing client: answers are not checked. */
-    private static final class Discard extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
-            ReferenceCountUtil.release(msg);
-        }
     }
 
     /** The checking client: encodes its request, decodes frames, completes with the response to one opaque. */

@@ -1,4 +1,4 @@
-package io.junction.core.fuzz;
+package io.junction.spi.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
