@@ -20,6 +20,7 @@ import io.junction.core.io.SegmentFileFactory;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
+import io.junction.core.log.LogReplication;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
@@ -39,6 +40,7 @@ import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionService;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
@@ -107,10 +109,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final StoreStatistics statistics;
     private final StoreKvConfigs kvConfigs;
     private final Retention retention;
+    private final ReplicaRole role;
 
     private MessageStore(final StoreConfig config, final DataDirectory dataDir, final LongSupplier clock,
-                         final SegmentFileFactory segments) throws IOException {
+                         final SegmentFileFactory segments, final ReplicaRole role) throws IOException {
         this.config = config;
+        this.role = role;
         this.dataDir = dataDir;
         this.topicTable = DurableTable.load(new MetadataFile(dataDir.config("topics.dat"), METADATA_VERSION),
                 TopicConfig::name, MetadataCodecs.TOPIC);
@@ -132,15 +136,21 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
-                () -> dispatcherRef[0].wake());
+                () -> dispatcherRef[0].wake(), role.replication());
         this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived, 0);
         dispatcherRef[0] = dispatcher;
 
-        final long end = StoreRecovery.recover(config, recoverFrom, dataDir.crashed(), log, queues, index, dispatcher);
+        final long end = StoreRecovery.cut(role.logEnd(),
+                StoreRecovery.recover(config, recoverFrom, dataDir.crashed(), log, queues, index, dispatcher),
+                log, queues, index);
         final long bootTimestamp = clock.getAsLong();
         final TrafficCounters traffic = new TrafficCounters(bootTimestamp, ZoneId.systemDefault());
         this.availability = new Availability(dataDir.root(), config.diskFullRatio());
-        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
+        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock, role.replication());
+        if (role.follower()) {
+            appender.fence(new StoreException(StoreError.UNAVAILABLE,
+                    "this node is a follower of its cluster; send to the leader"));
+        }
         this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
                 config.autoCreateGroups());
@@ -181,11 +191,15 @@ public final class MessageStore implements Messaging, AutoCloseable {
         transactions.recover(); // likewise for the half and op replay positions
         checkpoints.write();
         flusher.start();
-        appender.start();
+        if (!role.follower()) {
+            appender.start();
+        }
         dispatcher.start();
         availability.started();
-        timers.start();
-        jobs.start(threads.reviver, threads.maintenance);
+        if (!role.follower()) {
+            timers.start();
+        }
+        jobs.start(threads.reviver, threads.maintenance, role.follower());
     }
 
     private PopService popService() {
@@ -209,9 +223,20 @@ public final class MessageStore implements Messaging, AutoCloseable {
     /** Opens the store with a clock and a segment medium of the caller's choosing (tests). */
     public static MessageStore open(final StoreConfig config, final LongSupplier clock,
                                     final SegmentFileFactory segments) {
+        return open(config, clock, segments, ReplicaRole.SINGLE);
+    }
+
+    /** Opens the store as one replica of a group (see {@link ReplicaRole}). */
+    public static MessageStore open(final StoreConfig config, final ReplicaRole role) {
+        return open(config, System::currentTimeMillis, MappedSegmentFile.FACTORY, role);
+    }
+
+    /** Opens the store as one replica of a group, with a clock and a segment medium of the caller's choosing. */
+    public static MessageStore open(final StoreConfig config, final LongSupplier clock,
+                                    final SegmentFileFactory segments, final ReplicaRole role) {
         final DataDirectory dir = DataDirectory.open(config.dataDir().toAbsolutePath());
         try {
-            return new MessageStore(config, dir, clock, segments);
+            return new MessageStore(config, dir, clock, segments, role);
         } catch (IOException e) {
             closeQuietly(dir);
             throw new StoreException(StoreError.IO_ERROR, "cannot open the store in " + config.dataDir() + ": "
@@ -421,6 +446,41 @@ public final class MessageStore implements Messaging, AutoCloseable {
     @Override
     public KvConfigs kvConfigs() {
         return kvConfigs;
+    }
+
+    // ------------------------------------------------------------------------------------------------- replication
+
+    /**
+     * A follower applies a range its group committed: the leader's exact bytes at {@code offset}, which must be where
+     * this log ends. They are forced first in SYNC mode, then indexed as the leader indexed them (consume queues, index,
+     * parked reads woken). Called by one thread, the group's apply thread.
+     *
+     * @throws IOException when the range does not continue the log or cannot be written (the replica must stop)
+     */
+    public void applyReplicated(final long offset, final ByteBuffer bytes) throws IOException {
+        if (!role.follower()) {
+            throw new IllegalStateException("only a follower's store applies replicated ranges");
+        }
+        log.appendReplicated(offset, bytes);
+        if (config.flushMode() == FlushMode.SYNC) {
+            log.force();
+        }
+        dispatcher.wake();
+    }
+
+    /** Where this replica's log ends (written, not necessarily forced). */
+    public long logEnd() {
+        return log.writeOffset();
+    }
+
+    /** Forces the log and returns where it ends (a replica recording how far its log is durable). */
+    public long forceLog() throws IOException {
+        return log.force();
+    }
+
+    /** This store's part in its group. */
+    public ReplicaRole role() {
+        return role;
     }
 
     // ------------------------------------------------------------------------------------------------- upkeep

@@ -1,0 +1,241 @@
+package io.junction.cluster;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.ReplicaRole;
+import io.junction.core.engine.StoreConfig;
+import io.junction.core.log.CommitLog;
+import io.junction.core.log.LogReplication;
+import io.junction.core.message.RecordLayout;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's replica of the store group: one {@link MessageStore}, opened as follower or leader, and the
+ * {@link LogReplication} its leader's appender ships written ranges through.
+ *
+ * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, each written range
+ * becomes one Raft entry, and its senders are answered once the entry is applied here (committed by a majority). A
+ * follower's store takes no sends; it writes each committed range at the same offset and indexes it as recovery does.
+ *
+ * <p>Changing role reopens the store: promotion opens it as leader at the end of what was applied, and recovery
+ * rebuilds POP, timers and transactions from the log, as after a restart; a leader that steps down (or meets an
+ * entry of another leader) cuts whatever of its log the group never committed and reopens as follower. Entries are
+ * applied and roles changed under one lock, so an entry never meets a store halfway through a reopen.
+ */
+final class ReplicatedStore implements LogReplication, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedStore.class);
+
+    /** Entries are cut near this size (a single larger record makes a larger entry). */
+    static final int ENTRY_TARGET_BYTES = 4 << 20;
+
+    private final StoreConfig config;
+    private final Function<ByteBuffer, CompletableFuture<Void>> submit;
+    private final Consumer<MessageStore> opened;
+    private final Object lock = new Object();
+    private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
+    private volatile MessageStore store;
+    /** End of the last applied range: the group's committed log as far as this replica has applied it. */
+    private volatile long appliedEnd;
+    /** The term this store leads in, or -1 while it follows. */
+    private volatile long leaderTerm = -1;
+    private volatile Throwable broken;
+
+    /**
+     * @param submit proposes an entry to the group through this node (the leader); completes once it is applied here
+     * @param opened told each time a store is (re)opened, so that callers switch to it
+     */
+    ReplicatedStore(final StoreConfig config, final Function<ByteBuffer, CompletableFuture<Void>> submit,
+                    final Consumer<MessageStore> opened) {
+        this.config = config;
+        this.submit = submit;
+        this.opened = opened;
+    }
+
+    /** Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). */
+    void open(final long logEnd) {
+        synchronized (lock) {
+            final MessageStore next = MessageStore.open(config, ReplicaRole.follower(logEnd));
+            store = next;
+            appliedEnd = logEnd;
+            opened.accept(next);
+        }
+    }
+
+    MessageStore store() {
+        return store;
+    }
+
+    /** Whether this replica takes writes now: it leads, and nothing broke. */
+    boolean leading() {
+        return leaderTerm >= 0 && broken == null;
+    }
+
+    long appliedEnd() {
+        return appliedEnd;
+    }
+
+    /** Applies a committed entry (Ratis' apply thread, in log order). */
+    void apply(final long term, final ByteBuffer entry) throws IOException {
+        if (ReplicaEntry.type(entry) != ReplicaEntry.LOG_RANGE) {
+            throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
+        }
+        final long offset = ReplicaEntry.logOffset(entry);
+        final ByteBuffer bytes = ReplicaEntry.logBytes(entry);
+        final long end = offset + bytes.remaining();
+        synchronized (lock) {
+            if (leaderTerm >= 0) {
+                if (term == leaderTerm && offset == appliedEnd && store.logEnd() >= end) {
+                    // Our own range, already in our log: committed now, so its senders may be answered.
+                    appliedEnd = end;
+                    return;
+                }
+                LOG.warn("Entry of term {} at log offset {} is not this leader's (term {}): stepping down", term,
+                        offset, leaderTerm);
+                reopen(false, -1);
+            }
+            if (offset != appliedEnd) {
+                throw new IOException("committed range at " + offset + " does not continue the applied log at "
+                        + appliedEnd);
+            }
+            store.applyReplicated(offset, bytes);
+            appliedEnd = end;
+        }
+    }
+
+    /** Forces the log and returns the applied end (a snapshot, taken on the apply thread). */
+    long forceAppliedEnd() throws IOException {
+        synchronized (lock) {
+            store.forceLog();
+            return appliedEnd;
+        }
+    }
+
+    /** This node leads {@code term} and has applied everything committed before it: reopen as leader. */
+    void promote(final long term) {
+        synchronized (lock) {
+            if (leaderTerm == term || broken != null) {
+                return;
+            }
+            reopen(true, term);
+        }
+    }
+
+    /** This node no longer leads: reopen as follower, cutting any uncommitted tail. */
+    void demote() {
+        synchronized (lock) {
+            if (leaderTerm < 0 || broken != null) {
+                return;
+            }
+            reopen(false, -1);
+        }
+    }
+
+    private void reopen(final boolean leader, final long term) {
+        final long started = System.nanoTime();
+        final StoreException changed = new StoreException(StoreError.UNAVAILABLE,
+                "the cluster's leader changed; the send may or may not be stored");
+        for (CompletableFuture<Void> f : inFlight) {
+            f.completeExceptionally(changed);
+        }
+        leaderTerm = -1;
+        store.close();
+        final MessageStore next = MessageStore.open(config, leader
+                ? ReplicaRole.leader(this, appliedEnd) : ReplicaRole.follower(appliedEnd));
+        store = next;
+        leaderTerm = leader ? term : -1;
+        opened.accept(next);
+        LOG.info("Store reopened as {} at log offset {} in {} ms", leader ? "leader of term " + term : "follower",
+                appliedEnd, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** The replica cannot follow its group (a range that does not fit, a failed write): it refuses everything. */
+    void broken(final Throwable cause) {
+        if (broken == null) {
+            LOG.error("This replica cannot apply its group's log any more; it refuses writes until restarted", cause);
+            broken = cause;
+            store.close();
+        }
+    }
+
+    /** Wakes whoever watches the role; the node polls anyway. */
+    void roleMayHaveChanged() {
+        // The node's role watcher reconciles on its next tick; nothing to do on Ratis' thread.
+    }
+
+    // ----------------------------------------------------------------------------------------- LogReplication
+
+    @Override
+    public boolean enabled() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Void> replicate(final CommitLog log, final long from, final long to) {
+        final ByteBuffer bytes;
+        try {
+            bytes = log.copyRange(from, to);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        // One entry per few MiB, cut at record boundaries: a follower shows what it applied, so it applies whole
+        // records only; and a Raft entry must fit Ratis' append buffer.
+        final List<CompletableFuture<Void>> parts = new ArrayList<>();
+        int start = 0;
+        int pos = 0;
+        while (pos < bytes.limit()) {
+            final int size = bytes.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET);
+            if (size <= 0 || pos + (long) size > bytes.limit()) {
+                return CompletableFuture.failedFuture(new IOException("no whole record at log offset "
+                        + (from + pos)));
+            }
+            if (pos > start && pos + size - start > ENTRY_TARGET_BYTES) {
+                parts.add(submitRange(from + start, bytes.duplicate().position(start).limit(pos)));
+                start = pos;
+            }
+            pos += size;
+        }
+        parts.add(submitRange(from + start, bytes.duplicate().position(start).limit(pos)));
+        return parts.size() == 1 ? parts.get(0) : CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Void> submitRange(final long offset, final ByteBuffer bytes) {
+        final CompletableFuture<Void> committed = new CompletableFuture<>();
+        inFlight.add(committed);
+        submit.apply(ReplicaEntry.logRange(offset, bytes)).whenComplete((ok, failure) -> {
+            inFlight.remove(committed);
+            if (failure == null) {
+                committed.complete(null);
+            } else {
+                committed.completeExceptionally(failure);
+            }
+        });
+        return committed;
+    }
+
+    @Override
+    public long committedOffset() {
+        return appliedEnd;
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            leaderTerm = -1;
+            final MessageStore current = store;
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+}
