@@ -8,6 +8,7 @@ import io.junction.core.engine.StoreConfig;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogReplication;
 import io.junction.core.message.RecordLayout;
+import io.junction.core.meta.DurableTable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -15,6 +16,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -33,11 +37,13 @@ import org.slf4j.LoggerFactory;
  * entry of another leader) cuts whatever of its log the group never committed and reopens as follower. Entries are
  * applied and roles changed under one lock, so an entry never meets a store halfway through a reopen.
  */
-final class ReplicatedStore implements LogReplication, AutoCloseable {
+final class ReplicatedStore implements LogReplication, DurableTable.Replication, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedStore.class);
 
     /** Entries are cut near this size (a single larger record makes a larger entry). */
     static final int ENTRY_TARGET_BYTES = 4 << 20;
+    /** Longest wait for a metadata change to be committed (an admin thread waits; never an event loop). */
+    private static final long METADATA_TIMEOUT_SECONDS = 15;
 
     private final StoreConfig config;
     private final Function<ByteBuffer, CompletableFuture<Void>> submit;
@@ -65,7 +71,7 @@ final class ReplicatedStore implements LogReplication, AutoCloseable {
     /** Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). */
     void open(final long logEnd) {
         synchronized (lock) {
-            final MessageStore next = MessageStore.open(config, ReplicaRole.follower(logEnd));
+            final MessageStore next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
             store = next;
             appliedEnd = logEnd;
             opened.accept(next);
@@ -87,6 +93,13 @@ final class ReplicatedStore implements LogReplication, AutoCloseable {
 
     /** Applies a committed entry (Ratis' apply thread, in log order). */
     void apply(final long term, final ByteBuffer entry) throws IOException {
+        if (ReplicaEntry.type(entry) == ReplicaEntry.METADATA) {
+            final ReplicaEntry.MetadataChange change = ReplicaEntry.metadataChange(entry);
+            synchronized (lock) {
+                store.applyMetadata(change.table(), change.op(), change.change());
+            }
+            return;
+        }
         if (ReplicaEntry.type(entry) != ReplicaEntry.LOG_RANGE) {
             throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
         }
@@ -151,7 +164,7 @@ final class ReplicatedStore implements LogReplication, AutoCloseable {
         leaderTerm = -1;
         store.close();
         final MessageStore next = MessageStore.open(config, leader
-                ? ReplicaRole.leader(this, appliedEnd) : ReplicaRole.follower(appliedEnd));
+                ? ReplicaRole.leader(this, appliedEnd, this) : ReplicaRole.follower(appliedEnd, this));
         store = next;
         leaderTerm = leader ? term : -1;
         opened.accept(next);
@@ -221,6 +234,38 @@ final class ReplicatedStore implements LogReplication, AutoCloseable {
             }
         });
         return committed;
+    }
+
+    // ----------------------------------------------------------------------------------------- metadata
+
+    @Override
+    public void propose(final String table, final byte op, final byte[] change) {
+        if (!leading()) {
+            throw new StoreException(StoreError.UNAVAILABLE,
+                    "this node is a follower of its cluster; change metadata on the leader");
+        }
+        final CompletableFuture<Void> committed = new CompletableFuture<>();
+        inFlight.add(committed);
+        submit.apply(ReplicaEntry.metadata(table, op, change)).whenComplete((ok, failure) -> {
+            inFlight.remove(committed);
+            if (failure == null) {
+                committed.complete(null);
+            } else {
+                committed.completeExceptionally(failure);
+            }
+        });
+        try {
+            committed.get(METADATA_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof StoreException s ? s : new StoreException(StoreError.UNAVAILABLE,
+                    "metadata change not committed: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new StoreException(StoreError.UNAVAILABLE, "metadata change not committed within "
+                    + METADATA_TIMEOUT_SECONDS + " s (no majority?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException(StoreError.UNAVAILABLE, "interrupted waiting for a metadata change", e);
+        }
     }
 
     @Override

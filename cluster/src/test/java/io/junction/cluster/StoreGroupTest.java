@@ -115,10 +115,13 @@ class StoreGroupTest {
         assertThat(status.term()).isPositive();
         assertThat(status.members()).extracting(ClusterStatus.Member::id).containsExactly("n1", "n2", "n3");
         assertThat(status.toJson()).contains("\"node\":\"" + leader.id() + "\"", "\"acceptsWrites\":true");
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         for (Node n : group) {
             if (n != leader) {
-                n.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+                await(() -> n.messaging().route(TOPIC).isPresent(), "the topic to reach " + n.id());
                 assertThat(errorOf(n.messaging().send(TestStores.text(TOPIC, "x"))))
+                        .isEqualTo(StoreError.UNAVAILABLE);
+                assertThat(errorOf(n.messaging().topics().createIfAbsent(TopicConfig.of("elsewhere", 1))))
                         .isEqualTo(StoreError.UNAVAILABLE);
                 assertThat(n.node().status().toJson()).contains("\"acceptsWrites\":false");
             }
@@ -130,10 +133,8 @@ class StoreGroupTest {
         final List<ClusterMember> members = members();
         final List<Node> group = new ArrayList<>(List.of(start("n1", members), start("n2", members),
                 start("n3", members)));
-        for (Node n : group) {
-            n.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
-        }
         final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         final int count = 300;
         final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -146,6 +147,12 @@ class StoreGroupTest {
         leader.node().close();
         group.remove(leader);
         final Node next = awaitLeader(group);
+        // The topic reached the new leader as a replicated metadata change, not a local one.
+        assertThat(next.messaging().route(TOPIC)).isPresent();
+        next.messaging().topics().createOrUpdate(TopicConfig.of("later", 2)).join();
+        final Node other = group.stream().filter(n -> n != next).findFirst().orElseThrow();
+        await(() -> other.messaging().route("later").map(TopicConfig::queueCount).orElse(0) == 2,
+                "a topic created on the new leader to reach the follower");
         final List<StoredMessage> served = readAll(next, count);
         assertThat(served).extracting(TestStores::body)
                 .containsExactlyElementsOf(IntStream.range(0, count).mapToObj(i -> "m" + i).toList());

@@ -107,7 +107,13 @@ public final class Broker {
                 stats = () -> cluster.store().stats();
             }
             StoreStatsGauges.register(metrics.registry(), stats);
-            awaitTraceTopic(store);
+            if (cluster == null) {
+                awaitTraceTopic(store);
+            } else {
+                // Every node starts as follower, and only the leader changes metadata: the trace topic is created
+                // on its first use (auto-creation) instead.
+                LOG.info("Cluster node: {} is created on its first use", MessageTraceWriter.DEFAULT_TOPIC);
+            }
             store.topics().list().forEach(t -> metrics.storeMetrics().registerTopic(t.name()));
             if (stats.get().recoveredFromCrash()) {
                 LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());

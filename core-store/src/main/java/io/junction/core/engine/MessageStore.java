@@ -75,6 +75,10 @@ import org.slf4j.LoggerFactory;
 public final class MessageStore implements Messaging, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MessageStore.class);
     private static final int METADATA_VERSION = 1;
+    /** Names of the metadata tables a replicated store's changes travel under. */
+    public static final String TOPICS_TABLE = "topics";
+    public static final String GROUPS_TABLE = "groups";
+    public static final String KV_TABLE = "kvconfig";
     private static final int MAX_PARKED_READS = 100_000;
     /** A consumer client missing heartbeats this long is dropped (RocketMQ: 120 s). */
     private static final Duration CONSUMER_EXPIRY = Duration.ofSeconds(120);
@@ -84,6 +88,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final StoreConfig config;
     private final DataDirectory dataDir;
     private final DurableTable<TopicConfig> topicTable;
+    private final DurableTable<GroupConfig> groupTable;
+    private final DurableTable<KvConfig> kvTable;
     private final ConsumerOffsets offsets;
     private final CommitLog log;
     private final ConsumeQueueStore queues;
@@ -118,11 +124,16 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.dataDir = dataDir;
         this.topicTable = DurableTable.load(new MetadataFile(dataDir.config("topics.dat"), METADATA_VERSION),
                 TopicConfig::name, MetadataCodecs.TOPIC);
-        final DurableTable<GroupConfig> groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"),
+        this.groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"),
                 METADATA_VERSION), GroupConfig::name, MetadataCodecs.GROUP);
         this.offsets = ConsumerOffsets.load(new MetadataFile(dataDir.config("offsets.dat"), METADATA_VERSION));
-        final DurableTable<KvConfig> kvTable = DurableTable.load(new MetadataFile(dataDir.config("kvconfig.dat"),
+        this.kvTable = DurableTable.load(new MetadataFile(dataDir.config("kvconfig.dat"),
                 METADATA_VERSION), KvConfig::id, KvConfig.CODEC);
+        if (role.metadata() != null) {
+            topicTable.replicateThrough(TOPICS_TABLE, role.metadata());
+            groupTable.replicateThrough(GROUPS_TABLE, role.metadata());
+            kvTable.replicateThrough(KV_TABLE, role.metadata());
+        }
         final Checkpoint checkpoint = new Checkpoint(dataDir.config("checkpoint"));
         final long recoverFrom = checkpoint.read();
         this.log = CommitLog.open(dataDir.commitLog(), config.segmentSize(), segments);
@@ -466,6 +477,16 @@ public final class MessageStore implements Messaging, AutoCloseable {
             log.force();
         }
         dispatcher.wake();
+    }
+
+    /** Applies a metadata change the group committed (every replica, the leader included, in commit order). */
+    public void applyMetadata(final String table, final byte op, final byte[] payload) throws IOException {
+        switch (table) {
+            case TOPICS_TABLE -> topicTable.apply(op, payload);
+            case GROUPS_TABLE -> groupTable.apply(op, payload);
+            case KV_TABLE -> kvTable.apply(op, payload);
+            default -> throw new IOException("unknown metadata table " + table);
+        }
     }
 
     /** Where this replica's log ends (written, not necessarily forced). */

@@ -1,6 +1,7 @@
 package io.junction.core.engine;
 
 import io.junction.core.log.LogReplication;
+import io.junction.core.meta.DurableTable;
 import java.util.Objects;
 
 /**
@@ -18,23 +19,27 @@ import java.util.Objects;
  * @param replication where a leader's written ranges go
  * @param logEnd      where the group's committed log ends as far as this replica knows: a longer local log is cut
  *                    there at open (a tail the group never committed); -1 keeps the log as recovered
+ * @param metadata    where changes of the topic, group and key-value tables go (proposed to the group, applied on
+ *                    every replica through {@link MessageStore#applyMetadata}); null on a single node
  */
-public record ReplicaRole(boolean follower, LogReplication replication, long logEnd) {
+public record ReplicaRole(boolean follower, LogReplication replication, long logEnd,
+                          DurableTable.Replication metadata) {
 
     /** The single node: no group. */
-    public static final ReplicaRole SINGLE = new ReplicaRole(false, LogReplication.NONE, -1);
+    public static final ReplicaRole SINGLE = new ReplicaRole(false, LogReplication.NONE, -1, null);
 
     public ReplicaRole {
         Objects.requireNonNull(replication, "replication");
     }
 
     /** A leader whose ranges go through {@code replication}. */
-    public static ReplicaRole leader(final LogReplication replication, final long logEnd) {
-        return new ReplicaRole(false, replication, logEnd);
+    public static ReplicaRole leader(final LogReplication replication, final long logEnd,
+                                     final DurableTable.Replication metadata) {
+        return new ReplicaRole(false, replication, logEnd, metadata);
     }
 
     /** A follower. */
-    public static ReplicaRole follower(final long logEnd) {
-        return new ReplicaRole(true, LogReplication.NONE, logEnd);
+    public static ReplicaRole follower(final long logEnd, final DurableTable.Replication metadata) {
+        return new ReplicaRole(true, LogReplication.NONE, logEnd, metadata);
     }
 }
