@@ -6,6 +6,7 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -58,6 +60,10 @@ public final class ClusterNode implements AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ScheduledExecutorService roleWatcher;
+    /** Polls for a forwarded change to be applied here; not the role watcher, which may be busy reopening. */
+    private final ScheduledExecutorService appliedPoller;
+    /** Sends metadata changes made on a follower to the leader (Ratis finds it and retries across elections). */
+    private final RaftClient forwarder;
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
                         final Consumer<MessageStore> opened) throws IOException {
@@ -69,13 +75,21 @@ public final class ClusterNode implements AutoCloseable {
         for (ClusterMember m : settings.members()) {
             peers.add(RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build());
         }
-        this.replica = new ReplicatedStore(storeConfig, this::submit, opened);
+        this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, opened);
+        final RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        final RaftProperties properties = properties(settings);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
-                .setGroup(RaftGroup.valueOf(groupId, peers))
+                .setGroup(group)
                 .setStateMachine(new StoreStateMachine(replica))
-                .setProperties(properties(settings))
+                .setProperties(properties)
                 .build();
+        this.appliedPoller = Executors.newSingleThreadScheduledExecutor(r -> {
+            final Thread t = new Thread(r, "junction-cluster-applied");
+            t.setDaemon(true);
+            return t;
+        });
+        this.forwarder = RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).build();
         this.roleWatcher = Executors.newSingleThreadScheduledExecutor(r -> {
             final Thread t = new Thread(r, "junction-cluster-role");
             t.setDaemon(true);
@@ -160,6 +174,37 @@ public final class ClusterNode implements AutoCloseable {
         });
     }
 
+    /**
+     * Sends an entry to the group's leader, wherever it is; completes once it is committed and applied on this
+     * replica too (a caller reads its own change back locally).
+     */
+    private CompletableFuture<Void> forward(final ByteBuffer entry) {
+        return forwarder.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry))).thenCompose(r -> {
+            if (!r.isSuccess()) {
+                return CompletableFuture.failedFuture(unavailable(r.getException()));
+            }
+            return appliedHere(r.getLogIndex());
+        });
+    }
+
+    private CompletableFuture<Void> appliedHere(final long index) {
+        final CompletableFuture<Void> applied = new CompletableFuture<>();
+        final Runnable[] check = new Runnable[1];
+        check[0] = () -> {
+            try {
+                if (server.getDivision(groupId).getInfo().getLastAppliedIndex() >= index) {
+                    applied.complete(null);
+                } else if (!applied.isDone()) {
+                    appliedPoller.schedule(check[0], 10, TimeUnit.MILLISECONDS);
+                }
+            } catch (IOException | RuntimeException e) {
+                applied.completeExceptionally(unavailable(e));
+            }
+        };
+        appliedPoller.execute(check[0]);
+        return applied;
+    }
+
     private static StoreException unavailable(final Throwable cause) {
         return new StoreException(StoreError.UNAVAILABLE, "not committed by the cluster: "
                 + (cause == null ? "unknown" : cause.getMessage()), cause);
@@ -180,6 +225,32 @@ public final class ClusterNode implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("Cluster role watch failed; retrying", e);
         }
+    }
+
+    /**
+     * Waits until the group has a leader and this node's store plays its part (opened as leader here if this node
+     * leads): front-ends then start against a settled store.
+     *
+     * @throws ClusterStartException when no leader is elected in time (a majority of the members is not running)
+     */
+    public void awaitSettled(final Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                final DivisionInfo info = server.getDivision(groupId).getInfo();
+                if (info.getLeaderId() != null && info.isLeader() == replica.leading()) {
+                    return;
+                }
+                Thread.sleep(ROLE_WATCH_MILLIS);
+            } catch (IOException e) {
+                throw new ClusterStartException("cluster node " + settings.nodeId() + ": " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClusterStartException("interrupted waiting for the cluster's leader", e);
+            }
+        }
+        throw new ClusterStartException("no leader elected within " + timeout.toSeconds() + " s: is a majority of "
+                + "cluster.members " + settings.members() + " running and reachable?");
     }
 
     /** The replica's current store (it changes when this node's role does). */
@@ -240,7 +311,13 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            forwarder.close();
+        } catch (IOException e) {
+            LOG.warn("Closing the Raft client failed", e);
+        }
         roleWatcher.shutdownNow();
+        appliedPoller.shutdownNow();
         try {
             roleWatcher.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -44,9 +45,11 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     static final int ENTRY_TARGET_BYTES = 4 << 20;
     /** Longest wait for a metadata change to be committed (an admin thread waits; never an event loop). */
     private static final long METADATA_TIMEOUT_SECONDS = 15;
+    private static final long METADATA_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final StoreConfig config;
     private final Function<ByteBuffer, CompletableFuture<Void>> submit;
+    private final Function<ByteBuffer, CompletableFuture<Void>> forward;
     private final Consumer<MessageStore> opened;
     private final Object lock = new Object();
     private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
@@ -58,13 +61,15 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     private volatile Throwable broken;
 
     /**
-     * @param submit proposes an entry to the group through this node (the leader); completes once it is applied here
-     * @param opened told each time a store is (re)opened, so that callers switch to it
+     * @param submit  proposes an entry to the group through this node (the leader); completes once it is applied here
+     * @param forward sends an entry to the leader wherever it is; completes once it is applied here too
+     * @param opened  told each time a store is (re)opened, so that callers switch to it
      */
     ReplicatedStore(final StoreConfig config, final Function<ByteBuffer, CompletableFuture<Void>> submit,
-                    final Consumer<MessageStore> opened) {
+                    final Function<ByteBuffer, CompletableFuture<Void>> forward, final Consumer<MessageStore> opened) {
         this.config = config;
         this.submit = submit;
+        this.forward = forward;
         this.opened = opened;
     }
 
@@ -238,33 +243,36 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
 
     // ----------------------------------------------------------------------------------------- metadata
 
+    /**
+     * A metadata change, from any node: the leader proposes it itself; a follower forwards it to the leader (front-ends
+     * create their system topics at start, on every node). Metadata entries carry no log offset, so whoever proposes
+     * them, every replica applies them the same way.
+     */
     @Override
     public void propose(final String table, final byte op, final byte[] change) {
-        if (!leading()) {
-            throw new StoreException(StoreError.UNAVAILABLE,
-                    "this node is a follower of its cluster; change metadata on the leader");
-        }
-        final CompletableFuture<Void> committed = new CompletableFuture<>();
-        inFlight.add(committed);
-        submit.apply(ReplicaEntry.metadata(table, op, change)).whenComplete((ok, failure) -> {
-            inFlight.remove(committed);
-            if (failure == null) {
-                committed.complete(null);
-            } else {
-                committed.completeExceptionally(failure);
+        final ByteBuffer entry = ReplicaEntry.metadata(table, op, change);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(METADATA_TIMEOUT_SECONDS);
+        // A change is idempotent (put, put-if-absent, remove of one entry), so one lost in a leader change is simply
+        // proposed again: a front-end creating its topics while the first leader is elected must not fail.
+        while (true) {
+            final CompletableFuture<Void> committed = leading() ? submit.apply(entry) : forward.apply(entry);
+            final long left = deadline - System.nanoTime();
+            try {
+                committed.get(Math.max(1, left), TimeUnit.NANOSECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (deadline - System.nanoTime() <= METADATA_RETRY_NANOS) {
+                    throw e.getCause() instanceof StoreException s ? s : new StoreException(StoreError.UNAVAILABLE,
+                            "metadata change not committed: " + e.getCause().getMessage(), e.getCause());
+                }
+                LockSupport.parkNanos(METADATA_RETRY_NANOS);
+            } catch (TimeoutException e) {
+                throw new StoreException(StoreError.UNAVAILABLE, "metadata change not committed within "
+                        + METADATA_TIMEOUT_SECONDS + " s (is a majority of the cluster running?)", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreException(StoreError.UNAVAILABLE, "interrupted waiting for a metadata change", e);
             }
-        });
-        try {
-            committed.get(METADATA_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof StoreException s ? s : new StoreException(StoreError.UNAVAILABLE,
-                    "metadata change not committed: " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new StoreException(StoreError.UNAVAILABLE, "metadata change not committed within "
-                    + METADATA_TIMEOUT_SECONDS + " s (no majority?)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException(StoreError.UNAVAILABLE, "interrupted waiting for a metadata change", e);
         }
     }
 

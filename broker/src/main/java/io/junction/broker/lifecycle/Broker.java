@@ -65,6 +65,8 @@ public final class Broker {
 
     private static final long FRONT_END_START_TIMEOUT_SECONDS = 30;
     private static final long FRONT_END_STOP_TIMEOUT_SECONDS = 10;
+    /** A cluster node starts its front-ends once a leader is elected; without a majority it refuses to start. */
+    private static final Duration CLUSTER_SETTLE_TIMEOUT = Duration.ofSeconds(60);
 
     private final ResourceStack resources;
     private final HealthState health;
@@ -197,7 +199,14 @@ public final class Broker {
     private static ClusterNode startCluster(final ClusterSettings settings, final StoreConfig storeConfig,
                                             final ReplicaMessaging replica) throws BrokerStartException {
         try {
-            return ClusterNode.start(settings, storeConfig, replica::switchTo);
+            final ClusterNode node = ClusterNode.start(settings, storeConfig, replica::switchTo);
+            try {
+                node.awaitSettled(CLUSTER_SETTLE_TIMEOUT);
+            } catch (final RuntimeException e) {
+                node.close();
+                throw e;
+            }
+            return node;
         } catch (final RuntimeException e) {
             throw new BrokerStartException(describe(e), e);
         }
