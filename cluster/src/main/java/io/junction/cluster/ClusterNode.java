@@ -6,6 +6,7 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,7 @@ import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
@@ -83,6 +85,9 @@ public final class ClusterNode implements AutoCloseable {
                 .setGroup(group)
                 .setStateMachine(new StoreStateMachine(replica))
                 .setProperties(properties)
+                // FORMAT the group's Raft storage at the first start, RECOVER it at every later one.
+                .setOption(Files.isDirectory(settings.clusterDir().resolve("raft").resolve(clusterId.toString()))
+                        ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         this.appliedPoller = Executors.newSingleThreadScheduledExecutor(r -> {
             final Thread t = new Thread(r, "junction-cluster-applied");

@@ -170,6 +170,13 @@ class StoreGroupTest {
         await(() -> follower.messaging().maxOffset(TOPIC, 0) == count + 1, "the follower to apply the new send");
         assertThat(new HashSet<>(readAll(follower, count + 1).stream().map(TestStores::body).toList()))
                 .contains("m0", "m" + (count - 1), "after");
+
+        // The stopped node restarts on its data (its uncommitted tail, if any, cut; the rest replayed) and catches up.
+        final Node back = start(leader.id(), members);
+        await(() -> back.node().status().appliedLogEnd() == next.node().status().appliedLogEnd()
+                && back.messaging().maxOffset(TOPIC, 0) == count + 1, "the restarted node to catch up");
+        assertThat(back.node().acceptsWrites()).isFalse();
+        assertThat(readAll(back, count + 1)).extracting(TestStores::body).contains("m0", "after");
     }
 
     private static List<StoredMessage> readAll(final Node node, final int expected) {
