@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -77,13 +78,18 @@ public final class ClusterNode implements AutoCloseable {
         for (ClusterMember m : settings.members()) {
             peers.add(RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build());
         }
+        this.roleWatcher = Executors.newSingleThreadScheduledExecutor(r -> {
+            final Thread t = new Thread(r, "junction-cluster-role");
+            t.setDaemon(true);
+            return t;
+        });
         this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, opened);
         final RaftGroup group = RaftGroup.valueOf(groupId, peers);
         final RaftProperties properties = properties(settings);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setGroup(group)
-                .setStateMachine(new StoreStateMachine(replica))
+                .setStateMachine(new StoreStateMachine(replica, this::wakeRoleWatcher))
                 .setProperties(properties)
                 // FORMAT the group's Raft storage at the first start, RECOVER it at every later one.
                 .setOption(Files.isDirectory(settings.clusterDir().resolve("raft").resolve(clusterId.toString()))
@@ -95,11 +101,6 @@ public final class ClusterNode implements AutoCloseable {
             return t;
         });
         this.forwarder = RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).build();
-        this.roleWatcher = Executors.newSingleThreadScheduledExecutor(r -> {
-            final Thread t = new Thread(r, "junction-cluster-role");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /**
@@ -213,6 +214,15 @@ public final class ClusterNode implements AutoCloseable {
     private static StoreException unavailable(final Throwable cause) {
         return new StoreException(StoreError.UNAVAILABLE, "not committed by the cluster: "
                 + (cause == null ? "unknown" : cause.getMessage()), cause);
+    }
+
+    /** A role change was announced: reconcile now rather than at the next tick. */
+    private void wakeRoleWatcher() {
+        try {
+            roleWatcher.execute(this::watchRole);
+        } catch (RejectedExecutionException e) {
+            // Closing.
+        }
     }
 
     private void watchRole() {

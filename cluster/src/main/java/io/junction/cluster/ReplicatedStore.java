@@ -186,11 +186,6 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         }
     }
 
-    /** Wakes whoever watches the role; the node polls anyway. */
-    void roleMayHaveChanged() {
-        // The node's role watcher reconciles on its next tick; nothing to do on Ratis' thread.
-    }
-
     // ----------------------------------------------------------------------------------------- LogReplication
 
     @Override

@@ -35,10 +35,13 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 final class StoreStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicatedStore replica;
+    private final Runnable roleChanged;
     private volatile long snapshotLogEnd;
 
-    StoreStateMachine(final ReplicatedStore replica) {
+    /** @param roleChanged wakes the node's role watcher (called on Ratis' threads: must not block) */
+    StoreStateMachine(final ReplicatedStore replica, final Runnable roleChanged) {
         this.replica = replica;
+        this.roleChanged = roleChanged;
     }
 
     @Override
@@ -97,11 +100,11 @@ final class StoreStateMachine extends BaseStateMachine {
 
     @Override
     public void notifyLeaderChanged(final RaftGroupMemberId memberId, final RaftPeerId newLeaderId) {
-        replica.roleMayHaveChanged();
+        roleChanged.run();
     }
 
     @Override
     public void notifyLeaderReady() {
-        replica.roleMayHaveChanged();
+        roleChanged.run();
     }
 }
