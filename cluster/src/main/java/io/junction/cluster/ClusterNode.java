@@ -52,6 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
     private static final long ROLE_WATCH_MILLIS = 50;
+    /** How often a leader ships a changed consumer-offset table to its followers. */
+    private static final long OFFSETS_SHIP_MILLIS = 1000;
     /** Snapshots ("the log ends at E after index I") bound the replay at restart. */
     private static final long SNAPSHOT_EVERY_ENTRIES = 4096;
 
@@ -126,6 +128,8 @@ public final class ClusterNode implements AutoCloseable {
                     + settings.self().address() + ": " + e.getMessage(), e);
         }
         node.roleWatcher.scheduleWithFixedDelay(node::watchRole, ROLE_WATCH_MILLIS, ROLE_WATCH_MILLIS,
+                TimeUnit.MILLISECONDS);
+        node.roleWatcher.scheduleWithFixedDelay(node::shipOffsets, OFFSETS_SHIP_MILLIS, OFFSETS_SHIP_MILLIS,
                 TimeUnit.MILLISECONDS);
         LOG.info("Cluster node {} started: members {}, Raft on {}", settings.nodeId(), settings.members(),
                 settings.self().address());
@@ -214,6 +218,14 @@ public final class ClusterNode implements AutoCloseable {
     private static StoreException unavailable(final Throwable cause) {
         return new StoreException(StoreError.UNAVAILABLE, "not committed by the cluster: "
                 + (cause == null ? "unknown" : cause.getMessage()), cause);
+    }
+
+    private void shipOffsets() {
+        try {
+            replica.shipOffsets();
+        } catch (RuntimeException e) {
+            LOG.warn("Shipping consumer offsets failed; next time", e);
+        }
     }
 
     /** A role change was announced: reconcile now rather than at the next tick. */

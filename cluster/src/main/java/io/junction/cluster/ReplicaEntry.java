@@ -20,6 +20,9 @@ import java.nio.charset.StandardCharsets;
  * | type (1) | table name length (2) | table name (UTF-8) | change kind (1) | the change (the table's codec) |
  * </pre>
  *
+ * <p>{@link #OFFSETS}: the leader's whole consumer-offset table (type byte, then the table as its file holds it),
+ * shipped about once a second when it changed; a follower replaces its table with it.
+ *
  * <p>{@link #LOG_RANGE}: a range of the leader's commit log exactly as it wrote it (whole records, blank fillers
  * included), written by every replica at the same offset. Many records go in one entry: a Raft entry costs about the
  * same whatever its size, so the appender's batch is the unit.
@@ -27,6 +30,7 @@ import java.nio.charset.StandardCharsets;
 final class ReplicaEntry {
     static final byte LOG_RANGE = 1;
     static final byte METADATA = 2;
+    static final byte OFFSETS = 3;
     static final int TYPE_OFFSET = 0;
     static final int LOG_OFFSET_OFFSET = 1;
     static final int HEADER_LENGTH = 9;
@@ -47,6 +51,18 @@ final class ReplicaEntry {
         final ByteBuffer entry = ByteBuffer.allocate(1 + 2 + name.length + 1 + change.length);
         entry.put(METADATA).putShort((short) name.length).put(name).put(op).put(change);
         return entry.flip();
+    }
+
+    /** An {@link #OFFSETS} entry. */
+    static ByteBuffer offsets(final byte[] table) {
+        return ByteBuffer.allocate(1 + table.length).put(OFFSETS).put(table).flip();
+    }
+
+    /** The table of an {@link #OFFSETS} entry. */
+    static byte[] offsetTable(final ByteBuffer entry) {
+        final byte[] table = new byte[entry.remaining() - 1];
+        entry.duplicate().position(entry.position() + 1).get(table);
+        return table;
     }
 
     /** A decoded {@link #METADATA} entry. */

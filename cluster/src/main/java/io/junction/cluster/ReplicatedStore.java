@@ -105,6 +105,12 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             return;
         }
+        if (ReplicaEntry.type(entry) == ReplicaEntry.OFFSETS) {
+            synchronized (lock) {
+                store.applyShippedOffsets(ReplicaEntry.offsetTable(entry));
+            }
+            return;
+        }
         if (ReplicaEntry.type(entry) != ReplicaEntry.LOG_RANGE) {
             throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
         }
@@ -234,6 +240,21 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
         });
         return committed;
+    }
+
+    /**
+     * Ships the consumer-offset table to the followers when it changed (the leader, about once a second): offsets
+     * change with every consumer's commit, too often for an entry each. Fire and forget: a lost shipment is followed
+     * by the next one, and a failover in between costs redeliveries (at least once), not messages.
+     */
+    void shipOffsets() {
+        if (!leading()) {
+            return;
+        }
+        final byte[] table = store.offsetsToShip();
+        if (table != null) {
+            submit.apply(ReplicaEntry.offsets(table));
+        }
     }
 
     // ----------------------------------------------------------------------------------------- metadata

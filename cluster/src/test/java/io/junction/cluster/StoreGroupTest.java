@@ -147,11 +147,17 @@ class StoreGroupTest {
         final List<SendResult> acked = sends.stream().map(CompletableFuture::join).toList();
         assertThat(acked).hasSize(count);
 
+        // A consumer's committed offset reaches the followers (shipped about once a second).
+        leader.messaging().commitOffset("readers", TOPIC, 0, 120);
+        await(() -> group.stream().allMatch(n -> n.messaging().queryOffset("readers", TOPIC, 0) == 120),
+                "the committed offset to reach every replica");
+
         leader.node().close();
         group.remove(leader);
         final Node next = awaitLeader(group);
         // The topic reached the new leader as a replicated metadata change, not a local one.
         assertThat(next.messaging().route(TOPIC)).isPresent();
+        assertThat(next.messaging().queryOffset("readers", TOPIC, 0)).isEqualTo(120);
         next.messaging().topics().createOrUpdate(TopicConfig.of("later", 2)).join();
         final Node other = group.stream().filter(n -> n != next).findFirst().orElseThrow();
         await(() -> other.messaging().route("later").map(TopicConfig::queueCount).orElse(0) == 2,

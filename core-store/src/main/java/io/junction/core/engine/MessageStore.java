@@ -489,6 +489,18 @@ public final class MessageStore implements Messaging, AutoCloseable {
         }
     }
 
+    /** The consumer-offset table when it changed since last shipped (a leader ships it to its followers); else null. */
+    public byte[] offsetsToShip() {
+        return offsets.shipIfChanged();
+    }
+
+    /** A follower takes the leader's consumer-offset table; a leader keeps its own (it is the newer). */
+    public void applyShippedOffsets(final byte[] table) {
+        if (role.follower()) {
+            offsets.applyShipped(table);
+        }
+    }
+
     /** Where this replica's log ends (written, not necessarily forced). */
     public long logEnd() {
         return log.writeOffset();
