@@ -463,8 +463,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     /**
      * A follower applies a range its group committed: the leader's exact bytes at {@code offset}, which must be where
-     * this log ends. They are forced first in SYNC mode, then indexed as the leader indexed them (consume queues, index,
-     * parked reads woken). Called by one thread, the group's apply thread.
+     * this log ends. They are forced first in SYNC mode, then indexed as the leader indexed them (consume queues,
+     * index, parked reads woken). Called by one thread, the group's apply thread.
      *
      * @throws IOException when the range does not continue the log or cannot be written (the replica must stop)
      */
