@@ -185,6 +185,28 @@ class StoreGroupTest {
         assertThat(readAll(back, count + 1)).extracting(TestStores::body).contains("m0", "after");
     }
 
+    @Test
+    void shouldNeverAcknowledgeASendTheGroupCannotCommit() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        assertThat(leader.messaging().send(TestStores.text(TOPIC, "committed")).join().queueOffset()).isZero();
+
+        // The leader alone is no majority: the send fails (once the leader steps down), it is never acknowledged.
+        for (Node n : group) {
+            if (n != leader) {
+                n.node().close();
+            }
+        }
+        final CompletableFuture<SendResult> stranded = leader.messaging().send(TestStores.text(TOPIC, "stranded"));
+        await(stranded::isDone, "the stranded send to fail");
+        assertThat(errorOf(stranded)).isEqualTo(StoreError.UNAVAILABLE);
+        await(() -> !leader.node().acceptsWrites(), "the lone leader to stop taking writes");
+        assertThat(errorOf(leader.messaging().send(TestStores.text(TOPIC, "later")))).isEqualTo(StoreError.UNAVAILABLE);
+        assertThat(leader.node().status().toJson()).contains("\"acceptsWrites\":false");
+    }
+
     private static List<StoredMessage> readAll(final Node node, final int expected) {
         final List<StoredMessage> all = new ArrayList<>();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
