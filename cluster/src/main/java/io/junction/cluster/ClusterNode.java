@@ -290,6 +290,11 @@ public final class ClusterNode implements AutoCloseable {
         return replica.leading();
     }
 
+    /** Times this node's store was reopened as leader or follower since start (its view of leader changes). */
+    public long roleChanges() {
+        return replica.roleChanges();
+    }
+
     public ClusterSettings settings() {
         return settings;
     }

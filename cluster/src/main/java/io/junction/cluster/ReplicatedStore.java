@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -59,6 +60,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     /** The term this store leads in, or -1 while it follows. */
     private volatile long leaderTerm = -1;
     private volatile Throwable broken;
+    /** Reopens as leader or follower since start: this node's view of leader changes. */
+    private final AtomicLong roleChanges = new AtomicLong();
 
     /**
      * @param submit  proposes an entry to the group through this node (the leader); completes once it is applied here
@@ -90,6 +93,10 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     /** Whether this replica takes writes now: it leads, and nothing broke. */
     boolean leading() {
         return leaderTerm >= 0 && broken == null;
+    }
+
+    long roleChanges() {
+        return roleChanges.get();
     }
 
     long appliedEnd() {
@@ -178,6 +185,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
                 ? ReplicaRole.leader(this, appliedEnd, this) : ReplicaRole.follower(appliedEnd, this));
         store = next;
         leaderTerm = leader ? term : -1;
+        roleChanges.incrementAndGet();
         opened.accept(next);
         LOG.info("Store reopened as {} at log offset {} in {} ms", leader ? "leader of term " + term : "follower",
                 appliedEnd, (System.nanoTime() - started) / 1_000_000);

@@ -13,6 +13,7 @@ import io.junction.broker.http.HttpRouter;
 import io.junction.broker.http.ListenException;
 import io.junction.broker.http.MetricsHandler;
 import io.junction.broker.metrics.BrokerMetrics;
+import io.junction.broker.metrics.ClusterGauges;
 import io.junction.broker.metrics.BrokerObservability;
 import io.junction.broker.metrics.OtlpPush;
 import io.junction.broker.metrics.StoreStatsGauges;
@@ -136,6 +137,7 @@ public final class Broker {
             router.register(MetricsHandler.PATH, new MetricsHandler(metrics));
             if (cluster != null) {
                 router.register(ClusterHandler.PATH, new ClusterHandler(cluster));
+                ClusterGauges.register(metrics.registry(), cluster);
                 health.writable(cluster::acceptsWrites);
             }
             final String bindAddress = config.string(ConfigKeys.BIND_ADDRESS);

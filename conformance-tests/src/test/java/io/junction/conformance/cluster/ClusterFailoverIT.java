@@ -82,6 +82,8 @@ class ClusterFailoverIT {
         System.out.printf("ClusterFailoverIT: failover (kill to first acknowledged send on the new leader) %d ms%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
         assertThat(after).hasSize(10);
+        assertThat(next.get("/metrics").body()).contains("junction_cluster_accepts_writes 1.0",
+                "junction_cluster_role_changes_total", "junction_cluster_term");
 
         final Set<String> expected = new HashSet<>(acked);
         expected.addAll(after);
