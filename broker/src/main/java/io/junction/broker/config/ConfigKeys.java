@@ -76,6 +76,15 @@ public final class ConfigKeys {
     public static final ConfigKey INDEX_FILE_ENTRIES = ConfigKey.of("store.index-file-entries", INT, "2000000",
             "Entries per index file (keys and message ids).");
 
+    public static final ConfigKey CLUSTER_NODE_ID = ConfigKey.of("cluster.node-id", STRING, "",
+            "This node's id among cluster.members; empty runs a single node (no replication).");
+    public static final ConfigKey CLUSTER_MEMBERS = ConfigKey.of("cluster.members", STRING, "",
+            "Every replica of the store group as id@host:port (its Raft replication address), comma-separated, "
+                    + "e.g. n1@10.0.0.1:9870,n2@10.0.0.2:9870,n3@10.0.0.3:9870; the same list on every node.");
+    public static final ConfigKey CLUSTER_ELECTION_TIMEOUT_MS = ConfigKey.of("cluster.election-timeout-ms", INT,
+            "1000", "Milliseconds without the leader's heartbeat before a follower stands for election (randomized "
+                    + "up to twice that); a leader cut off from a majority for twice that steps down.");
+
     /** Prefix of the shared HTTP listener's keys, TLS ones included ({@code http.tls-enabled}, …). */
     public static final String HTTP_PREFIX = "http";
     public static final ConfigKey HTTP_PORT = ConfigKey.of("http.port", PORT, "8080",
@@ -193,7 +202,8 @@ public final class ConfigKeys {
                 SEGMENT_SIZE, FLUSH_MODE, FLUSH_INTERVAL_MS, FLUSH_THRESHOLD, MAX_MESSAGE_SIZE, AUTO_CREATE_TOPICS,
                 AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
                 DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS, TRANSACTION_MAX_CHECKS,
-                POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
+                POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, CLUSTER_NODE_ID, CLUSTER_MEMBERS,
+                CLUSTER_ELECTION_TIMEOUT_MS, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,

@@ -2,6 +2,7 @@ package io.junction.broker.http;
 
 import io.junction.spi.Endpoint;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * What {@code /health} reports: the broker's phase and the endpoints that are listening. Written by the broker's
@@ -14,6 +15,13 @@ public final class HealthState {
 
     private volatile Status status = Status.STARTING;
     private volatile List<Endpoint> listeners = List.of();
+    /** A cluster node's "do I take writes now"; null on a single node (which always does while up). */
+    private volatile BooleanSupplier writable;
+
+    /** This broker is a cluster node: health also tells whether it takes writes (it leads its group). */
+    public void writable(final BooleanSupplier acceptsWrites) {
+        this.writable = acceptsWrites;
+    }
 
     /** Every listener is bound: health turns 200. */
     public void up(final List<Endpoint> endpoints) {
@@ -39,10 +47,17 @@ public final class HealthState {
         return listeners;
     }
 
-    /** {@code {"status":"UP","listeners":{"http":"http://127.0.0.1:8080"}}}. */
+    /**
+     * {@code {"status":"UP","listeners":{"http":"http://127.0.0.1:8080"}}}; a cluster node adds
+     * {@code "acceptsWrites":true|false} after the status.
+     */
     String toJson() {
-        final StringBuilder json = new StringBuilder(128).append("{\"status\":\"").append(status)
-                .append("\",\"listeners\":{");
+        final StringBuilder json = new StringBuilder(128).append("{\"status\":\"").append(status).append('"');
+        final BooleanSupplier canWrite = writable;
+        if (canWrite != null) {
+            json.append(",\"acceptsWrites\":").append(status == Status.UP && canWrite.getAsBoolean());
+        }
+        json.append(",\"listeners\":{");
         final List<Endpoint> snapshot = listeners;
         for (int i = 0; i < snapshot.size(); i++) {
             if (i > 0) {

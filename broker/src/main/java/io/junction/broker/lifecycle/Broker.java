@@ -1,9 +1,11 @@
 package io.junction.broker.lifecycle;
 
+import io.junction.broker.cluster.ClusterSetup;
 import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
 import io.junction.broker.config.StoreSettings;
+import io.junction.broker.http.ClusterHandler;
 import io.junction.broker.http.HealthHandler;
 import io.junction.broker.http.HealthState;
 import io.junction.broker.http.HttpListener;
@@ -11,6 +13,7 @@ import io.junction.broker.http.HttpRouter;
 import io.junction.broker.http.ListenException;
 import io.junction.broker.http.MetricsHandler;
 import io.junction.broker.metrics.BrokerMetrics;
+import io.junction.broker.metrics.ClusterGauges;
 import io.junction.broker.metrics.BrokerObservability;
 import io.junction.broker.metrics.OtlpPush;
 import io.junction.broker.metrics.StoreStatsGauges;
@@ -19,7 +22,12 @@ import io.junction.broker.netty.NettyTransport;
 import io.junction.broker.security.SecurityAdminHandler;
 import io.junction.broker.security.SecuritySetup;
 import io.junction.broker.tracing.MessageSpans;
+import io.junction.cluster.ClusterNode;
+import io.junction.cluster.ClusterSettings;
+import io.junction.cluster.ReplicaMessaging;
+import io.junction.core.Messaging;
 import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.StoreStats;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
@@ -43,6 +51,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +66,8 @@ public final class Broker {
 
     private static final long FRONT_END_START_TIMEOUT_SECONDS = 30;
     private static final long FRONT_END_STOP_TIMEOUT_SECONDS = 10;
+    /** A cluster node starts its front-ends once a leader is elected; without a majority it refuses to start. */
+    private static final Duration CLUSTER_SETTLE_TIMEOUT = Duration.ofSeconds(60);
 
     private final ResourceStack resources;
     private final HealthState health;
@@ -83,11 +94,31 @@ public final class Broker {
         try {
             final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create(otlpPush(config)));
             final StoreConfig storeConfig = StoreSettings.toStoreConfig(config, metrics.storeMetrics());
-            final MessageStore store = resources.push("store", openStore(storeConfig));
-            StoreStatsGauges.register(metrics.registry(), store::stats);
-            awaitTraceTopic(store);
+            final ClusterSettings clusterSettings = ClusterSetup.settings(config);
+            final Messaging store;
+            final Supplier<StoreStats> stats;
+            final ClusterNode cluster;
+            if (clusterSettings == null) {
+                final MessageStore local = resources.push("store", openStore(storeConfig));
+                store = local;
+                stats = local::stats;
+                cluster = null;
+            } else {
+                final ReplicaMessaging replica = new ReplicaMessaging();
+                cluster = resources.push("cluster node", startCluster(clusterSettings, storeConfig, replica));
+                store = replica;
+                stats = () -> cluster.store().stats();
+            }
+            StoreStatsGauges.register(metrics.registry(), stats);
+            if (cluster == null) {
+                awaitTraceTopic(store);
+            } else {
+                // Every node starts as follower, and only the leader changes metadata: the trace topic is created
+                // on its first use (auto-creation) instead.
+                LOG.info("Cluster node: {} is created on its first use", MessageTraceWriter.DEFAULT_TOPIC);
+            }
             store.topics().list().forEach(t -> metrics.storeMetrics().registerTopic(t.name()));
-            if (store.stats().recoveredFromCrash()) {
+            if (stats.get().recoveredFromCrash()) {
                 LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
             }
 
@@ -104,6 +135,11 @@ public final class Broker {
             final HttpRouter router = new HttpRouter();
             router.register(HealthHandler.PATH, new HealthHandler(health));
             router.register(MetricsHandler.PATH, new MetricsHandler(metrics));
+            if (cluster != null) {
+                router.register(ClusterHandler.PATH, new ClusterHandler(cluster));
+                ClusterGauges.register(metrics.registry(), cluster);
+                health.writable(cluster::acceptsWrites);
+            }
             final String bindAddress = config.string(ConfigKeys.BIND_ADDRESS);
             final String advertisedHost = config.string(ConfigKeys.BROKER_HOST);
             final HttpListener http = resources.push("http listener", HttpListener.bind(transport, bindAddress,
@@ -162,7 +198,23 @@ public final class Broker {
         }
     }
 
-    private static void awaitTraceTopic(final MessageStore store) throws BrokerStartException {
+    private static ClusterNode startCluster(final ClusterSettings settings, final StoreConfig storeConfig,
+                                            final ReplicaMessaging replica) throws BrokerStartException {
+        try {
+            final ClusterNode node = ClusterNode.start(settings, storeConfig, replica::switchTo);
+            try {
+                node.awaitSettled(CLUSTER_SETTLE_TIMEOUT);
+            } catch (final RuntimeException e) {
+                node.close();
+                throw e;
+            }
+            return node;
+        } catch (final RuntimeException e) {
+            throw new BrokerStartException(describe(e), e);
+        }
+    }
+
+    private static void awaitTraceTopic(final Messaging store) throws BrokerStartException {
         try {
             MessageTraceWriter.createTraceTopic(store).get(FRONT_END_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (final ExecutionException | TimeoutException e) {

@@ -132,6 +132,40 @@ class BrokerStartupErrorsIT {
         }
     }
 
+    @Test
+    void shouldExitWith1WhenTheNodeIsNotAmongTheClusterMembers() {
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set("cluster.node-id", "n4")
+                .set("cluster.members", "n1@127.0.0.1:1,n2@127.0.0.1:2,n3@127.0.0.1:3").start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+            assertOneLine(broker).contains("cluster.node-id n4 is not among cluster.members");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {"n1@127.0.0.1; is not id@host:port", "n1@h:1,n1@h:2; appears twice",
+            "n1@h:99999; outside 1-65535"})
+    void shouldExitWith1ForMalformedClusterMembers(final String members, final String reason) {
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set("cluster.node-id", "n1")
+                .set("cluster.members", members).start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+            assertOneLine(broker).contains("cluster: ").contains(reason);
+        }
+    }
+
+    @Test
+    void shouldExitWith1ForADataDirectoryOfAnotherCluster() throws Exception {
+        final Path data = tmp.resolve("data");
+        Files.createDirectories(data.resolve("cluster"));
+        Files.writeString(data.resolve("cluster/identity.properties"),
+                "cluster-id=00000000-0000-0000-0000-000000000000\nnode-id=n1\nmembers=[n1@elsewhere:1]\n");
+        try (BrokerProcess broker = BrokerProcess.builder(data).set("cluster.node-id", "n1")
+                .set("cluster.members", "n1@127.0.0.1:" + FreePorts.next() + ",n2@127.0.0.1:" + FreePorts.next()
+                        + ",n3@127.0.0.1:" + FreePorts.next()).start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+            assertOneLine(broker).contains("belongs to another cluster");
+        }
+    }
+
     private static AbstractStringAssert<?> assertOneLine(final BrokerProcess broker) {
         final String err = broker.stderr();
         assertThat(err.lines().count()).as("stderr lines:\n" + broker.output()).isEqualTo(1);

@@ -50,18 +50,29 @@ final class Maintenance {
         this.transactions = transactions;
     }
 
-    /** Schedules every job; the executors belong to the store, which stops them at close. */
-    void start(final ScheduledExecutorService reviver, final ScheduledExecutorService maintenance) {
+    /**
+     * Schedules every job; the executors belong to the store, which stops them at close.
+     *
+     * @param follower a follower's store: the jobs that append on their own (revive, check-backs, retention) wait
+     */
+    void start(final ScheduledExecutorService reviver, final ScheduledExecutorService maintenance,
+               final boolean follower) {
         final long revive = config.popReviveInterval().toMillis();
-        reviver.scheduleWithFixedDelay(this::reviveQuietly, revive, revive, TimeUnit.MILLISECONDS);
+        if (!follower) {
+            reviver.scheduleWithFixedDelay(this::reviveQuietly, revive, revive, TimeUnit.MILLISECONDS);
+        }
         maintenance.scheduleWithFixedDelay(this::checkpointQuietly, 1, 1, TimeUnit.SECONDS);
         final long transactionScan = transactionScanMillis(config);
-        maintenance.scheduleWithFixedDelay(this::checkTransactionsQuietly, transactionScan, transactionScan,
-                TimeUnit.MILLISECONDS);
+        if (!follower) {
+            maintenance.scheduleWithFixedDelay(this::checkTransactionsQuietly, transactionScan, transactionScan,
+                    TimeUnit.MILLISECONDS);
+        }
         maintenance.scheduleWithFixedDelay(this::persistOffsetsQuietly, 5, 5, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(availability::watchDisk, 0, 1, TimeUnit.SECONDS);
         maintenance.scheduleWithFixedDelay(registry::expire, 10, 10, TimeUnit.SECONDS);
-        maintenance.scheduleWithFixedDelay(retention::apply, 10, 10, TimeUnit.SECONDS);
+        if (!follower) {
+            maintenance.scheduleWithFixedDelay(retention::apply, 10, 10, TimeUnit.SECONDS);
+        }
         maintenance.scheduleAtFixedRate(() -> traffic.sample(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
     }
 

@@ -20,6 +20,7 @@ import io.junction.core.io.SegmentFileFactory;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
+import io.junction.core.log.LogReplication;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
@@ -39,6 +40,7 @@ import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionService;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
@@ -73,6 +75,10 @@ import org.slf4j.LoggerFactory;
 public final class MessageStore implements Messaging, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MessageStore.class);
     private static final int METADATA_VERSION = 1;
+    /** Names of the metadata tables a replicated store's changes travel under. */
+    public static final String TOPICS_TABLE = "topics";
+    public static final String GROUPS_TABLE = "groups";
+    public static final String KV_TABLE = "kvconfig";
     private static final int MAX_PARKED_READS = 100_000;
     /** A consumer client missing heartbeats this long is dropped (RocketMQ: 120 s). */
     private static final Duration CONSUMER_EXPIRY = Duration.ofSeconds(120);
@@ -82,6 +88,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final StoreConfig config;
     private final DataDirectory dataDir;
     private final DurableTable<TopicConfig> topicTable;
+    private final DurableTable<GroupConfig> groupTable;
+    private final DurableTable<KvConfig> kvTable;
     private final ConsumerOffsets offsets;
     private final CommitLog log;
     private final ConsumeQueueStore queues;
@@ -107,18 +115,25 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final StoreStatistics statistics;
     private final StoreKvConfigs kvConfigs;
     private final Retention retention;
+    private final ReplicaRole role;
 
     private MessageStore(final StoreConfig config, final DataDirectory dataDir, final LongSupplier clock,
-                         final SegmentFileFactory segments) throws IOException {
+                         final SegmentFileFactory segments, final ReplicaRole role) throws IOException {
         this.config = config;
+        this.role = role;
         this.dataDir = dataDir;
         this.topicTable = DurableTable.load(new MetadataFile(dataDir.config("topics.dat"), METADATA_VERSION),
                 TopicConfig::name, MetadataCodecs.TOPIC);
-        final DurableTable<GroupConfig> groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"),
+        this.groupTable = DurableTable.load(new MetadataFile(dataDir.config("groups.dat"),
                 METADATA_VERSION), GroupConfig::name, MetadataCodecs.GROUP);
         this.offsets = ConsumerOffsets.load(new MetadataFile(dataDir.config("offsets.dat"), METADATA_VERSION));
-        final DurableTable<KvConfig> kvTable = DurableTable.load(new MetadataFile(dataDir.config("kvconfig.dat"),
+        this.kvTable = DurableTable.load(new MetadataFile(dataDir.config("kvconfig.dat"),
                 METADATA_VERSION), KvConfig::id, KvConfig.CODEC);
+        if (role.metadata() != null) {
+            topicTable.replicateThrough(TOPICS_TABLE, role.metadata());
+            groupTable.replicateThrough(GROUPS_TABLE, role.metadata());
+            kvTable.replicateThrough(KV_TABLE, role.metadata());
+        }
         final Checkpoint checkpoint = new Checkpoint(dataDir.config("checkpoint"));
         final long recoverFrom = checkpoint.read();
         this.log = CommitLog.open(dataDir.commitLog(), config.segmentSize(), segments);
@@ -132,15 +147,21 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
-                () -> dispatcherRef[0].wake());
+                () -> dispatcherRef[0].wake(), role.replication());
         this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived, 0);
         dispatcherRef[0] = dispatcher;
 
-        final long end = StoreRecovery.recover(config, recoverFrom, dataDir.crashed(), log, queues, index, dispatcher);
+        final long end = StoreRecovery.cut(role.logEnd(),
+                StoreRecovery.recover(config, recoverFrom, dataDir.crashed(), log, queues, index, dispatcher),
+                log, queues, index);
         final long bootTimestamp = clock.getAsLong();
         final TrafficCounters traffic = new TrafficCounters(bootTimestamp, ZoneId.systemDefault());
         this.availability = new Availability(dataDir.root(), config.diskFullRatio());
-        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock);
+        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock, role.replication());
+        if (role.follower()) {
+            appender.fence(new StoreException(StoreError.UNAVAILABLE,
+                    "this node is a follower of its cluster; send to the leader"));
+        }
         this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
                 config.autoCreateGroups());
@@ -181,11 +202,15 @@ public final class MessageStore implements Messaging, AutoCloseable {
         transactions.recover(); // likewise for the half and op replay positions
         checkpoints.write();
         flusher.start();
-        appender.start();
+        if (!role.follower()) {
+            appender.start();
+        }
         dispatcher.start();
         availability.started();
-        timers.start();
-        jobs.start(threads.reviver, threads.maintenance);
+        if (!role.follower()) {
+            timers.start();
+        }
+        jobs.start(threads.reviver, threads.maintenance, role.follower());
     }
 
     private PopService popService() {
@@ -209,9 +234,20 @@ public final class MessageStore implements Messaging, AutoCloseable {
     /** Opens the store with a clock and a segment medium of the caller's choosing (tests). */
     public static MessageStore open(final StoreConfig config, final LongSupplier clock,
                                     final SegmentFileFactory segments) {
+        return open(config, clock, segments, ReplicaRole.SINGLE);
+    }
+
+    /** Opens the store as one replica of a group (see {@link ReplicaRole}). */
+    public static MessageStore open(final StoreConfig config, final ReplicaRole role) {
+        return open(config, System::currentTimeMillis, MappedSegmentFile.FACTORY, role);
+    }
+
+    /** Opens the store as one replica of a group, with a clock and a segment medium of the caller's choosing. */
+    public static MessageStore open(final StoreConfig config, final LongSupplier clock,
+                                    final SegmentFileFactory segments, final ReplicaRole role) {
         final DataDirectory dir = DataDirectory.open(config.dataDir().toAbsolutePath());
         try {
-            return new MessageStore(config, dir, clock, segments);
+            return new MessageStore(config, dir, clock, segments, role);
         } catch (IOException e) {
             closeQuietly(dir);
             throw new StoreException(StoreError.IO_ERROR, "cannot open the store in " + config.dataDir() + ": "
@@ -426,6 +462,63 @@ public final class MessageStore implements Messaging, AutoCloseable {
     @Override
     public KvConfigs kvConfigs() {
         return kvConfigs;
+    }
+
+    // ------------------------------------------------------------------------------------------------- replication
+
+    /**
+     * A follower applies a range its group committed: the leader's exact bytes at {@code offset}, which must be where
+     * this log ends. They are forced first in SYNC mode, then indexed as the leader indexed them (consume queues,
+     * index, parked reads woken). Called by one thread, the group's apply thread.
+     *
+     * @throws IOException when the range does not continue the log or cannot be written (the replica must stop)
+     */
+    public void applyReplicated(final long offset, final ByteBuffer bytes) throws IOException {
+        if (!role.follower()) {
+            throw new IllegalStateException("only a follower's store applies replicated ranges");
+        }
+        log.appendReplicated(offset, bytes);
+        if (config.flushMode() == FlushMode.SYNC) {
+            log.force();
+        }
+        dispatcher.wake();
+    }
+
+    /** Applies a metadata change the group committed (every replica, the leader included, in commit order). */
+    public void applyMetadata(final String table, final byte op, final byte[] payload) throws IOException {
+        switch (table) {
+            case TOPICS_TABLE -> topicTable.apply(op, payload);
+            case GROUPS_TABLE -> groupTable.apply(op, payload);
+            case KV_TABLE -> kvTable.apply(op, payload);
+            default -> throw new IOException("unknown metadata table " + table);
+        }
+    }
+
+    /** The consumer-offset table when it changed since last shipped (a leader ships it to its followers); else null. */
+    public byte[] offsetsToShip() {
+        return offsets.shipIfChanged();
+    }
+
+    /** A follower takes the leader's consumer-offset table; a leader keeps its own (it is the newer). */
+    public void applyShippedOffsets(final byte[] table) {
+        if (role.follower()) {
+            offsets.applyShipped(table);
+        }
+    }
+
+    /** Where this replica's log ends (written, not necessarily forced). */
+    public long logEnd() {
+        return log.writeOffset();
+    }
+
+    /** Forces the log and returns where it ends (a replica recording how far its log is durable). */
+    public long forceLog() throws IOException {
+        return log.force();
+    }
+
+    /** This store's part in its group. */
+    public ReplicaRole role() {
+        return role;
     }
 
     // ------------------------------------------------------------------------------------------------- upkeep

@@ -45,4 +45,23 @@ final class StoreRecovery {
                 log.minOffset(), end, crashed ? " (after a crash: re-verified from offset " + recoverFrom + ")" : "");
         return end;
     }
+
+    /**
+     * Cuts the recovered log at {@code logEnd}, where the replicated group's committed log ends as this replica
+     * knows it (-1: no cut), with the queue and index entries past it; returns the log's end.
+     */
+    static long cut(final long logEnd, final long end, final CommitLog log, final ConsumeQueueStore queues,
+                    final MessageIndex index) throws IOException {
+        if (logEnd < 0 || logEnd == end) {
+            return end;
+        }
+        if (logEnd > end) {
+            throw new IOException("the log ends at " + end + ", before " + logEnd + " that the cluster recorded as "
+                    + "applied: files of this replica are missing");
+        }
+        log.truncate(logEnd);
+        queues.truncate(logEnd);
+        index.truncate(logEnd);
+        return logEnd;
+    }
 }

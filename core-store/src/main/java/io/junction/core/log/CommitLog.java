@@ -195,6 +195,65 @@ public final class CommitLog implements AutoCloseable {
         writeOffset = offset + length;
     }
 
+    /**
+     * Copies the bytes {@code [from, to)} of the log, which may cross into the next segment (a replicated store's
+     * leader reading back what it just wrote, to ship it to the followers).
+     */
+    public ByteBuffer copyRange(final long from, final long to) throws IOException {
+        final ByteBuffer copy = ByteBuffer.allocate(Math.toIntExact(to - from));
+        long offset = from;
+        while (offset < to) {
+            final int length = (int) Math.min(to - offset, remainingInSegment(offset));
+            final ByteBuffer part = read(offset, length);
+            if (part == null) {
+                throw new IOException("log offset " + offset + " is not in the log");
+            }
+            copy.put(part);
+            offset += length;
+        }
+        return copy.flip();
+    }
+
+    /**
+     * Writes bytes a replicated store's leader wrote at {@code offset}, which must be this log's write offset:
+     * whole records and blank fillers, possibly crossing into the next segment (a follower applying a committed
+     * range; the caller is the only writer).
+     *
+     * @throws IOException when {@code offset} is not the write offset (a gap or an overlap) or a write failed
+     */
+    public void appendReplicated(final long offset, final ByteBuffer data) throws IOException {
+        if (offset != writeOffset) {
+            throw new IOException("replicated range at " + offset + " does not continue the log at " + writeOffset);
+        }
+        final ByteBuffer rest = data.duplicate();
+        while (rest.hasRemaining()) {
+            final long at = writeOffset;
+            ensureSegment(at - at % segmentSize);
+            final int length = Math.min(rest.remaining(), remainingInSegment(at));
+            write(rest.duplicate().limit(rest.position() + length));
+            rest.position(rest.position() + length);
+        }
+    }
+
+    /**
+     * Cuts the log at {@code end} (a record boundary at or below the write offset) before it is opened for writing:
+     * a replica dropping a tail its group never committed. Same durable clearing as recovery's.
+     */
+    public void truncate(final long end) throws IOException {
+        if (end > writeOffset) {
+            throw new IOException("cannot truncate the log at " + end + ": it ends at " + writeOffset);
+        }
+        if (segments.isEmpty() || end == writeOffset) {
+            return;
+        }
+        LOG.warn("Cutting the log at {} (it ended at {}): the replicated group never committed the rest", end,
+                writeOffset);
+        segments = FileList.copyOf(new LogRecovery(segments, segmentSize, this::reportDamage).truncateAfter(end));
+        writeOffset = end;
+        flushedOffset = end;
+        appendedFrom = Math.min(appendedFrom, end);
+    }
+
     /** Closes the current segment with a blank record and moves the write offset to the next segment's start. */
     public void roll() throws IOException {
         final long offset = writeOffset;

@@ -35,6 +35,14 @@ public final class LogAppender implements AutoCloseable {
     private final LogFlusher flusher;
     private final QueueOffsetCounter queueOffsets;
     private final LongSupplier clock;
+    private final LogReplication replication;
+    /**
+     * Set when this store must take no more writes: it is a follower, or a replicated range failed (its local tail
+     * may not be the group's). Only reopening the store lifts it.
+     */
+    private volatile StoreException fenced;
+    /** Where the batch being appended starts (appender thread only). */
+    private long batchStart;
     /** Lock-free: senders on many threads must not contend on a lock to hand a record over. */
     private final ConcurrentLinkedQueue<PendingAppend> queue = new ConcurrentLinkedQueue<>();
     /** Set while the appender thread is about to park; senders unpark it only then. */
@@ -49,6 +57,14 @@ public final class LogAppender implements AutoCloseable {
      */
     public LogAppender(final CommitLog log, final LogFlusher flusher,
                        final ToLongBiFunction<String, Integer> initialQueueOffset, final LongSupplier clock) {
+        this(log, flusher, initialQueueOffset, clock, LogReplication.NONE);
+    }
+
+    /** @param replication where written ranges go before senders are answered (a replicated store's leader) */
+    public LogAppender(final CommitLog log, final LogFlusher flusher,
+                       final ToLongBiFunction<String, Integer> initialQueueOffset, final LongSupplier clock,
+                       final LogReplication replication) {
+        this.replication = replication;
         this.log = log;
         this.flusher = flusher;
         this.queueOffsets = new QueueOffsetCounter(initialQueueOffset);
@@ -61,6 +77,11 @@ public final class LogAppender implements AutoCloseable {
         thread.start();
     }
 
+    /** Refuses every later append with {@code reason} (a follower's store, or a replica that lost its group). */
+    public void fence(final StoreException reason) {
+        fenced = reason;
+    }
+
     /**
      * Appends a record rendered by {@link RecordCodec#encode} (position 0 to limit). The future completes when the
      * record is durable under the flush mode, or fails with a {@link StoreException}.
@@ -69,6 +90,10 @@ public final class LogAppender implements AutoCloseable {
         final CompletableFuture<AppendResult> future = new CompletableFuture<>();
         if (!running) {
             future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
+            return future;
+        }
+        if (fenced != null) {
+            future.completeExceptionally(fenced);
             return future;
         }
         queue.add(new PendingAppend(record, topic, queueId, future, null));
@@ -90,6 +115,10 @@ public final class LogAppender implements AutoCloseable {
         final CompletableFuture<AppendResult> future = new CompletableFuture<>();
         if (!running) {
             future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
+            return future;
+        }
+        if (fenced != null) {
+            future.completeExceptionally(fenced);
             return future;
         }
         queue.add(new PendingAppend(records, topic, queueId, future, null, members.clone()));
@@ -152,9 +181,14 @@ public final class LogAppender implements AutoCloseable {
             fail(batch, 0, flusher.failure());
             return;
         }
+        if (fenced != null) {
+            fail(batch, 0, fenced);
+            return;
+        }
         int chunkStart = 0;
         staging.clear();
-        long stagingOffset = log.writeOffset();
+        batchStart = log.writeOffset();
+        long stagingOffset = batchStart;
         final long now = clock.getAsLong();
         for (int i = 0; i < batch.size(); i++) {
             final PendingAppend r = batch.get(i);
@@ -226,7 +260,35 @@ public final class LogAppender implements AutoCloseable {
         if (!writeStaging(batch, chunkStart, batch.size(), stagingOffset)) {
             return;
         }
-        flusher.appended(batch, 0, batch.size(), log.writeOffset());
+        handOn(batch, 0, batch.size(), batchStart);
+    }
+
+    /**
+     * Passes written requests {@code batch[from, to)} to the flusher; with replication, only once their range
+     * {@code [start, writeOffset)} is committed. A failed replication fences the store and fails them: their bytes are
+     * written here, but the group may not have them, so they are never acknowledged.
+     */
+    private void handOn(final List<PendingAppend> batch, final int from, final int to, final long start) {
+        final long end = log.writeOffset();
+        if (!replication.enabled() || end == start) {
+            flusher.appended(batch, from, to, end);
+            return;
+        }
+        final List<PendingAppend> held = new ArrayList<>(batch.subList(from, to));
+        replication.replicate(log, start, end).whenComplete((ok, failure) -> {
+            if (failure == null) {
+                flusher.appended(held, 0, held.size(), end);
+                return;
+            }
+            final StoreException refusal = new StoreException(StoreError.UNAVAILABLE,
+                    "not committed by a majority of the cluster: " + failure.getMessage(), failure);
+            if (fenced == null) {
+                LOG.warn("Replicating log {}..{} failed; this replica takes no more writes until reopened: {}",
+                        start, end, failure.toString());
+                fenced = refusal;
+            }
+            held.forEach(p -> p.fail(refusal));
+        });
     }
 
     private boolean writeStaging(final List<PendingAppend> batch, final int from, final int to, final long offset) {
@@ -305,7 +367,7 @@ public final class LogAppender implements AutoCloseable {
         }
         // Records before the failed chunk were written: hand them on as usual.
         if (from > 0) {
-            flusher.appended(batch, 0, from, log.writeOffset());
+            handOn(batch, 0, from, batchStart);
         }
     }
 

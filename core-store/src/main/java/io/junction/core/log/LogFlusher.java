@@ -36,6 +36,8 @@ public final class LogFlusher implements AutoCloseable {
     private final long intervalNanos;
     private final int thresholdBytes;
     private final Runnable onVisible;
+    /** Null on a single node; a replicated leader's committed offset, past which nothing is shown to consumers. */
+    private final LogReplication replication;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private List<PendingAppend> waiting = new ArrayList<>();
@@ -48,6 +50,13 @@ public final class LogFlusher implements AutoCloseable {
      */
     public LogFlusher(final CommitLog log, final FlushMode mode, final Duration interval, final int thresholdBytes,
                       final Runnable onVisible) {
+        this(log, mode, interval, thresholdBytes, onVisible, LogReplication.NONE);
+    }
+
+    /** @param replication a replicated store's: records are visible once committed by the group too */
+    public LogFlusher(final CommitLog log, final FlushMode mode, final Duration interval, final int thresholdBytes,
+                      final Runnable onVisible, final LogReplication replication) {
+        this.replication = replication.enabled() ? replication : null;
         this.log = log;
         this.mode = mode;
         this.intervalNanos = interval.toNanos();
@@ -68,7 +77,8 @@ public final class LogFlusher implements AutoCloseable {
 
     /** The log offset below which records may be shown to consumers: durable ones in SYNC mode, written in ASYNC. */
     public long visibleOffset() {
-        return mode == FlushMode.SYNC ? log.flushedOffset() : log.writeOffset();
+        final long local = mode == FlushMode.SYNC ? log.flushedOffset() : log.writeOffset();
+        return replication == null ? local : Math.min(local, replication.committedOffset());
     }
 
     /** Called by the appender after writing {@code batch[from, to)}, which ends at {@code endOffset}. */

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,6 +29,8 @@ public final class ConsumerOffsets {
     private final MetadataFile file;
     private final Map<Key, Long> offsets = new ConcurrentHashMap<>();
     private final AtomicBoolean changed = new AtomicBoolean();
+    /** Changed since a replicated store's leader last shipped the table to its followers. */
+    private final AtomicBoolean unshipped = new AtomicBoolean();
 
     private ConsumerOffsets(final MetadataFile file) {
         this.file = file;
@@ -42,6 +45,7 @@ public final class ConsumerOffsets {
     public void commit(final String group, final String topic, final int queueId, final long offset) {
         offsets.put(new Key(group, topic, queueId), offset);
         changed.set(true);
+        unshipped.set(true);
     }
 
     /** The committed offset, or -1 when none was committed. */
@@ -82,6 +86,57 @@ public final class ConsumerOffsets {
         if (offsets.keySet().removeIf(k -> (group == null || k.group().equals(group))
                 && (topic == null || k.topic().equals(topic)))) {
             changed.set(true);
+            unshipped.set(true);
+        }
+    }
+
+    /**
+     * The whole table, encoded as its file is, when it changed since the last call; else null. A replicated store's
+     * leader ships it to its followers now and then (offsets change too often for one Raft entry per commit).
+     */
+    public byte[] shipIfChanged() {
+        if (!unshipped.getAndSet(false)) {
+            return null;
+        }
+        return encode(Map.copyOf(offsets));
+    }
+
+    /** Replaces the table with one a leader shipped (a follower); written to the file by the next persist. */
+    public void applyShipped(final byte[] table) {
+        final Map<Key, Long> shipped = new HashMap<>();
+        decodeInto(ByteBuffer.wrap(table), shipped);
+        offsets.keySet().retainAll(shipped.keySet());
+        offsets.putAll(shipped);
+        changed.set(true);
+    }
+
+    private static byte[] encode(final Map<Key, Long> snapshot) {
+        try {
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            final DataOutputStream out = new DataOutputStream(bytes);
+            out.writeInt(snapshot.size());
+            for (Map.Entry<Key, Long> e : snapshot.entrySet()) {
+                out.writeUTF(e.getKey().group());
+                out.writeUTF(e.getKey().topic());
+                out.writeInt(e.getKey().queueId());
+                out.writeLong(e.getValue());
+            }
+            out.flush();
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // in memory: cannot happen
+        }
+    }
+
+    private static void decodeInto(final ByteBuffer payload, final Map<Key, Long> into) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload.array(),
+                payload.arrayOffset() + payload.position(), payload.remaining()))) {
+            final int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                into.put(new Key(in.readUTF(), in.readUTF(), in.readInt()), in.readLong());
+            }
+        } catch (IOException e) {
+            throw new StoreException(StoreError.IO_ERROR, "corrupt offset table: " + e.getMessage(), e);
         }
     }
 

@@ -11,6 +11,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -35,8 +36,28 @@ public final class DurableTable<V> {
         V read(DataInput in) throws IOException;
     }
 
+    /**
+     * Where a replicated store's table changes go: proposed to the group, then applied on every replica (this one
+     * included) through {@link #apply}. A single node has none.
+     */
+    public interface Replication {
+        /**
+         * Proposes a change to table {@code table}; returns once it is applied on this replica.
+         *
+         * @throws StoreException (UNAVAILABLE) when the group cannot commit it, e.g. this replica does not lead
+         */
+        void propose(String table, byte op, byte[] payload);
+    }
+
+    /** Change kinds, as {@link Replication#propose} ships them and {@link #apply} takes them. */
+    public static final byte PUT = 1;
+    public static final byte PUT_IF_ABSENT = 2;
+    public static final byte REMOVE = 3;
+
     private final MetadataFile file;
     private final Function<V, String> nameOf;
+    private volatile Replication replication;
+    private String replicatedName;
     private final Codec<V> codec;
     private final Map<String, V> entries = new ConcurrentHashMap<>();
 
@@ -66,8 +87,47 @@ public final class DurableTable<V> {
         return entries.size();
     }
 
+    /** From now on, changes go through {@code through} as changes of table {@code name} (a replicated store). */
+    public void replicateThrough(final String name, final Replication through) {
+        this.replicatedName = name;
+        this.replication = through;
+    }
+
+    /** Applies a change the group committed (every replica, in commit order). */
+    public void apply(final byte op, final byte[] payload) throws IOException {
+        switch (op) {
+            case PUT -> putLocal(decodeOne(payload));
+            case PUT_IF_ABSENT -> putIfAbsentLocal(decodeOne(payload));
+            case REMOVE -> removeLocal(new String(payload, StandardCharsets.UTF_8));
+            default -> throw new IOException("unknown table change " + op);
+        }
+    }
+
+    private byte[] encodeOne(final V value) throws IOException {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final DataOutputStream out = new DataOutputStream(bytes);
+        codec.write(value, out);
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    private V decodeOne(final byte[] payload) throws IOException {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
+            return codec.read(in);
+        }
+    }
+
     /** Adds or replaces an entry and persists the table before returning. */
-    public synchronized void put(final V value) throws IOException {
+    public void put(final V value) throws IOException {
+        final Replication through = replication;
+        if (through != null) {
+            through.propose(replicatedName, PUT, encodeOne(value));
+            return;
+        }
+        putLocal(value);
+    }
+
+    private synchronized void putLocal(final V value) throws IOException {
         final V previous = entries.put(nameOf.apply(value), value);
         try {
             persist();
@@ -78,17 +138,40 @@ public final class DurableTable<V> {
     }
 
     /** Adds an entry unless one of that name exists; returns the entry in the table. */
-    public synchronized V putIfAbsent(final V value) throws IOException {
+    public V putIfAbsent(final V value) throws IOException {
+        final Replication through = replication;
+        if (through != null) {
+            final V existing = entries.get(nameOf.apply(value));
+            if (existing != null) {
+                return existing;
+            }
+            through.propose(replicatedName, PUT_IF_ABSENT, encodeOne(value));
+            return entries.getOrDefault(nameOf.apply(value), value);
+        }
+        return putIfAbsentLocal(value);
+    }
+
+    private synchronized V putIfAbsentLocal(final V value) throws IOException {
         final V existing = entries.get(nameOf.apply(value));
         if (existing != null) {
             return existing;
         }
-        put(value);
+        putLocal(value);
         return value;
     }
 
     /** Removes an entry and persists the table; false when there was none. */
-    public synchronized boolean remove(final String name) throws IOException {
+    public boolean remove(final String name) throws IOException {
+        final Replication through = replication;
+        if (through != null) {
+            final boolean present = entries.containsKey(name);
+            through.propose(replicatedName, REMOVE, name.getBytes(StandardCharsets.UTF_8));
+            return present;
+        }
+        return removeLocal(name);
+    }
+
+    private synchronized boolean removeLocal(final String name) throws IOException {
         final V previous = entries.remove(name);
         if (previous == null) {
             return false;

@@ -1,0 +1,30 @@
+package io.junction.broker.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class HealthStateTest {
+
+    @Test
+    void shouldSayNothingAboutWritesOnASingleNode() {
+        final HealthState health = new HealthState();
+        health.up(List.of());
+        assertThat(health.toJson()).isEqualTo("{\"status\":\"UP\",\"listeners\":{}}");
+    }
+
+    @Test
+    void shouldTellWhetherAClusterNodeTakesWrites() {
+        final HealthState health = new HealthState();
+        final AtomicBoolean leads = new AtomicBoolean();
+        health.writable(leads::get);
+        health.up(List.of());
+        assertThat(health.toJson()).isEqualTo("{\"status\":\"UP\",\"acceptsWrites\":false,\"listeners\":{}}");
+        leads.set(true);
+        assertThat(health.toJson()).contains("\"acceptsWrites\":true");
+        health.stopping();
+        assertThat(health.toJson()).contains("\"acceptsWrites\":false");
+    }
+}

@@ -1,0 +1,365 @@
+package io.junction.cluster;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.StoreConfig;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's seat in its store group: the Ratis server (RPC over Ratis' shaded Netty), the replica it drives, and a
+ * role watcher that reopens the replica's store as leader once this node leads and has applied everything committed
+ * before its term, and as follower once it no longer leads.
+ */
+public final class ClusterNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
+    private static final long ROLE_WATCH_MILLIS = 50;
+    /** How often a leader ships a changed consumer-offset table to its followers. */
+    private static final long OFFSETS_SHIP_MILLIS = 1000;
+    /** Snapshots ("the log ends at E after index I") bound the replay at restart. */
+    private static final long SNAPSHOT_EVERY_ENTRIES = 4096;
+
+    private final ClusterSettings settings;
+    private final RaftGroupId groupId;
+    private final RaftPeerId selfId;
+    private final RaftServer server;
+    private final ReplicatedStore replica;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final ScheduledExecutorService roleWatcher;
+    /** Polls for a forwarded change to be applied here; not the role watcher, which may be busy reopening. */
+    private final ScheduledExecutorService appliedPoller;
+    /** Sends metadata changes made on a follower to the leader (Ratis finds it and retries across elections). */
+    private final RaftClient forwarder;
+
+    private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
+                        final Consumer<MessageStore> opened) throws IOException {
+        this.settings = settings;
+        final UUID clusterId = ClusterIdentity.claim(settings);
+        this.groupId = RaftGroupId.valueOf(clusterId);
+        this.selfId = RaftPeerId.valueOf(settings.nodeId());
+        final List<RaftPeer> peers = new ArrayList<>();
+        for (ClusterMember m : settings.members()) {
+            peers.add(RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build());
+        }
+        this.roleWatcher = Executors.newSingleThreadScheduledExecutor(r -> {
+            final Thread t = new Thread(r, "junction-cluster-role");
+            t.setDaemon(true);
+            return t;
+        });
+        this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, opened);
+        final RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        final RaftProperties properties = properties(settings);
+        this.server = RaftServer.newBuilder()
+                .setServerId(selfId)
+                .setGroup(group)
+                .setStateMachine(new StoreStateMachine(replica, this::wakeRoleWatcher))
+                .setProperties(properties)
+                // FORMAT the group's Raft storage at the first start, RECOVER it at every later one.
+                .setOption(Files.isDirectory(settings.clusterDir().resolve("raft").resolve(clusterId.toString()))
+                        ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                .build();
+        this.appliedPoller = Executors.newSingleThreadScheduledExecutor(r -> {
+            final Thread t = new Thread(r, "junction-cluster-applied");
+            t.setDaemon(true);
+            return t;
+        });
+        this.forwarder = RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).build();
+    }
+
+    /**
+     * Claims the data directory for this cluster, opens the replica's store (as follower) and joins the group.
+     *
+     * @param opened told each time the replica's store is (re)opened
+     * @throws ClusterStartException when the directory belongs to another cluster or node, or the server cannot start
+     */
+    public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
+                                    final Consumer<MessageStore> opened) {
+        final ClusterNode node;
+        try {
+            node = new ClusterNode(settings, storeConfig, opened);
+        } catch (IOException e) {
+            throw new ClusterStartException("cannot start the cluster node " + settings.nodeId() + ": "
+                    + e.getMessage(), e);
+        }
+        try {
+            node.server.start();
+        } catch (IOException e) {
+            node.close();
+            throw new ClusterStartException("cannot start the cluster node " + settings.nodeId() + " on "
+                    + settings.self().address() + ": " + e.getMessage(), e);
+        }
+        node.roleWatcher.scheduleWithFixedDelay(node::watchRole, ROLE_WATCH_MILLIS, ROLE_WATCH_MILLIS,
+                TimeUnit.MILLISECONDS);
+        node.roleWatcher.scheduleWithFixedDelay(node::shipOffsets, OFFSETS_SHIP_MILLIS, OFFSETS_SHIP_MILLIS,
+                TimeUnit.MILLISECONDS);
+        LOG.info("Cluster node {} started: members {}, Raft on {}", settings.nodeId(), settings.members(),
+                settings.self().address());
+        return node;
+    }
+
+    private static RaftProperties properties(final ClusterSettings settings) {
+        final RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        NettyConfigKeys.Server.setPort(p, settings.self().port());
+        RaftServerConfigKeys.setStorageDir(p, List.of(settings.clusterDir().resolve("raft").toFile()));
+        final long timeout = settings.electionTimeout().toMillis();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(timeout, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+        // A leader that has not heard from a majority this long steps down, failing its pending entries: a
+        // partitioned leader must not sit on writes it cannot commit.
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
+                TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, SNAPSHOT_EVERY_ENTRIES);
+        // Never purge the Raft log: a lagging replica catches up from it (installing a snapshot is not built yet).
+        RaftServerConfigKeys.Log.setPurgeGap(p, Integer.MAX_VALUE);
+        // An entry carries about 4 MiB of log (more when one record is larger: up to the largest message).
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("16MB"));
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("17MB"));
+        RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf("256MB"));
+        return p;
+    }
+
+    /** Proposes an entry through this node; completes once it is committed and applied here. */
+    private CompletableFuture<Void> submit(final ByteBuffer entry) {
+        final RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(selfId)
+                .setGroupId(groupId)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        final CompletableFuture<RaftClientReply> reply;
+        try {
+            reply = server.submitClientRequestAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(unavailable(e));
+        }
+        return reply.thenApply(r -> {
+            if (!r.isSuccess()) {
+                throw new CompletionException(unavailable(r.getException()));
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Sends an entry to the group's leader, wherever it is; completes once it is committed and applied on this
+     * replica too (a caller reads its own change back locally).
+     */
+    private CompletableFuture<Void> forward(final ByteBuffer entry) {
+        return forwarder.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry))).thenCompose(r -> {
+            if (!r.isSuccess()) {
+                return CompletableFuture.failedFuture(unavailable(r.getException()));
+            }
+            return appliedHere(r.getLogIndex());
+        });
+    }
+
+    private CompletableFuture<Void> appliedHere(final long index) {
+        final CompletableFuture<Void> applied = new CompletableFuture<>();
+        final Runnable[] check = new Runnable[1];
+        check[0] = () -> {
+            try {
+                if (server.getDivision(groupId).getInfo().getLastAppliedIndex() >= index) {
+                    applied.complete(null);
+                } else if (!applied.isDone()) {
+                    appliedPoller.schedule(check[0], 10, TimeUnit.MILLISECONDS);
+                }
+            } catch (IOException | RuntimeException e) {
+                applied.completeExceptionally(unavailable(e));
+            }
+        };
+        appliedPoller.execute(check[0]);
+        return applied;
+    }
+
+    private static StoreException unavailable(final Throwable cause) {
+        return new StoreException(StoreError.UNAVAILABLE, "not committed by the cluster: "
+                + (cause == null ? "unknown" : cause.getMessage()), cause);
+    }
+
+    private void shipOffsets() {
+        try {
+            replica.shipOffsets();
+        } catch (RuntimeException e) {
+            LOG.warn("Shipping consumer offsets failed; next time", e);
+        }
+    }
+
+    /** A role change was announced: reconcile now rather than at the next tick. */
+    private void wakeRoleWatcher() {
+        try {
+            roleWatcher.execute(this::watchRole);
+        } catch (RejectedExecutionException e) {
+            // Closing.
+        }
+    }
+
+    private void watchRole() {
+        try {
+            final RaftServer.Division division = server.getDivision(groupId);
+            final DivisionInfo info = division.getInfo();
+            if (info.isLeader()) {
+                if (info.isLeaderReady()
+                        && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex()) {
+                    replica.promote(info.getCurrentTerm());
+                }
+            } else {
+                replica.demote();
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Cluster role watch failed; retrying", e);
+        }
+    }
+
+    /**
+     * Waits until the group has a leader and this node's store plays its part (opened as leader here if this node
+     * leads): front-ends then start against a settled store.
+     *
+     * @throws ClusterStartException when no leader is elected in time (a majority of the members is not running)
+     */
+    public void awaitSettled(final Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                final DivisionInfo info = server.getDivision(groupId).getInfo();
+                if (info.getLeaderId() != null && info.isLeader() == replica.leading()) {
+                    return;
+                }
+                Thread.sleep(ROLE_WATCH_MILLIS);
+            } catch (IOException e) {
+                throw new ClusterStartException("cluster node " + settings.nodeId() + ": " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClusterStartException("interrupted waiting for the cluster's leader", e);
+            }
+        }
+        throw new ClusterStartException("no leader elected within " + timeout.toSeconds() + " s: is a majority of "
+                + "cluster.members " + settings.members() + " running and reachable?");
+    }
+
+    /** The replica's current store (it changes when this node's role does). */
+    public MessageStore store() {
+        return replica.store();
+    }
+
+    /** Whether this node takes writes now: it leads its group and its store is open as leader. */
+    public boolean acceptsWrites() {
+        return replica.leading();
+    }
+
+    /** Times this node's store was reopened as leader or follower since start (its view of leader changes). */
+    public long roleChanges() {
+        return replica.roleChanges();
+    }
+
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    /** What {@code GET /cluster} shows. */
+    public ClusterStatus status() {
+        final List<ClusterStatus.Member> members = new ArrayList<>();
+        String role = "UNKNOWN";
+        String leader = null;
+        long term = -1;
+        long commitIndex = -1;
+        long appliedIndex = -1;
+        try {
+            final RaftServer.Division division = server.getDivision(groupId);
+            final DivisionInfo info = division.getInfo();
+            role = String.valueOf(info.getCurrentRole());
+            leader = info.getLeaderId() == null ? null : info.getLeaderId().toString();
+            term = info.getCurrentTerm();
+            commitIndex = division.getRaftLog().getLastCommittedIndex();
+            appliedIndex = info.getLastAppliedIndex();
+            final RoleInfoProto roleInfo = info.getRoleInfoProto();
+            final long[] matches = info.isLeader() ? info.getFollowerMatchIndices() : new long[0];
+            final List<ServerRpcProto> followers = info.isLeader()
+                    ? roleInfo.getLeaderInfo().getFollowerInfoList() : List.of();
+            for (ClusterMember m : settings.members()) {
+                long match = -1;
+                long lastContactMs = -1;
+                if (m.id().equals(settings.nodeId())) {
+                    match = division.getRaftLog().getFlushIndex();
+                } else {
+                    for (int i = 0; i < followers.size() && i < matches.length; i++) {
+                        if (followers.get(i).getId().getId().toStringUtf8().equals(m.id())) {
+                            match = matches[i];
+                            lastContactMs = followers.get(i).getLastRpcElapsedTimeMs();
+                        }
+                    }
+                }
+                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs));
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Cluster status unavailable", e);
+        }
+        return new ClusterStatus(settings.nodeId(), role, leader, term, commitIndex, appliedIndex,
+                replica.appliedEnd(), acceptsWrites(), members);
+    }
+
+    @Override
+    public void close() {
+        try {
+            forwarder.close();
+        } catch (IOException e) {
+            LOG.warn("Closing the Raft client failed", e);
+        }
+        roleWatcher.shutdownNow();
+        appliedPoller.shutdownNow();
+        try {
+            roleWatcher.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            server.close();
+        } catch (IOException e) {
+            LOG.warn("Closing the Raft server failed", e);
+        }
+        replica.close();
+    }
+}

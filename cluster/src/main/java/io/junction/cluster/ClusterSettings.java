@@ -1,0 +1,43 @@
+package io.junction.cluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How this node takes part in its store group, fixed at start.
+ *
+ * @param nodeId          this node's id, one of {@code members}
+ * @param members         every replica, this node included
+ * @param electionTimeout the shortest time without a leader's heartbeat before a follower stands for election (the
+ *                        longest is twice that)
+ * @param dataDir         the broker's data directory; the Raft log lives under {@code cluster/}
+ */
+public record ClusterSettings(String nodeId, List<ClusterMember> members, Duration electionTimeout, Path dataDir) {
+
+    public ClusterSettings {
+        Objects.requireNonNull(nodeId, "nodeId");
+        members = List.copyOf(members);
+        Objects.requireNonNull(electionTimeout, "electionTimeout");
+        Objects.requireNonNull(dataDir, "dataDir");
+        if (members.stream().noneMatch(m -> m.id().equals(nodeId))) {
+            throw new IllegalArgumentException("cluster.node-id " + nodeId + " is not among cluster.members "
+                    + members);
+        }
+        if (electionTimeout.toMillis() < 100) {
+            throw new IllegalArgumentException("cluster.election-timeout-ms must be at least 100, not "
+                    + electionTimeout.toMillis());
+        }
+    }
+
+    /** This node's own entry. */
+    public ClusterMember self() {
+        return members.stream().filter(m -> m.id().equals(nodeId)).findFirst().orElseThrow();
+    }
+
+    /** Where the cluster's own files live: the identity file and the Raft storage. */
+    public Path clusterDir() {
+        return dataDir.resolve("cluster");
+    }
+}

@@ -1,0 +1,318 @@
+package io.junction.cluster;
+
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.ReplicaRole;
+import io.junction.core.engine.StoreConfig;
+import io.junction.core.log.CommitLog;
+import io.junction.core.log.LogReplication;
+import io.junction.core.message.RecordLayout;
+import io.junction.core.meta.DurableTable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's replica of the store group: one {@link MessageStore}, opened as follower or leader, and the
+ * {@link LogReplication} its leader's appender ships written ranges through.
+ *
+ * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, each written range
+ * becomes one Raft entry, and its senders are answered once the entry is applied here (committed by a majority). A
+ * follower's store takes no sends; it writes each committed range at the same offset and indexes it as recovery does.
+ *
+ * <p>Changing role reopens the store: promotion opens it as leader at the end of what was applied, and recovery
+ * rebuilds POP, timers and transactions from the log, as after a restart; a leader that steps down (or meets an
+ * entry of another leader) cuts whatever of its log the group never committed and reopens as follower. Entries are
+ * applied and roles changed under one lock, so an entry never meets a store halfway through a reopen.
+ */
+final class ReplicatedStore implements LogReplication, DurableTable.Replication, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedStore.class);
+
+    /** Entries are cut near this size (a single larger record makes a larger entry). */
+    static final int ENTRY_TARGET_BYTES = 4 << 20;
+    /** Longest wait for a metadata change to be committed (an admin thread waits; never an event loop). */
+    private static final long METADATA_TIMEOUT_SECONDS = 15;
+    private static final long METADATA_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final StoreConfig config;
+    private final Function<ByteBuffer, CompletableFuture<Void>> submit;
+    private final Function<ByteBuffer, CompletableFuture<Void>> forward;
+    private final Consumer<MessageStore> opened;
+    private final Object lock = new Object();
+    private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
+    private volatile MessageStore store;
+    /** End of the last applied range: the group's committed log as far as this replica has applied it. */
+    private volatile long appliedEnd;
+    /** The term this store leads in, or -1 while it follows. */
+    private volatile long leaderTerm = -1;
+    private volatile Throwable broken;
+    /** Reopens as leader or follower since start: this node's view of leader changes. */
+    private final AtomicLong roleChanges = new AtomicLong();
+
+    /**
+     * @param submit  proposes an entry to the group through this node (the leader); completes once it is applied here
+     * @param forward sends an entry to the leader wherever it is; completes once it is applied here too
+     * @param opened  told each time a store is (re)opened, so that callers switch to it
+     */
+    ReplicatedStore(final StoreConfig config, final Function<ByteBuffer, CompletableFuture<Void>> submit,
+                    final Function<ByteBuffer, CompletableFuture<Void>> forward, final Consumer<MessageStore> opened) {
+        this.config = config;
+        this.submit = submit;
+        this.forward = forward;
+        this.opened = opened;
+    }
+
+    /** Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). */
+    void open(final long logEnd) {
+        synchronized (lock) {
+            final MessageStore next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
+            store = next;
+            appliedEnd = logEnd;
+            opened.accept(next);
+        }
+    }
+
+    MessageStore store() {
+        return store;
+    }
+
+    /** Whether this replica takes writes now: it leads, and nothing broke. */
+    boolean leading() {
+        return leaderTerm >= 0 && broken == null;
+    }
+
+    long roleChanges() {
+        return roleChanges.get();
+    }
+
+    long appliedEnd() {
+        return appliedEnd;
+    }
+
+    /** Applies a committed entry (Ratis' apply thread, in log order). */
+    void apply(final long term, final ByteBuffer entry) throws IOException {
+        if (ReplicaEntry.type(entry) == ReplicaEntry.METADATA) {
+            final ReplicaEntry.MetadataChange change = ReplicaEntry.metadataChange(entry);
+            synchronized (lock) {
+                store.applyMetadata(change.table(), change.op(), change.change());
+            }
+            return;
+        }
+        if (ReplicaEntry.type(entry) == ReplicaEntry.OFFSETS) {
+            synchronized (lock) {
+                store.applyShippedOffsets(ReplicaEntry.offsetTable(entry));
+            }
+            return;
+        }
+        if (ReplicaEntry.type(entry) != ReplicaEntry.LOG_RANGE) {
+            throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
+        }
+        final long offset = ReplicaEntry.logOffset(entry);
+        final ByteBuffer bytes = ReplicaEntry.logBytes(entry);
+        final long end = offset + bytes.remaining();
+        synchronized (lock) {
+            if (leaderTerm >= 0) {
+                if (term == leaderTerm && offset == appliedEnd && store.logEnd() >= end) {
+                    // Our own range, already in our log: committed now, so its senders may be answered.
+                    appliedEnd = end;
+                    return;
+                }
+                LOG.warn("Entry of term {} at log offset {} is not this leader's (term {}): stepping down", term,
+                        offset, leaderTerm);
+                reopen(false, -1);
+            }
+            if (offset != appliedEnd) {
+                throw new IOException("committed range at " + offset + " does not continue the applied log at "
+                        + appliedEnd);
+            }
+            store.applyReplicated(offset, bytes);
+            appliedEnd = end;
+        }
+    }
+
+    /** Forces the log and returns the applied end (a snapshot, taken on the apply thread). */
+    long forceAppliedEnd() throws IOException {
+        synchronized (lock) {
+            store.forceLog();
+            return appliedEnd;
+        }
+    }
+
+    /** This node leads {@code term} and has applied everything committed before it: reopen as leader. */
+    void promote(final long term) {
+        synchronized (lock) {
+            if (leaderTerm == term || broken != null) {
+                return;
+            }
+            reopen(true, term);
+        }
+    }
+
+    /** This node no longer leads: reopen as follower, cutting any uncommitted tail. */
+    void demote() {
+        synchronized (lock) {
+            if (leaderTerm < 0 || broken != null) {
+                return;
+            }
+            reopen(false, -1);
+        }
+    }
+
+    private void reopen(final boolean leader, final long term) {
+        final long started = System.nanoTime();
+        final StoreException changed = new StoreException(StoreError.UNAVAILABLE,
+                "the cluster's leader changed; the send may or may not be stored");
+        for (CompletableFuture<Void> f : inFlight) {
+            f.completeExceptionally(changed);
+        }
+        leaderTerm = -1;
+        store.close();
+        final MessageStore next = MessageStore.open(config, leader
+                ? ReplicaRole.leader(this, appliedEnd, this) : ReplicaRole.follower(appliedEnd, this));
+        store = next;
+        leaderTerm = leader ? term : -1;
+        roleChanges.incrementAndGet();
+        opened.accept(next);
+        LOG.info("Store reopened as {} at log offset {} in {} ms", leader ? "leader of term " + term : "follower",
+                appliedEnd, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** The replica cannot follow its group (a range that does not fit, a failed write): it refuses everything. */
+    void broken(final Throwable cause) {
+        if (broken == null) {
+            LOG.error("This replica cannot apply its group's log any more; it refuses writes until restarted", cause);
+            broken = cause;
+            store.close();
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- LogReplication
+
+    @Override
+    public boolean enabled() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Void> replicate(final CommitLog log, final long from, final long to) {
+        final ByteBuffer bytes;
+        try {
+            bytes = log.copyRange(from, to);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        // One entry per few MiB, cut at record boundaries: a follower shows what it applied, so it applies whole
+        // records only; and a Raft entry must fit Ratis' append buffer.
+        final List<CompletableFuture<Void>> parts = new ArrayList<>();
+        int start = 0;
+        int pos = 0;
+        while (pos < bytes.limit()) {
+            final int size = bytes.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET);
+            if (size <= 0 || pos + (long) size > bytes.limit()) {
+                return CompletableFuture.failedFuture(new IOException("no whole record at log offset "
+                        + (from + pos)));
+            }
+            if (pos > start && pos + size - start > ENTRY_TARGET_BYTES) {
+                parts.add(submitRange(from + start, bytes.duplicate().position(start).limit(pos)));
+                start = pos;
+            }
+            pos += size;
+        }
+        parts.add(submitRange(from + start, bytes.duplicate().position(start).limit(pos)));
+        return parts.size() == 1 ? parts.get(0) : CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Void> submitRange(final long offset, final ByteBuffer bytes) {
+        final CompletableFuture<Void> committed = new CompletableFuture<>();
+        inFlight.add(committed);
+        submit.apply(ReplicaEntry.logRange(offset, bytes)).whenComplete((ok, failure) -> {
+            inFlight.remove(committed);
+            if (failure == null) {
+                committed.complete(null);
+            } else {
+                committed.completeExceptionally(failure);
+            }
+        });
+        return committed;
+    }
+
+    /**
+     * Ships the consumer-offset table to the followers when it changed (the leader, about once a second): offsets
+     * change with every consumer's commit, too often for an entry each. Fire and forget: a lost shipment is followed
+     * by the next one, and a failover in between costs redeliveries (at least once), not messages.
+     */
+    void shipOffsets() {
+        if (!leading()) {
+            return;
+        }
+        final byte[] table = store.offsetsToShip();
+        if (table != null) {
+            submit.apply(ReplicaEntry.offsets(table));
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- metadata
+
+    /**
+     * A metadata change, from any node: the leader proposes it itself; a follower forwards it to the leader (front-ends
+     * create their system topics at start, on every node). Metadata entries carry no log offset, so whoever proposes
+     * them, every replica applies them the same way.
+     */
+    @Override
+    public void propose(final String table, final byte op, final byte[] change) {
+        final ByteBuffer entry = ReplicaEntry.metadata(table, op, change);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(METADATA_TIMEOUT_SECONDS);
+        // A change is idempotent (put, put-if-absent, remove of one entry), so one lost in a leader change is simply
+        // proposed again: a front-end creating its topics while the first leader is elected must not fail.
+        while (true) {
+            final CompletableFuture<Void> committed = leading() ? submit.apply(entry) : forward.apply(entry);
+            final long left = deadline - System.nanoTime();
+            try {
+                committed.get(Math.max(1, left), TimeUnit.NANOSECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (deadline - System.nanoTime() <= METADATA_RETRY_NANOS) {
+                    throw e.getCause() instanceof StoreException s ? s : new StoreException(StoreError.UNAVAILABLE,
+                            "metadata change not committed: " + e.getCause().getMessage(), e.getCause());
+                }
+                LockSupport.parkNanos(METADATA_RETRY_NANOS);
+            } catch (TimeoutException e) {
+                throw new StoreException(StoreError.UNAVAILABLE, "metadata change not committed within "
+                        + METADATA_TIMEOUT_SECONDS + " s (is a majority of the cluster running?)", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreException(StoreError.UNAVAILABLE, "interrupted waiting for a metadata change", e);
+            }
+        }
+    }
+
+    @Override
+    public long committedOffset() {
+        return appliedEnd;
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            leaderTerm = -1;
+            final MessageStore current = store;
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.junction.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.TestStores;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three store replicas in one JVM, each a Ratis server on its own port: election, replication, failover. */
+class StoreGroupTest {
+    private static final String TOPIC = "orders";
+
+    @TempDir
+    Path dir;
+
+    private final List<Node> nodes = new ArrayList<>();
+
+    private record Node(String id, ClusterSettings settings, ReplicaMessaging messaging, ClusterNode node) {
+    }
+
+    @AfterEach
+    void stopAll() {
+        for (Node n : nodes) {
+            if (n.node() != null) {
+                n.node().close();
+            }
+        }
+    }
+
+    private List<ClusterMember> members() throws IOException {
+        final List<ClusterMember> members = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
+        }
+        return members;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private Node start(final String id, final List<ClusterMember> members) {
+        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(600), dir.resolve(id));
+        final ReplicaMessaging messaging = new ReplicaMessaging();
+        final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),
+                messaging::switchTo);
+        final Node n = new Node(id, settings, messaging, node);
+        nodes.add(n);
+        return n;
+    }
+
+    private Node awaitLeader(final List<Node> among) {
+        final Node[] found = new Node[1];
+        await(() -> {
+            final List<Node> leaders = among.stream().filter(n -> n.node().acceptsWrites()).toList();
+            if (leaders.size() == 1) {
+                found[0] = leaders.get(0);
+                return true;
+            }
+            return false;
+        }, "one leader accepting writes among " + among.stream().map(Node::id).toList());
+        return found[0];
+    }
+
+    private static void await(final BooleanSupplier condition, final String what) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Test
+    void shouldElectOneLeaderAndRefuseWritesOnFollowers() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
+        final Node leader = awaitLeader(group);
+        await(() -> group.stream().allMatch(n -> leader.id().equals(n.node().status().leader())),
+                "every node to know the leader");
+        final ClusterStatus status = leader.node().status();
+        assertThat(status.role()).isEqualTo("LEADER");
+        assertThat(status.term()).isPositive();
+        assertThat(status.members()).extracting(ClusterStatus.Member::id).containsExactly("n1", "n2", "n3");
+        assertThat(status.toJson()).contains("\"node\":\"" + leader.id() + "\"", "\"acceptsWrites\":true");
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        for (Node n : group) {
+            if (n != leader) {
+                await(() -> n.messaging().route(TOPIC).isPresent(), "the topic to reach " + n.id());
+                assertThat(errorOf(n.messaging().send(TestStores.text(TOPIC, "x"))))
+                        .isEqualTo(StoreError.UNAVAILABLE);
+                // A follower forwards metadata changes to the leader, and reads its own change back at once.
+                assertThat(n.messaging().topics().createIfAbsent(TopicConfig.of("from-" + n.id(), 1)).join().name())
+                        .isEqualTo("from-" + n.id());
+                assertThat(n.messaging().route("from-" + n.id())).isPresent();
+                await(() -> leader.messaging().route("from-" + n.id()).isPresent(), "the change to reach the leader");
+                assertThat(n.node().status().toJson()).contains("\"acceptsWrites\":false");
+            }
+        }
+    }
+
+    @Test
+    void shouldServeEveryAcknowledgedMessageFromTheNewLeaderAfterTheLeaderStops() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = new ArrayList<>(List.of(start("n1", members), start("n2", members),
+                start("n3", members)));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        final int count = 300;
+        final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sends.add(leader.messaging().send(Message.builder(TOPIC).queueId(0)
+                    .body(("m" + i).getBytes(StandardCharsets.UTF_8)).build()));
+        }
+        final List<SendResult> acked = sends.stream().map(CompletableFuture::join).toList();
+        assertThat(acked).hasSize(count);
+
+        // A consumer's committed offset reaches the followers (shipped about once a second).
+        leader.messaging().commitOffset("readers", TOPIC, 0, 120);
+        await(() -> group.stream().allMatch(n -> n.messaging().queryOffset("readers", TOPIC, 0) == 120),
+                "the committed offset to reach every replica");
+
+        leader.node().close();
+        group.remove(leader);
+        final Node next = awaitLeader(group);
+        // The topic reached the new leader as a replicated metadata change, not a local one.
+        assertThat(next.messaging().route(TOPIC)).isPresent();
+        assertThat(next.messaging().queryOffset("readers", TOPIC, 0)).isEqualTo(120);
+        next.messaging().topics().createOrUpdate(TopicConfig.of("later", 2)).join();
+        final Node other = group.stream().filter(n -> n != next).findFirst().orElseThrow();
+        await(() -> other.messaging().route("later").map(TopicConfig::queueCount).orElse(0) == 2,
+                "a topic created on the new leader to reach the follower");
+        final List<StoredMessage> served = readAll(next, count);
+        assertThat(served).extracting(TestStores::body)
+                .containsExactlyElementsOf(IntStream.range(0, count).mapToObj(i -> "m" + i).toList());
+        final Set<Long> offsets = served.stream().map(StoredMessage::queueOffset).collect(Collectors.toSet());
+        assertThat(offsets).hasSize(count);
+
+        // Two of three still make a majority: the new leader takes writes, continuing the queue.
+        final SendResult after = next.messaging().send(Message.builder(TOPIC).queueId(0)
+                .body("after".getBytes(StandardCharsets.UTF_8)).build()).join();
+        assertThat(after.queueOffset()).isEqualTo(count);
+        final Node follower = group.stream().filter(n -> n != next).findFirst().orElseThrow();
+        await(() -> follower.messaging().maxOffset(TOPIC, 0) == count + 1, "the follower to apply the new send");
+        assertThat(new HashSet<>(readAll(follower, count + 1).stream().map(TestStores::body).toList()))
+                .contains("m0", "m" + (count - 1), "after");
+
+        // The stopped node restarts on its data (its uncommitted tail, if any, cut; the rest replayed) and catches up.
+        final Node back = start(leader.id(), members);
+        await(() -> back.node().status().appliedLogEnd() == next.node().status().appliedLogEnd()
+                && back.messaging().maxOffset(TOPIC, 0) == count + 1, "the restarted node to catch up");
+        assertThat(back.node().acceptsWrites()).isFalse();
+        assertThat(readAll(back, count + 1)).extracting(TestStores::body).contains("m0", "after");
+    }
+
+    @Test
+    void shouldNeverAcknowledgeASendTheGroupCannotCommit() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        assertThat(leader.messaging().send(TestStores.text(TOPIC, "committed")).join().queueOffset()).isZero();
+
+        // The leader alone is no majority: the send fails (once the leader steps down), it is never acknowledged.
+        for (Node n : group) {
+            if (n != leader) {
+                n.node().close();
+            }
+        }
+        final CompletableFuture<SendResult> stranded = leader.messaging().send(TestStores.text(TOPIC, "stranded"));
+        await(stranded::isDone, "the stranded send to fail");
+        assertThat(errorOf(stranded)).isEqualTo(StoreError.UNAVAILABLE);
+        await(() -> !leader.node().acceptsWrites(), "the lone leader to stop taking writes");
+        assertThat(errorOf(leader.messaging().send(TestStores.text(TOPIC, "later")))).isEqualTo(StoreError.UNAVAILABLE);
+        assertThat(leader.node().status().toJson()).contains("\"acceptsWrites\":false");
+    }
+
+    private static List<StoredMessage> readAll(final Node node, final int expected) {
+        final List<StoredMessage> all = new ArrayList<>();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long offset = 0;
+        while (all.size() < expected && System.nanoTime() < deadline) {
+            final PullResult r = node.messaging().pull(new PullRequest("test", TOPIC, 0, offset, 32, null, 0))
+                    .join();
+            all.addAll(r.messages());
+            offset = r.nextOffset();
+        }
+        return all;
+    }
+
+    private static StoreError errorOf(final CompletableFuture<?> future) {
+        try {
+            future.join();
+            return null;
+        } catch (CompletionException e) {
+            return e.getCause() instanceof StoreException s ? s.error() : null;
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package io.junction.conformance.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.junction.conformance.support.FreePorts;
+import io.junction.conformance.support.RunningBroker;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three broker processes (small heaps, own ports and data directories) form one store group. A RocketMQ producer sends
+ * with acknowledgements to the leader; the leader is SIGKILLed; the two survivors elect a leader, which serves every
+ * acknowledged message to a RocketMQ consumer and takes new sends; the killed node restarts, rejoins as a follower
+ * and catches up with the group's log.
+ */
+@Tag("cluster")
+class ClusterFailoverIT {
+    private static final String TOPIC = "failover";
+    private static final int SENDS = 300;
+    private static final Pattern NUMBER = Pattern.compile("\"%s\":(-?\\d+)");
+
+    private final List<RunningBroker> nodes = new ArrayList<>();
+
+    @AfterEach
+    void stopAll() {
+        nodes.forEach(RunningBroker::close);
+    }
+
+    @Test
+    void shouldKeepEveryAcknowledgedMessageWhenTheLeaderIsKilled() throws Exception {
+        final String members = "n1@127.0.0.1:" + FreePorts.next() + ",n2@127.0.0.1:" + FreePorts.next()
+                + ",n3@127.0.0.1:" + FreePorts.next();
+        // Together: a node starts its front-ends only once the group has a leader, which takes a majority.
+        final List<CompletableFuture<RunningBroker>> starting = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            final String id = "n" + i;
+            starting.add(CompletableFuture.supplyAsync(() -> RunningBroker.builder()
+                    .set("cluster.node-id", id)
+                    .set("cluster.members", members)
+                    .set("cluster.election-timeout-ms", "1000")
+                    .set("store.segment-size", "16m")
+                    .jvmArgs("-Xmx256m")
+                    .start()));
+        }
+        RuntimeException failed = null;
+        for (CompletableFuture<RunningBroker> node : starting) {
+            try {
+                nodes.add(node.join()); // every started node is closed after the test, even if another failed
+            } catch (RuntimeException e) {
+                failed = e;
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+        final RunningBroker leader = awaitLeader(nodes);
+        final List<String> acked = send(leader, "before-", SENDS);
+        assertThat(acked).hasSize(SENDS);
+
+        final long killedAt = System.nanoTime();
+        leader.kill();
+        final List<RunningBroker> survivors = nodes.stream().filter(n -> n != leader).toList();
+        final RunningBroker next = awaitLeader(survivors);
+        final List<String> after = send(next, "after-", 10);
+        System.out.printf("ClusterFailoverIT: failover (kill to first acknowledged send on the new leader) %d ms%n",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
+        assertThat(after).hasSize(10);
+        assertThat(next.get("/metrics").body()).contains("junction_cluster_accepts_writes 1.0",
+                "junction_cluster_role_changes_total", "junction_cluster_term");
+
+        final Set<String> expected = new HashSet<>(acked);
+        expected.addAll(after);
+        final List<MessageExt> consumed = consumeAll(next, expected.size());
+        final List<String> bodies = consumed.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8))
+                .toList();
+        assertThat(new HashSet<>(bodies)).containsAll(expected);
+        assertThat(consumed.stream().map(m -> m.getQueueId() + "/" + m.getQueueOffset()).distinct().count())
+                .as("no two messages share a queue offset").isEqualTo(consumed.size());
+
+        // The killed node comes back (new client ports, same Raft address and data) and catches up as a follower.
+        leader.startOnNewPorts();
+        final long leaderApplied = number(next.get("/cluster").body(), "appliedLogEnd");
+        awaitTrue(() -> {
+            final String status = leader.get("/cluster").body();
+            return number(status, "appliedLogEnd") >= leaderApplied && status.contains("\"acceptsWrites\":false");
+        }, "the restarted node to catch up as a follower");
+        assertThat(leader.get("/health").body()).contains("\"acceptsWrites\":false");
+    }
+
+    private static List<String> send(final RunningBroker node, final String prefix, final int count)
+            throws Exception {
+        final DefaultMQProducer producer = new DefaultMQProducer("failover-producer");
+        producer.setNamesrvAddr(node.nameServer());
+        producer.setInstanceName("failover-" + prefix + System.nanoTime());
+        producer.setSendMsgTimeout(5000);
+        producer.start();
+        final List<String> acked = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                final String body = prefix + i;
+                final SendResult r = producer.send(new Message(TOPIC, body.getBytes(StandardCharsets.UTF_8)));
+                if (r.getSendStatus() == SendStatus.SEND_OK) {
+                    acked.add(body);
+                }
+            }
+        } finally {
+            producer.shutdown();
+        }
+        return acked;
+    }
+
+    private static List<MessageExt> consumeAll(final RunningBroker node, final int expected) throws Exception {
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("failover-consumer");
+        consumer.setNamesrvAddr(node.nameServer());
+        consumer.setInstanceName("failover-consumer");
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.subscribe(TOPIC, "*");
+        consumer.start();
+        final List<MessageExt> got = new ArrayList<>();
+        try {
+            final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (got.size() < expected && System.nanoTime() < end) {
+                got.addAll(consumer.poll(500));
+            }
+        } finally {
+            consumer.shutdown();
+        }
+        return got;
+    }
+
+    private static RunningBroker awaitLeader(final List<RunningBroker> among) {
+        final RunningBroker[] found = new RunningBroker[1];
+        awaitTrue(() -> {
+            final List<RunningBroker> leaders = among.stream().filter(ClusterFailoverIT::acceptsWrites).toList();
+            if (leaders.size() == 1) {
+                found[0] = leaders.get(0);
+                return true;
+            }
+            return false;
+        }, "one node to lead and accept writes");
+        return found[0];
+    }
+
+    private static boolean acceptsWrites(final RunningBroker node) {
+        try {
+            return node.get("/cluster").body().contains("\"acceptsWrites\":true");
+        } catch (RuntimeException e) {
+            return false; // killed, or not answering yet
+        }
+    }
+
+    private static long number(final String json, final String field) {
+        final Matcher m = Pattern.compile(String.format(NUMBER.pattern(), field)).matcher(json);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    private static void awaitTrue(final Check check, final String what) {
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < end) {
+            try {
+                if (check.holds()) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // A node not answering yet (starting, or just killed): ask again.
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("timed out waiting for " + what);
+    }
+
+    @FunctionalInterface
+    private interface Check {
+        boolean holds();
+    }
+}
