@@ -97,6 +97,11 @@ public final class ReplicaMessaging implements Messaging {
     }
 
     @Override
+    public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
+        return store().giveBack(group, receiptHandle);
+    }
+
+    @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
         return store().deadLetter(group, receiptHandle);
     }
