@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
 /**
@@ -148,10 +149,13 @@ final class CheckpointLedger {
     }
 
     /**
-     * Moves each revive queue's committed replay position up to its oldest checkpoint still in flight (run
-     * periodically; the store persists committed offsets).
+     * Moves each revive queue's committed replay position up to its oldest checkpoint still in flight, or still
+     * carrying the delivery count of a message released in its place (run periodically; the store persists committed
+     * offsets).
+     *
+     * @param held lowers the positions (by revive queue) to the closed checkpoints that must still be replayed
      */
-    void commitRevivePositions(final ToLongFunction<Integer> reviveQueueEnd) {
+    void commitRevivePositions(final ToLongFunction<Integer> reviveQueueEnd, final Consumer<long[]> held) {
         // Order matters: ends first, then no checkpoint half-registered, then the open ones. A checkpoint stored
         // below an end was either registered before the open set is read, or still in progress (then skip).
         final long[] ends = new long[PopService.REVIVE_QUEUES];
@@ -166,6 +170,8 @@ final class CheckpointLedger {
         for (OpenCheckpoint ck : open.values()) {
             oldest[ck.reviveQueue] = Math.min(oldest[ck.reviveQueue], ck.reviveOffset);
         }
+        // After the open set: a checkpoint closed by a release marks its message as held first, so either look sees it.
+        held.accept(oldest);
         for (int q = 0; q < PopService.REVIVE_QUEUES; q++) {
             final long position = Math.min(oldest[q], ends[q]);
             if (position > store.committedOffset(PopService.REVIVE_GROUP, PopService.REVIVE_TOPIC, q)) {

@@ -110,11 +110,25 @@ final class PopQueues {
         if (state != null) {
             state.withLock(() -> {
                 if (state.tracked != null) {
-                    state.tracked.release(ck.offsets[index], counted);
+                    state.tracked.release(ck.offsets[index], counted, ck);
                 }
             });
         }
         store.wake(ck.topic, ck.queueId);
+    }
+
+    /**
+     * Lowers each revive queue's replay position ({@code oldest}, by revive queue) to the closed checkpoints that
+     * still carry the count of a message released in its place ({@link TrackedQueue#holdRevivePositions}).
+     */
+    void holdRevivePositions(final long[] oldest) {
+        for (State state : states.values()) {
+            state.withLock(() -> {
+                if (state.tracked != null) {
+                    state.tracked.holdRevivePositions(oldest);
+                }
+            });
+        }
     }
 
     /** Makes the group's next pop of the queue start at {@code offset} (replay; offsets were reset). */

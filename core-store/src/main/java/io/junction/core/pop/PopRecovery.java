@@ -54,7 +54,7 @@ final class PopRecovery {
                         final OpenCheckpoint ck = replayed.get(rel.checkpointId());
                         if (ck != null && ck.finish(rel.index()) && ck.inPlace) {
                             queues.find(ck.group, ck.topic, ck.queueId).tracked.release(ck.offsets[rel.index()],
-                                    rel.counted());
+                                    rel.counted(), ck);
                         }
                     }
                 }

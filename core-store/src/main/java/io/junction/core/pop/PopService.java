@@ -149,11 +149,12 @@ public final class PopService {
     }
 
     /**
-     * Moves each revive queue's committed replay position up to its oldest checkpoint still in flight (run
-     * periodically; the store persists committed offsets).
+     * Moves each revive queue's committed replay position up to its oldest checkpoint still in flight, or still
+     * carrying the delivery count of a message released in its place (run periodically; the store persists committed
+     * offsets).
      */
     public void commitRevivePositions(final ToLongFunction<Integer> reviveQueueEnd) {
-        ledger.commitRevivePositions(reviveQueueEnd);
+        ledger.commitRevivePositions(reviveQueueEnd, queues::holdRevivePositions);
     }
 
     /**

@@ -23,6 +23,12 @@ final class TrackedQueue {
         boolean inFlight;
         boolean done;
         int deliveries;
+        /**
+         * The checkpoint whose records (the checkpoint, then its release or give-back) carry {@link #deliveries}
+         * while the message waits in place; closed, it must still be replayed after a restart (see
+         * {@link #holdRevivePositions}).
+         */
+        OpenCheckpoint countedIn;
         /** The last two filters (by identity) that did not select the message. */
         Object passedBy;
         Object passedByBefore;
@@ -121,11 +127,38 @@ final class TrackedQueue {
      * it back unconsumed ({@code counted} false), with its count unchanged.
      */
     void release(final long offset, final boolean counted) {
+        release(offset, counted, null);
+    }
+
+    /**
+     * As {@link #release(long, boolean)}, the release (or give-back) record of {@code countedIn} saying so: the
+     * message's count is then durable only through that checkpoint's records, until a new checkpoint takes it.
+     * Without one (a pop whose checkpoint could not be stored) the records that carried the count before still do.
+     */
+    void release(final long offset, final boolean counted, final OpenCheckpoint countedIn) {
         final Slot s = slots.get(offset);
         if (s != null && s.inFlight) {
             s.inFlight = false;
             if (counted) {
                 s.deliveries++;
+            }
+            if (countedIn != null) {
+                s.countedIn = countedIn;
+            }
+        }
+    }
+
+    /**
+     * Keeps each revive queue's replay position ({@code oldest}, by revive queue) at or below the checkpoint whose
+     * records carry the count of a message waiting in place with deliveries counted. No open checkpoint holds that
+     * position any more, and a replay starting past it would bring the message back with its count at 0: a poison
+     * message would then never reach the dead-letter topic. A message in flight or done needs nothing kept (its
+     * open checkpoint carries the count, or it will not come back).
+     */
+    void holdRevivePositions(final long[] oldest) {
+        for (Slot s : slots.values()) {
+            if (s.countedIn != null && !s.inFlight && !s.done && s.deliveries > 0) {
+                oldest[s.countedIn.reviveQueue] = Math.min(oldest[s.countedIn.reviveQueue], s.countedIn.reviveOffset);
             }
         }
     }
