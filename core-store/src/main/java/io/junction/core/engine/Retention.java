@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Retention {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
+    private static final int DISPATCH_WAIT_SECONDS = 10;
 
     private final StoreConfig config;
     private final LongSupplier clock;
@@ -100,7 +101,7 @@ final class Retention {
     private boolean keepCompacted(final long nextStart, final boolean expired) {
         try {
             compacted.carryForward(nextStart).get(60, TimeUnit.SECONDS);
-            return true;
+            return awaitDispatched(log.writeOffset());
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             LOG.warn("Retention: cannot keep the latest values of compacted topics below log offset {}{}",
                     nextStart, expired ? "; the segment stays" : "; deleting the segment for disk space", e);
@@ -109,6 +110,24 @@ final class Retention {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /**
+     * Waits until the dispatcher has indexed the log up to {@code end}: the copies just made must be in their queues
+     * before the next segment's keys are looked for, or the originals (still in the queue until the pass ends) would
+     * look like the latest values and be copied a second time. False (the segment stays) if that takes too long.
+     */
+    private boolean awaitDispatched(final long end) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DISPATCH_WAIT_SECONDS);
+        while (dispatcher.dispatchedOffset() < end) {
+            if (System.nanoTime() > deadline) {
+                LOG.warn("Retention: the copies of compacted topics below log offset {} are not indexed after {} s; "
+                        + "the segment stays until the next pass", end, DISPATCH_WAIT_SECONDS);
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return true;
     }
 
     private double diskUsedRatio() throws IOException {
