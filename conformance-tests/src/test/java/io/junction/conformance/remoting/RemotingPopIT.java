@@ -74,7 +74,7 @@ class RemotingPopIT {
             await().atMost(DEADLINE).until(() -> deliveries.size() >= 21);
             await().atMost(DEADLINE).until(() -> failedAttempts.size() >= 2);
             assertThat(failedAttempts.get(1)).isGreaterThanOrEqualTo(1);
-            Thread.sleep(1000);
+            Thread.sleep(1000); // negative window: an acknowledged message must not be redelivered within it
             deliveries.forEach((body, n) -> {
                 if (!body.equals("fail-once")) {
                     assertThat(n.get()).as("deliveries of %s (acked, never redelivered)", body).isEqualTo(1);

@@ -130,7 +130,7 @@ class RemotingTransactionAndGroupIT {
                     producer.send(new Message(topic, "R", ("r" + i).getBytes(StandardCharsets.UTF_8)));
                 }
                 await().atMost(DEADLINE).until(() -> first.size() + second.size() >= 65);
-                Thread.sleep(500);
+                Thread.sleep(500); // negative window: no message may reach both members
                 final List<String> all = new java.util.ArrayList<>();
                 first.values().forEach(m -> all.add(m.getMsgId()));
                 second.values().forEach(m -> all.add(m.getMsgId()));
