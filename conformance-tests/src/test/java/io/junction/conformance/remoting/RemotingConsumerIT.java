@@ -306,7 +306,7 @@ class RemotingConsumerIT {
         producer.send(new Message(topic, "S", "old".getBytes(StandardCharsets.UTF_8)));
         Thread.sleep(2100); // store times are compared in seconds
         final long since = System.currentTimeMillis();
-        Thread.sleep(1100);
+        Thread.sleep(1100); // "middle" is stored a full second after the timestamp asked for
         producer.send(new Message(topic, "S", "middle".getBytes(StandardCharsets.UTF_8)));
 
         final List<MessageExt> fromLast = new CopyOnWriteArrayList<>();
