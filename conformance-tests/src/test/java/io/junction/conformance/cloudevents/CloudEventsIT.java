@@ -521,9 +521,11 @@ class CloudEventsIT {
             out.write(("POST /subscriptions/" + s[1] + "/receive?max=1&waitSeconds=20 HTTP/1.1\r\nHost: x\r\n"
                     + "content-length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            Thread.sleep(500); // the receive is parked in the broker
+            // the receive must be parked in the broker before the client leaves; no response shows it, so a pause
+            Thread.sleep(500);
         }
-        Thread.sleep(300); // the broker sees the connection close
+        // the broker sees the close; an early event would go to the parked receive (invisible 60 s), so no poll
+        Thread.sleep(300);
         assertThat(postBinary(s[0], "after-leave", "text/plain", "for the next receive").statusCode()).isEqualTo(202);
         final JsonNode got = receive(s[1], 1, 5);
         assertThat(got).as("the event went to the next receive, not to the client that left").hasSize(1);

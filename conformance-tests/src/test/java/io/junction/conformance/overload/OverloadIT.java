@@ -96,7 +96,7 @@ class OverloadIT {
                 }
                 final long loadEnd = System.nanoTime() + Duration.ofSeconds(SECONDS).toNanos();
                 while (System.nanoTime() < loadEnd) {
-                    Thread.sleep(1000);
+                    Thread.sleep(1000); // pacing: heap and liveness are sampled once a second while the load runs
                     heap.sample();
                     assertThat(broker.process().isAlive()).as("broker alive under load").isTrue();
                 }
@@ -214,7 +214,7 @@ class OverloadIT {
     private void slowDown() {
         if (loading.get()) {
             try {
-                Thread.sleep(20);
+                Thread.sleep(20); // deliberate slowness: the consumer lags behind the producers
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,6 +1,7 @@
 package io.junction.conformance.remoting;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
@@ -11,6 +12,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,9 @@ import org.junit.jupiter.api.Test;
  */
 @WithBroker(settings = {"remoting.max-frame-size=1m", "remoting.max-inflight-requests=2"})
 class RemotingBadInputIT {
+    /** The queue entry is built asynchronously: how long it may take to show, and how often to ask. */
+    private static final Duration DEADLINE = Duration.ofSeconds(10);
+    private static final Duration POLL = Duration.ofMillis(20);
     private static RunningBroker broker;
 
     @BeforeAll
@@ -185,15 +190,12 @@ class RemotingBadInputIT {
                     java.util.regex.Pattern.compile("\"queueId\":\"(\\d+)\"").matcher(sent);
             assertThat(queue.find()).as(sent).isTrue();
             // the queue entry is built asynchronously: wait until the queue shows the message
-            for (int i = 0; i < 100; i++) {
+            await("queue " + queue.group(1) + " max offset 1").atMost(DEADLINE).pollInterval(POLL).until(() -> {
                 s.getOutputStream().write(jsonFrame("{\"code\":30,\"extFields\":{\"topic\":\"" + topic
                         + "\",\"queueId\":\"" + queue.group(1) + "\"},\"flag\":0,\"opaque\":2,\"version\":479}",
                         new byte[0]));
-                if (read(s).json().contains("\"offset\":\"1\"")) {
-                    break;
-                }
-                Thread.sleep(20);
-            }
+                return read(s).json().contains("\"offset\":\"1\"");
+            });
             for (int opaque = 10; opaque < 13; opaque++) {
                 s.getOutputStream().write(jsonFrame("{\"code\":11,\"extFields\":{\"consumerGroup\":\"g\","
                         + "\"topic\":\"" + topic + "\",\"queueId\":\"" + queue.group(1)
@@ -248,14 +250,11 @@ class RemotingBadInputIT {
             assertThat(ok).contains("\"opaque\":3").contains("\"code\":0").contains("\"queueId\":\"1\"")
                     .as("no member of the refused batches took a queue offset").contains("\"queueOffset\":\"0\"");
             // The queue ends right after the accepted batch; no other queue got anything (GET_MAX_OFFSET).
-            String maxOffset = "";
-            for (int i = 0; i < 100 && !maxOffset.contains("\"offset\":\"2\""); i++) {
+            await("queue 1 max offset 2").atMost(DEADLINE).pollInterval(POLL).untilAsserted(() -> {
                 s.getOutputStream().write(jsonFrame("{\"code\":30,\"extFields\":{\"topic\":\"" + topic
                         + "\",\"queueId\":\"1\"},\"flag\":0,\"opaque\":4,\"version\":479}", new byte[0]));
-                maxOffset = read(s).json();
-                Thread.sleep(20);
-            }
-            assertThat(maxOffset).contains("\"offset\":\"2\"");
+                assertThat(read(s).json()).contains("\"offset\":\"2\"");
+            });
             for (int q : new int[] {0, 2, 3}) {
                 s.getOutputStream().write(jsonFrame("{\"code\":30,\"extFields\":{\"topic\":\"" + topic
                         + "\",\"queueId\":\"" + q + "\"},\"flag\":0,\"opaque\":5,\"version\":479}", new byte[0]));

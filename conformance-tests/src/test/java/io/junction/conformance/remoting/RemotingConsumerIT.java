@@ -35,6 +35,8 @@ import org.junit.jupiter.api.Test;
 @WithBroker
 class RemotingConsumerIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
+    /** A window in which nothing more may arrive: the deliveries counted must stay as they are. */
+    private static final Duration QUIET = Duration.ofMillis(500);
     private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
@@ -90,7 +92,8 @@ class RemotingConsumerIT {
                 sent.add(producer.send(m).getMsgId());
             }
             await().atMost(DEADLINE).until(() -> received.size() >= 50);
-            Thread.sleep(500); // nothing more (no duplicates) should arrive
+            await("nothing more arrives").during(QUIET).atMost(QUIET.multipliedBy(3))
+                    .until(() -> deliveries.get() == 50);
             assertThat(received.keySet()).containsExactlyInAnyOrderElementsOf(sent);
             assertThat(deliveries.get()).isEqualTo(50);
             final MessageExt one = received.get(sent.get(7));
@@ -157,7 +160,9 @@ class RemotingConsumerIT {
                 producer.send(m);
             }
             await().atMost(DEADLINE).until(() -> byTag.size() >= 2 && bySql.size() >= 1);
-            Thread.sleep(1000);
+            // a filtered-out message must not arrive
+            await("nothing more arrives").during(QUIET.multipliedBy(2)).atMost(QUIET.multipliedBy(3))
+                    .until(() -> byTag.size() == 2 && bySql.size() == 1);
             assertThat(bodies(byTag)).containsExactlyInAnyOrder("A0", "C2");
             assertThat(bodies(bySql)).containsExactly("B3");
         } finally {
@@ -286,7 +291,9 @@ class RemotingConsumerIT {
             final List<MessageExt> dead = Clients.drain(broker, "%DLQ%" + group, 1, DEADLINE);
             assertThat(bodies(dead)).containsExactly("poison");
             assertThat(dead.get(0).getProperty("RETRY_TOPIC")).isEqualTo(topic);
-            Thread.sleep(1000);
+            // a dead-lettered message is not retried again
+            await("nothing more arrives").during(QUIET.multipliedBy(2)).atMost(QUIET.multipliedBy(3))
+                    .until(() -> attempts.size() == 2);
             assertThat(attempts).containsExactly(0, 1);
         } finally {
             consumer.shutdown();
@@ -299,7 +306,7 @@ class RemotingConsumerIT {
         producer.send(new Message(topic, "S", "old".getBytes(StandardCharsets.UTF_8)));
         Thread.sleep(2100); // store times are compared in seconds
         final long since = System.currentTimeMillis();
-        Thread.sleep(1100);
+        Thread.sleep(1100); // "middle" is stored a full second after the timestamp asked for
         producer.send(new Message(topic, "S", "middle".getBytes(StandardCharsets.UTF_8)));
 
         final List<MessageExt> fromLast = new CopyOnWriteArrayList<>();
@@ -327,7 +334,9 @@ class RemotingConsumerIT {
                     && Clients.heldQueues(timed, topic) == queues); // both rebalanced and positioned
             producer.send(new Message(topic, "S", "new".getBytes(StandardCharsets.UTF_8)));
             await().atMost(DEADLINE).until(() -> fromLast.size() >= 3 && fromTime.size() >= 2);
-            Thread.sleep(500);
+            // no duplicate, nothing from before the timestamp
+            await("nothing more arrives").during(QUIET).atMost(QUIET.multipliedBy(3))
+                    .until(() -> fromLast.size() == 3 && fromTime.size() == 2);
             // The queues still hold their first messages: a new group starts there, as on RocketMQ's broker, even
             // when it asks for the last offset (that applies once retention removed the first ones).
             assertThat(bodies(fromLast)).containsExactlyInAnyOrder("old", "middle", "new");
@@ -352,11 +361,12 @@ class RemotingConsumerIT {
         });
         consumer.start();
         try {
-            Thread.sleep(3000); // every queue's pull is parked on the broker now
+            // The subject is an idle consumer: its pulls park on the broker, which no client call shows
+            Thread.sleep(3000);
             for (int i = 0; i < 5; i++) {
                 producer.send(new Message(topic, "L",
                         Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8)));
-                Thread.sleep(200);
+                Thread.sleep(200); // paces the sends: each one meets a pull already parked
             }
             await().atMost(DEADLINE).until(() -> latencies.size() >= 5);
             System.out.println("send-to-listener latencies (ms): " + latencies);

@@ -39,6 +39,8 @@ import org.junit.jupiter.api.Test;
 @WithBroker
 class RemotingNewGroupIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
+    /** A window in which nothing more may arrive: the deliveries counted must stay as they are. */
+    private static final Duration QUIET = Duration.ofMillis(500);
     private static final int SENT = 10;
     private static RunningBroker broker;
     private static DefaultMQProducer producer;
@@ -102,7 +104,8 @@ class RemotingNewGroupIT {
         consumer.start();
         try {
             await().atMost(DEADLINE).until(() -> received.size() >= SENT);
-            Thread.sleep(500); // nothing more (no duplicates) should arrive
+            await("nothing more arrives").during(QUIET).atMost(QUIET.multipliedBy(3))
+                    .until(() -> received.size() == SENT);
             assertThat(received).containsExactlyInAnyOrderElementsOf(sent);
         } finally {
             consumer.shutdown();
@@ -199,7 +202,9 @@ class RemotingNewGroupIT {
         again.start();
         try {
             await().atMost(DEADLINE).until(() -> secondRun.size() >= later.size());
-            Thread.sleep(1000); // what the group consumed before must not come again
+            // what the group consumed before must not come again
+            await("nothing more arrives").during(QUIET.multipliedBy(2)).atMost(QUIET.multipliedBy(3))
+                    .until(() -> secondRun.size() == later.size());
             assertThat(secondRun).containsExactlyInAnyOrderElementsOf(later);
         } finally {
             again.shutdown();

@@ -35,6 +35,8 @@ import org.junit.jupiter.api.Test;
 @WithBroker
 class RemotingTransactionAndGroupIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
+    /** A window in which nothing more may arrive: what was received must stay as it is. */
+    private static final Duration QUIET = Duration.ofMillis(500);
     private static RunningBroker broker;
     private static DefaultMQProducer producer;
 
@@ -130,7 +132,9 @@ class RemotingTransactionAndGroupIT {
                     producer.send(new Message(topic, "R", ("r" + i).getBytes(StandardCharsets.UTF_8)));
                 }
                 await().atMost(DEADLINE).until(() -> first.size() + second.size() >= 65);
-                Thread.sleep(500);
+                // no message may reach both members
+                await("nothing more arrives").during(QUIET).atMost(QUIET.multipliedBy(3))
+                        .until(() -> first.size() + second.size() == 65);
                 final List<String> all = new java.util.ArrayList<>();
                 first.values().forEach(m -> all.add(m.getMsgId()));
                 second.values().forEach(m -> all.add(m.getMsgId()));
