@@ -29,45 +29,4 @@ public record ClusterStatus(String node, String role, String leader, long term, 
      */
     public record Member(String id, String address, long matchIndex, long lastContactMs) {
     }
-
-    /** The status as one JSON object. */
-    public String toJson() {
-        final StringBuilder json = new StringBuilder(256).append('{');
-        field(json, "node", node).append(',');
-        field(json, "role", role).append(',');
-        field(json, "leader", leader).append(',');
-        json.append("\"term\":").append(term).append(',');
-        json.append("\"commitIndex\":").append(commitIndex).append(',');
-        json.append("\"appliedIndex\":").append(appliedIndex).append(',');
-        json.append("\"appliedLogEnd\":").append(appliedLogEnd).append(',');
-        json.append("\"acceptsWrites\":").append(acceptsWrites).append(",\"members\":[");
-        for (int i = 0; i < members.size(); i++) {
-            final Member m = members.get(i);
-            json.append(i == 0 ? "{" : ",{");
-            field(json, "id", m.id()).append(',');
-            field(json, "address", m.address()).append(',');
-            json.append("\"matchIndex\":").append(m.matchIndex()).append(',');
-            json.append("\"lastContactMs\":").append(m.lastContactMs()).append('}');
-        }
-        return json.append("]}").toString();
-    }
-
-    private static StringBuilder field(final StringBuilder json, final String name, final String value) {
-        json.append('"').append(name).append("\":");
-        if (value == null) {
-            return json.append("null");
-        }
-        json.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            final char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                json.append('\\').append(c);
-            } else if (c < 0x20) {
-                json.append(String.format("\\u%04x", (int) c));
-            } else {
-                json.append(c);
-            }
-        }
-        return json.append('"');
-    }
 }

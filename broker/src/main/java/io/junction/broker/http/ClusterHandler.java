@@ -3,10 +3,6 @@ package io.junction.broker.http;
 import io.junction.cluster.ClusterNode;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * {@code GET /cluster}: this node, the members, the leader, the term, the commit and applied indexes (each member's
@@ -28,9 +24,6 @@ public final class ClusterHandler implements HttpHandler {
         if (!Responses.allowGetOnly(exchange)) {
             return;
         }
-        final FullHttpResponse response = Responses.of(HttpResponseStatus.OK, Responses.JSON,
-                node.status().toJson());
-        response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
-        exchange.respond(response);
+        exchange.respond(Responses.json(node.status()));
     }
 }

@@ -1,5 +1,6 @@
 package io.junction.broker.http;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.junction.spi.Endpoint;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -52,35 +53,15 @@ public final class HealthState {
      * {@code "acceptsWrites":true|false} after the status.
      */
     String toJson() {
-        final StringBuilder json = new StringBuilder(128).append("{\"status\":\"").append(status).append('"');
+        final ObjectNode json = Responses.JSON_MAPPER.createObjectNode().put("status", status.name());
         final BooleanSupplier canWrite = writable;
         if (canWrite != null) {
-            json.append(",\"acceptsWrites\":").append(status == Status.UP && canWrite.getAsBoolean());
+            json.put("acceptsWrites", status == Status.UP && canWrite.getAsBoolean());
         }
-        json.append(",\"listeners\":{");
-        final List<Endpoint> snapshot = listeners;
-        for (int i = 0; i < snapshot.size(); i++) {
-            if (i > 0) {
-                json.append(',');
-            }
-            appendString(json, snapshot.get(i).name()).append(':');
-            appendString(json, snapshot.get(i).address());
+        final ObjectNode named = json.putObject("listeners");
+        for (Endpoint endpoint : listeners) {
+            named.put(endpoint.name(), endpoint.address());
         }
-        return json.append("}}").toString();
-    }
-
-    private static StringBuilder appendString(final StringBuilder json, final String s) {
-        json.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            final char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                json.append('\\').append(c);
-            } else if (c < 0x20) {
-                json.append(String.format("\\u%04x", (int) c));
-            } else {
-                json.append(c);
-            }
-        }
-        return json.append('"');
+        return json.toString();
     }
 }

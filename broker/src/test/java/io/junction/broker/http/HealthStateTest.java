@@ -2,6 +2,8 @@ package io.junction.broker.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.junction.spi.Endpoint;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -26,5 +28,13 @@ class HealthStateTest {
         assertThat(health.toJson()).contains("\"acceptsWrites\":true");
         health.stopping();
         assertThat(health.toJson()).contains("\"acceptsWrites\":false");
+    }
+
+    @Test
+    void shouldEscapeListenerNamesAndAddresses() throws Exception {
+        final HealthState health = new HealthState();
+        health.up(List.of(new Endpoint("we\"ird", "tcp://host\\name:1\n")));
+        final JsonNode json = Responses.JSON_MAPPER.readTree(health.toJson());
+        assertThat(json.get("listeners").get("we\"ird").asText()).isEqualTo("tcp://host\\name:1\n");
     }
 }
