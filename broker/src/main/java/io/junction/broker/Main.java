@@ -5,6 +5,7 @@ import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
 import io.junction.broker.config.ConfigLoader;
+import io.junction.broker.launch.HeapLauncher;
 import io.junction.broker.lifecycle.Broker;
 import io.junction.broker.lifecycle.BrokerStartException;
 import io.junction.broker.lifecycle.FrontEnds;
@@ -78,6 +79,11 @@ public final class Main implements Callable<Integer> {
     }
 
     public static void main(final String[] args) {
+        final int childExit = HeapLauncher.relaunchIfUnbounded(Main.class, args);
+        if (childExit >= 0) {
+            System.exit(childExit);
+        }
+        HeapLauncher.watchParentIfLaunched();
         // Netty 4.2 registers JFR allocation events on first use (~100 ms of start-up, on the first request); they
         // serve allocation profiling only. Keep them off unless asked for with -Dio.netty.jfr.enabled=true.
         if (System.getProperty("io.netty.jfr.enabled") == null) {

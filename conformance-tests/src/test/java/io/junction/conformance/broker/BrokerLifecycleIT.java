@@ -1,6 +1,7 @@
 package io.junction.conformance.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.junction.conformance.support.BrokerProcess;
@@ -15,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,6 +75,42 @@ class BrokerLifecycleIT {
                     + load + " on " + cores + " cores); not judged");
         }
         assertThat(best).as("best start to /health 200").isLessThanOrEqualTo(START_BOUND);
+    }
+
+    /**
+     * {@code java -jar junction.jar} without a heap option: the broker runs in a child JVM with a bounded heap; the
+     * launcher's exit code is the broker's, a SIGTERM stops both gracefully, and a SIGKILL of the launcher leaves no
+     * broker behind (the data directory can be used again at once).
+     */
+    @Test
+    void shouldRunTheBrokerWithABoundedHeapWhenStartedWithoutOne() {
+        final Path data = tmp.resolve("launched");
+        final ProcessHandle child;
+        try (BrokerProcess launcher = BrokerProcess.builder(data).viaLauncher().start()) {
+            launcher.awaitHealthy(DEADLINE);
+            child = ProcessHandle.of(launcher.pid()).orElseThrow().children().findFirst()
+                    .orElseThrow(() -> new AssertionError("no child JVM:\n" + launcher.output()));
+            assertThat(child.info().arguments().map(List::of).orElseThrow())
+                    .contains("-Xmx256m", "-XX:MaxDirectMemorySize=128m", "-Djunction.launched=true");
+            assertThat(launcher.get("/health").statusCode()).isEqualTo(200);
+            assertThat(launcher.terminate(DEADLINE)).isZero();
+            assertThat(launcher.stdout()).contains("Junction stopped");
+        }
+        assertThat(child.isAlive()).isFalse();
+
+        final ProcessHandle orphan;
+        try (BrokerProcess launcher = BrokerProcess.builder(data).viaLauncher().start()) {
+            launcher.awaitHealthy(DEADLINE);
+            orphan = ProcessHandle.of(launcher.pid()).orElseThrow().children().findFirst().orElseThrow();
+            launcher.kill();
+            await().atMost(DEADLINE).until(() -> !orphan.isAlive());
+            assertThat(launcher.stderr()).contains("the launching process is gone");
+        }
+        // The broker stopped (gracefully: its lock is released), so the same directory starts again at once.
+        try (BrokerProcess again = BrokerProcess.builder(data).start()) {
+            again.awaitHealthy(DEADLINE);
+            assertThat(again.terminate(DEADLINE)).isZero();
+        }
     }
 
     /** The 1-minute load average, or 0 where the OS does not report one. */

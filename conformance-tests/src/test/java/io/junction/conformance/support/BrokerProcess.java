@@ -209,6 +209,7 @@ public final class BrokerProcess implements AutoCloseable {
         private final Map<String, String> settings = new LinkedHashMap<>();
         private final List<String> extraArgs = new ArrayList<>();
         private final List<String> jvmArgs = new ArrayList<>();
+        private boolean viaLauncher;
 
         private Builder(final Path dataDir) {
             this.dataDir = dataDir;
@@ -233,6 +234,16 @@ public final class BrokerProcess implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Lets the jar start the broker in a child JVM with a bounded heap when no heap option is given, as a user's
+         * {@code java -jar} does. Without it the broker runs in the spawned JVM itself, so the test's signals and
+         * pid reach the broker.
+         */
+        public Builder viaLauncher() {
+            viaLauncher = true;
+            return this;
+        }
+
         /** Spawns the broker; does not wait for anything. */
         public BrokerProcess start() {
             final Path logs = dataDir.toAbsolutePath().getParent();
@@ -242,6 +253,9 @@ public final class BrokerProcess implements AutoCloseable {
             final List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Dio.netty.leakDetection.level=paranoid");
+            if (!viaLauncher) {
+                command.add("-Djunction.relaunch=false");
+            }
             command.addAll(jvmArgs);
             command.add("-jar");
             command.add(jar().toAbsolutePath().toString());

@@ -30,6 +30,13 @@ import java.util.concurrent.CompletableFuture;
  * properties. A batch is stored as one unit: a member the store refuses fails the whole batch. A send to {@code %RETRY%group} whose reconsume times passed the maximum goes to {@code %DLQ%group}.
  */
 public final class SendProcessor implements RequestProcessor {
+    /**
+     * The region property RocketMQ's broker stamps on every message it stores: a consumer with message trace on writes
+     * its consume records only for messages that carry it (traces of other messages are dropped by the client).
+     */
+    static final String REGION = "MSG_REGION";
+    static final String DEFAULT_REGION = "DefaultRegion";
+
     /** SEND_MESSAGE_V2's one-letter header keys, by the V1 field they stand for. */
     private static final Map<String, String> V2_KEYS = Map.ofEntries(
             Map.entry("producerGroup", "a"), Map.entry("topic", "b"), Map.entry("defaultTopic", "c"),
@@ -66,6 +73,7 @@ public final class SendProcessor implements RequestProcessor {
         }
         String topic = h.topic;
         final Map<String, String> props = new LinkedHashMap<>(MessageProperties.decode(h.properties));
+        props.putIfAbsent(REGION, DEFAULT_REGION);
         final String retryGroup = SystemTopics.groupOfRetryTopic(topic);
         if (retryGroup != null && h.reconsumeTimes > h.maxReconsumeTimes) {
             topic = SystemNames.deadLetterTopic(retryGroup);
@@ -141,10 +149,16 @@ public final class SendProcessor implements RequestProcessor {
             buf.get(props);
             buf.position(start + totalSize);
             out.add(new Message(h.topic, h.queueId, payload, flag,
-                    new LinkedHashMap<>(MessageProperties.decode(new String(props, StandardCharsets.UTF_8))),
+                    regionStamped(MessageProperties.decode(new String(props, StandardCharsets.UTF_8))),
                     h.sysFlag, h.bornTimestamp, bornHost, h.reconsumeTimes));
         }
         return out;
+    }
+
+    private static Map<String, String> regionStamped(final Map<String, String> decoded) {
+        final Map<String, String> props = new LinkedHashMap<>(decoded);
+        props.putIfAbsent(REGION, DEFAULT_REGION);
+        return props;
     }
 
     static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
@@ -154,8 +168,10 @@ public final class SendProcessor implements RequestProcessor {
                 .put("queueId", queueId)
                 .put("queueOffset", queueOffset)
                 .put("transactionId", transactionId)
-                .put("MSG_REGION", "DefaultRegion")
-                .put("TRACE_ON", "false");
+                // A client with message trace on writes a trace record for a send only when the answer says trace is
+                // on: the broker stores and indexes them (RMQ_SYS_TRACE_TOPIC), as RocketMQ's does by default.
+                .put(REGION, DEFAULT_REGION)
+                .put("TRACE_ON", "true");
     }
 
     /** CONSUMER_SEND_MSG_BACK: the consumer failed a message; retry it later, or dead-letter it. */
