@@ -17,7 +17,9 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 
 if [ -z "${BROKER_PID:-}" ]; then
-  java -jar "${JUNCTION_JAR:-broker/target/junction.jar}" --data-dir "$data/junction" --set mqtt.port="$port" \
+  # The bounds the jar gives its broker when started without a heap option, set here so that $! is the broker itself
+  # (without them it would be the launcher, and jcmd would read the wrong JVM).
+  java -Xmx256m -XX:MaxDirectMemorySize=128m -jar "${JUNCTION_JAR:-broker/target/junction.jar}" --data-dir "$data/junction" --set mqtt.port="$port" \
     --set http.port=28080 --set remoting.enabled=false --set grpc.enabled=false --set amqp.enabled=false \
     >"$data/junction.log" 2>&1 &
   BROKER_PID=$!; pids+=($!)
