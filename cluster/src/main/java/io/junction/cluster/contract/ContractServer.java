@@ -8,11 +8,15 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,10 +34,15 @@ public final class ContractServer implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final Channel channel;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ContractServer(final EventLoopGroup group, final Channel channel) {
+    /** The peers' connections: closed explicitly at close, so their calls fail at once rather than at shutdown. */
+    private final ChannelGroup connections;
+
+    private ContractServer(final EventLoopGroup group, final Channel channel, final ChannelGroup connections) {
         this.group = group;
         this.channel = channel;
+        this.connections = connections;
     }
 
     /**
@@ -51,6 +60,7 @@ public final class ContractServer implements AutoCloseable {
             return t;
         }, NioIoHandler.newFactory());
         final int maxFrame = ContractFrame.maxFrameLength(maxMessageSize);
+        final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         try {
             final Channel channel = new ServerBootstrap()
                     .group(group)
@@ -59,6 +69,7 @@ public final class ContractServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(final SocketChannel ch) {
+                            connections.add(ch);
                             ch.pipeline().addLast(
                                     new LengthFieldBasedFrameDecoder(maxFrame, ContractFrame.LENGTH_OFFSET,
                                             ContractFrame.LENGTH_FIELD, 0, ContractFrame.LENGTH_FIELD),
@@ -67,7 +78,7 @@ public final class ContractServer implements AutoCloseable {
                     })
                     .bind(host, port).syncUninterruptibly().channel();
             LOG.info("Contract server on {}", channel.localAddress());
-            return new ContractServer(group, channel);
+            return new ContractServer(group, channel, connections);
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw new IllegalStateException("cannot bind the contract server on " + host + ":" + port + ": "
@@ -80,9 +91,14 @@ public final class ContractServer implements AutoCloseable {
         return (InetSocketAddress) channel.localAddress();
     }
 
+    /** Stops listening and closes every connection (their waiting requests are dropped); idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         channel.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }
