@@ -407,6 +407,7 @@ public final class ClusterNode implements AutoCloseable {
     /** What {@code GET /cluster} shows. */
     public ClusterStatus status() {
         final List<ClusterStatus.Member> members = new ArrayList<>();
+        final Map<String, String> contracts = contractAddresses();
         String role = "UNKNOWN";
         String leader = null;
         long term = -1;
@@ -437,7 +438,7 @@ public final class ClusterNode implements AutoCloseable {
                         }
                     }
                 }
-                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs));
+                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs, contracts.get(m.id())));
             }
         } catch (IOException | RuntimeException e) {
             LOG.debug("Cluster status unavailable", e);
