@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
 /**
  * This node's seat in its store group: the Ratis server (RPC over Ratis' shaded Netty), the replica it drives, and a
  * role watcher that reopens the replica's store as leader once this node leads and has applied everything committed
- * before its term, and as follower once it no longer leads.
+ * before its term, and as follower once it no longer leads. Its contract server serves the replica's store to the
+ * other members, and {@link #writer()} names where this node's writes go: its own store, or the leader's contract
+ * server.
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);

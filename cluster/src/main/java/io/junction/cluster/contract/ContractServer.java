@@ -54,6 +54,12 @@ public final class ContractServer implements AutoCloseable {
      */
     public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                        final int maxMessageSize) {
+        return start(host, port, target, maxMessageSize, MAX_IN_FLIGHT);
+    }
+
+    /** {@link #start(String, int, Supplier, int)} with another in-flight bound per connection (tests). */
+    static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
+                                final int maxMessageSize, final int maxInFlight) {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
             final Thread t = new Thread(r, "junction-contract-server");
             t.setDaemon(true);
@@ -73,7 +79,7 @@ public final class ContractServer implements AutoCloseable {
                             ch.pipeline().addLast(
                                     new LengthFieldBasedFrameDecoder(maxFrame, ContractFrame.LENGTH_OFFSET,
                                             ContractFrame.LENGTH_FIELD, 0, ContractFrame.LENGTH_FIELD),
-                                    new ContractServerHandler(target, MAX_IN_FLIGHT));
+                                    new ContractServerHandler(target, maxInFlight));
                         }
                     })
                     .bind(host, port).syncUninterruptibly().channel();

@@ -89,9 +89,8 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
             if (closed) {
                 return CompletableFuture.failedFuture(unavailable("the contract client is closed"));
             }
-            if (connection != null && (!connection.isDone() || connection.isDone() && !connection.isCompletedExceptionally()
-                    && connection.join().usable())) {
-                return connection;
+            if (connection != null && (!connection.isDone() || usable(connection))) {
+                return connection; // Opening, or open.
             }
             final CompletableFuture<ContractConnection> opening = new CompletableFuture<>();
             connection = opening;
@@ -121,6 +120,10 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
             });
             return opening;
         }
+    }
+
+    private static boolean usable(final CompletableFuture<ContractConnection> opened) {
+        return !opened.isCompletedExceptionally() && opened.join().usable();
     }
 
     /**

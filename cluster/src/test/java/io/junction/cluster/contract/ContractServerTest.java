@@ -31,6 +31,7 @@ import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -170,6 +171,32 @@ class ContractServerTest {
         final SendResult ok = get(remote.send(message("still-served", "a")));
         assertThat(get(store.lookup(ok.commitLogOffset())).orElseThrow().bodyBytes())
                 .isEqualTo("still-served".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldStopReadingAConnectionOverItsInFlightBoundUntilAnswersGoOut() throws Exception {
+        try (ContractServer small = ContractServer.start("127.0.0.1", 0, () -> store, MAX_MESSAGE, 2);
+             RemoteMessaging client = new RemoteMessaging(clientLoops, small.address(), MAX_MESSAGE, CALL_TIMEOUT)) {
+            final List<CompletableFuture<PopResult>> polls = List.of(
+                    client.pop(new PopRequest("g", "orders", MessageFilter.ALL, 1, 60_000, 30_000)),
+                    client.pop(new PopRequest("g", "orders", MessageFilter.ALL, 1, 60_000, 30_000)));
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                    .until(() -> polls.stream().noneMatch(CompletableFuture::isDone));
+            // Two requests wait: the server reads no more of this connection, so this send waits as well.
+            final CompletableFuture<SendResult> queued = client.send(message("queued", "a"));
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !queued.isDone());
+            // A message sent another way answers one poll; the connection is read again and the send is served.
+            get(store.send(message("wakes", "a")));
+            final SendResult sent = get(queued);
+            assertThat(get(store.lookup(sent.commitLogOffset())).orElseThrow().bodyBytes())
+                    .isEqualTo("queued".getBytes(StandardCharsets.UTF_8));
+            final List<String> popped = new ArrayList<>();
+            for (CompletableFuture<PopResult> poll : polls) {
+                get(poll).messages().forEach(p -> popped.add(new String(p.message().bodyBytes(),
+                        StandardCharsets.UTF_8)));
+            }
+            assertThat(popped).contains("wakes");
+        }
     }
 
     /** Sends bytes on a new connection and expects the server to close it (end of stream, or a reset). */
