@@ -46,6 +46,7 @@ final class ContractCodec {
     private static final byte FILTER_ANY_OF = 4;
     private static final byte FILTER_NOT = 5;
     private static final byte FILTER_ATTRIBUTES = 6;
+    private static final byte FILTER_EXTENSION = 7;
     /** Deepest filter tree read (CloudEvents nests all/any/not; far below this). */
     private static final int MAX_FILTER_DEPTH = 32;
 
@@ -398,6 +399,10 @@ final class ContractCodec {
             out.writeByte(match.mode().ordinal());
             writeStrings(out, match.properties());
             writeStrings(out, match.values());
+        } else if (spec instanceof FilterSpec.Extension extension) {
+            out.writeByte(FILTER_EXTENSION);
+            writeString(out, extension.kind());
+            writeStrings(out, extension.arguments());
         } else {
             throw new IllegalArgumentException("unknown filter spec " + spec);
         }
@@ -437,6 +442,8 @@ final class ContractCodec {
                 case FILTER_ATTRIBUTES:
                     return new FilterSpec.AttributeMatch(readEnum(in, FilterSpec.AttributeMode.values()),
                             readStrings(in), readStrings(in));
+                case FILTER_EXTENSION:
+                    return new FilterSpec.Extension(readString(in), readStrings(in));
                 default:
                     throw new MalformedFrameException("unknown filter kind " + kind);
             }

@@ -243,7 +243,8 @@ class ContractCodecTest {
                 Filters.cloudEvents(Map.of("any", List.of(Map.of("exact", Map.of("type", "user.created")),
                         Map.of("sql", "source LIKE '/shop/%' AND subject IS NOT NULL"))), CE_NAMES),
                 Filters.cloudEvents(Map.of("all", List.of(Map.of("exact", Map.of("type", "order.created")),
-                        Map.of("exact", Map.of("source", "/shop/eu")))), CE_NAMES));
+                        Map.of("exact", Map.of("source", "/shop/eu")))), CE_NAMES),
+                new FilterSpec.Extension(PropertyEqualsKind.NAME, List.of("color", "red")).compile());
         for (MessageFilter f : filters) {
             final ByteBuf buf = Unpooled.buffer();
             ContractCodec.writeFilter(buf, f);
@@ -265,6 +266,8 @@ class ContractCodecTest {
         assertThat(filters.get(10).matches(SAMPLES.get(4))).isTrue();
         assertThat(filters.get(10).matches(SAMPLES.get(5))).isFalse();
         assertThat(filters.get(10).matches(SAMPLES.get(6))).isTrue();
+        assertThat(filters.get(12).matches(SAMPLES.get(2))).isTrue();
+        assertThat(filters.get(12).matches(SAMPLES.get(3))).isFalse();
     }
 
     @Test

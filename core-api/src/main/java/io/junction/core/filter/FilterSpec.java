@@ -8,9 +8,9 @@ import java.util.Objects;
  * A filter as data: what a {@link MessageFilter} of this package is, so that it can be sent to another node and
  * compiled there into a filter that accepts and rejects exactly the same messages ({@link #compile()}).
  *
- * <p>Only filters made by this package describe themselves ({@link MessageFilter#spec()}); a front-end's own filter
- * that reads its front-end's state (an MQTT session's subscriptions, a JMS view of the properties) has no spec, and a
- * node that needs to send it elsewhere refuses the call rather than widening the filter.
+ * <p>Filters made by this package describe themselves ({@link MessageFilter#spec()}); a front-end's own filter
+ * describes itself as an {@link Extension} of a {@link FilterKind} its module registers. A filter without a spec
+ * cannot leave its node: a node that needs to send it elsewhere refuses the call rather than widening the filter.
  */
 public sealed interface FilterSpec {
 
@@ -111,6 +111,19 @@ public sealed interface FilterSpec {
         @Override
         public MessageFilter compile() {
             return new AttributeMatchFilter(mode, properties.toArray(new String[0]), values.toArray(new String[0]));
+        }
+    }
+
+    /** A filter of a kind a front-end module defines ({@link FilterKind}), with that kind's arguments. */
+    record Extension(String kind, List<String> arguments) implements FilterSpec {
+        public Extension {
+            Objects.requireNonNull(kind, "kind");
+            arguments = List.copyOf(arguments);
+        }
+
+        @Override
+        public MessageFilter compile() {
+            return FilterKinds.compile(kind, arguments);
         }
     }
 
