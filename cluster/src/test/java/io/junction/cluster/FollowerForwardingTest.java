@@ -10,6 +10,7 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.SendResult;
+import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.TestStores;
 import io.junction.core.filter.TagFilter;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FollowerForwardingTest {
     private static final String TOPIC = "orders";
     private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(2000);
 
     @TempDir
     Path dir;
@@ -65,7 +68,8 @@ class FollowerForwardingTest {
         }
         final List<Node> group = new ArrayList<>();
         for (ClusterMember m : members) {
-            final ClusterSettings settings = new ClusterSettings(m.id(), members, Duration.ofMillis(600),
+            // Elections only when a leader really stops: the machine's other work must not make one look gone.
+            final ClusterSettings settings = new ClusterSettings(m.id(), members, ELECTION_TIMEOUT,
                     dir.resolve(m.id()), 0);
             final ReplicaMessaging messaging = new ReplicaMessaging();
             final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(m.id())).build(),
@@ -164,6 +168,13 @@ class FollowerForwardingTest {
         assertThat(after.queueOffset()).isEqualTo(20);
         assertThat(readAll(next.messaging(), 21)).containsExactlyElementsOf(
                 IntStream.rangeClosed(0, 20).mapToObj(i -> i < 20 ? "m" + i : "after-failover").toList());
+
+        // The last node alone elects no leader: its forwarded calls fail with UNAVAILABLE, they do not hang.
+        next.node().close();
+        nodes.remove(next);
+        final CompletableFuture<SendResult> stranded = stillFollowing.messaging().send(text("alone"));
+        assertThat(stranded).failsWithin(DEADLINE).withThrowableOfType(ExecutionException.class)
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
     }
 
     /** One forwarded send; null when it failed (no leader yet, or the old one's connection was lost). */
