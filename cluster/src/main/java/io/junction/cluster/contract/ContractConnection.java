@@ -84,7 +84,7 @@ final class ContractConnection extends ChannelInboundHandlerAdapter {
                 call.answer(frame);
             } else if (kind == ContractFrame.ERROR) {
                 final StoreError error = ContractCodec.readErrorKind(frame);
-                call.result().completeExceptionally(new StoreException(error, ContractCodec.readString(frame)));
+                call.result().completeExceptionally(new StoreException(error, WireFormat.readString(frame)));
             } else {
                 call.result().completeExceptionally(new StoreException(StoreError.UNAVAILABLE,
                         "the contract server answered with kind " + kind));

@@ -102,28 +102,28 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
                     writer = (out, r) -> ContractCodec.writePopResult(out, (PopResult) r);
                 }
                 case ACK -> {
-                    call = m.ack(ContractCodec.readString(in), ContractCodec.readString(in));
+                    call = m.ack(WireFormat.readString(in), WireFormat.readString(in));
                     writer = (out, r) -> { };
                 }
                 case ACK_LIST -> {
-                    call = m.ack(ContractCodec.readString(in), ContractCodec.readStrings(in));
+                    call = m.ack(WireFormat.readString(in), WireFormat.readStrings(in));
                     writer = (out, r) -> { };
                 }
                 case CHANGE_INVISIBLE_TIME -> {
-                    call = m.changeInvisibleTime(ContractCodec.readString(in), ContractCodec.readString(in),
-                            ContractCodec.readLong(in));
-                    writer = (out, r) -> ContractCodec.writeString(out, (String) r);
+                    call = m.changeInvisibleTime(WireFormat.readString(in), WireFormat.readString(in),
+                            WireFormat.readLong(in));
+                    writer = (out, r) -> WireFormat.writeString(out, (String) r);
                 }
                 case NACK -> {
-                    call = m.nack(ContractCodec.readString(in), ContractCodec.readString(in));
-                    writer = (out, r) -> ContractCodec.writeString(out, (String) r);
+                    call = m.nack(WireFormat.readString(in), WireFormat.readString(in));
+                    writer = (out, r) -> WireFormat.writeString(out, (String) r);
                 }
                 case GIVE_BACK -> {
-                    call = m.giveBack(ContractCodec.readString(in), ContractCodec.readString(in));
+                    call = m.giveBack(WireFormat.readString(in), WireFormat.readString(in));
                     writer = (out, r) -> { };
                 }
                 case DEAD_LETTER -> {
-                    call = m.deadLetter(ContractCodec.readString(in), ContractCodec.readString(in));
+                    call = m.deadLetter(WireFormat.readString(in), WireFormat.readString(in));
                     writer = (out, r) -> { };
                 }
                 case RECALL -> {
@@ -136,23 +136,23 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
                 }
                 case COMMIT_OFFSET -> {
                     // Memory only on the store (the offset table is made durable in the background).
-                    m.commitOffset(ContractCodec.readString(in), ContractCodec.readString(in),
-                            ContractCodec.readInt(in), ContractCodec.readLong(in));
+                    m.commitOffset(WireFormat.readString(in), WireFormat.readString(in),
+                            WireFormat.readInt(in), WireFormat.readLong(in));
                     call = CompletableFuture.completedFuture(null);
                     writer = (out, r) -> { };
                 }
                 case QUERY_OFFSET -> {
-                    call = CompletableFuture.completedFuture(m.queryOffset(ContractCodec.readString(in),
-                            ContractCodec.readString(in), ContractCodec.readInt(in)));
+                    call = CompletableFuture.completedFuture(m.queryOffset(WireFormat.readString(in),
+                            WireFormat.readString(in), WireFormat.readInt(in)));
                     writer = (out, r) -> out.writeLong((Long) r);
                 }
                 case SEARCH_OFFSET -> {
-                    call = m.searchOffset(ContractCodec.readString(in), ContractCodec.readInt(in),
-                            ContractCodec.readLong(in));
+                    call = m.searchOffset(WireFormat.readString(in), WireFormat.readInt(in),
+                            WireFormat.readLong(in));
                     writer = (out, r) -> out.writeLong((Long) r);
                 }
                 case EARLIEST_STORE_TIME -> {
-                    call = m.earliestStoreTime(ContractCodec.readString(in), ContractCodec.readInt(in));
+                    call = m.earliestStoreTime(WireFormat.readString(in), WireFormat.readInt(in));
                     writer = (out, r) -> out.writeLong((Long) r);
                 }
                 default -> throw new MalformedFrameException("operation " + op + " has no request");

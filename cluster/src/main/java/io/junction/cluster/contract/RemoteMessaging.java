@@ -230,16 +230,16 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
         return call(Operation.ACK, out -> {
-            ContractCodec.writeString(out, group);
-            ContractCodec.writeString(out, receiptHandle);
+            WireFormat.writeString(out, group);
+            WireFormat.writeString(out, receiptHandle);
         }, RemoteMessaging::none, 0);
     }
 
     @Override
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
         return call(Operation.ACK_LIST, out -> {
-            ContractCodec.writeString(out, group);
-            ContractCodec.writeStrings(out, receiptHandles);
+            WireFormat.writeString(out, group);
+            WireFormat.writeStrings(out, receiptHandles);
         }, RemoteMessaging::none, 0);
     }
 
@@ -250,19 +250,19 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
 
     private CompletableFuture<String> receiptCall(final Operation op, final String group, final String handle) {
         return call(op, out -> {
-            ContractCodec.writeString(out, group);
-            ContractCodec.writeString(out, handle);
-        }, ContractCodec::readString, 0);
+            WireFormat.writeString(out, group);
+            WireFormat.writeString(out, handle);
+        }, WireFormat::readString, 0);
     }
 
     @Override
     public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
                                                          final long invisibleMillis) {
         return call(Operation.CHANGE_INVISIBLE_TIME, out -> {
-            ContractCodec.writeString(out, group);
-            ContractCodec.writeString(out, receiptHandle);
+            WireFormat.writeString(out, group);
+            WireFormat.writeString(out, receiptHandle);
             out.writeLong(invisibleMillis);
-        }, ContractCodec::readString, 0);
+        }, WireFormat::readString, 0);
     }
 
     @Override
@@ -308,8 +308,8 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
     public CompletableFuture<Void> commitOffsetAsync(final String group, final String topic, final int queueId,
                                                      final long offset) {
         return call(Operation.COMMIT_OFFSET, out -> {
-            ContractCodec.writeString(out, group);
-            ContractCodec.writeString(out, topic);
+            WireFormat.writeString(out, group);
+            WireFormat.writeString(out, topic);
             out.writeInt(queueId);
             out.writeLong(offset);
         }, RemoteMessaging::none, 0);
@@ -327,27 +327,27 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
     /** A group's committed offset on the server, or -1. */
     public CompletableFuture<Long> queryOffsetAsync(final String group, final String topic, final int queueId) {
         return call(Operation.QUERY_OFFSET, out -> {
-            ContractCodec.writeString(out, group);
-            ContractCodec.writeString(out, topic);
+            WireFormat.writeString(out, group);
+            WireFormat.writeString(out, topic);
             out.writeInt(queueId);
-        }, ContractCodec::readLong, 0);
+        }, WireFormat::readLong, 0);
     }
 
     @Override
     public CompletableFuture<Long> searchOffset(final String topic, final int queueId, final long timestamp) {
         return call(Operation.SEARCH_OFFSET, out -> {
-            ContractCodec.writeString(out, topic);
+            WireFormat.writeString(out, topic);
             out.writeInt(queueId);
             out.writeLong(timestamp);
-        }, ContractCodec::readLong, 0);
+        }, WireFormat::readLong, 0);
     }
 
     @Override
     public CompletableFuture<Long> earliestStoreTime(final String topic, final int queueId) {
         return call(Operation.EARLIEST_STORE_TIME, out -> {
-            ContractCodec.writeString(out, topic);
+            WireFormat.writeString(out, topic);
             out.writeInt(queueId);
-        }, ContractCodec::readLong, 0);
+        }, WireFormat::readLong, 0);
     }
 
     // ---- not served over the network: read where the caller is ----
