@@ -15,6 +15,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.TestStores;
+import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.filter.TagFilter;
 import io.junction.core.message.Message;
@@ -217,6 +218,25 @@ class ContractServerTest {
 
     @Test
     void shouldAnswerAStoreRefusalWithAnErrorFrameAndKeepTheConnection() throws Exception {
+        // A filter kind no module on the server defines: refused as a bad filter, not widened, not a closed connection.
+        final MessageFilter unknownKind = new MessageFilter() {
+            @Override
+            public boolean matchesTagHash(final long tagHash) {
+                return true;
+            }
+
+            @Override
+            public boolean matches(final Map<String, String> properties) {
+                return false;
+            }
+
+            @Override
+            public FilterSpec spec() {
+                return new FilterSpec.Extension("nobody-defines-this", List.of());
+            }
+        };
+        assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", unknownKind, 4, 60_000, 0))))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_FILTER));
         final Message huge = Message.builder("orders").body(new byte[MAX_MESSAGE + 1]).build();
         assertThatThrownBy(() -> get(remote.send(huge)))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.MESSAGE_TOO_LARGE));
