@@ -1,22 +1,29 @@
 package io.junction.cluster;
 
+import io.junction.cluster.contract.ContractServer;
+import io.junction.core.Messaging;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.ratis.RaftConfigKeys;
@@ -47,7 +54,9 @@ import org.slf4j.LoggerFactory;
 /**
  * This node's seat in its store group: the Ratis server (RPC over Ratis' shaded Netty), the replica it drives, and a
  * role watcher that reopens the replica's store as leader once this node leads and has applied everything committed
- * before its term, and as follower once it no longer leads.
+ * before its term, and as follower once it no longer leads. Its contract server serves the replica's store to the
+ * other members, and {@link #writer()} names where this node's writes go: its own store, or the leader's contract
+ * server.
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
@@ -56,6 +65,8 @@ public final class ClusterNode implements AutoCloseable {
     private static final long OFFSETS_SHIP_MILLIS = 1000;
     /** Snapshots ("the log ends at E after index I") bound the replay at restart. */
     private static final long SNAPSHOT_EVERY_ENTRIES = 4096;
+    /** How often a node checks that the replicated state shows its contract address (and publishes it if not). */
+    private static final long PUBLISH_CHECK_MILLIS = 1000;
 
     private final ClusterSettings settings;
     private final RaftGroupId groupId;
@@ -69,6 +80,12 @@ public final class ClusterNode implements AutoCloseable {
     private final ScheduledExecutorService appliedPoller;
     /** Sends metadata changes made on a follower to the leader (Ratis finds it and retries across elections). */
     private final RaftClient forwarder;
+    /** Serves this node's store to the other members (their forwarded writes and POP while this node leads). */
+    private ContractServer contract;
+    /** The other members' contract servers, for forwarding while this node follows. */
+    private final LeaderContracts leaders;
+    /** Publishes this node's contract address (a metadata change: may wait for the leader, so on its own thread). */
+    private final ScheduledExecutorService publisher;
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
                         final Consumer<MessageStore> opened) throws IOException {
@@ -103,6 +120,12 @@ public final class ClusterNode implements AutoCloseable {
             return t;
         });
         this.forwarder = RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).build();
+        this.leaders = new LeaderContracts(storeConfig.maxMessageSize());
+        this.publisher = Executors.newSingleThreadScheduledExecutor(r -> {
+            final Thread t = new Thread(r, "junction-cluster-publish");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
@@ -121,6 +144,13 @@ public final class ClusterNode implements AutoCloseable {
                     + e.getMessage(), e);
         }
         try {
+            node.contract = ContractServer.start(settings.self().host(), settings.contractPort(), node.replica::store,
+                    storeConfig.maxMessageSize());
+        } catch (IllegalStateException e) {
+            node.close();
+            throw new ClusterStartException("cluster node " + settings.nodeId() + ": " + e.getMessage(), e);
+        }
+        try {
             node.server.start();
         } catch (IOException e) {
             node.close();
@@ -131,8 +161,21 @@ public final class ClusterNode implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
         node.roleWatcher.scheduleWithFixedDelay(node::shipOffsets, OFFSETS_SHIP_MILLIS, OFFSETS_SHIP_MILLIS,
                 TimeUnit.MILLISECONDS);
-        LOG.info("Cluster node {} started: members {}, Raft on {}", settings.nodeId(), settings.members(),
-                settings.self().address());
+        node.publisher.scheduleWithFixedDelay(node::publishContractAddress, 0, PUBLISH_CHECK_MILLIS,
+                TimeUnit.MILLISECONDS);
+        LOG.info("Cluster node {} started: members {}, Raft on {}, contract server on {}", settings.nodeId(),
+                settings.members(), settings.self().address(), node.contract.address());
+        return node;
+    }
+
+    /**
+     * Starts a node for the front-ends' {@link ReplicaMessaging}: it follows the replica's store, and forwards writes,
+     * POP and acknowledgements to the leader while this node follows ({@link #writer()}).
+     */
+    public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
+                                    final ReplicaMessaging messaging) {
+        final ClusterNode node = start(settings, storeConfig, messaging::switchTo);
+        messaging.forwardWritesTo(node::writer);
         return node;
     }
 
@@ -254,6 +297,70 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /** Makes sure the replicated state shows this node's contract address; runs on the publisher thread. */
+    private void publishContractAddress() {
+        final String mine = LeaderContracts.addressText(contract.address());
+        try {
+            final MessageStore current = replica.store();
+            if (current == null || mine.equals(current.kvConfigs().get(LeaderContracts.NAMESPACE,
+                    settings.nodeId()).orElse(null))) {
+                return;
+            }
+            current.kvConfigs().put(LeaderContracts.NAMESPACE, settings.nodeId(), mine).get(30, TimeUnit.SECONDS);
+            LOG.info("Cluster node {} published its contract address {}", settings.nodeId(), mine);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            LOG.debug("Publishing the contract address failed; next time", e);
+        }
+    }
+
+    /**
+     * Where writes, POP and acknowledgements go now: this node's store while it leads (or while it is elected but not
+     * yet reopened as leader: the store then refuses them), else the leader's contract server.
+     *
+     * @throws StoreException UNAVAILABLE when no leader is known (an election) or the leader has not published its
+     *                        contract address yet: the caller fails at once, and the client retries
+     */
+    public Messaging writer() {
+        if (replica.leading()) {
+            return replica.store();
+        }
+        final RaftPeerId leader;
+        try {
+            leader = server.getDivision(groupId).getInfo().getLeaderId();
+        } catch (IOException e) {
+            throw new StoreException(StoreError.UNAVAILABLE, "the cluster node is not running", e);
+        }
+        if (leader == null) {
+            throw new StoreException(StoreError.UNAVAILABLE, "the cluster has no leader now (an election)");
+        }
+        if (leader.equals(selfId)) {
+            return replica.store();
+        }
+        final String id = leader.toString();
+        final String published = replica.store().kvConfigs().get(LeaderContracts.NAMESPACE, id).orElse(null);
+        return leaders.client(id, published).orElseThrow(() -> new StoreException(StoreError.UNAVAILABLE,
+                "the leader " + id + " has not published its contract address yet"));
+    }
+
+    /** Where this node's contract server listens. */
+    public InetSocketAddress contractAddress() {
+        return contract.address();
+    }
+
+    /** The contract addresses the members published, by node id (a member that did not publish yet is missing). */
+    public Map<String, String> contractAddresses() {
+        final Map<String, String> addresses = new TreeMap<>();
+        final MessageStore current = replica.store();
+        if (current != null) {
+            for (ClusterMember m : settings.members()) {
+                current.kvConfigs().get(LeaderContracts.NAMESPACE, m.id()).ifPresent(a -> addresses.put(m.id(), a));
+            }
+        }
+        return addresses;
+    }
+
     /**
      * Waits until the group has a leader and this node's store plays its part (opened as leader here if this node
      * leads): front-ends then start against a settled store.
@@ -302,6 +409,7 @@ public final class ClusterNode implements AutoCloseable {
     /** What {@code GET /cluster} shows. */
     public ClusterStatus status() {
         final List<ClusterStatus.Member> members = new ArrayList<>();
+        final Map<String, String> contracts = contractAddresses();
         String role = "UNKNOWN";
         String leader = null;
         long term = -1;
@@ -332,7 +440,7 @@ public final class ClusterNode implements AutoCloseable {
                         }
                     }
                 }
-                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs));
+                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs, contracts.get(m.id())));
             }
         } catch (IOException | RuntimeException e) {
             LOG.debug("Cluster status unavailable", e);
@@ -350,6 +458,11 @@ public final class ClusterNode implements AutoCloseable {
         }
         roleWatcher.shutdownNow();
         appliedPoller.shutdownNow();
+        publisher.shutdownNow();
+        if (contract != null) {
+            contract.close();
+        }
+        leaders.close();
         try {
             roleWatcher.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -13,8 +13,11 @@ import java.util.Objects;
  * @param electionTimeout the shortest time without a leader's heartbeat before a follower stands for election (the
  *                        longest is twice that)
  * @param dataDir         the broker's data directory; the Raft log lives under {@code cluster/}
+ * @param contractPort    the port of this node's contract server on its replication host ({@code
+ *                        cluster.contract-port}; 0 = any free port): followers forward writes and POP there
  */
-public record ClusterSettings(String nodeId, List<ClusterMember> members, Duration electionTimeout, Path dataDir) {
+public record ClusterSettings(String nodeId, List<ClusterMember> members, Duration electionTimeout, Path dataDir,
+                              int contractPort) {
 
     public ClusterSettings {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -25,10 +28,19 @@ public record ClusterSettings(String nodeId, List<ClusterMember> members, Durati
             throw new IllegalArgumentException("cluster.node-id " + nodeId + " is not among cluster.members "
                     + members);
         }
+        if (contractPort < 0 || contractPort > 0xFFFF) {
+            throw new IllegalArgumentException("cluster.contract-port must be 0 to 65535, not " + contractPort);
+        }
         if (electionTimeout.toMillis() < 100) {
             throw new IllegalArgumentException("cluster.election-timeout-ms must be at least 100, not "
                     + electionTimeout.toMillis());
         }
+    }
+
+    /** Settings whose contract server takes any free port. */
+    public ClusterSettings(final String nodeId, final List<ClusterMember> members, final Duration electionTimeout,
+                           final Path dataDir) {
+        this(nodeId, members, electionTimeout, dataDir, 0);
     }
 
     /** This node's own entry. */

@@ -26,7 +26,8 @@ public record ClusterStatus(String node, String role, String leader, long term, 
      * @param matchIndex    the last Raft index known to be on its disk (the leader knows every member's; a follower
      *                      only its own), -1 when unknown
      * @param lastContactMs milliseconds since the leader last heard from it, -1 when unknown
+     * @param contract      the address of its contract server (where followers forward), null until it published it
      */
-    public record Member(String id, String address, long matchIndex, long lastContactMs) {
+    public record Member(String id, String address, long matchIndex, long lastContactMs, String contract) {
     }
 }

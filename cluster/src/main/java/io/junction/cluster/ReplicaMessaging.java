@@ -10,6 +10,7 @@ import io.junction.core.PullResult;
 import io.junction.core.RecallHandle;
 import io.junction.core.Receipt;
 import io.junction.core.SendResult;
+import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
@@ -22,16 +23,22 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The {@link Messaging} front-ends hold on a cluster node: every call goes to the replica's store of the moment, which
- * is reopened when the node's role changes. While this node follows, its store refuses sends and the other writes
- * with {@code StoreError.UNAVAILABLE} (forwarding them to the leader is a later step); reads are served locally.
- * Transaction checkers are registered again on each reopened store.
+ * is reopened when the node's role changes. Writes, POP and its acknowledgements, transaction ends, recalls and
+ * offset commits go to the {@link #forwardWritesTo writer}: the local store while this node leads, the leader's
+ * contract server while it follows, so a client of a follower is served as if the node led. Reads (pull, queries,
+ * offsets, metadata) are served by the local replica. Transaction checkers are registered again on each reopened
+ * store: a leader checks half messages back with its own front-ends' producers only.
  */
 public final class ReplicaMessaging implements Messaging {
     private final Set<TransactionChecker> checkers = new CopyOnWriteArraySet<>();
     private volatile MessageStore store;
+    /** Where writes go; the local store until a cluster node says otherwise. */
+    private volatile Supplier<Messaging> writer = this::store;
 
     /** Switches to a (re)opened store. */
     public void switchTo(final MessageStore next) {
@@ -41,18 +48,36 @@ public final class ReplicaMessaging implements Messaging {
         }
     }
 
+    /**
+     * Sends writes, POP and acknowledgements to what {@code target} names at each call: the local store, or the
+     * leader's contract server ({@link ClusterNode#writer()}); it throws a {@link StoreException} when there is none.
+     */
+    public void forwardWritesTo(final Supplier<Messaging> target) {
+        this.writer = target;
+    }
+
     private MessageStore store() {
         return store;
     }
 
+    private <T> CompletableFuture<T> write(final Function<Messaging, CompletableFuture<T>> call) {
+        final Messaging target;
+        try {
+            target = writer.get();
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return call.apply(target);
+    }
+
     @Override
     public CompletableFuture<SendResult> send(final Message message) {
-        return store().send(message);
+        return write(m -> m.send(message));
     }
 
     @Override
     public CompletableFuture<List<SendResult>> sendBatch(final List<Message> messages) {
-        return store().sendBatch(messages);
+        return write(m -> m.sendBatch(messages));
     }
 
     @Override
@@ -62,7 +87,7 @@ public final class ReplicaMessaging implements Messaging {
 
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
-        return store().pop(request);
+        return write(m -> m.pop(request));
     }
 
     @Override
@@ -72,48 +97,48 @@ public final class ReplicaMessaging implements Messaging {
 
     @Override
     public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
-        return store().ack(group, receiptHandle);
+        return write(m -> m.ack(group, receiptHandle));
     }
 
     @Override
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
-        return store().ack(group, receiptHandles);
+        return write(m -> m.ack(group, receiptHandles));
     }
 
     @Override
     public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
-        return store().ackReceipts(group, receipts);
+        return write(m -> m.ackReceipts(group, receipts));
     }
 
     @Override
     public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
                                                          final long invisibleMillis) {
-        return store().changeInvisibleTime(group, receiptHandle, invisibleMillis);
+        return write(m -> m.changeInvisibleTime(group, receiptHandle, invisibleMillis));
     }
 
     @Override
     public CompletableFuture<String> nack(final String group, final String receiptHandle) {
-        return store().nack(group, receiptHandle);
+        return write(m -> m.nack(group, receiptHandle));
     }
 
     @Override
     public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
-        return store().giveBack(group, receiptHandle);
+        return write(m -> m.giveBack(group, receiptHandle));
     }
 
     @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
-        return store().deadLetter(group, receiptHandle);
+        return write(m -> m.deadLetter(group, receiptHandle));
     }
 
     @Override
     public CompletableFuture<Void> recall(final RecallHandle handle) {
-        return store().recall(handle);
+        return write(m -> m.recall(handle));
     }
 
     @Override
     public CompletableFuture<Void> endTransaction(final TransactionEnd end) {
-        return store().endTransaction(end);
+        return write(m -> m.endTransaction(end));
     }
 
     @Override
@@ -130,7 +155,18 @@ public final class ReplicaMessaging implements Messaging {
 
     @Override
     public void commitOffset(final String group, final String topic, final int queueId, final long offset) {
-        store().commitOffset(group, topic, queueId, offset);
+        // The local table answers this node's queries at once (read your own commit); the leader's is the one that
+        // lasts and reaches every replica.
+        final MessageStore local = store();
+        local.commitOffset(group, topic, queueId, offset);
+        try {
+            final Messaging target = writer.get();
+            if (target != local) {
+                target.commitOffset(group, topic, queueId, offset);
+            }
+        } catch (StoreException e) {
+            // No leader now: the client commits again (consumers commit periodically).
+        }
     }
 
     @Override

@@ -120,6 +120,8 @@ class StoreGroupTest {
         for (Node n : group) {
             if (n != leader) {
                 await(() -> n.messaging().route(TOPIC).isPresent(), "the topic to reach " + n.id());
+                // These nodes forward nothing (ClusterNode.start without a ReplicaMessaging): a follower's own store
+                // refuses sends. FollowerForwardingTest covers the forwarding the broker wires.
                 assertThat(errorOf(n.messaging().send(TestStores.text(TOPIC, "x"))))
                         .isEqualTo(StoreError.UNAVAILABLE);
                 // A follower forwards metadata changes to the leader, and reads its own change back at once.

@@ -1,10 +1,12 @@
 package io.junction.amqp;
 
+import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.Filters;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.filter.TypedProperties;
 import io.junction.core.message.MessageProperties;
 import java.util.AbstractMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -49,6 +51,11 @@ final class JmsSelectors {
             @Override
             public boolean matches(final Map<String, String> properties, final long bornTimestamp) {
                 return sql.matches(new SelectorView(properties, bornTimestamp));
+            }
+
+            @Override
+            public FilterSpec spec() {
+                return new FilterSpec.Extension(JmsSelectorKind.NAME, List.of(selector));
             }
 
             @Override

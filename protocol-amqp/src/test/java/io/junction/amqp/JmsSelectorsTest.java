@@ -2,9 +2,11 @@ package io.junction.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.MessageProperties;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -57,5 +59,28 @@ class JmsSelectorsTest {
         assertThat(recent.matches(stored, 1500)).isTrue();
         assertThat(recent.matches(stored, 500)).isFalse();
         assertThat(JmsSelectors.compile("JMSPriority = 4").matches(Map.of())).as("the default priority").isTrue();
+    }
+
+    @Test
+    void shouldDescribeASelectorSoThatAnotherNodeCompilesTheSameFilter() {
+        final Map<String, String> typedGold = new HashMap<>(Map.of("NumberOfOrders", "2",
+                AmqpMessageMapping.TYPES, "i:NumberOfOrders", AmqpMessageMapping.SUBJECT, "gold"));
+        final Map<String, String> stringGold = new HashMap<>(Map.of("NumberOfOrders", "2",
+                AmqpMessageMapping.SUBJECT, "gold"));
+        final Map<String, String> typedSilver = new HashMap<>(Map.of("NumberOfOrders", "5",
+                AmqpMessageMapping.TYPES, "i:NumberOfOrders", AmqpMessageMapping.SUBJECT, "silver"));
+        final MessageFilter original = JmsSelectors.compile("NumberOfOrders > 1 AND JMSType = 'gold'");
+        final FilterSpec spec = original.spec();
+        assertThat(spec).isEqualTo(new FilterSpec.Extension(JmsSelectorKind.NAME,
+                List.of("NumberOfOrders > 1 AND JMSType = 'gold'")));
+        // Compiled again through the kind the module registers (ServiceLoader), as the leader does.
+        final MessageFilter again = spec.compile();
+        for (Map<String, String> m : List.of(typedGold, stringGold, typedSilver)) {
+            assertThat(again.matches(m, 1000)).as("%s", m).isEqualTo(original.matches(m, 1000));
+        }
+        assertThat(again.matches(typedGold)).isTrue();
+        assertThat(again.matches(stringGold)).as("a string is not greater than a number").isFalse();
+        assertThat(again.matches(typedSilver)).isFalse();
+        assertThat(again.spec()).isEqualTo(spec);
     }
 }

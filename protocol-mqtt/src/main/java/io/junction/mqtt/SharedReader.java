@@ -5,6 +5,7 @@ import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.Receipt;
+import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
 import io.junction.spi.kit.HeldMessages;
 import java.util.List;
@@ -55,9 +56,12 @@ final class SharedReader {
 
             @Override
             public boolean matches(final Map<String, String> properties) {
-                final String topic = properties.get(MqttMessageMapping.TOPIC);
-                return TopicFilter.anyMatches(session.sharedFilters(shareName),
-                        topic != null ? topic : fallbackTopic);
+                return MqttTopicsKind.matches(session.sharedFilters(shareName), fallbackTopic, properties);
+            }
+
+            @Override
+            public FilterSpec spec() {
+                return MqttTopicsKind.spec(fallbackTopic, session.sharedFilters(shareName));
             }
         };
     }

@@ -3,6 +3,7 @@ package io.junction.mqtt;
 import io.junction.core.Messaging;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
+import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
@@ -83,9 +84,12 @@ final class TopicReader {
 
             @Override
             public boolean matches(final Map<String, String> properties) {
-                final String topic = properties.get(MqttMessageMapping.TOPIC);
-                return TopicFilter.anyMatches(session.filters(),
-                        topic != null ? topic : fallbackTopic);
+                return MqttTopicsKind.matches(session.filters(), fallbackTopic, properties);
+            }
+
+            @Override
+            public FilterSpec spec() {
+                return MqttTopicsKind.spec(fallbackTopic, session.filters());
             }
         };
         init();

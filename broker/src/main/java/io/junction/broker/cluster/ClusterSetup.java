@@ -28,7 +28,8 @@ public final class ClusterSetup {
         try {
             final List<ClusterMember> members = ClusterMembers.parse(config.string(ConfigKeys.CLUSTER_MEMBERS));
             return new ClusterSettings(nodeId, members,
-                    Duration.ofMillis(config.intValue(ConfigKeys.CLUSTER_ELECTION_TIMEOUT_MS)), config.dataDir());
+                    Duration.ofMillis(config.intValue(ConfigKeys.CLUSTER_ELECTION_TIMEOUT_MS)), config.dataDir(),
+                    config.port(ConfigKeys.CLUSTER_CONTRACT_PORT));
         } catch (final IllegalArgumentException e) {
             throw new BrokerStartException("cluster: " + e.getMessage(), e);
         }

@@ -84,6 +84,9 @@ public final class ConfigKeys {
     public static final ConfigKey CLUSTER_ELECTION_TIMEOUT_MS = ConfigKey.of("cluster.election-timeout-ms", INT,
             "1000", "Milliseconds without the leader's heartbeat before a follower stands for election (randomized "
                     + "up to twice that); a leader cut off from a majority for twice that steps down.");
+    public static final ConfigKey CLUSTER_CONTRACT_PORT = ConfigKey.of("cluster.contract-port", PORT, "0",
+            "Port of this node's contract server on its cluster.members host: followers forward sends, POP, acks and "
+                    + "offset commits to the leader's (0 picks a free port; each node publishes its own to the others).");
 
     /** Prefix of the shared HTTP listener's keys, TLS ones included ({@code http.tls-enabled}, …). */
     public static final String HTTP_PREFIX = "http";
@@ -203,7 +206,7 @@ public final class ConfigKeys {
                 AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
                 DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS, TRANSACTION_MAX_CHECKS,
                 POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, CLUSTER_NODE_ID, CLUSTER_MEMBERS,
-                CLUSTER_ELECTION_TIMEOUT_MS, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
+                CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,

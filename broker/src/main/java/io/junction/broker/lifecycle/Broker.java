@@ -201,7 +201,7 @@ public final class Broker {
     private static ClusterNode startCluster(final ClusterSettings settings, final StoreConfig storeConfig,
                                             final ReplicaMessaging replica) throws BrokerStartException {
         try {
-            final ClusterNode node = ClusterNode.start(settings, storeConfig, replica::switchTo);
+            final ClusterNode node = ClusterNode.start(settings, storeConfig, replica);
             try {
                 node.awaitSettled(CLUSTER_SETTLE_TIMEOUT);
             } catch (final RuntimeException e) {

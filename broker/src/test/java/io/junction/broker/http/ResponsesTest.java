@@ -15,8 +15,8 @@ class ResponsesTest {
     @Test
     void shouldRenderTheClusterStatusWithEveryFieldOperatorsScriptAgainst() throws Exception {
         final ClusterStatus status = new ClusterStatus("n1", "LEADER", "n1", 3, 42, 41, 4096, true,
-                List.of(new ClusterStatus.Member("n1", "127.0.0.1:9001", 42, -1),
-                        new ClusterStatus.Member("n\"2", "127.0.0.1:9002", 40, 12)));
+                List.of(new ClusterStatus.Member("n1", "127.0.0.1:9001", 42, -1, "127.0.0.1:9101"),
+                        new ClusterStatus.Member("n\"2", "127.0.0.1:9002", 40, 12, null)));
         final FullHttpResponse response = Responses.json(status);
         try {
             assertThat(response.headers().get(HttpHeaderNames.CONTENT_TYPE)).isEqualTo(Responses.JSON);
@@ -34,6 +34,8 @@ class ResponsesTest {
             assertThat(json.get("members").get(1).get("id").asText()).isEqualTo("n\"2");
             assertThat(json.get("members").get(1).get("matchIndex").asLong()).isEqualTo(40);
             assertThat(json.get("members").get(1).get("lastContactMs").asLong()).isEqualTo(12);
+            assertThat(json.get("members").get(0).get("contract").asText()).isEqualTo("127.0.0.1:9101");
+            assertThat(json.get("members").get(1).get("contract").isNull()).isTrue();
         } finally {
             response.release();
         }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Three broker processes (small heaps, own ports and data directories) form one store group. A RocketMQ producer sends
- * with acknowledgements to the leader; the leader is SIGKILLed; the two survivors elect a leader, which serves every
+ * with acknowledgements to the leader, another to a follower (which forwards to the leader); the leader is SIGKILLed; the two survivors elect a leader, which serves every
  * acknowledged message to a RocketMQ consumer and takes new sends; the killed node restarts, rejoins as a follower
  * and catches up with the group's log.
  */
@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Test;
 class ClusterFailoverIT {
     private static final String TOPIC = "failover";
     private static final int SENDS = 300;
+    private static final int FOLLOWER_SENDS = 50;
+    private static final Pattern CONTRACT = Pattern.compile("\"contract\":\"[^\"]+\"");
     private static final Pattern NUMBER = Pattern.compile("\"%s\":(-?\\d+)");
 
     private final List<RunningBroker> nodes = new ArrayList<>();
@@ -74,6 +76,15 @@ class ClusterFailoverIT {
         final List<String> acked = send(leader, "before-", SENDS);
         assertThat(acked).hasSize(SENDS);
 
+        // A producer that knows only a follower: its sends are forwarded to the leader and acknowledged, once every
+        // member has published its contract server.
+        final RunningBroker follower = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        awaitTrue(() -> CONTRACT.matcher(follower.get("/cluster").body()).results().count() == 3,
+                "every member's contract address to reach the follower");
+        final List<String> forwarded = send(follower, "via-follower-", FOLLOWER_SENDS);
+        assertThat(forwarded).hasSize(FOLLOWER_SENDS);
+        assertThat(follower.get("/cluster").body()).contains("\"acceptsWrites\":false");
+
         final long killedAt = System.nanoTime();
         leader.kill();
         final List<RunningBroker> survivors = nodes.stream().filter(n -> n != leader).toList();
@@ -86,11 +97,14 @@ class ClusterFailoverIT {
                 "junction_cluster_role_changes_total", "junction_cluster_term");
 
         final Set<String> expected = new HashSet<>(acked);
+        expected.addAll(forwarded);
         expected.addAll(after);
         final List<MessageExt> consumed = consumeAll(next, expected.size());
         final List<String> bodies = consumed.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8))
                 .toList();
         assertThat(new HashSet<>(bodies)).containsAll(expected);
+        assertThat(bodies.stream().filter(b -> b.startsWith("via-follower-")).toList())
+                .as("each forwarded send stored once").hasSize(FOLLOWER_SENDS);
         assertThat(consumed.stream().map(m -> m.getQueueId() + "/" + m.getQueueOffset()).distinct().count())
                 .as("no two messages share a queue offset").isEqualTo(consumed.size());
 

@@ -58,11 +58,11 @@ public final class AttributeFilters {
         final String here = path + "." + dialect;
         switch (dialect) {
             case "exact":
-                return attributes(AttributeMatchFilter.Mode.EXACT, value, here, names);
+                return attributes(FilterSpec.AttributeMode.EXACT, value, here, names);
             case "prefix":
-                return attributes(AttributeMatchFilter.Mode.PREFIX, value, here, names);
+                return attributes(FilterSpec.AttributeMode.PREFIX, value, here, names);
             case "suffix":
-                return attributes(AttributeMatchFilter.Mode.SUFFIX, value, here, names);
+                return attributes(FilterSpec.AttributeMode.SUFFIX, value, here, names);
             case "all":
                 return CompositeFilters.allOf(nonEmptyList(value, here, names));
             case "any":
@@ -80,7 +80,7 @@ public final class AttributeFilters {
         }
     }
 
-    private static MessageFilter attributes(final AttributeMatchFilter.Mode mode, final Object value,
+    private static MessageFilter attributes(final FilterSpec.AttributeMode mode, final Object value,
             final String path, final Function<String, String> names) {
         if (!(value instanceof Map) || ((Map<?, ?>) value).isEmpty()) {
             throw invalid(path, "expected an object of attribute names to values but found " + describe(value));

@@ -1,5 +1,6 @@
 package io.junction.core.filter;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -8,25 +9,12 @@ import java.util.Map;
  * value must equal / start with / end with the given text (case-sensitive).
  */
 final class AttributeMatchFilter implements MessageFilter {
-    /** How an attribute value is compared with the filter's value. */
-    enum Mode {
-        EXACT, PREFIX, SUFFIX;
-
-        boolean apply(final String actual, final String expected) {
-            switch (this) {
-                case EXACT: return actual.equals(expected);
-                case PREFIX: return actual.startsWith(expected);
-                default: return actual.endsWith(expected);
-            }
-        }
-    }
-
-    private final Mode mode;
+    private final FilterSpec.AttributeMode mode;
     private final String[] properties;
     private final String[] values;
 
     /** Property names already mapped from attribute names, parallel to {@code values}. */
-    AttributeMatchFilter(final Mode mode, final String[] properties, final String[] values) {
+    AttributeMatchFilter(final FilterSpec.AttributeMode mode, final String[] properties, final String[] values) {
         this.mode = mode;
         this.properties = properties.clone();
         this.values = values.clone();
@@ -46,6 +34,11 @@ final class AttributeMatchFilter implements MessageFilter {
             }
         }
         return true;
+    }
+
+    @Override
+    public FilterSpec spec() {
+        return new FilterSpec.AttributeMatch(mode, List.of(properties), List.of(values));
     }
 
     @Override

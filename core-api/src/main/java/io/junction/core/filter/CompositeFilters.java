@@ -1,5 +1,6 @@
 package io.junction.core.filter;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,19 @@ final class CompositeFilters {
 
     static MessageFilter not(final MessageFilter filter) {
         return new Not(filter);
+    }
+
+    /** The parts' specs, or null when one of them has none. */
+    private static List<FilterSpec> specs(final MessageFilter[] filters) {
+        final List<FilterSpec> parts = new ArrayList<>(filters.length);
+        for (final MessageFilter filter : filters) {
+            final FilterSpec part = filter.spec();
+            if (part == null) {
+                return null;
+            }
+            parts.add(part);
+        }
+        return parts;
     }
 
     /** Matches when every filter matches; an empty list matches everything. */
@@ -47,6 +61,12 @@ final class CompositeFilters {
                 }
             }
             return true;
+        }
+
+        @Override
+        public FilterSpec spec() {
+            final List<FilterSpec> parts = specs(filters);
+            return parts == null ? null : new FilterSpec.AllOf(parts);
         }
 
         @Override
@@ -84,6 +104,12 @@ final class CompositeFilters {
         }
 
         @Override
+        public FilterSpec spec() {
+            final List<FilterSpec> parts = specs(filters);
+            return parts == null ? null : new FilterSpec.AnyOf(parts);
+        }
+
+        @Override
         public String toString() {
             return "any" + Arrays.toString(filters);
         }
@@ -105,6 +131,12 @@ final class CompositeFilters {
         @Override
         public boolean matches(final Map<String, String> properties) {
             return !filter.matches(properties);
+        }
+
+        @Override
+        public FilterSpec spec() {
+            final FilterSpec part = filter.spec();
+            return part == null ? null : new FilterSpec.Not(part);
         }
 
         @Override

@@ -21,6 +21,11 @@ public interface MessageFilter {
         }
 
         @Override
+        public FilterSpec spec() {
+            return new FilterSpec.All();
+        }
+
+        @Override
         public String toString() {
             return "*";
         }
@@ -41,5 +46,13 @@ public interface MessageFilter {
      */
     default boolean matches(final Map<String, String> properties, final long bornTimestamp) {
         return matches(properties);
+    }
+
+    /**
+     * This filter as data, to be compiled again on another node ({@link FilterSpec#compile()}), or null when it
+     * cannot be described: a front-end's own filter that reads its front-end's state.
+     */
+    default FilterSpec spec() {
+        return null;
     }
 }

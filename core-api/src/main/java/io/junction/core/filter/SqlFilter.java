@@ -1,5 +1,6 @@
 package io.junction.core.filter;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
@@ -18,11 +19,15 @@ public final class SqlFilter implements MessageFilter {
     private final String expression;
     private final SqlDialect dialect;
     private final Condition condition;
+    /** Identifier to property name as the compile-time mapping answered; empty when identifiers name properties. */
+    private final Map<String, String> propertyNames;
 
-    private SqlFilter(final String expression, final SqlDialect dialect, final Condition condition) {
+    private SqlFilter(final String expression, final SqlDialect dialect, final Condition condition,
+                      final Map<String, String> propertyNames) {
         this.expression = expression;
         this.dialect = dialect;
         this.condition = condition;
+        this.propertyNames = Map.copyOf(propertyNames);
     }
 
     /** Compiles a RocketMQ SQL92 expression. */
@@ -32,7 +37,9 @@ public final class SqlFilter implements MessageFilter {
 
     /** Compiles an expression in the given dialect; identifiers name properties directly. */
     public static SqlFilter compile(final String expression, final SqlDialect dialect) {
-        return compile(expression, dialect, Function.identity());
+        Objects.requireNonNull(expression, "expression");
+        Objects.requireNonNull(dialect, "dialect");
+        return new SqlFilter(expression, dialect, SqlParser.parse(expression, dialect, Function.identity()), Map.of());
     }
 
     /**
@@ -47,7 +54,16 @@ public final class SqlFilter implements MessageFilter {
         Objects.requireNonNull(expression, "expression");
         Objects.requireNonNull(dialect, "dialect");
         Objects.requireNonNull(propertyNames, "propertyNames");
-        return new SqlFilter(expression, dialect, SqlParser.parse(expression, dialect, propertyNames));
+        // The answers are kept so that the filter can be described without the function (FilterSpec.Sql).
+        final Map<String, String> used = new HashMap<>();
+        final Condition condition = SqlParser.parse(expression, dialect, name -> {
+            final String property = propertyNames.apply(name);
+            if (property != null) {
+                used.put(name, property);
+            }
+            return property;
+        });
+        return new SqlFilter(expression, dialect, condition, used);
     }
 
     /** Always true: a property filter cannot be decided from the tag hash. */
@@ -73,6 +89,11 @@ public final class SqlFilter implements MessageFilter {
     /** The compiled tree, for diagnostics (constant parts appear folded). */
     String describeCompiled() {
         return condition.toString();
+    }
+
+    @Override
+    public FilterSpec spec() {
+        return new FilterSpec.Sql(expression, dialect, propertyNames);
     }
 
     @Override

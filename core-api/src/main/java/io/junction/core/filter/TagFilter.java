@@ -83,6 +83,11 @@ public final class TagFilter implements MessageFilter {
     }
 
     @Override
+    public FilterSpec spec() {
+        return new FilterSpec.Tag(expression);
+    }
+
+    @Override
     public String toString() {
         return expression;
     }

@@ -1,0 +1,260 @@
+package io.junction.cluster.contract;
+
+import io.junction.cluster.contract.ContractCodec.PopRequestSpec;
+import io.junction.cluster.contract.ContractCodec.PullRequestSpec;
+import io.junction.core.Messaging;
+import io.junction.core.PopResult;
+import io.junction.core.PullResult;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.filter.InvalidFilterException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One peer connection of a {@link ContractServer}: decodes each request frame, calls the store, and writes the answer
+ * when the store's future completes (on whatever thread that is; Netty hands the write to the event loop). Requests
+ * still waiting are kept by id so that a CANCEL frame, or the connection closing, drops them (a long poll whose
+ * caller left). Over {@code maxInFlight} waiting requests the connection is not read until answers go out.
+ *
+ * <p>Only the event loop touches {@link #pending}; completions hop onto it.
+ */
+final class ContractServerHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(ContractServerHandler.class);
+
+    private final Supplier<? extends Messaging> target;
+    private final int maxInFlight;
+    private final Map<Long, CompletableFuture<?>> pending = new HashMap<>();
+
+    ContractServerHandler(final Supplier<? extends Messaging> target, final int maxInFlight) {
+        this.target = target;
+        this.maxInFlight = maxInFlight;
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
+        final ByteBuf frame = (ByteBuf) msg;
+        try {
+            if (frame.readableBytes() < ContractFrame.HEADER_AFTER_LENGTH) {
+                throw new MalformedFrameException("a frame shorter than its header");
+            }
+            final long id = frame.readLong();
+            final byte kind = frame.readByte();
+            final Operation op = Operation.of(kind);
+            if (op == null) {
+                throw new MalformedFrameException("unknown operation " + kind);
+            }
+            if (op == Operation.CANCEL) {
+                final CompletableFuture<?> waiting = pending.remove(id);
+                if (waiting != null) {
+                    waiting.cancel(true);
+                }
+                return;
+            }
+            if (pending.containsKey(id)) {
+                throw new MalformedFrameException("request id " + id + " is in use");
+            }
+            serve(ctx, id, op, frame);
+        } catch (MalformedFrameException e) {
+            LOG.warn("Closing contract connection {}: {}", ctx.channel().remoteAddress(), e.getMessage());
+            ctx.close();
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void serve(final ChannelHandlerContext ctx, final long id, final Operation op, final ByteBuf in) {
+        final CompletableFuture<?> call;
+        final BiConsumer<ByteBuf, Object> writer;
+        try {
+            final Messaging m = target.get();
+            switch (op) {
+                case SEND -> {
+                    call = m.send(ContractCodec.readMessage(in));
+                    writer = (out, r) -> ContractCodec.writeSendResult(out, (SendResult) r);
+                }
+                case SEND_BATCH -> {
+                    call = m.sendBatch(ContractCodec.readMessages(in));
+                    writer = (out, r) -> ContractCodec.writeSendResults(out, castList(r));
+                }
+                case PULL -> {
+                    final PullRequestSpec request = ContractCodec.readPullRequest(in);
+                    call = m.pull(request.compile());
+                    writer = (out, r) -> ContractCodec.writePullResult(out, (PullResult) r);
+                }
+                case POP -> {
+                    final PopRequestSpec request = ContractCodec.readPopRequest(in);
+                    call = m.pop(request.compile());
+                    writer = (out, r) -> ContractCodec.writePopResult(out, (PopResult) r);
+                }
+                case ACK -> {
+                    call = m.ack(WireFormat.readString(in), WireFormat.readString(in));
+                    writer = (out, r) -> { };
+                }
+                case ACK_LIST -> {
+                    call = m.ack(WireFormat.readString(in), WireFormat.readStrings(in));
+                    writer = (out, r) -> { };
+                }
+                case CHANGE_INVISIBLE_TIME -> {
+                    call = m.changeInvisibleTime(WireFormat.readString(in), WireFormat.readString(in),
+                            WireFormat.readLong(in));
+                    writer = (out, r) -> WireFormat.writeString(out, (String) r);
+                }
+                case NACK -> {
+                    call = m.nack(WireFormat.readString(in), WireFormat.readString(in));
+                    writer = (out, r) -> WireFormat.writeString(out, (String) r);
+                }
+                case GIVE_BACK -> {
+                    call = m.giveBack(WireFormat.readString(in), WireFormat.readString(in));
+                    writer = (out, r) -> { };
+                }
+                case DEAD_LETTER -> {
+                    call = m.deadLetter(WireFormat.readString(in), WireFormat.readString(in));
+                    writer = (out, r) -> { };
+                }
+                case RECALL -> {
+                    call = m.recall(ContractCodec.readRecallHandle(in));
+                    writer = (out, r) -> { };
+                }
+                case END_TRANSACTION -> {
+                    call = m.endTransaction(ContractCodec.readTransactionEnd(in));
+                    writer = (out, r) -> { };
+                }
+                case COMMIT_OFFSET -> {
+                    // Memory only on the store (the offset table is made durable in the background).
+                    m.commitOffset(WireFormat.readString(in), WireFormat.readString(in),
+                            WireFormat.readInt(in), WireFormat.readLong(in));
+                    call = CompletableFuture.completedFuture(null);
+                    writer = (out, r) -> { };
+                }
+                case QUERY_OFFSET -> {
+                    call = CompletableFuture.completedFuture(m.queryOffset(WireFormat.readString(in),
+                            WireFormat.readString(in), WireFormat.readInt(in)));
+                    writer = (out, r) -> out.writeLong((Long) r);
+                }
+                case SEARCH_OFFSET -> {
+                    call = m.searchOffset(WireFormat.readString(in), WireFormat.readInt(in),
+                            WireFormat.readLong(in));
+                    writer = (out, r) -> out.writeLong((Long) r);
+                }
+                case EARLIEST_STORE_TIME -> {
+                    call = m.earliestStoreTime(WireFormat.readString(in), WireFormat.readInt(in));
+                    writer = (out, r) -> out.writeLong((Long) r);
+                }
+                default -> throw new MalformedFrameException("operation " + op + " has no request");
+            }
+        } catch (InvalidFilterException e) {
+            answerError(ctx.channel(), id, StoreError.ILLEGAL_FILTER, e.getMessage());
+            return;
+        } catch (MalformedFrameException e) {
+            throw e;
+        } catch (StoreException e) {
+            answerError(ctx.channel(), id, e.error(), e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            // A store that throws instead of failing its future (a null where a name is required): the request's
+            // answer, not the connection's end.
+            answerError(ctx.channel(), id, StoreError.ILLEGAL_ARGUMENT, String.valueOf(e.getMessage()));
+            return;
+        }
+        if (in.isReadable()) {
+            call.cancel(true);
+            throw new MalformedFrameException(in.readableBytes() + " bytes after the " + op + " body");
+        }
+        pending.put(id, call);
+        if (pending.size() >= maxInFlight) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        call.whenComplete((result, failure) -> ctx.executor().execute(() -> {
+            if (pending.remove(id) == null) {
+                return; // Cancelled by the peer, or its connection closed: nobody waits for the answer.
+            }
+            if (pending.size() < maxInFlight && !ctx.channel().config().isAutoRead()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+            if (failure == null) {
+                answer(ctx.channel(), id, writer, result);
+            } else if (!(failure instanceof CancellationException)) {
+                final StoreError error = StoreException.errorOf(failure);
+                answerError(ctx.channel(), id, error == null ? StoreError.UNAVAILABLE : error,
+                        String.valueOf(rootMessage(failure)));
+            }
+        }));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> List<T> castList(final Object list) {
+        return (List<T>) list;
+    }
+
+    private static String rootMessage(final Throwable failure) {
+        Throwable t = failure;
+        while (t.getCause() != null && (t.getMessage() == null || t instanceof CompletionException)) {
+            t = t.getCause();
+        }
+        return t.getMessage();
+    }
+
+    private static void answer(final Channel channel, final long id, final BiConsumer<ByteBuf, Object> writer,
+                               final Object result) {
+        final ByteBuf out = channel.alloc().buffer();
+        try {
+            out.writeInt(0);
+            out.writeLong(id);
+            out.writeByte(ContractFrame.RESULT);
+            writer.accept(out, result);
+        } catch (RuntimeException e) {
+            out.release();
+            LOG.warn("Cannot encode the answer to request {}", id, e);
+            answerError(channel, id, StoreError.UNAVAILABLE, "cannot encode the answer: " + e.getMessage());
+            return;
+        }
+        out.setInt(ContractFrame.LENGTH_OFFSET, out.readableBytes() - ContractFrame.LENGTH_FIELD);
+        channel.writeAndFlush(out, channel.voidPromise());
+    }
+
+    private static void answerError(final Channel channel, final long id, final StoreError error,
+                                    final String text) {
+        final ByteBuf out = channel.alloc().buffer();
+        out.writeInt(0);
+        out.writeLong(id);
+        out.writeByte(ContractFrame.ERROR);
+        ContractCodec.writeError(out, error, text);
+        out.setInt(ContractFrame.LENGTH_OFFSET, out.readableBytes() - ContractFrame.LENGTH_FIELD);
+        channel.writeAndFlush(out, channel.voidPromise());
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx) {
+        // The peer left: its long polls stop waiting, and what they were taking goes back to the group.
+        for (CompletableFuture<?> waiting : pending.values()) {
+            waiting.cancel(true);
+        }
+        pending.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+        if (cause instanceof TooLongFrameException) {
+            LOG.warn("Closing contract connection {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
+        } else {
+            LOG.debug("Contract connection {} failed", ctx.channel().remoteAddress(), cause);
+        }
+        ctx.close();
+    }
+}

@@ -1,0 +1,189 @@
+package io.junction.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PoppedMessage;
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.TestStores;
+import io.junction.core.filter.TagFilter;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three replicas in one JVM, each with its contract server: a follower's {@link ReplicaMessaging} forwards sends, POP,
+ * acks and offset commits to the leader, which stores and replicates them; after the leader stops, the follower
+ * forwards to the new one.
+ */
+class FollowerForwardingTest {
+    private static final String TOPIC = "orders";
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(2000);
+
+    @TempDir
+    Path dir;
+
+    private final List<Node> nodes = new ArrayList<>();
+
+    private record Node(String id, ReplicaMessaging messaging, ClusterNode node) {
+    }
+
+    @AfterEach
+    void stopAll() {
+        nodes.forEach(n -> n.node().close());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private List<Node> startGroup() throws IOException {
+        final List<ClusterMember> members = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
+        }
+        final List<Node> group = new ArrayList<>();
+        for (ClusterMember m : members) {
+            // Elections only when a leader really stops: the machine's other work must not make one look gone.
+            final ClusterSettings settings = new ClusterSettings(m.id(), members, ELECTION_TIMEOUT,
+                    dir.resolve(m.id()), 0);
+            final ReplicaMessaging messaging = new ReplicaMessaging();
+            final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(m.id())).build(),
+                    messaging);
+            final Node n = new Node(m.id(), messaging, node);
+            nodes.add(n);
+            group.add(n);
+        }
+        return group;
+    }
+
+    private static Node awaitLeader(final List<Node> among) {
+        await().atMost(DEADLINE).until(() -> among.stream().filter(n -> n.node().acceptsWrites()).count() == 1);
+        return among.stream().filter(n -> n.node().acceptsWrites()).findFirst().orElseThrow();
+    }
+
+    private static Message text(final String body) {
+        return Message.builder(TOPIC).queueId(0).tag("t").body(body.getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    private static String body(final StoredMessage m) {
+        return new String(m.bodyBytes(), StandardCharsets.UTF_8);
+    }
+
+    private static List<String> readAll(final Messaging reader, final int expected) {
+        final List<String> all = new ArrayList<>();
+        await().atMost(DEADLINE).until(() -> {
+            all.clear();
+            long offset = 0;
+            while (true) {
+                final PullResult r = reader.pull(new PullRequest("test", TOPIC, 0, offset, 32, null, 0)).join();
+                if (r.messages().isEmpty()) {
+                    break;
+                }
+                r.messages().forEach(m -> all.add(body(m)));
+                offset = r.nextOffset();
+            }
+            return all.size() >= expected;
+        });
+        return all;
+    }
+
+    @Test
+    void shouldForwardAFollowersWritesPopAndAcksToTheLeaderAndThenToTheNextLeader() throws Exception {
+        final List<Node> group = startGroup();
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        for (Node n : group) {
+            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
+                    && n.messaging().route(TOPIC).isPresent());
+        }
+        final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        final Node other = group.stream().filter(n -> n != leader && n != follower).findFirst().orElseThrow();
+
+        // Sends through the follower are acknowledged with the leader's offsets, and land on every replica.
+        final List<SendResult> acked = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            acked.add(follower.messaging().send(text("m" + i)).get(20, TimeUnit.SECONDS));
+        }
+        assertThat(acked).extracting(SendResult::queueOffset)
+                .containsExactlyElementsOf(IntStream.range(0, 20).mapToObj(i -> (long) i).toList());
+        final List<String> expected = IntStream.range(0, 20).mapToObj(i -> "m" + i).toList();
+        assertThat(readAll(leader.messaging(), 20)).containsExactlyElementsOf(expected);
+        assertThat(readAll(other.messaging(), 20)).containsExactlyElementsOf(expected);
+        assertThat(readAll(follower.messaging(), 20)).containsExactlyElementsOf(expected);
+
+        // POP through the follower, acks through the follower: only the one left unacked comes back, on the leader.
+        final PopResult popped = follower.messaging().pop(new PopRequest("workers", TOPIC, TagFilter.parse("t"), 32,
+                2_000, 0)).get(20, TimeUnit.SECONDS);
+        assertThat(popped.messages()).extracting(p -> body(p.message())).containsExactlyElementsOf(expected);
+        final List<PoppedMessage> toAck = popped.messages().subList(0, 19);
+        follower.messaging().ack("workers", toAck.get(0).receiptHandle()).get(20, TimeUnit.SECONDS);
+        follower.messaging().ackReceipts("workers", toAck.subList(1, 19).stream().map(PoppedMessage::receipt)
+                .toList()).get(20, TimeUnit.SECONDS);
+        final List<String> redelivered = new ArrayList<>();
+        await().atMost(DEADLINE).until(() -> {
+            leader.messaging().pop(new PopRequest("workers", TOPIC, null, 32, 60_000, 1_000))
+                    .get(20, TimeUnit.SECONDS).messages().forEach(p -> redelivered.add(body(p.message())));
+            return !redelivered.isEmpty();
+        });
+        assertThat(redelivered).containsExactly("m19");
+
+        // An offset committed through the follower reaches the leader.
+        follower.messaging().commitOffset("readers", TOPIC, 0, 7);
+        await().atMost(DEADLINE).until(() -> leader.messaging().queryOffset("readers", TOPIC, 0) == 7);
+        assertThat(follower.messaging().queryOffset("readers", TOPIC, 0)).isEqualTo(7);
+
+        // The leader stops: the followers elect another, and a follower forwards to it.
+        leader.node().close();
+        nodes.remove(leader);
+        final List<Node> survivors = List.of(follower, other);
+        final Node next = awaitLeader(survivors);
+        final Node stillFollowing = next == follower ? other : follower;
+        final SendResult after = await().atMost(DEADLINE).ignoreException(StoreException.class)
+                .until(() -> sendOrNull(stillFollowing), r -> r != null);
+        assertThat(after.queueOffset()).isEqualTo(20);
+        assertThat(readAll(next.messaging(), 21)).containsExactlyElementsOf(
+                IntStream.rangeClosed(0, 20).mapToObj(i -> i < 20 ? "m" + i : "after-failover").toList());
+
+        // The last node alone elects no leader: its forwarded calls fail with UNAVAILABLE, they do not hang.
+        next.node().close();
+        nodes.remove(next);
+        final CompletableFuture<SendResult> stranded = stillFollowing.messaging().send(text("alone"));
+        assertThat(stranded).failsWithin(DEADLINE).withThrowableOfType(ExecutionException.class)
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
+    }
+
+    /** One forwarded send; null when it failed (no leader yet, or the old one's connection was lost). */
+    private static SendResult sendOrNull(final Node via) {
+        final CompletableFuture<SendResult> f = via.messaging().send(text("after-failover"));
+        try {
+            return f.get(20, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+}

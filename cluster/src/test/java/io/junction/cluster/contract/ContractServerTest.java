@@ -1,0 +1,276 @@
+package io.junction.cluster.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PoppedMessage;
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.PullStatus;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.engine.MessageStore;
+import io.junction.core.engine.TestStores;
+import io.junction.core.filter.FilterSpec;
+import io.junction.core.filter.MessageFilter;
+import io.junction.core.filter.TagFilter;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real store behind a {@link ContractServer}, called through {@link RemoteMessaging} over real sockets. */
+class ContractServerTest {
+    private static final int MAX_MESSAGE = 256 * 1024;
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+
+    @TempDir
+    Path dir;
+
+    private MessageStore store;
+    private ContractServer server;
+    private EventLoopGroup clientLoops;
+    private RemoteMessaging remote;
+
+    @BeforeEach
+    void start() {
+        store = MessageStore.open(TestStores.small(dir).build());
+        store.topics().createIfAbsent(TopicConfig.of("orders", 1)).join();
+        server = ContractServer.start("127.0.0.1", 0, () -> store, MAX_MESSAGE);
+        clientLoops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        remote = new RemoteMessaging(clientLoops, server.address(), MAX_MESSAGE, CALL_TIMEOUT);
+    }
+
+    @AfterEach
+    void stop() {
+        remote.close();
+        server.close();
+        clientLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        store.close();
+    }
+
+    private static <T> T get(final CompletableFuture<T> f) throws Exception {
+        return f.get(20, TimeUnit.SECONDS);
+    }
+
+    private static Message message(final String body, final String tag) {
+        return Message.builder("orders").queueId(0).body(body.getBytes(StandardCharsets.UTF_8)).tag(tag)
+                .property("color", "blue").build();
+    }
+
+    @Test
+    void shouldSendPullPopAndAckWithExactBytesAndProperties() throws Exception {
+        final SendResult first = get(remote.send(message("one", "a")));
+        final List<SendResult> batch = get(remote.sendBatch(List.of(message("two", "b"), message("three", "a"))));
+        assertThat(first.queueOffset()).isZero();
+        assertThat(batch).extracting(SendResult::queueOffset).containsExactly(1L, 2L);
+        assertThat(get(store.lookup(first.commitLogOffset())).orElseThrow().bodyBytes())
+                .isEqualTo("one".getBytes(StandardCharsets.UTF_8));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.maxOffset("orders", 0) == 3);
+        final PullResult pulled = get(remote.pull(new PullRequest("g", "orders", 0, 0, 10, TagFilter.parse("a"), 0)));
+        assertThat(pulled.status()).isEqualTo(PullStatus.FOUND);
+        assertThat(pulled.messages()).extracting(m -> new String(m.bodyBytes(), StandardCharsets.UTF_8))
+                .containsExactly("one", "three");
+        final StoredMessage m = pulled.messages().get(0);
+        assertThat(m.uniqueId()).isEqualTo(first.uniqueId());
+        assertThat(m.property("color")).isEqualTo("blue");
+        assertThat(m.tag()).isEqualTo("a");
+        assertThat(pulled.nextOffset()).isEqualTo(3);
+
+        final PopResult popped = get(remote.pop(new PopRequest("g", "orders", MessageFilter.ALL, 10, 60_000, 0)));
+        assertThat(popped.messages()).extracting(p -> new String(p.message().bodyBytes(), StandardCharsets.UTF_8))
+                .containsExactly("one", "two", "three");
+        final PoppedMessage two = popped.messages().get(1);
+        assertThat(two.message().properties()).containsEntry("color", "blue").containsEntry("TAGS", "b");
+        get(remote.ack("g", popped.messages().get(0).receiptHandle()));
+        get(remote.ackReceipts("g", List.of(two.receipt(), popped.messages().get(2).receipt())));
+        // Acked twice: the store refuses a handle it no longer knows, and the error crosses as itself.
+        assertThatThrownBy(() -> get(remote.ack("g", "not-a-receipt")))
+                .hasCauseInstanceOf(StoreException.class)
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_ARGUMENT));
+
+        remote.commitOffset("g2", "orders", 0, 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.queryOffset("g2", "orders", 0) == 2);
+        assertThat(get(remote.queryOffsetAsync("g2", "orders", 0))).isEqualTo(2);
+        assertThat(get(remote.searchOffset("orders", 0, 0))).isZero();
+        assertThat(get(remote.earliestStoreTime("orders", 0))).isEqualTo(m.storeTimestamp());
+    }
+
+    @Test
+    void shouldWakeARemoteLongPollWhenAMessageArrives() throws Exception {
+        final CompletableFuture<PopResult> waiting =
+                remote.pop(new PopRequest("g", "orders", MessageFilter.ALL, 4, 60_000, 15_000));
+        // The pop parks on the server (nothing is there yet) before the send below.
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
+        get(store.send(message("late", "a")));
+        final PopResult result = get(waiting);
+        assertThat(result.messages()).extracting(p -> new String(p.message().bodyBytes(), StandardCharsets.UTF_8))
+                .containsExactly("late");
+    }
+
+    @Test
+    void shouldDropTheServersWaitWhenARemoteLongPollIsCancelled() throws Exception {
+        final CompletableFuture<PopResult> waiting =
+                remote.pop(new PopRequest("g", "orders", MessageFilter.ALL, 4, 60_000, 30_000));
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
+        waiting.cancel(true);
+        // The message sent next is not taken by the cancelled pop: a local pop of the same group gets it.
+        get(remote.send(message("after-cancel", "a")));
+        final PopResult local = get(store.pop(new PopRequest("g", "orders", MessageFilter.ALL, 4, 60_000, 10_000)));
+        assertThat(local.messages()).extracting(p -> new String(p.message().bodyBytes(), StandardCharsets.UTF_8))
+                .containsExactly("after-cancel");
+    }
+
+    @Test
+    void shouldCloseOnlyTheConnectionOfAnOversizeOrMalformedFrame() throws Exception {
+        final ByteArrayOutputStream big = new ByteArrayOutputStream();
+        final DataOutputStream bigFrame = new DataOutputStream(big);
+        bigFrame.writeInt(ContractFrame.maxFrameLength(MAX_MESSAGE) + 1);
+        bigFrame.writeLong(1);
+        bigFrame.writeByte(Operation.SEND.code);
+        assertClosedByServer(big.toByteArray());
+
+        final ByteArrayOutputStream bad = new ByteArrayOutputStream();
+        final DataOutputStream badFrame = new DataOutputStream(bad);
+        badFrame.writeInt(ContractFrame.HEADER_AFTER_LENGTH + 4);
+        badFrame.writeLong(1);
+        badFrame.writeByte(Operation.SEND.code);
+        badFrame.writeInt(1 << 30); // a topic length beyond the frame
+        assertClosedByServer(bad.toByteArray());
+
+        final ByteArrayOutputStream unknown = new ByteArrayOutputStream();
+        final DataOutputStream unknownFrame = new DataOutputStream(unknown);
+        unknownFrame.writeInt(ContractFrame.HEADER_AFTER_LENGTH);
+        unknownFrame.writeLong(1);
+        unknownFrame.writeByte(99);
+        assertClosedByServer(unknown.toByteArray());
+        // Another client is served as before.
+        final SendResult ok = get(remote.send(message("still-served", "a")));
+        assertThat(get(store.lookup(ok.commitLogOffset())).orElseThrow().bodyBytes())
+                .isEqualTo("still-served".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldStopReadingAConnectionOverItsInFlightBoundUntilAnswersGoOut() throws Exception {
+        try (ContractServer small = ContractServer.start("127.0.0.1", 0, () -> store, MAX_MESSAGE, 2);
+             RemoteMessaging client = new RemoteMessaging(clientLoops, small.address(), MAX_MESSAGE, CALL_TIMEOUT)) {
+            final List<CompletableFuture<PopResult>> polls = List.of(
+                    client.pop(new PopRequest("g", "orders", MessageFilter.ALL, 1, 60_000, 30_000)),
+                    client.pop(new PopRequest("g", "orders", MessageFilter.ALL, 1, 60_000, 30_000)));
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                    .until(() -> polls.stream().noneMatch(CompletableFuture::isDone));
+            // Two requests wait: the server reads no more of this connection, so this send waits as well.
+            final CompletableFuture<SendResult> queued = client.send(message("queued", "a"));
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !queued.isDone());
+            // A message sent another way answers one poll; the connection is read again and the send is served.
+            get(store.send(message("wakes", "a")));
+            final SendResult sent = get(queued);
+            assertThat(get(store.lookup(sent.commitLogOffset())).orElseThrow().bodyBytes())
+                    .isEqualTo("queued".getBytes(StandardCharsets.UTF_8));
+            final List<String> popped = new ArrayList<>();
+            for (CompletableFuture<PopResult> poll : polls) {
+                get(poll).messages().forEach(p -> popped.add(new String(p.message().bodyBytes(),
+                        StandardCharsets.UTF_8)));
+            }
+            assertThat(popped).contains("wakes");
+        }
+    }
+
+    /** Sends bytes on a new connection and expects the server to close it (end of stream, or a reset). */
+    private void assertClosedByServer(final byte[] bytes) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(bytes);
+            socket.getOutputStream().flush();
+            int read;
+            try {
+                read = socket.getInputStream().read();
+            } catch (SocketException reset) {
+                read = -1;
+            }
+            assertThat(read).as("closed by the server").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void shouldAnswerAStoreRefusalWithAnErrorFrameAndKeepTheConnection() throws Exception {
+        // A filter kind no module on the server defines: refused as a bad filter, not widened, not a closed connection.
+        final MessageFilter unknownKind = new MessageFilter() {
+            @Override
+            public boolean matchesTagHash(final long tagHash) {
+                return true;
+            }
+
+            @Override
+            public boolean matches(final Map<String, String> properties) {
+                return false;
+            }
+
+            @Override
+            public FilterSpec spec() {
+                return new FilterSpec.Extension("nobody-defines-this", List.of());
+            }
+        };
+        assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", unknownKind, 4, 60_000, 0))))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_FILTER));
+        final Message huge = Message.builder("orders").body(new byte[MAX_MESSAGE + 1]).build();
+        assertThatThrownBy(() -> get(remote.send(huge)))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.MESSAGE_TOO_LARGE));
+        final SendResult ok = get(remote.send(message("after-errors", "a")));
+        assertThat(ok.queueOffset()).isZero();
+    }
+
+    @Test
+    void shouldRefuseToWidenAFilterItCannotDescribe() {
+        final MessageFilter local = new MessageFilter() {
+            @Override
+            public boolean matchesTagHash(final long tagHash) {
+                return true;
+            }
+
+            @Override
+            public boolean matches(final Map<String, String> properties) {
+                return false;
+            }
+        };
+        assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", local, 4, 60_000, 0))))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
+    }
+
+    @Test
+    void shouldFailPendingCallsWithUnavailableWhenTheServerStops() throws Exception {
+        final CompletableFuture<PopResult> waiting =
+                remote.pop(new PopRequest("g", "orders", MessageFilter.ALL, 4, 60_000, 60_000));
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
+        server.close();
+        assertThatThrownBy(() -> get(waiting))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
+        // The next call tries to reconnect and fails the same way, at once rather than hanging.
+        assertThatThrownBy(() -> get(remote.send(message("nobody", "a"))))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
+    }
+}
