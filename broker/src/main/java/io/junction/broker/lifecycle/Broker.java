@@ -5,6 +5,7 @@ import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
 import io.junction.broker.config.StoreSettings;
+import io.junction.broker.console.ConsoleRoutes;
 import io.junction.broker.http.ClusterHandler;
 import io.junction.broker.http.HealthHandler;
 import io.junction.broker.http.HealthState;
@@ -166,6 +167,8 @@ public final class Broker {
             final SecurityAdminHandler admin = new SecurityAdminHandler(accessControl, security.executor());
             router.register(SecurityAdminHandler.PATH, admin);
             router.register(SecurityAdminHandler.QUOTAS_PATH, admin);
+            resources.push("console", ConsoleRoutes.register(router, store, metrics.registry(), accessControl,
+                    cluster));
             final List<Endpoint> endpoints = new ArrayList<>();
             final Map<String, CompletableFuture<List<Endpoint>>> starting = new LinkedHashMap<>();
             for (final ProtocolFrontEnd frontEnd : frontEnds) {
