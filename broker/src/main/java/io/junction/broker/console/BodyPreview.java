@@ -26,7 +26,7 @@ final class BodyPreview {
         final byte[] head = new byte[shown];
         body.duplicate().get(head);
         final String text = text(head, shown < size);
-        into.put("bodySize", size).put("bodyTruncated", shown < size)
+        into.put("bodySize", size).put("bodyShownBytes", shown).put("bodyTruncated", shown < size)
                 .put("bodyEncoding", text != null ? "text" : "hex")
                 .put("body", text != null ? text : HexFormat.ofDelimiter(" ").formatHex(head));
     }
