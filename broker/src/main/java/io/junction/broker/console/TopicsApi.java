@@ -145,8 +145,12 @@ final class TopicsApi implements HttpHandler {
         return n;
     }
 
+    /**
+     * Topics the broker keeps for itself: retry and dead-letter topics, the front-ends' state topics ({@code %MQTT%...}),
+     * RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions) and Kafka's internal ones ({@code __*}).
+     */
     static boolean isSystem(final String topic) {
         return SystemNames.isRetryOrDeadLetter(topic) || SystemNames.isTransactionTopic(topic)
-                || topic.startsWith("RMQ_SYS_") || topic.startsWith("rmq_sys_") || topic.startsWith("__");
+                || topic.startsWith("%") || topic.startsWith("RMQ_SYS_") || topic.startsWith("__");
     }
 }
