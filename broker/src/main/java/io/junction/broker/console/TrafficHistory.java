@@ -7,6 +7,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -68,11 +69,11 @@ final class TrafficHistory implements AutoCloseable {
             return;
         }
         sampler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("junction-console-rates", true));
-        sampler.scheduleAtFixedRate(this::sample, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
+        sampler.scheduleAtFixedRate(() -> sample(System.currentTimeMillis()), 0, PERIOD_MS, TimeUnit.MILLISECONDS);
     }
 
-    private void sample() {
-        final long now = System.currentTimeMillis();
+    /** Takes one sample as of {@code now} (epoch ms); the sampler thread calls it, tests call it directly. */
+    void sample(final long now) {
         final Totals protocols = new Totals(now, sum(PROTOCOL_IN, "protocol"), sum(PROTOCOL_OUT, "protocol"));
         final Totals topics = new Totals(now, sum(TOPIC_IN, "topic"), sum(TOPIC_OUT, "topic"));
         synchronized (this) {
@@ -118,9 +119,9 @@ final class TrafficHistory implements AutoCloseable {
         if (samples.size() < 2) {
             return Rates.NONE;
         }
-        final Sample last = samples.peekLast();
-        final Sample before = new ArrayList<>(samples).get(samples.size() - 2);
-        return rates(before.protocols(), last.protocols());
+        final Iterator<Sample> newestFirst = samples.descendingIterator();
+        final Sample last = newestFirst.next();
+        return rates(newestFirst.next().protocols(), last.protocols());
     }
 
     /** Per-topic rates over the last sampling period. */

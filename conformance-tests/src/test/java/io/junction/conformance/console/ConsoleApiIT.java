@@ -132,7 +132,7 @@ class ConsoleApiIT {
     }
 
     @Test
-    void shouldSearchMessagesByKeyAndTimeWithBoundedPreviews() throws Exception {
+    void shouldSearchMessagesByTimeAndByIdWithBoundedPreviews() throws Exception {
         final long before = System.currentTimeMillis() - 1000;
         final byte[] big = new byte[10_000];
         for (int i = 0; i < big.length; i++) {
