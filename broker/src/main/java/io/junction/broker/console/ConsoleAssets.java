@@ -30,7 +30,7 @@ final class ConsoleAssets implements HttpHandler {
 
     private static final String WEB = "io/junction/broker/console/web/";
     private static final List<String> PAGES = List.of("index.html", "console.css", "api.js", "format.js", "main.js",
-            "overview.js", "topics.js", "groups.js", "messages.js", "security.js");
+            "overview.js", "topics.js", "groups.js", "messages.js", "connections.js", "security.js");
     /** WebJar files the page loads: webjar name, then paths inside its versioned folder. */
     private static final Map<String, List<String>> LIBRARIES = Map.of(
             "alpinejs", List.of("dist/module.esm.js"),

@@ -2,6 +2,7 @@ package io.junction.broker.console;
 
 import io.junction.cluster.ClusterNode;
 import io.junction.core.Messaging;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.http.HttpRoutes;
 import io.junction.tenancy.AccessControl;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,9 +32,11 @@ public final class ConsoleRoutes implements AutoCloseable {
     /**
      * @param core     the message core, unobserved (the console's reads are not client traffic)
      * @param cluster  this node's cluster membership, or null when not clustered
+     * @param clients  the front-ends' connected clients
      */
     public static ConsoleRoutes register(final HttpRoutes routes, final Messaging core, final MeterRegistry registry,
-                                         final AccessControl access, final ClusterNode cluster) {
+                                         final AccessControl access, final ClusterNode cluster,
+                                         final ClientRegistry clients) {
         final TrafficHistory traffic = new TrafficHistory(registry);
         final ExecutorService work = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(MAX_QUEUED), new DefaultThreadFactory("junction-console", true));
@@ -43,6 +46,7 @@ public final class ConsoleRoutes implements AutoCloseable {
         routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic)));
         routes.register(GroupsApi.PATH, new AdminAccess(access, new GroupsApi(core)));
         routes.register(MessagesApi.PATH, new AdminAccess(access, new MessagesApi(core)));
+        routes.register(ConnectionsApi.PATH, new AdminAccess(access, new ConnectionsApi(clients)));
         return new ConsoleRoutes(traffic, work);
     }
 

@@ -9,6 +9,7 @@ import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
@@ -26,6 +27,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -157,6 +160,40 @@ class ConsoleApiIT {
         assertThat(json(get("/admin/messages?topic=api-search&id=nope"), 200).path("messages")).isEmpty();
         assertThat(call("GET", "/admin/messages?topic=api-search", ROOT, null, false).statusCode()).isEqualTo(400);
         assertThat(call("GET", "/admin/messages?topic=no-such&id=x", ROOT, null, false).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldListAnAmqpConnectionWithItsLinksAndDisconnectIt() throws Exception {
+        final CompletableFuture<JMSException> lost = new CompletableFuture<>();
+        final Connection c = new JmsConnectionFactory("dave", "dave-pw", broker.amqpUri()).createConnection();
+        try {
+            c.setClientID("api-jms");
+            c.setExceptionListener(lost::complete);
+            c.start();
+            final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            s.createConsumer(s.createQueue("api-conn-in"));
+            s.createProducer(s.createQueue("api-conn-out"));
+
+            // Listed once open; its links as they attach.
+            final JsonNode listed = await().atMost(WAIT).until(() -> json(
+                    get("/admin/connections?protocol=amqp&q=api-jms"), 200).path("connections").path(0),
+                    n -> n.path("details").size() == 2);
+            assertThat(listed.path("clientId").asText()).isEqualTo("api-jms");
+            assertThat(listed.path("user").asText()).isEqualTo("dave");
+            assertThat(listed.path("remote").asText()).startsWith("127.0.0.1:");
+            final List<String> details = new ArrayList<>();
+            listed.path("details").forEach(d -> details.add(d.asText()));
+            assertThat(details).containsExactlyInAnyOrder("receives from api-conn-in", "sends to api-conn-out");
+
+            json(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false), 200);
+            assertThat(lost.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(json(get("/admin/connections?q=api-jms"), 200).path("total").asInt()).isZero());
+            assertThat(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false)
+                    .statusCode()).isEqualTo(404);
+        } finally {
+            c.close();
+        }
     }
 
     /** Sends {@code count} messages to a queue with Qpid JMS: text, or {@code body} as bytes when not null. */

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5DisconnectException;
+import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
@@ -23,6 +25,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.qpid.jms.JmsConnectionFactory;
@@ -43,7 +47,8 @@ import org.openqa.selenium.logging.LogType;
  * The web console in a real browser: Debian's headless Chromium driven by Selenium through its chromedriver, against a
  * broker with security on. The test logs in as a super user, then checks what the pages show of real clients'
  * traffic: a topic an MQTT publish created and its rate moving while a publisher runs, a message sent with Qpid JMS
- * found by its id with its body and its trace, and a dead letter re-driven back to its queue.
+ * found by its id with its body and its trace, a dead letter re-driven back to its queue, and an MQTT client listed
+ * with its subscription and disconnected.
  *
  * <p>Skipped (an assumption) only when chromedriver is not installed ({@code apt-get install chromium
  * chromium-driver}, as {@code .ci/run} does).
@@ -244,6 +249,38 @@ class ConsoleBrowserIT {
             assertThat(((TextMessage) again).getText()).isEqualTo("poison");
             again.acknowledge();
         }
+    }
+
+    @Test
+    void shouldListAnMqttClientWithItsSubscriptionAndDisconnectIt() {
+        final CompletableFuture<Throwable> disconnected = new CompletableFuture<>();
+        final Mqtt5BlockingClient mqtt = Mqtt5Client.builder().identifier("console-listed")
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort())
+                .simpleAuth().username("dave").password("dave-pw".getBytes(StandardCharsets.UTF_8)).applySimpleAuth()
+                .addDisconnectedListener(context -> disconnected.complete(context.getCause()))
+                .buildBlocking();
+        mqtt.connect();
+        mqtt.subscribeWith().topicFilter("console-alerts/#").qos(MqttQos.AT_LEAST_ONCE).send();
+
+        show("connections");
+        final By row = By.cssSelector("#connection-table tr[data-client='console-listed']");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            final WebElement r = browser.findElement(row);
+            assertThat(r.getAttribute("data-protocol")).isEqualTo("mqtt5");
+            assertThat(r.findElement(By.className("details")).getText()).isEqualTo("console-alerts/#");
+            assertThat(r.getText()).contains("dave").contains("127.0.0.1:");
+        });
+        final WebElement button = browser.findElement(row).findElement(By.className("disconnect"));
+        button.click();
+        assertThat(button.getText()).isEqualTo("Really disconnect?");
+        button.click();
+
+        // The client hears why (MQTT 5 DISCONNECT, Administrative action) and the row goes away.
+        final Throwable cause = disconnected.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+        assertThat(cause).isInstanceOf(Mqtt5DisconnectException.class);
+        assertThat(((Mqtt5DisconnectException) cause).getMqttMessage().getReasonCode())
+                .isEqualTo(Mqtt5DisconnectReasonCode.ADMINISTRATIVE_ACTION);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElements(row)).isEmpty());
     }
 
     private static Connection jms() throws Exception {

@@ -5,6 +5,7 @@ import {overview} from './overview.js';
 import {topics} from './topics.js';
 import {groups} from './groups.js';
 import {messages} from './messages.js';
+import {connections} from './connections.js';
 import {security} from './security.js';
 
 const pageOf = () => (location.hash || '#overview').slice(1) || 'overview';
@@ -19,6 +20,7 @@ Alpine.data('overview', overview);
 Alpine.data('topics', topics);
 Alpine.data('groups', groups);
 Alpine.data('messages', messages);
+Alpine.data('connections', connections);
 Alpine.data('security', security);
 
 window.Alpine = Alpine;
