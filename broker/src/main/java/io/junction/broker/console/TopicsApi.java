@@ -147,10 +147,12 @@ final class TopicsApi implements HttpHandler {
 
     /**
      * Topics the broker keeps for itself: retry and dead-letter topics, the front-ends' state topics ({@code %MQTT%...}),
-     * RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions) and Kafka's internal ones ({@code __*}).
+     * RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions; {@code <cluster>_REPLY_TOPIC}, its
+     * request-reply topic) and Kafka's internal ones ({@code __*}).
      */
     static boolean isSystem(final String topic) {
         return SystemNames.isRetryOrDeadLetter(topic) || SystemNames.isTransactionTopic(topic)
-                || topic.startsWith("%") || topic.startsWith("RMQ_SYS_") || topic.startsWith("__");
+                || topic.startsWith("%") || topic.startsWith("RMQ_SYS_") || topic.startsWith("__")
+                || topic.endsWith("_REPLY_TOPIC");
     }
 }
