@@ -9,13 +9,18 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * The admin API's rule for the console API: with security on, only super users (HTTP Basic or Bearer, as for
  * {@code /admin/users}); with security off, everyone, as the rest of the admin API.
+ *
+ * <p>A POST must carry {@code Content-Type: application/json} (415 otherwise), so another site's page cannot make a
+ * visitor's browser change the broker without a CORS preflight, which this API never grants.
  *
  * <p>A request the console page sends (header {@value #CONSOLE_HEADER}) gets its 401 without the
  * {@code WWW-Authenticate} challenge: a browser seeing the challenge would pop its own login dialog over the page's
@@ -35,6 +40,13 @@ final class AdminAccess implements HttpHandler {
 
     @Override
     public void handle(final HttpExchange exchange) {
+        if (HttpMethod.POST.equals(exchange.request().method()) && !json(exchange)) {
+            // A cross-site page can POST a form or text/plain without asking; application/json needs a CORS
+            // preflight, which this API never grants. That matters most with security off, when no credentials stop it.
+            JsonReplies.problem(exchange, HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE,
+                    "send the body as Content-Type: application/json");
+            return;
+        }
         final HttpExchange answered = exchange.request().headers().contains(CONSOLE_HEADER)
                 ? new Unchallenged(exchange) : exchange;
         HttpAuthentication.authenticate(access, "http", answered, (ex, principal) -> {
@@ -44,6 +56,11 @@ final class AdminAccess implements HttpHandler {
             }
             next.handle(ex);
         });
+    }
+
+    private static boolean json(final HttpExchange exchange) {
+        final String type = exchange.request().headers().get(HttpHeaderNames.CONTENT_TYPE);
+        return type != null && type.toLowerCase(Locale.ROOT).startsWith("application/json");
     }
 
     /** Passes everything through but drops the authentication challenge from a 401. */

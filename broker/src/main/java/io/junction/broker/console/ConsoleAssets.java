@@ -29,6 +29,13 @@ final class ConsoleAssets implements HttpHandler {
     static final String PATH = "/console";
 
     private static final String WEB = "io/junction/broker/console/web/";
+    /**
+     * Only the broker's own files run and are fetched, and no other site may frame the page (its buttons delete and
+     * disconnect). Alpine evaluates its attribute expressions with {@code new Function} ({@code 'unsafe-eval'}); uPlot
+     * and Alpine set inline styles.
+     */
+    private static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'unsafe-eval'; "
+            + "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
     private static final List<String> PAGES = List.of("index.html", "console.css", "api.js", "format.js", "main.js",
             "overview.js", "topics.js", "groups.js", "messages.js", "connections.js", "security.js");
     /** WebJar files the page loads: webjar name, then paths inside its versioned folder. */
@@ -77,7 +84,9 @@ final class ConsoleAssets implements HttpHandler {
                 Unpooled.wrappedBuffer(asset.bytes()));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, asset.contentType())
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-cache")
-                .set("X-Content-Type-Options", "nosniff");
+                .set("X-Content-Type-Options", "nosniff")
+                .set("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                .set("X-Frame-Options", "DENY");
         exchange.respond(response);
     }
 

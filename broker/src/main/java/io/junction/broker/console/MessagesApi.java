@@ -17,10 +17,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Message search for the console:
  * <pre>
- * GET /admin/messages?topic=&amp;id=                      one message by unique id or offset message id
- * GET /admin/messages?topic=&amp;key=[&amp;begin=&amp;end=]       messages carrying a key, newest first
- * GET /admin/messages?topic=&amp;begin=&amp;end=[&amp;max=]         messages stored in a time range (epoch ms), oldest first
- * GET /admin/messages/trace?topic=&amp;id=                the message-trace events recorded for an id
+ * GET /admin/messages?topic=&amp;id=                  one message by unique id or offset message id
+ * GET /admin/messages?topic=&amp;key=[&amp;begin=&amp;end=]   messages carrying a key, newest first
+ * GET /admin/messages?topic=&amp;begin=&amp;end=[&amp;max=]   messages stored in a time range (epoch ms), oldest first
+ * GET /admin/messages/trace?topic=&amp;id=            the message-trace events recorded for an id
  * </pre>
  * At most {@value #MAX_ROWS} messages per answer, each with a body preview of at most
  * {@value BodyPreview#MAX_BYTES} bytes.

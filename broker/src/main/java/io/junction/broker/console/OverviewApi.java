@@ -50,7 +50,13 @@ final class OverviewApi implements HttpHandler {
         }
         traffic.start();
         try {
-            work.execute(() -> JsonReplies.json(exchange, HttpResponseStatus.OK, overview()));
+            work.execute(() -> {
+                try {
+                    JsonReplies.json(exchange, HttpResponseStatus.OK, overview());
+                } catch (final RuntimeException e) {
+                    JsonReplies.failure(exchange, e); // the store is closing or failed: answer, never leave it hanging
+                }
+            });
         } catch (final RejectedExecutionException e) {
             JsonReplies.problem(exchange, HttpResponseStatus.SERVICE_UNAVAILABLE, "busy");
         }

@@ -20,10 +20,10 @@ import java.util.Map;
 /**
  * Topics for the console:
  * <pre>
- * GET    /admin/topics?offset=&amp;limit=&amp;q=&amp;system=   a page of topics by name: queues, messages, rates, retention
- * GET    /admin/topics/{name}                           one topic with each queue's offsets
- * POST   /admin/topics                                  {"name", "queues", "type", "attributes"} creates or updates
- * DELETE /admin/topics/{name}                           deletes the topic, its queues and offsets
+ * GET    /admin/topics?offset=&amp;limit=&amp;q=&amp;system=   a page of topics by name: messages, rates, retention
+ * GET    /admin/topics/{name}                      one topic with each queue's offsets
+ * POST   /admin/topics                             {"name", "queues", "type", "attributes"} creates or updates
+ * DELETE /admin/topics/{name}                      deletes the topic, its queues and offsets
  * </pre>
  * A page holds at most {@value #MAX_ROWS} topics. Retry, dead-letter and the store's own topics are listed only with
  * {@code system=true}. Queue offsets and route lookups read memory; changes are the store's futures.
@@ -146,9 +146,9 @@ final class TopicsApi implements HttpHandler {
     }
 
     /**
-     * Topics the broker keeps for itself: retry and dead-letter topics, the front-ends' state topics ({@code %MQTT%...}),
-     * RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions; {@code <cluster>_REPLY_TOPIC}, its
-     * request-reply topic) and Kafka's internal ones ({@code __*}).
+     * Topics the broker keeps for itself: retry and dead-letter topics, the front-ends' state topics
+     * ({@code %MQTT%...}), RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions;
+     * {@code <cluster>_REPLY_TOPIC}, its request-reply topic) and Kafka's internal ones ({@code __*}).
      */
     static boolean isSystem(final String topic) {
         return SystemNames.isRetryOrDeadLetter(topic) || SystemNames.isTransactionTopic(topic)

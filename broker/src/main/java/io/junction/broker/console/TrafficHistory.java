@@ -59,7 +59,7 @@ final class TrafficHistory implements AutoCloseable {
         static final Rates NONE = new Rates(Map.of(), Map.of());
     }
 
-    /** The chart: sample times and, per protocol, the in and out rates ending at each time (the first point has none). */
+    /** The chart: sample times and, per protocol, the in and out rates ending at each time (the first: 0). */
     record Series(List<Long> times, Map<String, List<Double>> in, Map<String, List<Double>> out) {
     }
 

@@ -73,6 +73,20 @@ class ConsoleApiIT {
         assertThat(call("GET", "/console/lib/uplot/dist/uPlot.esm.js", null, null, false).statusCode())
                 .isEqualTo(200);
         assertThat(call("GET", "/console/../README.md", null, null, false).statusCode()).isEqualTo(404);
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(csp ->
+                assertThat(csp).contains("default-src 'self'").contains("frame-ancestors 'none'"));
+    }
+
+    @Test
+    void shouldRefuseChangesNotSentAsJson() throws Exception {
+        // What a cross-site form could send without a CORS preflight: refused before anything changes.
+        final HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(broker.httpBase()
+                        + "/admin/topics")).timeout(WAIT).header("Authorization", ROOT)
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"api-forged\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(form.statusCode()).isEqualTo(415);
+        assertThat(call("GET", "/admin/topics/api-forged", ROOT, null, false).statusCode()).isEqualTo(404);
     }
 
     @Test
@@ -238,7 +252,7 @@ class ConsoleApiIT {
     private static HttpResponse<String> call(final String method, final String path, final String authorization,
                                              final String body, final boolean fromConsole) {
         final HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(broker.httpBase() + path))
-                .timeout(Duration.ofSeconds(10))
+                .timeout(WAIT) // a deadline, not a speed bar: the first authentication is slow on a loaded machine
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body));
         if (authorization != null) {
