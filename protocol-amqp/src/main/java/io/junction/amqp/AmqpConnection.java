@@ -365,7 +365,7 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         }
         countedConnection = true;
         endpoints.open();
-        listed = broker.clients().add("amqp", endpoints.containerId(), principal == null ? "" : principal.name(),
+        listed = broker.clients().add("amqp", "1.0", endpoints.containerId(), principal == null ? "" : principal.name(),
                 ctx.channel().remoteAddress(),
                 endpoints::linkDescriptions, () -> ctx.executor().execute(() -> fail(AmqpErrors.of(
                         AmqpErrors.CONNECTION_FORCED, "disconnected by an administrator"))));

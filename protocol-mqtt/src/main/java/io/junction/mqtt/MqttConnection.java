@@ -367,7 +367,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     .sessionPresent(taken.present() && !request.cleanStart()).properties(ackProps).build();
             ctx.channel().write(ack);
             session.attach(this, request.receiveMaximum(), request.maxPacketSize());
-            listed = broker.clients().add(version == 5 ? "mqtt5" : "mqtt", request.clientId(),
+            listed = broker.clients().add("mqtt", version == 5 ? "5.0" : version == 4 ? "3.1.1" : "3.1",
+                    request.clientId(),
                     user.principal().name(), ctx.channel().remoteAddress(), this::subscriptionTexts,
                     () -> ctx.channel().eventLoop().execute(() -> disconnect(ADMINISTRATIVE_ACTION,
                             "disconnected by an administrator")));

@@ -74,6 +74,7 @@ final class ConnectionsApi implements HttpHandler {
 
     private static ObjectNode describe(final ClientConnection c) {
         final ObjectNode n = JsonReplies.JSON.createObjectNode().put("id", c.id()).put("protocol", c.protocol())
+                .put("version", c.version())
                 .put("clientId", c.clientId()).put("user", c.user()).put("remote", c.remote())
                 .put("connectedAt", c.connectedAt());
         final ArrayNode details = n.putArray("details");

@@ -193,6 +193,7 @@ class ConsoleApiIT {
                     get("/admin/connections?protocol=amqp&q=api-jms"), 200).path("connections").path(0),
                     n -> n.path("details").size() == 2);
             assertThat(listed.path("clientId").asText()).isEqualTo("api-jms");
+            assertThat(listed.path("version").asText()).isEqualTo("1.0");
             assertThat(listed.path("user").asText()).isEqualTo("dave");
             assertThat(listed.path("remote").asText()).startsWith("127.0.0.1:");
             final List<String> details = new ArrayList<>();

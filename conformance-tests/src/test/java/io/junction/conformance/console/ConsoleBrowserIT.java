@@ -266,7 +266,8 @@ class ConsoleBrowserIT {
         final By row = By.cssSelector("#connection-table tr[data-client='console-listed']");
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             final WebElement r = browser.findElement(row);
-            assertThat(r.getAttribute("data-protocol")).isEqualTo("mqtt5");
+            assertThat(r.getAttribute("data-protocol")).isEqualTo("mqtt");
+            assertThat(r.findElement(By.className("protocol")).getText()).isEqualTo("mqtt 5.0");
             assertThat(r.findElement(By.className("details")).getText()).isEqualTo("console-alerts/#");
             assertThat(r.getText()).contains("dave").contains("127.0.0.1:");
         });

@@ -25,7 +25,8 @@ public final class ClientRegistry {
      * One connected client.
      *
      * @param id          the registry's id of the connection (unique while the broker runs)
-     * @param protocol    the front-end's name
+     * @param protocol    the front-end's name (as in the metrics' {@code protocol} label)
+     * @param version     the protocol version the client speaks ({@code 5.0}, {@code 3.1.1}, ...)
      * @param clientId    the client's own id (MQTT client identifier, AMQP container id), or empty
      * @param user        the authenticated user, or empty when anonymous
      * @param remote      the client's address ({@code host:port})
@@ -34,8 +35,9 @@ public final class ClientRegistry {
      * @param disconnect  closes the connection the protocol's way (with a reason where the protocol has one); callable
      *                    from any thread
      */
-    public record ClientConnection(long id, String protocol, String clientId, String user, String remote,
-                                   long connectedAt, Supplier<List<String>> details, Runnable disconnect) {
+    public record ClientConnection(long id, String protocol, String version, String clientId, String user,
+                                   String remote, long connectedAt, Supplier<List<String>> details,
+                                   Runnable disconnect) {
     }
 
     /** Removes a connection from the registry; idempotent. */
@@ -46,11 +48,11 @@ public final class ClientRegistry {
     }
 
     /** Lists a connection; close the registration when it closes. */
-    public Registration add(final String protocol, final String clientId, final String user,
+    public Registration add(final String protocol, final String version, final String clientId, final String user,
                             final SocketAddress remote, final Supplier<List<String>> details,
                             final Runnable disconnect) {
         final long id = ids.incrementAndGet();
-        connections.put(id, new ClientConnection(id, protocol, clientId == null ? "" : clientId,
+        connections.put(id, new ClientConnection(id, protocol, version, clientId == null ? "" : clientId,
                 user == null ? "" : user, address(remote), System.currentTimeMillis(), details, disconnect));
         return () -> connections.remove(id);
     }

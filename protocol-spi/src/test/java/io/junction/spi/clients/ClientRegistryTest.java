@@ -16,13 +16,14 @@ class ClientRegistryTest {
     @Test
     void shouldListConnectionsUntilTheirRegistrationCloses() {
         final AtomicInteger disconnects = new AtomicInteger();
-        final ClientRegistry.Registration first = registry.add("mqtt5", "sensor-1", "dave",
+        final ClientRegistry.Registration first = registry.add("mqtt", "5.0", "sensor-1", "dave",
                 new InetSocketAddress("127.0.0.1", 40001), () -> List.of("a/#"), disconnects::incrementAndGet);
-        registry.add("amqp", null, null, null, List::of, () -> { });
+        registry.add("amqp", "1.0", null, null, null, List::of, () -> { });
 
         final List<ClientConnection> listed = registry.list();
-        assertThat(listed).extracting(ClientConnection::protocol).containsExactly("mqtt5", "amqp");
+        assertThat(listed).extracting(ClientConnection::protocol).containsExactly("mqtt", "amqp");
         final ClientConnection sensor = listed.get(0);
+        assertThat(sensor.version()).isEqualTo("5.0");
         assertThat(sensor.clientId()).isEqualTo("sensor-1");
         assertThat(sensor.user()).isEqualTo("dave");
         assertThat(sensor.remote()).isEqualTo("127.0.0.1:40001");
