@@ -7,6 +7,7 @@ import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.kit.TopicProvisioner;
 import io.junction.spi.kit.HeldMessages;
 import io.junction.tenancy.AccessControl;
@@ -74,10 +75,18 @@ final class AmqpBroker {
      * the front-ends' one rule; a stop waits for what is in progress.
      */
     private final HeldMessages<ConsumerLink> held;
+    private final ClientRegistry clients;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile CompletableFuture<Void> allConnectionsEnded;
 
     AmqpBroker(final Messaging messaging, final AccessControl accessControl, final AmqpSettings settings) {
+        this(messaging, accessControl, settings, new ClientRegistry());
+    }
+
+    /** @param clients where open connections are listed for operators */
+    AmqpBroker(final Messaging messaging, final AccessControl accessControl, final AmqpSettings settings,
+               final ClientRegistry clients) {
+        this.clients = clients;
         this.messaging = messaging;
         this.accessControl = accessControl;
         this.settings = settings;
@@ -91,6 +100,10 @@ final class AmqpBroker {
 
     AccessControl accessControl() {
         return accessControl;
+    }
+
+    ClientRegistry clients() {
+        return clients;
     }
 
     AmqpSettings settings() {

@@ -1,5 +1,6 @@
 package io.junction.amqp;
 
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.tenancy.Principal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -58,6 +59,8 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     private Principal principal;
     /** Whether this connection counts against its namespace's connection quota (released when it closes). */
     private boolean countedConnection;
+    /** This connection in the broker's list of clients, once open. */
+    private ClientRegistry.Registration listed;
     private ScheduledFuture<?> openTimeout;
     private ScheduledFuture<?> tick;
     private long tickAt;
@@ -158,6 +161,9 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
         closing = true;
+        if (listed != null) {
+            listed.close();
+        }
         cancelTimers();
         if (countedConnection) {
             countedConnection = false;
@@ -359,6 +365,10 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         }
         countedConnection = true;
         endpoints.open();
+        listed = broker.clients().add("amqp", "1.0", endpoints.containerId(), principal == null ? "" : principal.name(),
+                ctx.channel().remoteAddress(),
+                endpoints::linkDescriptions, () -> ctx.executor().execute(() -> fail(AmqpErrors.of(
+                        AmqpErrors.CONNECTION_FORCED, "disconnected by an administrator"))));
     }
 
     // ------------------------------------------------------------------------------------------------ output

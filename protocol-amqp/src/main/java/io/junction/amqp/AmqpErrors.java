@@ -15,6 +15,8 @@ final class AmqpErrors {
     static final Symbol ILLEGAL_STATE = Symbol.valueOf("amqp:illegal-state");
     static final Symbol UNAUTHORIZED = Symbol.valueOf("amqp:unauthorized-access");
     static final Symbol RESOURCE_LIMIT = Symbol.valueOf("amqp:resource-limit-exceeded");
+    /** An operator closed the connection. */
+    static final Symbol CONNECTION_FORCED = Symbol.valueOf("amqp:connection:forced");
     static final Symbol RESOURCE_LOCKED = Symbol.valueOf("amqp:resource-locked");
     static final Symbol INTERNAL = Symbol.valueOf("amqp:internal-error");
     static final Symbol MESSAGE_SIZE_EXCEEDED = Symbol.valueOf("amqp:link:message-size-exceeded");

@@ -50,7 +50,7 @@ public final class AmqpFrontEnd implements ProtocolFrontEnd {
     @Override
     public CompletableFuture<List<Endpoint>> start(final BrokerContext context) {
         final AmqpSettings settings = AmqpSettings.from(context.config());
-        broker = new AmqpBroker(context.messaging(), context.accessControl(), settings);
+        broker = new AmqpBroker(context.messaging(), context.accessControl(), settings, context.clients());
         broker.removeLeftovers();
         final SslContext tls;
         try {

@@ -16,6 +16,7 @@ import org.apache.qpid.proton.engine.Delivery;
 import org.apache.qpid.proton.engine.Endpoint;
 import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Link;
+import org.apache.qpid.proton.engine.Sender;
 import org.apache.qpid.proton.engine.Session;
 
 /**
@@ -36,6 +37,8 @@ final class Endpoints {
     private final AmqpMessageMapping mapping = new AmqpMessageMapping();
     private final GrowableBuffer encodeBuffer = new GrowableBuffer(4096);
     private final Map<Link, LinkHandler> links = new LinkedHashMap<>();
+    /** The links as operators see them, republished whole on every change so any thread may read it. */
+    private volatile List<String> linkDescriptions = List.of();
     private final Map<Binary, LocalTransaction> transactions = new HashMap<>();
     private final List<String> temporaryTopics = new ArrayList<>();
     /** Set when the connection opens (its user is known then). */
@@ -153,6 +156,26 @@ final class Endpoints {
     void register(final Link link, final LinkHandler handler) {
         link.setContext(handler);
         links.put(link, handler);
+        describeLinks();
+    }
+
+    /** The connection's links: "receives from &lt;address&gt;" (a consumer) or "sends to &lt;address&gt;". */
+    List<String> linkDescriptions() {
+        return linkDescriptions;
+    }
+
+    private void describeLinks() {
+        final List<String> described = new ArrayList<>(links.size());
+        for (final Link link : links.keySet()) {
+            if (link instanceof Sender) {
+                described.add("receives from " + (link.getRemoteSource() == null ? "?"
+                        : link.getRemoteSource().getAddress()));
+            } else {
+                described.add("sends to " + (link.getRemoteTarget() == null ? "(anonymous relay)"
+                        : link.getRemoteTarget().getAddress()));
+            }
+        }
+        linkDescriptions = List.copyOf(described);
     }
 
     void linkEnded(final Link link, final boolean closed) {
@@ -203,6 +226,7 @@ final class Endpoints {
         if (handler == null) {
             return CompletableFuture.completedFuture(null);
         }
+        describeLinks();
         link.setContext(null);
         handler.onEnd(closed);
         return handler.settled();

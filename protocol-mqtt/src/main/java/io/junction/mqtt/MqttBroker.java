@@ -3,6 +3,7 @@ package io.junction.mqtt;
 import io.junction.core.Messaging;
 import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.kit.HeldMessages;
 import io.junction.spi.kit.TopicProvisioner;
 import io.junction.tenancy.AccessControl;
@@ -38,6 +39,7 @@ final class MqttBroker {
     private final AccessControl accessControl;
     private final MqttSettings settings;
     private final RetainedStore retained;
+    private final ClientRegistry clients;
     private final ConcurrentMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final SessionStore sessionStore;
     private final Qos2Ledger qos2Ledger;
@@ -50,6 +52,13 @@ final class MqttBroker {
 
     MqttBroker(final Messaging messaging, final AccessControl accessControl, final MqttSettings settings,
                final EventLoopGroup loops) {
+        this(messaging, accessControl, settings, loops, new ClientRegistry());
+    }
+
+    /** @param clients where accepted connections are listed for operators */
+    MqttBroker(final Messaging messaging, final AccessControl accessControl, final MqttSettings settings,
+               final EventLoopGroup loops, final ClientRegistry clients) {
+        this.clients = clients;
         this.messaging = messaging;
         this.held = new HeldMessages<>(messaging);
         this.accessControl = accessControl;
@@ -63,6 +72,10 @@ final class MqttBroker {
 
     Messaging messaging() {
         return messaging;
+    }
+
+    ClientRegistry clients() {
+        return clients;
     }
 
     /** Whether {@code namespace} is a tenant's (a user belongs to it). */

@@ -1,5 +1,6 @@
 package io.junction.mqtt;
 
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.tenancy.Credentials;
 import io.junction.tenancy.Principal;
 import io.netty.buffer.ByteBufUtil;
@@ -29,6 +30,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -47,6 +49,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(MqttConnection.class);
     /** Room kept for an acknowledgement's other fields when judging whether its reason string fits. */
     private static final int ACK_SIZE_WITHOUT_REASON = 64;
+    /** MQTT 5 DISCONNECT reason code 0x98: an operator closed the connection. */
+    private static final int ADMINISTRATIVE_ACTION = 0x98;
     private enum State { AWAIT_CONNECT, AUTHENTICATING, CONNECTED, CLOSED }
 
     private final MqttBroker broker;
@@ -73,6 +77,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private final InboundPublishes publishes;
     /** The SUBSCRIBEs and UNSUBSCRIBEs this client sends us. */
     private final SubscribeRequests subscriptions;
+    /** This connection in the broker's list of clients, once accepted (set on the session's thread). */
+    private volatile ClientRegistry.Registration listed;
 
     MqttConnection(final MqttBroker broker) {
         this.broker = broker;
@@ -361,7 +367,21 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     .sessionPresent(taken.present() && !request.cleanStart()).properties(ackProps).build();
             ctx.channel().write(ack);
             session.attach(this, request.receiveMaximum(), request.maxPacketSize());
+            listed = broker.clients().add("mqtt", version == 5 ? "5.0" : version == 4 ? "3.1.1" : "3.1",
+                    request.clientId(),
+                    user.principal().name(), ctx.channel().remoteAddress(), this::subscriptionTexts,
+                    () -> ctx.channel().eventLoop().execute(() -> disconnect(ADMINISTRATIVE_ACTION,
+                            "disconnected by an administrator")));
+            if (!ctx.channel().isActive()) {
+                listed.close(); // closed meanwhile, and channelInactive may have looked before the line above
+            }
         });
+    }
+
+    /** The session's subscriptions as the client sent them (read from any thread: the list is republished whole). */
+    private List<String> subscriptionTexts() {
+        final Session s = session;
+        return s == null ? List.of() : s.filters().stream().map(TopicFilter::text).toList();
     }
 
     // ------------------------------------------------------------------------------------------------ PUBLISH in
@@ -466,6 +486,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
+        if (listed != null) {
+            listed.close();
+        }
         early.release();
         user.release();
         if (connectTimeout != null) {

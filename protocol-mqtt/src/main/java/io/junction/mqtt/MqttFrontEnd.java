@@ -65,7 +65,7 @@ public final class MqttFrontEnd implements ProtocolFrontEnd {
             return CompletableFuture.failedFuture(e);
         }
         broker = new MqttBroker(context.messaging(), context.accessControl(), settings,
-                context.eventLoops().worker());
+                context.eventLoops().worker(), context.clients());
         listener = new NettyListener(context, WATER_MARK);
         return broker.start()
                 .thenCompose(x -> listener.bindPlainAndTls("mqtt", "mqtts", tls,

@@ -1,6 +1,7 @@
 package io.junction.spi;
 
 import io.junction.core.Messaging;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.http.HttpRoutes;
 import io.junction.spi.metrics.ConnectionCounter;
@@ -43,6 +44,12 @@ public interface BrokerContext {
      * after it; {@code tls/} holds the self-signed development certificate every TLS listener shares.
      */
     Path dataDir();
+
+    /**
+     * Where this front-end lists its accepted connections for operators (the console), each with a way to disconnect
+     * it. Front-ends that list none leave it alone.
+     */
+    ClientRegistry clients();
 
     /** The host clients are told to connect to: in routes, offset message ids and endpoints ({@code broker.host}). */
     String advertisedHost();

@@ -5,6 +5,7 @@ import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
 import io.junction.broker.config.StoreSettings;
+import io.junction.broker.console.ConsoleRoutes;
 import io.junction.broker.http.ClusterHandler;
 import io.junction.broker.http.HealthHandler;
 import io.junction.broker.http.HealthState;
@@ -31,6 +32,7 @@ import io.junction.core.engine.StoreStats;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.InvalidValueException;
@@ -166,6 +168,9 @@ public final class Broker {
             final SecurityAdminHandler admin = new SecurityAdminHandler(accessControl, security.executor());
             router.register(SecurityAdminHandler.PATH, admin);
             router.register(SecurityAdminHandler.QUOTAS_PATH, admin);
+            final ClientRegistry clients = new ClientRegistry();
+            resources.push("console", ConsoleRoutes.register(router, store, metrics.registry(), accessControl,
+                    cluster, clients));
             final List<Endpoint> endpoints = new ArrayList<>();
             final Map<String, CompletableFuture<List<Endpoint>>> starting = new LinkedHashMap<>();
             for (final ProtocolFrontEnd frontEnd : frontEnds) {
@@ -176,7 +181,8 @@ public final class Broker {
                 }
                 final FrontEndContext context = new FrontEndContext(observability.observe(store, name), accessControl,
                         config.frontEnd(name), transport, metrics.registry(), router,
-                        new ConnectionCounter(metrics.registry(), name), bindAddress, advertisedHost, config.dataDir());
+                        new ConnectionCounter(metrics.registry(), name), clients, bindAddress, advertisedHost,
+                        config.dataDir());
                 resources.onClose(name, () -> stopFrontEnd(frontEnd));
                 starting.put(name, startFrontEnd(frontEnd, context));
             }

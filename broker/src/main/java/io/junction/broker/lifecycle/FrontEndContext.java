@@ -3,6 +3,7 @@ package io.junction.broker.lifecycle;
 import io.junction.core.Messaging;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.EventLoops;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.http.HttpRoutes;
 import io.junction.spi.metrics.ConnectionCounter;
@@ -19,6 +20,7 @@ record FrontEndContext(
         MeterRegistry meterRegistry,
         HttpRoutes httpRoutes,
         ConnectionCounter connections,
+        ClientRegistry clients,
         String bindAddress,
         String advertisedHost,
         Path dataDir) implements BrokerContext {

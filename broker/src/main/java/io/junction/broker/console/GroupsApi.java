@@ -1,0 +1,192 @@
+package io.junction.broker.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
+import io.junction.core.group.ConsumerClient;
+import io.junction.core.group.QueueLag;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import io.junction.spi.http.HttpExchange;
+import io.junction.spi.http.HttpHandler;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Consumer groups for the console:
+ * <pre>
+ * GET  /admin/groups?offset=&amp;limit=&amp;q=        a page of groups: configuration, clients online, topics consumed
+ * GET  /admin/groups/{group}                  lag per queue of each topic, clients with subscriptions, dead letters
+ * POST /admin/groups/{group}/reset            {"topic", "timestamp"}: offsets to the first message stored since then
+ * POST /admin/groups/{group}/redrive          {"max"}: dead letters back to their topics
+ * </pre>
+ * A page holds at most {@value TopicsApi#MAX_ROWS} groups; one group's detail at most {@value #MAX_TOPICS} topics.
+ * Clients are what their heartbeats tell the core (id and subscriptions): the contract knows no protocol or address
+ * beyond what a client id carries.
+ */
+final class GroupsApi implements HttpHandler {
+
+    static final String PATH = "/admin/groups";
+    static final int MAX_TOPICS = 50;
+    static final int MAX_REDRIVE = 10_000;
+
+    private final Messaging core;
+
+    GroupsApi(final Messaging core) {
+        this.core = core;
+    }
+
+    @Override
+    public void handle(final HttpExchange exchange) {
+        final String rest = exchange.path().length() > PATH.length() ? exchange.path().substring(PATH.length() + 1)
+                : "";
+        final String[] parts = rest.isEmpty() ? new String[0] : rest.split("/", -1);
+        final HttpMethod method = exchange.request().method();
+        try {
+            if (parts.length == 0 && HttpMethod.GET.equals(method)) {
+                list(exchange);
+            } else if (parts.length == 1 && HttpMethod.GET.equals(method)) {
+                detail(exchange, parts[0]);
+            } else if (parts.length == 2 && "reset".equals(parts[1]) && HttpMethod.POST.equals(method)) {
+                reset(exchange, parts[0], JsonReplies.body(exchange));
+            } else if (parts.length == 2 && "redrive".equals(parts[1]) && HttpMethod.POST.equals(method)) {
+                final int max = (int) Math.max(1, Math.min(MAX_REDRIVE,
+                        JsonReplies.body(exchange).path("max").asLong(100)));
+                core.groups().redriveDeadLetters(parts[0], max).whenComplete((n, e) -> {
+                    if (e != null) {
+                        JsonReplies.failure(exchange, e);
+                    } else {
+                        JsonReplies.json(exchange, HttpResponseStatus.OK, JsonReplies.JSON.createObjectNode()
+                                .put("group", parts[0]).put("redriven", n));
+                    }
+                });
+            } else {
+                JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no such group resource");
+            }
+        } catch (final IllegalArgumentException e) {
+            JsonReplies.problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private void list(final HttpExchange exchange) {
+        final int offset = (int) JsonReplies.longParam(exchange, "offset", 0, 0, Integer.MAX_VALUE);
+        final int limit = (int) JsonReplies.longParam(exchange, "limit", 50, 1, TopicsApi.MAX_ROWS);
+        final String q = JsonReplies.param(exchange, "q", "").toLowerCase(Locale.ROOT);
+        final List<GroupConfig> matching = core.groups().list().stream()
+                .filter(g -> q.isEmpty() || g.name().toLowerCase(Locale.ROOT).contains(q))
+                .sorted(Comparator.comparing(GroupConfig::name)).toList();
+        final ObjectNode page = JsonReplies.JSON.createObjectNode().put("total", matching.size())
+                .put("offset", offset).put("limit", limit);
+        final ArrayNode rows = page.putArray("groups");
+        matching.stream().skip(offset).limit(limit).forEach(g -> {
+            final ObjectNode n = config(g);
+            n.put("clients", core.consumers().clients(g.name()).size());
+            n.put("deadLetters", deadLetters(g.name()));
+            final ArrayNode topics = n.putArray("topics");
+            topics(g.name()).forEach(topics::add);
+            rows.add(n);
+        });
+        JsonReplies.json(exchange, HttpResponseStatus.OK, page);
+    }
+
+    private void detail(final HttpExchange exchange, final String group) {
+        final GroupConfig g = core.groups().get(group).orElse(null);
+        if (g == null) {
+            JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no group " + group);
+            return;
+        }
+        final ObjectNode n = config(g);
+        final ArrayNode clients = n.putArray("clients");
+        for (final ConsumerClient c : core.consumers().clients(group)) {
+            final ObjectNode cn = clients.addObject().put("clientId", c.clientId()).put("broadcast", c.broadcast())
+                    .put("lastHeartbeat", c.lastHeartbeat());
+            final ObjectNode subs = cn.putObject("subscriptions");
+            c.subscriptions().forEach((topic, s) -> subs.put(topic, s.type() + " " + s.expression()));
+        }
+        n.put("deadLetterTopic", SystemNames.deadLetterTopic(group)).put("deadLetters", deadLetters(group));
+        final List<String> topics = topics(group);
+        final List<CompletableFuture<List<QueueLag>>> lags = new ArrayList<>();
+        topics.forEach(t -> lags.add(core.consumers().lag(group, t)));
+        CompletableFuture.allOf(lags.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            if (e != null) {
+                JsonReplies.failure(exchange, e);
+                return;
+            }
+            final ArrayNode rows = n.putArray("topics");
+            for (int i = 0; i < topics.size(); i++) {
+                final ObjectNode row = rows.addObject().put("topic", topics.get(i));
+                final ArrayNode queues = row.putArray("queues");
+                long total = 0;
+                for (final QueueLag l : lags.get(i).join()) {
+                    total += l.lag();
+                    queues.addObject().put("queueId", l.queueId()).put("committedOffset", l.committedOffset())
+                            .put("maxOffset", l.maxOffset()).put("lag", l.lag())
+                            .put("lastStoreTime", l.lastStoreTime()).put("lastConsumedTime", l.lastConsumedTime());
+                }
+                row.put("lag", total);
+            }
+            JsonReplies.json(exchange, HttpResponseStatus.OK, n);
+        });
+    }
+
+    private void reset(final HttpExchange exchange, final String group, final JsonNode body) {
+        final String topic = body.path("topic").asText("");
+        if (topic.isEmpty() || !body.path("timestamp").canConvertToLong()) {
+            throw new IllegalArgumentException("a reset needs \"topic\" and \"timestamp\" (epoch ms)");
+        }
+        core.consumers().resetOffsets(group, topic, body.path("timestamp").asLong()).whenComplete((offsets, e) -> {
+            if (e != null) {
+                JsonReplies.failure(exchange, e);
+                return;
+            }
+            final ObjectNode n = JsonReplies.JSON.createObjectNode().put("group", group).put("topic", topic);
+            final ObjectNode o = n.putObject("offsets");
+            offsets.forEach((q, off) -> o.put(String.valueOf(q), off));
+            JsonReplies.json(exchange, HttpResponseStatus.OK, n);
+        });
+    }
+
+    /** Topics the group consumed (committed offsets) or its clients subscribe to, sorted, at most the cap. */
+    private List<String> topics(final String group) {
+        final TreeSet<String> topics = new TreeSet<>(core.consumers().committedTopics(group));
+        for (final ConsumerClient c : core.consumers().clients(group)) {
+            topics.addAll(c.subscriptions().keySet());
+        }
+        topics.removeIf(t -> SystemNames.isRetryOrDeadLetter(t) || core.route(t).isEmpty());
+        return topics.stream().limit(MAX_TOPICS).toList();
+    }
+
+    /** Messages stored in the group's dead-letter topic (re-driven ones included: redrive copies, it does not move). */
+    private long deadLetters(final String group) {
+        final String dlq = SystemNames.deadLetterTopic(group);
+        final TopicConfig t = core.route(dlq).orElse(null);
+        if (t == null) {
+            return 0;
+        }
+        long n = 0;
+        for (int q = 0; q < t.queueCount(); q++) {
+            n += Math.max(0, core.maxOffset(dlq, q) - core.minOffset(dlq, q));
+        }
+        return n;
+    }
+
+    private static ObjectNode config(final GroupConfig g) {
+        final ObjectNode n = JsonReplies.JSON.createObjectNode().put("name", g.name())
+                .put("maxReconsumeTimes", g.maxReconsumeTimes()).put("fifo", g.fifo()).put("broadcast", g.broadcast())
+                .put("inPlace", g.inPlace());
+        final ObjectNode attributes = n.putObject("attributes");
+        for (final Map.Entry<String, String> e : g.attributes().entrySet()) {
+            attributes.put(e.getKey(), e.getValue());
+        }
+        return n;
+    }
+}

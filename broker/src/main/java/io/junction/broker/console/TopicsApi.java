@@ -1,0 +1,158 @@
+package io.junction.broker.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicType;
+import io.junction.spi.http.HttpExchange;
+import io.junction.spi.http.HttpHandler;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Topics for the console:
+ * <pre>
+ * GET    /admin/topics?offset=&amp;limit=&amp;q=&amp;system=   a page of topics by name: messages, rates, retention
+ * GET    /admin/topics/{name}                      one topic with each queue's offsets
+ * POST   /admin/topics                             {"name", "queues", "type", "attributes"} creates or updates
+ * DELETE /admin/topics/{name}                      deletes the topic, its queues and offsets
+ * </pre>
+ * A page holds at most {@value #MAX_ROWS} topics. Retry, dead-letter and the store's own topics are listed only with
+ * {@code system=true}. Queue offsets and route lookups read memory; changes are the store's futures.
+ */
+final class TopicsApi implements HttpHandler {
+
+    static final String PATH = "/admin/topics";
+    static final int MAX_ROWS = 200;
+
+    private final Messaging core;
+    private final TrafficHistory traffic;
+
+    TopicsApi(final Messaging core, final TrafficHistory traffic) {
+        this.core = core;
+        this.traffic = traffic;
+    }
+
+    @Override
+    public void handle(final HttpExchange exchange) {
+        traffic.start();
+        final String name = exchange.path().length() > PATH.length() ? exchange.path().substring(PATH.length() + 1)
+                : "";
+        final HttpMethod method = exchange.request().method();
+        try {
+            if (name.isEmpty() && HttpMethod.GET.equals(method)) {
+                list(exchange);
+            } else if (name.isEmpty() && HttpMethod.POST.equals(method)) {
+                create(exchange, JsonReplies.body(exchange));
+            } else if (!name.isEmpty() && HttpMethod.GET.equals(method)) {
+                final TopicConfig t = core.topics().get(name).orElse(null);
+                if (t == null) {
+                    JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no topic " + name);
+                } else {
+                    JsonReplies.json(exchange, HttpResponseStatus.OK, describe(t, traffic.topicRates(), true));
+                }
+            } else if (!name.isEmpty() && HttpMethod.DELETE.equals(method)) {
+                core.topics().delete(name).whenComplete((deleted, e) -> {
+                    if (e != null) {
+                        JsonReplies.failure(exchange, e);
+                    } else if (!deleted) {
+                        JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no topic " + name);
+                    } else {
+                        JsonReplies.json(exchange, HttpResponseStatus.OK,
+                                JsonReplies.JSON.createObjectNode().put("deleted", name));
+                    }
+                });
+            } else {
+                JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no such topic resource");
+            }
+        } catch (final IllegalArgumentException e) {
+            JsonReplies.problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private void list(final HttpExchange exchange) {
+        final int offset = (int) JsonReplies.longParam(exchange, "offset", 0, 0, Integer.MAX_VALUE);
+        final int limit = (int) JsonReplies.longParam(exchange, "limit", 50, 1, MAX_ROWS);
+        final boolean system = Boolean.parseBoolean(JsonReplies.param(exchange, "system", "false"));
+        final String q = JsonReplies.param(exchange, "q", "").toLowerCase(Locale.ROOT);
+        final List<TopicConfig> matching = core.topics().list().stream()
+                .filter(t -> system || !isSystem(t.name()))
+                .filter(t -> q.isEmpty() || t.name().toLowerCase(Locale.ROOT).contains(q))
+                .sorted(Comparator.comparing(TopicConfig::name))
+                .toList();
+        final TrafficHistory.Rates rates = traffic.topicRates();
+        final ObjectNode page = JsonReplies.JSON.createObjectNode().put("total", matching.size())
+                .put("offset", offset).put("limit", limit);
+        final ArrayNode rows = page.putArray("topics");
+        matching.stream().skip(offset).limit(limit).forEach(t -> rows.add(describe(t, rates, false)));
+        JsonReplies.json(exchange, HttpResponseStatus.OK, page);
+    }
+
+    private void create(final HttpExchange exchange, final JsonNode body) {
+        final String name = body.path("name").asText("").trim();
+        if (name.isEmpty() || name.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("a topic needs a name without '/'");
+        }
+        final Map<String, String> attributes = new HashMap<>();
+        body.path("attributes").properties().forEach(e -> attributes.put(e.getKey(), e.getValue().asText()));
+        final TopicType type;
+        try {
+            type = TopicType.valueOf(body.path("type").asText("NORMAL").toUpperCase(Locale.ROOT));
+        } catch (final IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown topic type " + body.path("type").asText());
+        }
+        final TopicConfig config = new TopicConfig(name, body.path("queues").asInt(4), type,
+                TopicConfig.PERM_READ_WRITE, attributes);
+        core.topics().createOrUpdate(config).whenComplete((t, e) -> {
+            if (e != null) {
+                JsonReplies.failure(exchange, e);
+            } else {
+                JsonReplies.json(exchange, HttpResponseStatus.CREATED, describe(t, TrafficHistory.Rates.NONE, true));
+            }
+        });
+    }
+
+    private ObjectNode describe(final TopicConfig t, final TrafficHistory.Rates rates, final boolean withQueues) {
+        final ObjectNode n = JsonReplies.JSON.createObjectNode();
+        n.put("name", t.name()).put("type", t.type().name()).put("queueCount", t.queueCount())
+                .put("readable", t.readable()).put("writable", t.writable())
+                .put("system", isSystem(t.name()))
+                .put("retention", t.compacted() ? "compacted: the latest message of each key"
+                        : "segments older than " + core.retention().toHours() + " h")
+                .put("inRate", rates.in().getOrDefault(t.name(), 0.0))
+                .put("outRate", rates.out().getOrDefault(t.name(), 0.0));
+        final ObjectNode attributes = n.putObject("attributes");
+        t.attributes().forEach(attributes::put);
+        long messages = 0;
+        final ArrayNode queues = withQueues ? n.putArray("queues") : null;
+        for (int q = 0; q < t.queueCount(); q++) {
+            final long min = core.minOffset(t.name(), q);
+            final long max = core.maxOffset(t.name(), q);
+            messages += Math.max(0, max - min);
+            if (queues != null) {
+                queues.addObject().put("queueId", q).put("minOffset", min).put("maxOffset", max);
+            }
+        }
+        n.put("messages", messages);
+        return n;
+    }
+
+    /**
+     * Topics the broker keeps for itself: retry and dead-letter topics, the front-ends' state topics
+     * ({@code %MQTT%...}), RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions;
+     * {@code <cluster>_REPLY_TOPIC}, its request-reply topic) and Kafka's internal ones ({@code __*}).
+     */
+    static boolean isSystem(final String topic) {
+        return SystemNames.isRetryOrDeadLetter(topic) || SystemNames.isTransactionTopic(topic)
+                || topic.startsWith("%") || topic.startsWith("RMQ_SYS_") || topic.startsWith("__")
+                || topic.endsWith("_REPLY_TOPIC");
+    }
+}

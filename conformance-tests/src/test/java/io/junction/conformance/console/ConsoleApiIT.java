@@ -1,0 +1,286 @@
+package io.junction.conformance.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.qpid.jms.JmsConnectionFactory;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The console's JSON API against a secured broker process, over traffic of a real client (Qpid JMS): who may call it,
+ * and what it answers about topics, groups and messages.
+ */
+@WithBroker(settings = {ConsoleUsers.ON, ConsoleUsers.KEY_SETTING}, seed = ConsoleUsers.class)
+class ConsoleApiIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String ROOT = basic("root", "root-pw");
+
+    private static RunningBroker broker;
+
+    @BeforeAll
+    static void broker(final RunningBroker running) {
+        broker = running;
+    }
+
+    @Test
+    void shouldAnswerSuperUsersOnly() {
+        final HttpResponse<String> anonymous = call("GET", "/admin/overview", null, null, false);
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(anonymous.headers().firstValue("WWW-Authenticate")).isPresent();
+        // The console's own calls get no challenge, so the browser shows the page's login form, not its dialog.
+        final HttpResponse<String> fromConsole = call("GET", "/admin/overview", null, null, true);
+        assertThat(fromConsole.statusCode()).isEqualTo(401);
+        assertThat(fromConsole.headers().firstValue("WWW-Authenticate")).isEmpty();
+        assertThat(call("GET", "/admin/topics", basic("root", "nope"), null, false).statusCode()).isEqualTo(401);
+        assertThat(call("GET", "/admin/topics", basic("dave", "dave-pw"), null, false).statusCode()).isEqualTo(403);
+        assertThat(call("GET", "/admin/topics", ROOT, null, false).statusCode()).isEqualTo(200);
+        // The page itself carries no data: anyone may load it.
+        final HttpResponse<String> page = call("GET", "/console", null, null, false);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("<title>Junction console</title>");
+        assertThat(call("GET", "/console/lib/alpinejs/dist/module.esm.js", null, null, false).statusCode())
+                .isEqualTo(200);
+        assertThat(call("GET", "/console/lib/uplot/dist/uPlot.esm.js", null, null, false).statusCode())
+                .isEqualTo(200);
+        assertThat(call("GET", "/console/../README.md", null, null, false).statusCode()).isEqualTo(404);
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(csp ->
+                assertThat(csp).contains("default-src 'self'").contains("frame-ancestors 'none'"));
+    }
+
+    @Test
+    void shouldRefuseChangesNotSentAsJson() throws Exception {
+        // What a cross-site form could send without a CORS preflight: refused before anything changes.
+        final HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(broker.httpBase()
+                        + "/admin/topics")).timeout(WAIT).header("Authorization", ROOT)
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"api-forged\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(form.statusCode()).isEqualTo(415);
+        assertThat(call("GET", "/admin/topics/api-forged", ROOT, null, false).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldCreateListAndDeleteATopic() throws Exception {
+        final JsonNode created = json(call("POST", "/admin/topics", ROOT,
+                "{\"name\":\"api-orders\",\"queues\":3,\"attributes\":{\"trace.enabled\":\"true\"}}", false), 201);
+        assertThat(created.path("queueCount").asInt()).isEqualTo(3);
+        assertThat(created.path("queues")).hasSize(3);
+
+        send("api-orders", 4, null);
+        await().atMost(WAIT).untilAsserted(() -> {
+            final JsonNode page = json(get("/admin/topics?q=api-ord"), 200);
+            assertThat(page.path("total").asInt()).isEqualTo(1);
+            final JsonNode t = page.path("topics").get(0);
+            assertThat(t.path("name").asText()).isEqualTo("api-orders");
+            assertThat(t.path("messages").asLong()).isEqualTo(4);
+            assertThat(t.path("attributes").path("trace.enabled").asText()).isEqualTo("true");
+        });
+        // System topics only on request.
+        assertThat(names(json(get("/admin/topics?limit=200"), 200))).doesNotContain("RMQ_SYS_TRACE_TOPIC");
+        assertThat(names(json(get("/admin/topics?limit=200&system=true"), 200))).contains("RMQ_SYS_TRACE_TOPIC");
+        // Pages are bounded whatever the client asks.
+        assertThat(json(get("/admin/topics?limit=100000"), 200).path("limit").asInt()).isEqualTo(200);
+        assertThat(call("GET", "/admin/topics?limit=lots", ROOT, null, false).statusCode()).isEqualTo(400);
+
+        assertThat(json(call("DELETE", "/admin/topics/api-orders", ROOT, null, false), 200).path("deleted").asText())
+                .isEqualTo("api-orders");
+        assertThat(call("GET", "/admin/topics/api-orders", ROOT, null, false).statusCode()).isEqualTo(404);
+        assertThat(call("DELETE", "/admin/topics/api-orders", ROOT, null, false).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldShowAGroupsLagAndResetItsOffsetsByTime() throws Exception {
+        send("api-lag", 3, null);
+        try (Connection c = jms()) {
+            final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            final MessageConsumer consumer = s.createConsumer(s.createQueue("api-lag"));
+            for (int i = 0; i < 3; i++) {
+                final Message m = consumer.receive(WAIT.toMillis());
+                assertThat(m).isNotNull();
+                m.acknowledge();
+            }
+        }
+        final JsonNode group = json(get("/admin/groups/api-lag"), 200);
+        assertThat(group.path("name").asText()).isEqualTo("api-lag");
+        assertThat(group.path("deadLetters").asLong()).isZero();
+
+        // Back to the start: everything the queue holds is lag again.
+        final JsonNode reset = json(call("POST", "/admin/groups/api-lag/reset", ROOT,
+                "{\"topic\":\"api-lag\",\"timestamp\":0}", false), 200);
+        assertThat(reset.path("offsets").size()).isPositive();
+        reset.path("offsets").forEach(o -> assertThat(o.asLong()).isZero());
+        final JsonNode after = json(get("/admin/groups/api-lag"), 200);
+        final JsonNode topic = after.path("topics").get(0);
+        assertThat(topic.path("topic").asText()).isEqualTo("api-lag");
+        assertThat(topic.path("lag").asLong()).isEqualTo(3);
+        assertThat(call("POST", "/admin/groups/api-lag/reset", ROOT, "{\"topic\":\"api-lag\"}", false).statusCode())
+                .isEqualTo(400);
+        assertThat(call("GET", "/admin/groups/no-such-group", ROOT, null, false).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldSearchMessagesByTimeAndByIdWithBoundedPreviews() throws Exception {
+        final long before = System.currentTimeMillis() - 1000;
+        final byte[] big = new byte[10_000];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) i;
+        }
+        send("api-search", 2, big);
+        final long after = System.currentTimeMillis() + 1000;
+
+        final JsonNode byTime = json(get("/admin/messages?topic=api-search&begin=" + before + "&end=" + after), 200);
+        assertThat(byTime.path("messages")).hasSize(2);
+        final JsonNode m = byTime.path("messages").get(0);
+        assertThat(m.path("bodyEncoding").asText()).isEqualTo("hex");
+        assertThat(m.path("bodySize").asInt()).isEqualTo(10_000);
+        assertThat(m.path("bodyTruncated").asBoolean()).isTrue();
+        assertThat(m.path("body").asText()).startsWith("00 01 02 03").hasSize(4096 * 3 - 1);
+
+        final String id = m.path("id").asText();
+        final JsonNode byId = json(get("/admin/messages?topic=api-search&id=" + enc(id)), 200);
+        assertThat(byId.path("messages")).hasSize(1);
+        assertThat(byId.path("messages").get(0).path("queueOffset").asLong())
+                .isEqualTo(m.path("queueOffset").asLong());
+        assertThat(json(get("/admin/messages?topic=api-search&id=nope"), 200).path("messages")).isEmpty();
+        assertThat(call("GET", "/admin/messages?topic=api-search", ROOT, null, false).statusCode()).isEqualTo(400);
+        assertThat(call("GET", "/admin/messages?topic=no-such&id=x", ROOT, null, false).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldListAnAmqpConnectionWithItsLinksAndDisconnectIt() throws Exception {
+        final CompletableFuture<JMSException> lost = new CompletableFuture<>();
+        final Connection c = new JmsConnectionFactory("dave", "dave-pw", broker.amqpUri()).createConnection();
+        try {
+            c.setClientID("api-jms");
+            c.setExceptionListener(lost::complete);
+            c.start();
+            final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            s.createConsumer(s.createQueue("api-conn-in"));
+            s.createProducer(s.createQueue("api-conn-out"));
+
+            // Listed once open; its links as they attach.
+            final JsonNode listed = await().atMost(WAIT).until(() -> json(
+                    get("/admin/connections?protocol=amqp&q=api-jms"), 200).path("connections").path(0),
+                    n -> n.path("details").size() == 2);
+            assertThat(listed.path("clientId").asText()).isEqualTo("api-jms");
+            assertThat(listed.path("version").asText()).isEqualTo("1.0");
+            assertThat(listed.path("user").asText()).isEqualTo("dave");
+            assertThat(listed.path("remote").asText()).startsWith("127.0.0.1:");
+            final List<String> details = new ArrayList<>();
+            listed.path("details").forEach(d -> details.add(d.asText()));
+            assertThat(details).containsExactlyInAnyOrder("receives from api-conn-in", "sends to api-conn-out");
+
+            json(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false), 200);
+            assertThat(lost.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
+            await().atMost(WAIT).untilAsserted(() ->
+                    assertThat(json(get("/admin/connections?q=api-jms"), 200).path("total").asInt()).isZero());
+            assertThat(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false)
+                    .statusCode()).isEqualTo(404);
+        } finally {
+            c.close();
+        }
+    }
+
+    /** Sends {@code count} messages to a queue with Qpid JMS: text, or {@code body} as bytes when not null. */
+    private static void send(final String queue, final int count, final byte[] body) throws Exception {
+        try (Connection c = jms()) {
+            final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            final Queue q = s.createQueue(queue);
+            final MessageProducer producer = s.createProducer(q);
+            for (int i = 0; i < count; i++) {
+                if (body == null) {
+                    producer.send(s.createTextMessage("message " + i));
+                } else {
+                    final BytesMessage b = s.createBytesMessage();
+                    b.writeBytes(body);
+                    producer.send(b);
+                }
+            }
+        }
+    }
+
+    private static Connection jms() throws Exception {
+        final Connection c = new JmsConnectionFactory("dave", "dave-pw", broker.amqpUri()).createConnection();
+        c.start();
+        return c;
+    }
+
+    private static List<String> names(final JsonNode page) {
+        final List<String> names = new ArrayList<>();
+        page.path("topics").forEach(t -> names.add(t.path("name").asText()));
+        return names;
+    }
+
+    private static HttpResponse<String> get(final String path) {
+        return call("GET", path, ROOT, null, false);
+    }
+
+    private static JsonNode json(final HttpResponse<String> response, final int status) throws IOException {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        return JSON.readTree(response.body());
+    }
+
+    private static HttpResponse<String> call(final String method, final String path, final String authorization,
+                                             final String body, final boolean fromConsole) {
+        final HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(broker.httpBase() + path))
+                .timeout(WAIT) // a deadline, not a speed bar: the first authentication is slow on a loaded machine
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        if (fromConsole) {
+            b.header("X-Junction-Console", "1");
+        }
+        try {
+            return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String basic(final String user, final String password) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String enc(final String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,303 @@
+package io.junction.conformance.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5DisconnectException;
+import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
+import io.junction.conformance.support.RunningBroker;
+import io.junction.conformance.support.WithBroker;
+import jakarta.jms.Connection;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.qpid.jms.JmsConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+
+/**
+ * The web console in a real browser: Debian's headless Chromium driven by Selenium through its chromedriver, against a
+ * broker with security on. The test logs in as a super user, then checks what the pages show of real clients'
+ * traffic: a topic an MQTT publish created and its rate moving while a publisher runs, a message sent with Qpid JMS
+ * found by its id with its body and its trace, a dead letter re-driven back to its queue, and an MQTT client listed
+ * with its subscription and disconnected.
+ *
+ * <p>Skipped (an assumption) only when chromedriver is not installed ({@code apt-get install chromium
+ * chromium-driver}, as {@code .ci/run} does).
+ */
+@WithBroker(settings = {ConsoleUsers.ON, ConsoleUsers.KEY_SETTING, "trace.topics=console-traced"},
+        seed = ConsoleUsers.class)
+class ConsoleBrowserIT {
+
+    private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+    private static final String CHROMIUM = "/usr/bin/chromium";
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final int REJECTED = 2; // Qpid JMS's JMS_AMQP_ACK_TYPE for the AMQP "rejected" outcome
+
+    private static RunningBroker broker;
+    private static WebDriver browser;
+    private static Path profile;
+
+    @BeforeAll
+    static void openBrowser(final RunningBroker running) throws IOException {
+        assumeTrue(new File(CHROMEDRIVER).canExecute(), "chromedriver is not installed at " + CHROMEDRIVER
+                + " (apt-get install chromium chromium-driver)");
+        broker = running;
+        profile = Files.createTempDirectory("console-chromium");
+        final ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile);
+        options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL"));
+        final ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        logIn();
+    }
+
+    @AfterAll
+    static void closeBrowser() throws IOException {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (profile != null) {
+            try (var files = Files.walk(profile)) {
+                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
+    /** The browser's console output, so a failing page explains itself in the test report. */
+    @AfterEach
+    void printBrowserLog() {
+        for (final LogEntry e : browser.manage().logs().get(LogType.BROWSER)) {
+            System.out.println("[browser] " + e.getLevel() + " " + e.getMessage());
+        }
+    }
+
+    private static void logIn() {
+        browser.get(broker.httpBase() + "/console");
+        // Security is on and the browser has no credentials yet: the page asks for them, and refuses wrong ones.
+        final WebElement user = visible(By.id("login-user"));
+        user.sendKeys("root");
+        browser.findElement(By.id("login-password")).sendKeys("wrong");
+        browser.findElement(By.id("login-submit")).click();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElement(By.id("login-error")).getText())
+                .isEqualTo("User name or password is wrong."));
+        browser.findElement(By.id("login-password")).clear();
+        browser.findElement(By.id("login-password")).sendKeys("root-pw");
+        browser.findElement(By.id("login-submit")).click();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(browser.findElement(By.id("signed-in-as")).getText()).isEqualTo("root");
+            assertThat(browser.findElement(By.id("login")).isDisplayed()).isFalse();
+        });
+    }
+
+    @Test
+    void shouldShowATopicAnMqttPublishCreatedAndItsRateMove() throws Exception {
+        final Mqtt5BlockingClient mqtt = Mqtt5Client.builder().identifier("console-mqtt")
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort())
+                .simpleAuth().username("dave").password("dave-pw".getBytes(StandardCharsets.UTF_8)).applySimpleAuth()
+                .buildBlocking();
+        mqtt.connect();
+        try {
+            for (int i = 0; i < 5; i++) {
+                mqtt.publishWith().topic("console-sensors/room1").qos(MqttQos.AT_LEAST_ONCE)
+                        .payload(("reading " + i).getBytes(StandardCharsets.UTF_8)).send();
+            }
+            show("topics");
+            final By row = By.cssSelector("#topic-table tr[data-topic='console-sensors']");
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
+                    assertThat(browser.findElement(row).findElement(By.className("messages")).getText())
+                            .isEqualTo("5"));
+
+            // A steady publisher: the topic's rate on the topics page and MQTT's on the overview go above zero.
+            final AtomicBoolean publishing = new AtomicBoolean(true);
+            final AtomicInteger sent = new AtomicInteger();
+            final Thread publisher = new Thread(() -> {
+                while (publishing.get()) {
+                    mqtt.publishWith().topic("console-sensors/room2").qos(MqttQos.AT_LEAST_ONCE)
+                            .payload("tick".getBytes(StandardCharsets.UTF_8)).send();
+                    sent.incrementAndGet();
+                }
+            });
+            publisher.start();
+            try {
+                await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(Double.parseDouble(
+                        browser.findElement(row).findElement(By.className("in-rate")).getText())).isPositive());
+                show("overview");
+                final By mqttRow = By.cssSelector("#protocols tr[data-protocol='mqtt']");
+                await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+                    assertThat(Double.parseDouble(browser.findElement(mqttRow).findElement(By.className("in-rate"))
+                            .getText())).isPositive();
+                    assertThat(Integer.parseInt(browser.findElement(mqttRow).findElement(By.className("connections"))
+                            .getText())).isGreaterThanOrEqualTo(1);
+                    assertThat(browser.findElements(By.cssSelector("#rate-chart .uplot"))).hasSize(1);
+                });
+            } finally {
+                publishing.set(false);
+                publisher.join(WAIT.toMillis());
+            }
+            // Once the publisher stopped, the topic page counts every message it sent.
+            show("topics");
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
+                    assertThat(browser.findElement(row).findElement(By.className("messages")).getText())
+                            .isEqualTo(String.valueOf(5 + sent.get())));
+        } finally {
+            mqtt.disconnect();
+        }
+    }
+
+    @Test
+    void shouldFindAMessageSentOverAmqpByItsIdAndShowItsTrace() throws Exception {
+        final String id;
+        try (Connection c = jms()) {
+            final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            final Queue q = s.createQueue("console-traced");
+            final TextMessage m = s.createTextMessage("hello from JMS");
+            s.createProducer(q).send(m);
+            id = m.getJMSMessageID();
+            final Message received = s.createConsumer(q).receive(WAIT.toMillis());
+            assertThat(((TextMessage) received).getText()).isEqualTo("hello from JMS");
+            received.acknowledge();
+        }
+
+        show("messages");
+        browser.findElement(By.id("search-topic")).sendKeys("console-traced");
+        browser.findElement(By.id("search-value")).sendKeys(id);
+        browser.findElement(By.id("search-submit")).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElement(By.id("search-count")).getText()).isEqualTo("1 message(s)");
+            assertThat(browser.findElement(By.id("message-body")).getText()).isEqualTo("hello from JMS");
+        });
+        assertThat(browser.findElement(By.cssSelector("#message-detail h2")).getText()).isEqualTo(id);
+
+        // Trace records are written without waiting for them: look again until the send, the delivery and the ack
+        // are all there.
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            browser.findElement(By.id("show-trace")).click();
+            final List<String> types = browser.findElements(By.cssSelector("#message-trace tr.trace-event")).stream()
+                    .map(e -> e.getAttribute("data-type")).toList();
+            assertThat(types).containsExactly("Pub", "SubBefore", "SubAfter");
+        });
+        final List<WebElement> events = browser.findElements(By.cssSelector("#message-trace tr.trace-event"));
+        assertThat(events.get(0).getText()).contains("sent and stored").contains("amqp").contains("ok");
+        assertThat(events.get(1).getText()).contains("delivered").contains("console-traced");
+        assertThat(events.get(2).getText()).contains("consumed").contains("ok");
+    }
+
+    @Test
+    void shouldRedriveADeadLetterBackToItsQueue() throws Exception {
+        try (Connection c = jms()) {
+            final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            final Queue q = s.createQueue("console-poison");
+            s.createProducer(q).send(s.createTextMessage("poison"));
+            final MessageConsumer consumer = s.createConsumer(q);
+            final Message m = consumer.receive(WAIT.toMillis());
+            m.setIntProperty("JMS_AMQP_ACK_TYPE", REJECTED);
+            m.acknowledge();
+        }
+
+        show("groups");
+        final By link = By.cssSelector("#group-table tr[data-group='console-poison'] a.group-name");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElement(By.cssSelector("#group-table tr[data-group='console-poison'] "
+                    + ".dead-letters")).getText()).isEqualTo("1");
+        });
+        browser.findElement(link).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
+                assertThat(browser.findElement(By.id("group-dead-letters")).getText()).isEqualTo("1"));
+        browser.findElement(By.id("redrive")).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
+                assertThat(browser.findElement(By.id("redrive-result")).getText())
+                        .isEqualTo("Re-drove 1 message(s)."));
+
+        // The message is back on its queue for the group's consumers.
+        try (Connection c = jms()) {
+            final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            final Message again = s.createConsumer(s.createQueue("console-poison")).receive(WAIT.toMillis());
+            assertThat(again).isNotNull();
+            assertThat(((TextMessage) again).getText()).isEqualTo("poison");
+            again.acknowledge();
+        }
+    }
+
+    @Test
+    void shouldListAnMqttClientWithItsSubscriptionAndDisconnectIt() {
+        final CompletableFuture<Throwable> disconnected = new CompletableFuture<>();
+        final Mqtt5BlockingClient mqtt = Mqtt5Client.builder().identifier("console-listed")
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort())
+                .simpleAuth().username("dave").password("dave-pw".getBytes(StandardCharsets.UTF_8)).applySimpleAuth()
+                .addDisconnectedListener(context -> disconnected.complete(context.getCause()))
+                .buildBlocking();
+        mqtt.connect();
+        mqtt.subscribeWith().topicFilter("console-alerts/#").qos(MqttQos.AT_LEAST_ONCE).send();
+
+        show("connections");
+        final By row = By.cssSelector("#connection-table tr[data-client='console-listed']");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            final WebElement r = browser.findElement(row);
+            assertThat(r.getAttribute("data-protocol")).isEqualTo("mqtt");
+            assertThat(r.findElement(By.className("protocol")).getText()).isEqualTo("mqtt 5.0");
+            assertThat(r.findElement(By.className("details")).getText()).isEqualTo("console-alerts/#");
+            assertThat(r.getText()).contains("dave").contains("127.0.0.1:");
+        });
+        final WebElement button = browser.findElement(row).findElement(By.className("disconnect"));
+        button.click();
+        assertThat(button.getText()).isEqualTo("Really disconnect?");
+        button.click();
+
+        // The client hears why (MQTT 5 DISCONNECT, Administrative action) and the row goes away.
+        final Throwable cause = disconnected.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+        assertThat(cause).isInstanceOf(Mqtt5DisconnectException.class);
+        assertThat(((Mqtt5DisconnectException) cause).getMqttMessage().getReasonCode())
+                .isEqualTo(Mqtt5DisconnectReasonCode.ADMINISTRATIVE_ACTION);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElements(row)).isEmpty());
+    }
+
+    private static Connection jms() throws Exception {
+        final Connection c = new JmsConnectionFactory("dave", "dave-pw", broker.amqpUri()).createConnection();
+        c.start();
+        return c;
+    }
+
+    /** Opens a page of the console by its navigation link, as a user would. */
+    private static void show(final String page) {
+        browser.findElement(By.cssSelector("header nav a[href='#" + page + "']")).click();
+        await().atMost(WAIT).until(() -> browser.findElement(By.id(page)).isDisplayed());
+    }
+
+    private static WebElement visible(final By by) {
+        await().atMost(WAIT).ignoreExceptions().until(() -> browser.findElement(by).isDisplayed());
+        return browser.findElement(by);
+    }
+}
