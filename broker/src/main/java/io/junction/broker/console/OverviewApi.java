@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -109,10 +108,6 @@ final class OverviewApi implements HttpHandler {
     }
 
     private JsonNode clusterStatus() {
-        try {
-            return JsonReplies.JSON.readTree(cluster.status().toJson());
-        } catch (final IOException e) {
-            return JsonReplies.JSON.createObjectNode().put("error", e.getMessage());
-        }
+        return JsonReplies.JSON.valueToTree(cluster.status());
     }
 }
