@@ -97,6 +97,11 @@ final class KafkaApis {
         return handlers.get(request.header().apiKey()).handle(request);
     }
 
+    /** Recovers the transaction coordinator's state from the store (before the listeners open). */
+    CompletableFuture<Void> recover() {
+        return transactions.recover();
+    }
+
     /** Stops the transaction coordinator's timeouts. */
     void close() {
         transactions.close();

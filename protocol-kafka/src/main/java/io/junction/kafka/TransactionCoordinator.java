@@ -14,41 +14,63 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Kafka transactions on the core, coordinated here.
+ * Kafka transactions on the core, coordinated here, with their state durable in the {@link TransactionLog}.
  *
  * <p>A transactional producer's records are not written to their partitions while its transaction runs: each batch
- * (checked for idempotence as any) is held by the coordinator with the offsets the transaction commits for consumer
- * groups (TxnOffsetCommit). EndTxn with commit appends the held batches to their partitions (each batch one core batch,
- * in the order produced) and then commits the held offsets; EndTxn with abort, a transaction past its timeout or a
- * newer epoch of the same transactional id drop them. So a partition's queue only ever holds committed records:
- * read_committed consumers read up to the high watermark with no aborted transactions to skip, other protocols never
- * see an aborted record, and offsets committed in a transaction only apply on commit.
+ * (checked for idempotence as any) is held in memory with the offsets the transaction commits for consumer groups
+ * (TxnOffsetCommit). So a partition's queue only ever holds committed records: read_committed consumers read up to the
+ * high watermark with no aborted transactions to skip, and other protocols never see an aborted record.
+ *
+ * <p>Durability: every state change is written to the transaction log before the client is answered. InitProducerId
+ * writes the id's producer id and epoch (so a restarted broker still fences an older epoch); the first
+ * AddPartitionsToTxn or AddOffsetsToTxn of a transaction writes ONGOING; EndTxn(commit) first stores the held
+ * batches (their bytes as produced) in the log's batch topic, then writes PREPARE_COMMIT naming them and where each
+ * partition ended, then appends them to their partitions (each batch one core batch, in produce order, its first
+ * message marked with the transaction and the batch's index), commits the held offsets, writes EMPTY and answers. A
+ * crash is recovered at start by the state each id had last: PREPARE_COMMIT rolls the commit forward (the batches a
+ * partition already holds are found by their marks after the recorded end, the rest are read back and appended), so a
+ * commit is all or nothing; ONGOING means the held records died with the process: the transaction is aborted and the
+ * epoch raised, so the producer learns it with PRODUCER_FENCED / INVALID_PRODUCER_EPOCH, exactly as when its
+ * transaction times out, and starts again with InitProducerId.
  *
  * <p>Fencing: InitProducerId with a transactional id hands out the id's producer id with its epoch raised by one,
  * aborting what the previous epoch left; a request of an older epoch is PRODUCER_FENCED. A transaction that outlives
  * its timeout is aborted and its epoch raised, so the late producer is fenced too.
  *
- * <p>Limits (see the README): the held records live in memory until commit, at most {@code kafka.max-transaction-bytes}
- * per transaction (beyond it the transaction must abort: TRANSACTION_ABORTABLE); a broker crash before EndTxn aborts
- * every open transaction (its producers are fenced: their ids are unknown after the restart), and a crash while a
- * commit is being applied can leave part of it applied. Thread-safe.
+ * <p>Ordering: state writes are issued under this object's lock, and the core appends sends in the order they are
+ * issued, so the log's last record of an id is its newest state. Limits (see the README): held records live in memory
+ * until commit, at most {@code kafka.max-transaction-bytes} per transaction (beyond it the transaction must abort:
+ * TRANSACTION_ABORTABLE). Thread-safe.
  */
 final class TransactionCoordinator implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
     /** Longest transaction timeout accepted (Kafka's transaction.max.timeout.ms default). */
     static final int MAX_TIMEOUT_MS = 15 * 60_000;
+    /** The property on the first message of each committed batch: {@link TransactionRecord#marker}. */
+    static final String MARKER = "__kafka.txn";
+    /** States tolerated in the log beyond twice the live ids before it is compacted. */
+    static final long COMPACT_SLACK = 4096;
 
     private final Messaging messaging;
     private final ProducerStates producers;
+    private final TransactionLog log;
     private final long maxBytes;
     private final LongSupplier clock;
     private final Map<String, Transaction> byId = new HashMap<>();
     private final Map<Long, Transaction> byProducer = new HashMap<>();
     private final ScheduledExecutorService ticker;
+    private boolean compacting;
 
     /** A partition a transaction writes to: a core topic and queue. */
     record Partition(String topic, int queue) {
+    }
+
+    /** A held Kafka record batch: its core messages, and its bytes as produced (what a commit stores first). */
+    record HeldBatch(List<Message> messages, byte[] bytes) {
     }
 
     /** The state of one transactional id. */
@@ -57,12 +79,18 @@ final class TransactionCoordinator implements AutoCloseable {
         long producerId;
         short epoch;
         int timeoutMs;
+        /** The transaction's number under this id: part of the marks its committed batches carry. */
+        long sequence;
         boolean ongoing;
-        /** EndTxn is applying a commit: nothing else may start until it is done. */
+        /** ONGOING being written: requests of the transaction are answered once it is stored. */
+        CompletableFuture<SendResult> begun;
+        /** EndTxn is applying a commit (or a commit interrupted by a store failure waits to be rolled forward). */
         boolean ending;
         long startedAt;
         long bytes;
-        final Map<Partition, List<List<Message>>> batches = new LinkedHashMap<>();
+        /** The last state written: what compaction copies. */
+        TransactionRecord written;
+        final Map<Partition, List<HeldBatch>> batches = new LinkedHashMap<>();
         final Map<String, Map<Partition, Long>> offsets = new LinkedHashMap<>();
 
         Transaction(final String id) {
@@ -71,9 +99,14 @@ final class TransactionCoordinator implements AutoCloseable {
 
         void clear() {
             ongoing = false;
+            begun = null;
             bytes = 0;
             batches.clear();
             offsets.clear();
+        }
+
+        TransactionRecord state(final TransactionRecord.State state) {
+            return TransactionRecord.of(producerId, epoch, timeoutMs, state, sequence);
         }
     }
 
@@ -85,6 +118,7 @@ final class TransactionCoordinator implements AutoCloseable {
                            final LongSupplier clock) {
         this.messaging = messaging;
         this.producers = producers;
+        this.log = new TransactionLog(messaging);
         this.maxBytes = maxBytes;
         this.clock = clock;
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -92,17 +126,67 @@ final class TransactionCoordinator implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        ticker.scheduleWithFixedDelay(this::expire, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Replays the transaction log: ids get their producer ids and epochs back, interrupted commits are rolled
+     * forward, open transactions aborted with their epochs raised. Completes when that is stored; then the timeouts
+     * start.
+     */
+    CompletableFuture<Void> recover() {
+        return log.load().thenCompose(states -> {
+            final List<CompletableFuture<?>> done = new ArrayList<>();
+            synchronized (this) {
+                states.forEach((id, state) -> {
+                    final Transaction t = new Transaction(id);
+                    t.producerId = state.producerId();
+                    t.epoch = state.epoch();
+                    t.timeoutMs = state.timeoutMs();
+                    t.sequence = state.sequence();
+                    t.written = state;
+                    byId.put(id, t);
+                    byProducer.put(t.producerId, t);
+                    switch (state.state()) {
+                        case EMPTY -> {
+                        }
+                        case ONGOING -> {
+                            LOG.info("transaction {} (producer {} epoch {}) was open at the crash: aborted, "
+                                    + "producer fenced", id, t.producerId, t.epoch);
+                            bump(t);
+                            t.sequence++;
+                            done.add(write(t, t.state(TransactionRecord.State.EMPTY)));
+                        }
+                        case PREPARE_COMMIT -> {
+                            LOG.info("transaction {} (producer {} epoch {}) was committing at the crash: "
+                                    + "completing its commit", id, t.producerId, t.epoch);
+                            t.ending = true;
+                            done.add(rollForward(t, state, null));
+                        }
+                    }
+                });
+            }
+            return CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));
+        }).thenRun(() -> {
+            ticker.scheduleWithFixedDelay(this::expire, 1, 1, TimeUnit.SECONDS);
+            ticker.scheduleWithFixedDelay(this::compactIfDue, 60, 60, TimeUnit.SECONDS);
+        });
+    }
+
+    /** Writes a state of {@code t}; call with the lock held, so states land in the order they are decided. */
+    private CompletableFuture<SendResult> write(final Transaction t, final TransactionRecord state) {
+        t.written = state;
+        return log.write(t.id, state);
     }
 
     /**
      * InitProducerId with a transactional id: the id's producer with the next epoch (a new producer id once epochs
      * run out), whatever the previous epoch left aborted. {@code producerId}/{@code epoch} are the caller's current
-     * ones when it asks for a bump (KIP-360), else -1.
+     * ones when it asks for a bump (KIP-360), else -1. Answered once the new epoch is stored.
      */
-    synchronized Identity init(final String id, final int timeoutMs, final long producerId, final short epoch) {
+    synchronized CompletableFuture<Identity> init(final String id, final int timeoutMs, final long producerId,
+                                                  final short epoch) {
         if (timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-            return new Identity(Errors.INVALID_TRANSACTION_TIMEOUT, -1, (short) -1);
+            return CompletableFuture.completedFuture(new Identity(Errors.INVALID_TRANSACTION_TIMEOUT, -1, (short) -1));
         }
         Transaction t = byId.get(id);
         if (t == null) {
@@ -113,16 +197,21 @@ final class TransactionCoordinator implements AutoCloseable {
             byProducer.put(t.producerId, t);
         } else {
             if (producerId != -1 && (producerId != t.producerId || epoch != t.epoch)) {
-                return new Identity(Errors.PRODUCER_FENCED, -1, (short) -1);
+                return CompletableFuture.completedFuture(new Identity(Errors.PRODUCER_FENCED, -1, (short) -1));
             }
             if (t.ending) {
-                return new Identity(Errors.CONCURRENT_TRANSACTIONS, -1, (short) -1);
+                return CompletableFuture.completedFuture(new Identity(Errors.CONCURRENT_TRANSACTIONS, -1, (short) -1));
+            }
+            if (t.ongoing) {
+                t.sequence++;
             }
             t.clear();
             bump(t);
         }
         t.timeoutMs = timeoutMs;
-        return new Identity(Errors.NONE, t.producerId, t.epoch);
+        final Identity identity = new Identity(Errors.NONE, t.producerId, t.epoch);
+        return write(t, t.state(TransactionRecord.State.EMPTY)).handle((r, failure) -> failure == null ? identity
+                : new Identity(KafkaErrors.of(failure), -1, (short) -1));
     }
 
     private void bump(final Transaction t) {
@@ -137,7 +226,7 @@ final class TransactionCoordinator implements AutoCloseable {
     }
 
     /** Why a request of {@code id} with this producer id and epoch is refused, or NONE. */
-    private Errors check(final Transaction t, final long producerId, final short epoch) {
+    private static Errors check(final Transaction t, final long producerId, final short epoch) {
         if (t == null || t.producerId != producerId) {
             return Errors.INVALID_PRODUCER_ID_MAPPING;
         }
@@ -150,39 +239,40 @@ final class TransactionCoordinator implements AutoCloseable {
         return t.ending ? Errors.CONCURRENT_TRANSACTIONS : Errors.NONE;
     }
 
-    private void begin(final Transaction t) {
+    /** Starts the transaction if it is not running: completes with NONE once ONGOING is stored. */
+    private CompletableFuture<Errors> begin(final Transaction t) {
         if (!t.ongoing) {
             t.ongoing = true;
             t.startedAt = clock.getAsLong();
+            t.begun = write(t, t.state(TransactionRecord.State.ONGOING));
         }
+        final CompletableFuture<SendResult> begun = t.begun;
+        return begun.handle((r, failure) -> failure == null ? Errors.NONE : KafkaErrors.of(failure));
     }
 
     /** AddPartitionsToTxn: the partitions join the transaction (their records are held until it ends). */
-    synchronized Errors addPartitions(final String id, final long producerId, final short epoch) {
+    synchronized CompletableFuture<Errors> addPartitions(final String id, final long producerId, final short epoch) {
         final Transaction t = byId.get(id);
         final Errors e = check(t, producerId, epoch);
-        if (e == Errors.NONE) {
-            begin(t);
-        }
-        return e;
+        return e == Errors.NONE ? begin(t) : CompletableFuture.completedFuture(e);
     }
 
     /** AddOffsetsToTxn: a consumer group's offsets will be committed with the transaction. */
-    synchronized Errors addOffsets(final String id, final long producerId, final short epoch) {
+    synchronized CompletableFuture<Errors> addOffsets(final String id, final long producerId, final short epoch) {
         return addPartitions(id, producerId, epoch);
     }
 
     /** TxnOffsetCommit: offsets of core group {@code group} held until the transaction commits. */
-    synchronized Errors holdOffsets(final String id, final long producerId, final short epoch, final String group,
-                                    final Map<Partition, Long> offsets) {
+    synchronized CompletableFuture<Errors> holdOffsets(final String id, final long producerId, final short epoch,
+                                                       final String group, final Map<Partition, Long> offsets) {
         final Transaction t = byId.get(id);
         final Errors e = check(t, producerId, epoch);
         if (e != Errors.NONE) {
-            return e;
+            return CompletableFuture.completedFuture(e);
         }
-        begin(t);
+        final CompletableFuture<Errors> begun = begin(t);
         t.offsets.computeIfAbsent(group, g -> new LinkedHashMap<>()).putAll(offsets);
-        return Errors.NONE;
+        return begun;
     }
 
     /** Whether a producer id is a transactional producer's. */
@@ -190,9 +280,12 @@ final class TransactionCoordinator implements AutoCloseable {
         return byProducer.containsKey(producerId);
     }
 
-    /** Holds a transactional batch for its partition until the transaction ends. */
+    /**
+     * Holds a transactional batch for its partition until the transaction ends. The partition must have been added
+     * (AddPartitionsToTxn), so the transaction is known to be open should the broker crash.
+     */
     synchronized Errors hold(final long producerId, final short epoch, final Partition partition,
-                             final List<Message> batch) {
+                             final HeldBatch batch) {
         final Transaction t = byProducer.get(producerId);
         if (t == null) {
             return Errors.INVALID_PRODUCER_ID_MAPPING;
@@ -200,28 +293,28 @@ final class TransactionCoordinator implements AutoCloseable {
         if (epoch < t.epoch) {
             return Errors.INVALID_PRODUCER_EPOCH; // the client takes it as being fenced
         }
-        if (epoch > t.epoch || t.ending) {
+        if (epoch > t.epoch || t.ending || !t.ongoing) {
             return Errors.INVALID_TXN_STATE;
         }
-        long size = 0;
-        for (Message m : batch) {
+        long size = batch.bytes().length;
+        for (Message m : batch.messages()) {
             size += m.body().length + 64;
         }
         if (t.bytes + size > maxBytes) {
             return Errors.TRANSACTION_ABORTABLE;
         }
-        begin(t);
         t.bytes += size;
         t.batches.computeIfAbsent(partition, p -> new ArrayList<>()).add(batch);
         return Errors.NONE;
     }
 
     /**
-     * EndTxn: on commit, appends the held batches (each partition's in order, partitions side by side), then commits
-     * the held offsets; on abort, drops both. Completes with the error to answer.
+     * EndTxn. Abort drops what is held and stores EMPTY. Commit stores the held batches and PREPARE_COMMIT, appends
+     * the batches, commits the held offsets and stores EMPTY (see the class comment). Completes with the error to
+     * answer.
      */
     CompletableFuture<Errors> end(final String id, final long producerId, final short epoch, final boolean commit) {
-        final Map<Partition, List<List<Message>>> batches;
+        final Map<Partition, List<HeldBatch>> batches;
         final Map<String, Map<Partition, Long>> offsets;
         final Transaction t;
         synchronized (this) {
@@ -230,34 +323,161 @@ final class TransactionCoordinator implements AutoCloseable {
             if (e != Errors.NONE) {
                 return CompletableFuture.completedFuture(e);
             }
-            if (!t.ongoing || !commit) {
+            if (!t.ongoing) {
+                return CompletableFuture.completedFuture(Errors.NONE); // nothing was added: nothing to end
+            }
+            if (!commit) {
                 t.clear();
-                return CompletableFuture.completedFuture(Errors.NONE);
+                t.sequence++;
+                return write(t, t.state(TransactionRecord.State.EMPTY))
+                        .handle((r, failure) -> failure == null ? Errors.NONE : KafkaErrors.of(failure));
             }
             batches = new LinkedHashMap<>(t.batches);
             offsets = new LinkedHashMap<>(t.offsets);
             t.clear();
             t.ending = true;
         }
-        final List<CompletableFuture<?>> appends = new ArrayList<>();
-        batches.forEach((partition, list) -> {
-            CompletableFuture<List<SendResult>> chain = CompletableFuture.completedFuture(null);
-            for (List<Message> batch : list) {
-                chain = chain.thenCompose(x -> messaging.sendBatch(batch));
+        final CompletableFuture<Errors> answer = new CompletableFuture<>();
+        prepare(t, batches, offsets).whenComplete((prepared, failure) -> {
+            if (failure != null) {
+                // Nothing of the commit is stored: it cannot happen any more. Abort and fence, so a retried EndTxn
+                // is told (PRODUCER_FENCED) instead of finding no transaction and answering success.
+                LOG.warn("transaction {}: its commit could not be stored, aborted: {}", id, failure.toString());
+                synchronized (this) {
+                    t.ending = false;
+                    bump(t);
+                    t.sequence++;
+                    write(t, t.state(TransactionRecord.State.EMPTY));
+                }
+                answer.complete(KafkaErrors.of(failure));
+                return;
             }
-            appends.add(chain.thenCompose(r -> ProduceApi.visible(messaging, partition.topic(), partition.queue(),
-                    r)));
+            rollForward(t, prepared, batches).whenComplete((x, applyFailure) -> {
+                if (applyFailure != null) {
+                    // The commit is decided and stored: it completes later (the ticker retries); until then the
+                    // producer's retries of EndTxn are told CONCURRENT_TRANSACTIONS.
+                    LOG.warn("transaction {}: applying its commit failed, retrying: {}", id, applyFailure.toString());
+                    scheduleRetry(t, prepared);
+                }
+                answer.complete(applyFailure == null ? Errors.NONE : KafkaErrors.of(applyFailure));
+            });
         });
-        return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).handle((x, failure) -> {
-            if (failure == null) {
-                offsets.forEach((group, byPartition) -> byPartition.forEach((p, offset) ->
-                        messaging.commitOffset(group, p.topic(), p.queue(), offset)));
+        return answer;
+    }
+
+    /**
+     * Stores the held batches, then PREPARE_COMMIT naming them and each partition's current end; completes with that
+     * record once it is stored.
+     */
+    private CompletableFuture<TransactionRecord> prepare(final Transaction t,
+                                                         final Map<Partition, List<HeldBatch>> batches,
+                                                         final Map<String, Map<Partition, Long>> offsets) {
+        final Map<Partition, List<CompletableFuture<Long>>> stored = new LinkedHashMap<>();
+        final List<CompletableFuture<Long>> all = new ArrayList<>();
+        batches.forEach((p, list) -> {
+            final List<CompletableFuture<Long>> each = new ArrayList<>();
+            for (HeldBatch b : list) {
+                final CompletableFuture<Long> offset = log.writeBatch(t.id, b.bytes());
+                each.add(offset);
+                all.add(offset);
             }
+            stored.put(p, each);
+        });
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenCompose(x -> {
+            final TransactionRecord record;
+            final CompletableFuture<SendResult> written;
+            synchronized (this) {
+                final List<TransactionRecord.PartitionBatches> partitions = new ArrayList<>();
+                // The partitions' ends now: nothing of this transaction was appended yet, so recovery looks for its
+                // marks from here on.
+                stored.forEach((p, list) -> partitions.add(new TransactionRecord.PartitionBatches(p,
+                        messaging.maxOffset(p.topic(), p.queue()), list.stream().map(CompletableFuture::join)
+                        .toList())));
+                record = new TransactionRecord(t.producerId, t.epoch, t.timeoutMs,
+                        TransactionRecord.State.PREPARE_COMMIT, t.sequence, partitions, offsets);
+                written = write(t, record);
+            }
+            return written.thenApply(r -> record);
+        });
+    }
+
+    /**
+     * Completes a stored commit: appends each partition's batches not yet there (all of them when {@code held} is
+     * given, the live path; else those without their mark after the recorded end, read back from the log), then
+     * commits the offsets and stores EMPTY with the next transaction number.
+     */
+    private CompletableFuture<Void> rollForward(final Transaction t, final TransactionRecord prepared,
+                                                final Map<Partition, List<HeldBatch>> held) {
+        final List<CompletableFuture<?>> appends = new ArrayList<>();
+        for (TransactionRecord.PartitionBatches p : prepared.partitions()) {
+            final CompletableFuture<Integer> present = held != null ? CompletableFuture.completedFuture(0)
+                    : appliedBatches(prepared, p);
+            appends.add(present.thenCompose(first -> append(prepared, p, first,
+                    held == null ? null : held.get(p.partition()))));
+        }
+        return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            prepared.offsets().forEach((group, byPartition) -> byPartition.forEach((p, offset) ->
+                    messaging.commitOffset(group, p.topic(), p.queue(), offset)));
             synchronized (this) {
                 t.ending = false;
+                if (t.sequence == prepared.sequence()) {
+                    t.sequence++;
+                    write(t, t.state(TransactionRecord.State.EMPTY));
+                }
             }
-            return failure == null ? Errors.NONE : KafkaErrors.of(failure);
         });
+    }
+
+    /** How many of a partition's batches of a prepared commit it holds already (a prefix: they go in order). */
+    private CompletableFuture<Integer> appliedBatches(final TransactionRecord prepared,
+                                                      final TransactionRecord.PartitionBatches p) {
+        final String prefix = TransactionRecord.markerPrefix(prepared.producerId(), prepared.epoch(),
+                prepared.sequence());
+        final int[] applied = {0};
+        return log.scan(p.partition().topic(), p.partition().queue(), p.from(), m -> {
+            final String mark = m.property(MARKER);
+            if (mark != null && mark.startsWith(prefix)) {
+                applied[0] = Math.max(applied[0], Integer.parseInt(mark.substring(prefix.length())) + 1);
+            }
+        }).thenApply(x -> applied[0]);
+    }
+
+    /** Appends batches {@code first}.. of a partition, one after the other; completes once the partition shows them. */
+    private CompletableFuture<?> append(final TransactionRecord prepared, final TransactionRecord.PartitionBatches p,
+                                        final int first, final List<HeldBatch> held) {
+        final Partition partition = p.partition();
+        CompletableFuture<List<SendResult>> chain = CompletableFuture.completedFuture(null);
+        for (int i = first; i < p.dataOffsets().size(); i++) {
+            final int index = i;
+            final CompletableFuture<List<Message>> messages = held != null
+                    ? CompletableFuture.completedFuture(held.get(index).messages())
+                    : log.readBatch(p.dataOffsets().get(index)).thenApply(bytes ->
+                    ProduceApi.decodeBatch(partition.topic(), partition.queue(), bytes, clock.getAsLong()));
+            chain = chain.thenCompose(x -> messages).thenCompose(list -> messaging.sendBatch(marked(list,
+                    TransactionRecord.marker(prepared.producerId(), prepared.epoch(), prepared.sequence(), index))));
+        }
+        return chain.thenCompose(r -> r == null ? CompletableFuture.completedFuture(null)
+                : ProduceApi.visible(messaging, partition.topic(), partition.queue(), r));
+    }
+
+    /** The batch with its first message marked, so recovery knows it is in its partition. */
+    private static List<Message> marked(final List<Message> batch, final String mark) {
+        final List<Message> out = new ArrayList<>(batch);
+        final Message m = batch.get(0);
+        final Map<String, String> properties = new LinkedHashMap<>(m.properties());
+        properties.put(MARKER, mark);
+        out.set(0, new Message(m.topic(), m.queueId(), m.body(), m.flag(), properties, m.sysFlag(),
+                m.bornTimestamp(), m.bornHost(), m.reconsumeTimes()));
+        return out;
+    }
+
+    private void scheduleRetry(final Transaction t, final TransactionRecord prepared) {
+        ticker.schedule(() -> rollForward(t, prepared, null).whenComplete((x, failure) -> {
+            if (failure != null) {
+                LOG.warn("transaction {}: applying its commit failed again, retrying: {}", t.id, failure.toString());
+                scheduleRetry(t, prepared);
+            }
+        }), 1, TimeUnit.SECONDS);
     }
 
     /** Aborts transactions past their timeout and fences their producers (the next epoch is theirs no more). */
@@ -267,7 +487,34 @@ final class TransactionCoordinator implements AutoCloseable {
             if (t.ongoing && !t.ending && now - t.startedAt > t.timeoutMs) {
                 t.clear();
                 bump(t);
+                t.sequence++;
+                write(t, t.state(TransactionRecord.State.EMPTY));
             }
+        }
+    }
+
+    /** Copies the live states forward when the log holds many more records than ids, so replay stays short. */
+    private void compactIfDue() {
+        synchronized (this) {
+            if (compacting || log.length() <= 2L * byId.size() + COMPACT_SLACK) {
+                return;
+            }
+            compacting = true;
+            final Map<String, TransactionRecord> live = new HashMap<>();
+            byId.forEach((id, t) -> {
+                if (t.written != null) {
+                    live.put(id, t.written);
+                }
+            });
+            log.compact(live).whenComplete((x, failure) -> {
+                synchronized (this) {
+                    compacting = false;
+                }
+                if (failure != null) {
+                    LOG.warn("{}: compaction failed, replay starts where it did: {}", TransactionLog.STATES,
+                            failure.toString());
+                }
+            });
         }
     }
 

@@ -80,6 +80,7 @@ final class KafkaWire implements AutoCloseable {
         final GroupCoordinator coordinator = new GroupCoordinator(store, settings.initialRebalanceDelayMs(),
                 System::currentTimeMillis);
         final KafkaApis apis = new KafkaApis(store, settings, coordinator, AccessControl.open());
+        apis.recover().join();
         final LocalAddress address = new LocalAddress("kafka-wire-" + SERVERS.incrementAndGet());
         final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         final Channel server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
