@@ -145,6 +145,30 @@ final class ProduceApi implements ApiHandler {
         if (!h.hasProducerId()) {
             return messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r));
         }
+        if (h.isTransactional()) {
+            return checkAndStore(topic, partition, batch); // held: its partition has no batches of it to read back
+        }
+        return producers.whenKnown(h.producerId(), topic, partition,
+                () -> storedBatches(topic, partition, h.producerId()), () -> checkAndStore(topic, partition, batch));
+    }
+
+    /** The marked batches of a producer among the partition's last messages, in offset order. */
+    private CompletableFuture<List<ProducerStates.StoredBatch>> storedBatches(final String topic, final int partition,
+                                                                             final long producerId) {
+        final long from = Math.max(messaging.minOffset(topic, partition),
+                messaging.maxOffset(topic, partition) - ProducerStates.RESTORE_WINDOW);
+        final List<ProducerStates.StoredBatch> found = new ArrayList<>();
+        return PartitionScan.scan(messaging, topic, partition, from, m -> {
+            final ProducerStates.StoredBatch b = ProducerStates.parseMark(m.property(ProducerStates.MARK),
+                    producerId, m.queueOffset());
+            if (b != null) {
+                found.add(b);
+            }
+        }).thenApply(x -> found);
+    }
+
+    private CompletableFuture<Long> checkAndStore(final String topic, final int partition, final Batch batch) {
+        final RecordBatch h = batch.header;
         final ProducerStates.Decision d = producers.check(h.producerId(), h.producerEpoch(), topic, partition,
                 h.baseSequence(), h.lastSequence());
         if (d.error() != Errors.NONE) {
@@ -165,7 +189,10 @@ final class ProduceApi implements ApiHandler {
             }
             return d.appended();
         }
-        messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r))
+        // Marked so the producer's sequence is known again after a restart (ProducerStates.whenKnown).
+        messaging.sendBatch(KafkaMessageMapping.withFirstProperty(batch.messages, ProducerStates.MARK,
+                        ProducerStates.mark(h.producerId(), h.producerEpoch(), h.baseSequence(), h.lastSequence())))
+                .thenCompose(r -> visible(topic, partition, r))
                 .whenComplete((offset, failure) -> {
                     if (failure != null) {
                         d.appended().completeExceptionally(failure);

@@ -434,7 +434,7 @@ final class TransactionCoordinator implements AutoCloseable {
         final String prefix = TransactionRecord.markerPrefix(prepared.producerId(), prepared.epoch(),
                 prepared.sequence());
         final int[] applied = {0};
-        return log.scan(p.partition().topic(), p.partition().queue(), p.from(), m -> {
+        return PartitionScan.scan(messaging, p.partition().topic(), p.partition().queue(), p.from(), m -> {
             final String mark = m.property(MARKER);
             if (mark != null && mark.startsWith(prefix)) {
                 applied[0] = Math.max(applied[0], Integer.parseInt(mark.substring(prefix.length())) + 1);
@@ -462,13 +462,7 @@ final class TransactionCoordinator implements AutoCloseable {
 
     /** The batch with its first message marked, so recovery knows it is in its partition. */
     private static List<Message> marked(final List<Message> batch, final String mark) {
-        final List<Message> out = new ArrayList<>(batch);
-        final Message m = batch.get(0);
-        final Map<String, String> properties = new LinkedHashMap<>(m.properties());
-        properties.put(MARKER, mark);
-        out.set(0, new Message(m.topic(), m.queueId(), m.body(), m.flag(), properties, m.sysFlag(),
-                m.bornTimestamp(), m.bornHost(), m.reconsumeTimes()));
-        return out;
+        return KafkaMessageMapping.withFirstProperty(batch, MARKER, mark);
     }
 
     private void scheduleRetry(final Transaction t, final TransactionRecord prepared) {

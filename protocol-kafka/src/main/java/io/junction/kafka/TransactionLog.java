@@ -127,22 +127,4 @@ final class TransactionLog {
             return r.messages().get(0).bodyBytes();
         });
     }
-
-    /**
-     * The messages of {@code topic}'s queue from {@code from} to its end, in pages, handed to {@code each}; completes
-     * when the end is reached.
-     */
-    CompletableFuture<Void> scan(final String topic, final int queue, final long from,
-                                 final java.util.function.Consumer<StoredMessage> each) {
-        if (from >= messaging.maxOffset(topic, queue)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return messaging.pull(new PullRequest(READER, topic, queue, from, 256, null, 0)).thenCompose(r -> {
-            r.messages().forEach(each);
-            if (r.status() == PullStatus.NO_SUCH_QUEUE || r.nextOffset() <= from) {
-                return CompletableFuture.completedFuture(null);
-            }
-            return scan(topic, queue, r.nextOffset(), each);
-        });
-    }
 }

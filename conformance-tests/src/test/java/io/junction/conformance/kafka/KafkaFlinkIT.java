@@ -113,7 +113,7 @@ class KafkaFlinkIT {
         assertThat(output).contains("done");
     }
 
-    /** Everything in {@code topic}'s two partitions, read with the isolation level given, once {@code expected} came. */
+    /** What {@code topic}'s two partitions hold, read with the isolation level given, once {@code expected} came. */
     private static List<String> readAll(final String topic, final String isolation, final int expected) {
         final List<String> out = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = KafkaClients.stringConsumer(broker,
