@@ -1,6 +1,7 @@
 package io.junction.kafka;
 
 import io.junction.core.meta.TopicConfig;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,10 +73,13 @@ final class TransactionApis {
             topicErrors.put(t.name(), e);
             refused |= e != Errors.NONE;
         }
+        final List<TransactionCoordinator.Partition> partitions = new ArrayList<>();
+        data.v3AndBelowTopics().forEach(t -> t.partitions().forEach(p ->
+                partitions.add(new TransactionCoordinator.Partition(scope.topic(t.name()), p))));
         final CompletableFuture<Errors> added = refused
                 ? CompletableFuture.completedFuture(Errors.OPERATION_NOT_ATTEMPTED)
                 : transactions.addPartitions(scope.group(data.v3AndBelowTransactionalId()),
-                data.v3AndBelowProducerId(), data.v3AndBelowProducerEpoch());
+                data.v3AndBelowProducerId(), data.v3AndBelowProducerEpoch(), partitions);
         return added.thenApply(txn -> addPartitionsResponse(data, topicErrors, txn));
     }
 

@@ -4,10 +4,13 @@ import io.junction.core.Messaging;
 import io.junction.core.SendResult;
 import io.junction.core.message.Message;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -92,6 +95,8 @@ final class TransactionCoordinator implements AutoCloseable {
         TransactionRecord written;
         final Map<Partition, List<HeldBatch>> batches = new LinkedHashMap<>();
         final Map<String, Map<Partition, Long>> offsets = new LinkedHashMap<>();
+        /** The partitions AddPartitionsToTxn added to the open transaction (shown by DescribeTransactions). */
+        final Set<Partition> added = new LinkedHashSet<>();
 
         Transaction(final String id) {
             this.id = id;
@@ -103,11 +108,20 @@ final class TransactionCoordinator implements AutoCloseable {
             bytes = 0;
             batches.clear();
             offsets.clear();
+            added.clear();
         }
 
         TransactionRecord state(final TransactionRecord.State state) {
             return TransactionRecord.of(producerId, epoch, timeoutMs, state, sequence);
         }
+    }
+
+    /**
+     * What ListTransactions and DescribeTransactions show of a transactional id: Kafka's state name (Empty, Ongoing,
+     * PrepareCommit), when the open transaction began (-1 when none is open) and the partitions it added.
+     */
+    record View(String id, long producerId, short epoch, int timeoutMs, String state, long startedAt,
+                Set<Partition> partitions) {
     }
 
     /** A producer id and epoch handed out, or the error refusing them. */
@@ -251,15 +265,32 @@ final class TransactionCoordinator implements AutoCloseable {
     }
 
     /** AddPartitionsToTxn: the partitions join the transaction (their records are held until it ends). */
-    synchronized CompletableFuture<Errors> addPartitions(final String id, final long producerId, final short epoch) {
+    synchronized CompletableFuture<Errors> addPartitions(final String id, final long producerId, final short epoch,
+                                                         final Collection<Partition> partitions) {
         final Transaction t = byId.get(id);
         final Errors e = check(t, producerId, epoch);
-        return e == Errors.NONE ? begin(t) : CompletableFuture.completedFuture(e);
+        if (e != Errors.NONE) {
+            return CompletableFuture.completedFuture(e);
+        }
+        final CompletableFuture<Errors> begun = begin(t);
+        t.added.addAll(partitions);
+        return begun;
     }
 
     /** AddOffsetsToTxn: a consumer group's offsets will be committed with the transaction. */
     synchronized CompletableFuture<Errors> addOffsets(final String id, final long producerId, final short epoch) {
-        return addPartitions(id, producerId, epoch);
+        return addPartitions(id, producerId, epoch, List.of());
+    }
+
+    /** Every transactional id's state, for ListTransactions and DescribeTransactions. */
+    synchronized List<View> views() {
+        final List<View> out = new ArrayList<>(byId.size());
+        for (Transaction t : byId.values()) {
+            final String state = t.ending ? "PrepareCommit" : t.ongoing ? "Ongoing" : "Empty";
+            out.add(new View(t.id, t.producerId, t.epoch, t.timeoutMs, state, t.ongoing ? t.startedAt : -1,
+                    Set.copyOf(t.added)));
+        }
+        return out;
     }
 
     /** TxnOffsetCommit: offsets of core group {@code group} held until the transaction commits. */

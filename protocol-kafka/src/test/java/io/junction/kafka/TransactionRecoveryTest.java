@@ -81,9 +81,9 @@ class TransactionRecoveryTest {
         assertThat(current.epoch()).isEqualTo((short) (zombie.epoch() + 1));
 
         final TransactionCoordinator restarted = start();
-        assertThat(restarted.addPartitions(ID, zombie.producerId(), zombie.epoch()).get())
+        assertThat(restarted.addPartitions(ID, zombie.producerId(), zombie.epoch(), List.of()).get())
                 .isEqualTo(Errors.PRODUCER_FENCED);
-        assertThat(restarted.addPartitions(ID, current.producerId(), current.epoch()).get()).isEqualTo(Errors.NONE);
+        assertThat(restarted.addPartitions(ID, current.producerId(), current.epoch(), List.of()).get()).isEqualTo(Errors.NONE);
         final TransactionCoordinator.Identity next = restarted.init(ID, TIMEOUT, -1, (short) -1).get();
         assertThat(next.producerId()).isEqualTo(current.producerId());
         assertThat(next.epoch()).isEqualTo((short) (current.epoch() + 1));
@@ -93,7 +93,7 @@ class TransactionRecoveryTest {
     void shouldAbortATransactionOpenAtTheCrashAndFenceItsProducer() throws Exception {
         final TransactionCoordinator first = start();
         final TransactionCoordinator.Identity p = first.init(ID, TIMEOUT, -1, (short) -1).get();
-        assertThat(first.addPartitions(ID, p.producerId(), p.epoch()).get()).isEqualTo(Errors.NONE);
+        assertThat(first.addPartitions(ID, p.producerId(), p.epoch(), List.of()).get()).isEqualTo(Errors.NONE);
         assertThat(first.hold(p.producerId(), p.epoch(), new TransactionCoordinator.Partition(TOPIC, 0),
                 held(p, 0, 0, "a", "b"))).isEqualTo(Errors.NONE);
 
@@ -111,7 +111,7 @@ class TransactionRecoveryTest {
     void shouldNotApplyACommittedTransactionAgainAfterARestart() throws Exception {
         final TransactionCoordinator first = start();
         final TransactionCoordinator.Identity p = first.init(ID, TIMEOUT, -1, (short) -1).get();
-        first.addPartitions(ID, p.producerId(), p.epoch()).get();
+        first.addPartitions(ID, p.producerId(), p.epoch(), List.of()).get();
         first.hold(p.producerId(), p.epoch(), new TransactionCoordinator.Partition(TOPIC, 0), held(p, 0, 0, "a", "b"));
         first.hold(p.producerId(), p.epoch(), new TransactionCoordinator.Partition(TOPIC, 1), held(p, 1, 0, "c"));
         first.holdOffsets(ID, p.producerId(), p.epoch(), "readers",
@@ -125,14 +125,14 @@ class TransactionRecoveryTest {
         assertThat(bodies(0)).containsExactly("a", "b");
         assertThat(bodies(1)).containsExactly("c");
         // The producer goes on with its epoch: nothing was open at the restart.
-        assertThat(restarted.addPartitions(ID, p.producerId(), p.epoch()).get()).isEqualTo(Errors.NONE);
+        assertThat(restarted.addPartitions(ID, p.producerId(), p.epoch(), List.of()).get()).isEqualTo(Errors.NONE);
     }
 
     @Test
     void shouldCompleteACommitDecidedBeforeTheCrashWithoutAppendingAnyBatchTwice() throws Exception {
         final TransactionCoordinator first = start();
         final TransactionCoordinator.Identity p = first.init(ID, TIMEOUT, -1, (short) -1).get();
-        first.addPartitions(ID, p.producerId(), p.epoch()).get();
+        first.addPartitions(ID, p.producerId(), p.epoch(), List.of()).get();
         // What EndTxn(commit) stores before it appends anything, for a transaction with three batches on partition 0
         // and one on partition 1; then the crash comes after the first batch of partition 0 was appended.
         final TransactionLog log = new TransactionLog(store);
@@ -169,7 +169,7 @@ class TransactionRecoveryTest {
         assertThat(bodies(1)).containsExactly("e");
         assertThat(store.queryOffset("readers", "in", 1)).isEqualTo(5L);
         // Done: the producer's next transaction starts normally, and another restart applies nothing again.
-        assertThat(restarted.addPartitions(ID, p.producerId(), p.epoch()).get()).isEqualTo(Errors.NONE);
+        assertThat(restarted.addPartitions(ID, p.producerId(), p.epoch(), List.of()).get()).isEqualTo(Errors.NONE);
         start();
         assertThat(bodies(0)).containsExactly("a", "b", "c", "d");
     }
