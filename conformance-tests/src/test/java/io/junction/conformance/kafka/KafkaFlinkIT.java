@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A Flink job on a local mini cluster reads a topic with flink-connector-kafka's KafkaSource (bounded at the offsets
  * it starts with), transforms each record and writes the results with KafkaSink, at least once and exactly once
- * (transactions committed at checkpoints). The job runs in a child JVM (module {@code conformance-flink}): the
+ * (transactions committed at checkpoints), also when the exactly-once job fails midway and restarts from its last
+ * checkpoint. The job runs in a child JVM (module {@code conformance-flink}): the
  * connector (5.0.0-2.2) is built against kafka-clients 4.2 and its transactional producer fails with the 4.4 client
  * on this classpath ({@code NoSuchMethodError: TransactionalRequestResult.await()}, after which the job restarted
  * forever: why the exactly-once job never finished before).
@@ -48,7 +49,8 @@ class KafkaFlinkIT {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         try (Admin admin = Admin.create(p)) {
             admin.createTopics(List.of(new NewTopic("flink-in", 2, (short) 1), new NewTopic("flink-out", 2, (short) 1),
-                    new NewTopic("flink-eo-in", 2, (short) 1), new NewTopic("flink-eo-out", 2, (short) 1)))
+                    new NewTopic("flink-eo-in", 2, (short) 1), new NewTopic("flink-eo-out", 2, (short) 1),
+                    new NewTopic("flink-restart-in", 2, (short) 1), new NewTopic("flink-restart-out", 2, (short) 1)))
                     .all().get(30, TimeUnit.SECONDS);
         }
     }
@@ -69,6 +71,15 @@ class KafkaFlinkIT {
                 .containsExactlyInAnyOrderElementsOf(upperCased(input));
     }
 
+    @Test
+    void shouldGiveExactlyTheRecordsWhenAnExactlyOnceJobRestartsFromACheckpoint() throws Exception {
+        final List<String> input = produce("flink-restart-in");
+        runJob("flink-restart-in", "flink-restart-out", "flink-restart-job", "EXACTLY_ONCE",
+                Integer.toString(RECORDS * 2 / 3));
+        assertThat(readAll("flink-restart-out", "read_committed", input.size()))
+                .containsExactlyInAnyOrderElementsOf(upperCased(input));
+    }
+
     private static List<String> produce(final String topic) {
         final List<String> input = new ArrayList<>();
         try (KafkaProducer<String, String> producer = KafkaClients.stringProducer(broker, Map.of())) {
@@ -86,8 +97,8 @@ class KafkaFlinkIT {
     }
 
     /** Runs the job in the driver JVM until it ends; fails with the driver's output unless it finished. */
-    private static void runJob(final String in, final String out, final String group, final String guarantee)
-            throws Exception {
+    private static void runJob(final String in, final String out, final String group, final String guarantee,
+                               final String... failAfter) throws Exception {
         final Path driverDir = Path.of(System.getProperty("flink.driver.dir", "../conformance-flink/target"));
         final Path jar = driverDir.resolve("flink-driver.jar");
         if (!Files.isRegularFile(jar)) {
@@ -96,10 +107,11 @@ class KafkaFlinkIT {
         }
         final Path work = Files.createTempDirectory("flink-driver");
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        final List<String> command = List.of(java, "-Xmx512m",
+        final List<String> command = new ArrayList<>(List.of(java, "-Xmx512m",
                 "-cp", jar + File.pathSeparator + driverDir.resolve("lib") + File.separator + "*",
                 "io.junction.conformance.flink.FlinkJobDriver", broker.kafkaBootstrap(), in, out, group, guarantee,
-                group + "-txn");
+                group + "-txn"));
+        command.addAll(List.of(failAfter));
         final Path stdout = work.resolve("stdout.txt");
         final Path stderr = work.resolve("stderr.txt");
         final Process child = new ProcessBuilder(command).redirectOutput(stdout.toFile())
