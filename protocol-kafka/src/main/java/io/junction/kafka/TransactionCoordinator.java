@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * writes the id's producer id and epoch (so a restarted broker still fences an older epoch); the first
  * AddPartitionsToTxn or AddOffsetsToTxn of a transaction writes ONGOING; EndTxn(commit) first stores the held
  * batches (their bytes as produced) in the log's batch topic, then writes PREPARE_COMMIT naming them and where each
- * partition ended, then appends them to their partitions (each batch one core batch, in produce order, its first
+ * partition ended, then appends them to their partitions ({@link CommitApplier}: each batch one core batch, its first
  * message marked with the transaction and the batch's index), commits the held offsets, writes EMPTY and answers. A
  * crash is recovered at start by the state each id had last: PREPARE_COMMIT rolls the commit forward (the batches a
  * partition already holds are found by their marks after the recorded end, the rest are read back and appended), so a
@@ -53,14 +53,12 @@ final class TransactionCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
     /** Longest transaction timeout accepted (Kafka's transaction.max.timeout.ms default). */
     static final int MAX_TIMEOUT_MS = 15 * 60_000;
-    /** The property on the first message of each committed batch: {@link TransactionRecord#marker}. */
-    static final String MARKER = "__kafka.txn";
     /** States tolerated in the log beyond twice the live ids before it is compacted. */
     static final long COMPACT_SLACK = 4096;
 
-    private final Messaging messaging;
     private final ProducerStates producers;
     private final TransactionLog log;
+    private final CommitApplier commits;
     private final long maxBytes;
     private final LongSupplier clock;
     private final Map<String, Transaction> byId = new HashMap<>();
@@ -130,9 +128,9 @@ final class TransactionCoordinator implements AutoCloseable {
 
     TransactionCoordinator(final Messaging messaging, final ProducerStates producers, final long maxBytes,
                            final LongSupplier clock) {
-        this.messaging = messaging;
         this.producers = producers;
         this.log = new TransactionLog(messaging);
+        this.commits = new CommitApplier(messaging, log, clock);
         this.maxBytes = maxBytes;
         this.clock = clock;
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -174,7 +172,14 @@ final class TransactionCoordinator implements AutoCloseable {
                             LOG.info("transaction {} (producer {} epoch {}) was committing at the crash: "
                                     + "completing its commit", id, t.producerId, t.epoch);
                             t.ending = true;
-                            done.add(rollForward(t, state, null));
+                            // A failure keeps the commit pending (retried every second) rather than failing the
+                            // broker's start: the producer is told CONCURRENT_TRANSACTIONS until it is done.
+                            done.add(rollForward(t, state, null).exceptionally(failure -> {
+                                LOG.warn("transaction {}: completing its commit failed, retrying: {}", id,
+                                        failure.toString());
+                                scheduleRetry(t, state);
+                                return null;
+                            }));
                         }
                     }
                 });
@@ -397,33 +402,16 @@ final class TransactionCoordinator implements AutoCloseable {
     }
 
     /**
-     * Stores the held batches, then PREPARE_COMMIT naming them and each partition's current end; completes with that
-     * record once it is stored.
+     * Stores the held batches, then PREPARE_COMMIT naming them and each partition's end; completes with that record
+     * once it is stored.
      */
     private CompletableFuture<TransactionRecord> prepare(final Transaction t,
                                                          final Map<Partition, List<HeldBatch>> batches,
                                                          final Map<String, Map<Partition, Long>> offsets) {
-        final Map<Partition, List<CompletableFuture<Long>>> stored = new LinkedHashMap<>();
-        final List<CompletableFuture<Long>> all = new ArrayList<>();
-        batches.forEach((p, list) -> {
-            final List<CompletableFuture<Long>> each = new ArrayList<>();
-            for (HeldBatch b : list) {
-                final CompletableFuture<Long> offset = log.writeBatch(t.id, b.bytes());
-                each.add(offset);
-                all.add(offset);
-            }
-            stored.put(p, each);
-        });
-        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenCompose(x -> {
+        return commits.store(t.id, batches).thenCompose(partitions -> {
             final TransactionRecord record;
             final CompletableFuture<SendResult> written;
             synchronized (this) {
-                final List<TransactionRecord.PartitionBatches> partitions = new ArrayList<>();
-                // The partitions' ends now: nothing of this transaction was appended yet, so recovery looks for its
-                // marks from here on.
-                stored.forEach((p, list) -> partitions.add(new TransactionRecord.PartitionBatches(p,
-                        messaging.maxOffset(p.topic(), p.queue()), list.stream().map(CompletableFuture::join)
-                        .toList())));
                 record = new TransactionRecord(t.producerId, t.epoch, t.timeoutMs,
                         TransactionRecord.State.PREPARE_COMMIT, t.sequence, partitions, offsets);
                 written = write(t, record);
@@ -433,22 +421,12 @@ final class TransactionCoordinator implements AutoCloseable {
     }
 
     /**
-     * Completes a stored commit: appends each partition's batches not yet there (all of them when {@code held} is
-     * given, the live path; else those without their mark after the recorded end, read back from the log), then
-     * commits the offsets and stores EMPTY with the next transaction number.
+     * Completes a stored commit ({@link CommitApplier#apply}: all batches when {@code held} is given, the live path;
+     * else those not yet in their partitions), then stores EMPTY with the next transaction number.
      */
     private CompletableFuture<Void> rollForward(final Transaction t, final TransactionRecord prepared,
                                                 final Map<Partition, List<HeldBatch>> held) {
-        final List<CompletableFuture<?>> appends = new ArrayList<>();
-        for (TransactionRecord.PartitionBatches p : prepared.partitions()) {
-            final CompletableFuture<Integer> present = held != null ? CompletableFuture.completedFuture(0)
-                    : appliedBatches(prepared, p);
-            appends.add(present.thenCompose(first -> append(prepared, p, first,
-                    held == null ? null : held.get(p.partition()))));
-        }
-        return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).thenRun(() -> {
-            prepared.offsets().forEach((group, byPartition) -> byPartition.forEach((p, offset) ->
-                    messaging.commitOffset(group, p.topic(), p.queue(), offset)));
+        return commits.apply(prepared, held).thenRun(() -> {
             synchronized (this) {
                 t.ending = false;
                 if (t.sequence == prepared.sequence()) {
@@ -457,43 +435,6 @@ final class TransactionCoordinator implements AutoCloseable {
                 }
             }
         });
-    }
-
-    /** How many of a partition's batches of a prepared commit it holds already (a prefix: they go in order). */
-    private CompletableFuture<Integer> appliedBatches(final TransactionRecord prepared,
-                                                      final TransactionRecord.PartitionBatches p) {
-        final String prefix = TransactionRecord.markerPrefix(prepared.producerId(), prepared.epoch(),
-                prepared.sequence());
-        final int[] applied = {0};
-        return PartitionScan.scan(messaging, p.partition().topic(), p.partition().queue(), p.from(), m -> {
-            final String mark = m.property(MARKER);
-            if (mark != null && mark.startsWith(prefix)) {
-                applied[0] = Math.max(applied[0], Integer.parseInt(mark.substring(prefix.length())) + 1);
-            }
-        }).thenApply(x -> applied[0]);
-    }
-
-    /** Appends batches {@code first}.. of a partition, one after the other; completes once the partition shows them. */
-    private CompletableFuture<?> append(final TransactionRecord prepared, final TransactionRecord.PartitionBatches p,
-                                        final int first, final List<HeldBatch> held) {
-        final Partition partition = p.partition();
-        CompletableFuture<List<SendResult>> chain = CompletableFuture.completedFuture(null);
-        for (int i = first; i < p.dataOffsets().size(); i++) {
-            final int index = i;
-            final CompletableFuture<List<Message>> messages = held != null
-                    ? CompletableFuture.completedFuture(held.get(index).messages())
-                    : log.readBatch(p.dataOffsets().get(index)).thenApply(bytes ->
-                    ProduceApi.decodeBatch(partition.topic(), partition.queue(), bytes, clock.getAsLong()));
-            chain = chain.thenCompose(x -> messages).thenCompose(list -> messaging.sendBatch(marked(list,
-                    TransactionRecord.marker(prepared.producerId(), prepared.epoch(), prepared.sequence(), index))));
-        }
-        return chain.thenCompose(r -> r == null ? CompletableFuture.completedFuture(null)
-                : ProduceApi.visible(messaging, partition.topic(), partition.queue(), r));
-    }
-
-    /** The batch with its first message marked, so recovery knows it is in its partition. */
-    private static List<Message> marked(final List<Message> batch, final String mark) {
-        return KafkaMessageMapping.withFirstProperty(batch, MARKER, mark);
     }
 
     private void scheduleRetry(final Transaction t, final TransactionRecord prepared) {

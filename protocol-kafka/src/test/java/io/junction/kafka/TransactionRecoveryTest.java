@@ -157,7 +157,7 @@ class TransactionRecoveryTest {
         final List<Message> firstBatch = new ArrayList<>(batches0.get(0).messages());
         final Message m = firstBatch.get(0);
         final Map<String, String> marked = new LinkedHashMap<>(m.properties());
-        marked.put(TransactionCoordinator.MARKER, TransactionRecord.marker(p.producerId(), p.epoch(), sequence, 0));
+        marked.put(CommitApplier.MARKER, TransactionRecord.marker(p.producerId(), p.epoch(), sequence, 0));
         firstBatch.set(0, new Message(m.topic(), m.queueId(), m.body(), m.flag(), marked, m.sysFlag(),
                 m.bornTimestamp(), m.bornHost(), m.reconsumeTimes()));
         final List<SendResult> appended = store.sendBatch(firstBatch).get();
