@@ -123,6 +123,9 @@ class KafkaFlinkIT {
                 + Files.readString(stderr, StandardCharsets.UTF_8);
         assertThat(child.isAlive() ? -1 : child.exitValue()).as(output).isZero();
         assertThat(output).contains("done");
+        if (failAfter.length > 0) {
+            assertThat(output).as("the job failed once and went on").contains("failing once after " + failAfter[0]);
+        }
     }
 
     /** What {@code topic}'s two partitions hold, read with the isolation level given, once {@code expected} came. */
