@@ -174,6 +174,33 @@ class TransactionRecoveryTest {
         assertThat(bodies(0)).containsExactly("a", "b", "c", "d");
     }
 
+    @Test
+    void shouldReplayTheLogFromItsLastCompaction() throws Exception {
+        final TransactionLog log = new TransactionLog(store);
+        log.load().get(10, TimeUnit.SECONDS);
+        for (short epoch = 0; epoch < 10; epoch++) {
+            log.write("a", TransactionRecord.of(1, epoch, TIMEOUT, TransactionRecord.State.EMPTY, epoch)).get();
+        }
+        log.write("b", TransactionRecord.of(2, (short) 0, TIMEOUT, TransactionRecord.State.ONGOING, 0)).get();
+        awaitLength(log, 11);
+        log.compact(Map.of("a", TransactionRecord.of(1, (short) 9, TIMEOUT, TransactionRecord.State.EMPTY, 9),
+                "b", TransactionRecord.of(2, (short) 0, TIMEOUT, TransactionRecord.State.ONGOING, 0))).get();
+        awaitLength(log, 2);
+        final Map<String, TransactionRecord> states = new TransactionLog(store).load().get(10, TimeUnit.SECONDS);
+        assertThat(states).containsOnlyKeys("a", "b");
+        assertThat(states.get("a").epoch()).isEqualTo((short) 9);
+        assertThat(states.get("b").state()).isEqualTo(TransactionRecord.State.ONGOING);
+    }
+
+    /** Waits (with a deadline) until the log's queue shows {@code length} records since its start. */
+    private static void awaitLength(final TransactionLog log, final long length) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (log.length() != length && System.nanoTime() < deadline) {
+            Thread.sleep(5); // polling the store's indexing, with the deadline above
+        }
+        assertThat(log.length()).isEqualTo(length);
+    }
+
     /** A transactional batch as Produce holds it. */
     private static TransactionCoordinator.HeldBatch held(final TransactionCoordinator.Identity p, final int partition,
                                                          final int sequence, final String... values) {
