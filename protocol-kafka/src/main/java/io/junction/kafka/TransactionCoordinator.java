@@ -311,11 +311,6 @@ final class TransactionCoordinator implements AutoCloseable {
         return begun;
     }
 
-    /** Whether a producer id is a transactional producer's. */
-    synchronized boolean isTransactional(final long producerId) {
-        return byProducer.containsKey(producerId);
-    }
-
     /**
      * Holds a transactional batch for its partition until the transaction ends. The partition must have been added
      * (AddPartitionsToTxn), so the transaction is known to be open should the broker crash.

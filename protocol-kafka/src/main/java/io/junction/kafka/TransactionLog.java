@@ -35,7 +35,6 @@ final class TransactionLog {
     /** The property naming a state record's transactional id (a core group name). */
     static final String ID = "__kafka.txn.id";
     private static final String START_GROUP = STATES + "-start";
-    private static final String READER = "%KAFKA%TXN-recovery";
 
     private final Messaging messaging;
 
@@ -66,7 +65,8 @@ final class TransactionLog {
         if (offset >= messaging.maxOffset(STATES, 0)) {
             return CompletableFuture.completedFuture(null);
         }
-        return messaging.pull(new PullRequest(READER, STATES, 0, offset, 256, null, 0)).thenCompose(r -> {
+        final PullRequest page = new PullRequest(PartitionScan.READER, STATES, 0, offset, 256, null, 0);
+        return messaging.pull(page).thenCompose(r -> {
             for (StoredMessage m : r.messages()) {
                 final String id = m.property(ID);
                 if (id == null) {
@@ -119,7 +119,8 @@ final class TransactionLog {
 
     /** The bytes of a batch stored by {@link #writeBatch}. */
     CompletableFuture<byte[]> readBatch(final long offset) {
-        return messaging.pull(new PullRequest(READER, BATCHES, 0, offset, 1, null, 0)).thenApply(r -> {
+        final PullRequest one = new PullRequest(PartitionScan.READER, BATCHES, 0, offset, 1, null, 0);
+        return messaging.pull(one).thenApply(r -> {
             if (r.messages().isEmpty() || r.messages().get(0).queueOffset() != offset) {
                 throw new IllegalStateException("held batch " + offset + " of " + BATCHES + " is gone ("
                         + r.status() + ")");
