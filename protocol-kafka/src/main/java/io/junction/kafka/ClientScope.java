@@ -61,6 +61,13 @@ final class ClientScope {
         return principal.qualify(CoreNames.escape(groupId));
     }
 
+    /** The Kafka id of a core group of this client's namespace ({@link #group} reversed), or null outside it. */
+    String groupId(final String coreGroup) {
+        final String local = Namespaces.localName(principal.namespace(), coreGroup,
+                ns -> access.users().map(u -> u.isTenant(ns)).orElse(false));
+        return local == null ? null : CoreNames.unescape(local);
+    }
+
     /** Whether a core group belongs to this client's namespace. */
     boolean ownsGroup(final String coreGroup) {
         return Namespaces.localName(principal.namespace(), coreGroup,

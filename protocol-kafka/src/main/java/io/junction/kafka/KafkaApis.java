@@ -50,6 +50,10 @@ final class KafkaApis {
         register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), txn::addOffsetsToTxn);
         register(ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT.latestVersion(), txn::txnOffsetCommit);
         register(ApiKeys.END_TXN, ApiKeys.END_TXN.latestVersion(), txn::endTxn);
+        final TransactionListingApis listing = new TransactionListingApis(transactions);
+        register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), listing::listTransactions);
+        register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(),
+                listing::describeTransactions);
         final GroupApis groups = new GroupApis(coordinator, settings.nodeId());
         register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), groups::findCoordinator);
         register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), groups::joinGroup);
@@ -95,6 +99,11 @@ final class KafkaApis {
                     .getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception()).data());
         }
         return handlers.get(request.header().apiKey()).handle(request);
+    }
+
+    /** Recovers the transaction coordinator's state from the store (before the listeners open). */
+    CompletableFuture<Void> recover() {
+        return transactions.recover();
     }
 
     /** Stops the transaction coordinator's timeouts. */

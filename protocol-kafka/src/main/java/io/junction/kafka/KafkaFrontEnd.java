@@ -61,9 +61,11 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
         final KafkaApis apis = new KafkaApis(context.messaging(), settings, coordinator, context.accessControl());
         this.apis = apis;
         listener = new NettyListener(context, WATER_MARK);
+        // Transactions interrupted by a crash are settled before any client can ask about them.
         // A client is told the port it connected to as this broker's, so a TLS client stays on TLS (Metadata).
-        return listener.bindPlainAndTls("kafka", "kafka-tls", tls, ch -> initPipeline(ch.pipeline(), settings, apis,
-                context.advertisedHost(), ((InetSocketAddress) ch.localAddress()).getPort()));
+        return apis.recover().thenCompose(x -> listener.bindPlainAndTls("kafka", "kafka-tls", tls,
+                ch -> initPipeline(ch.pipeline(), settings, apis, context.advertisedHost(),
+                        ((InetSocketAddress) ch.localAddress()).getPort())));
     }
 
     /**

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,6 +52,17 @@ final class KafkaMessageMapping {
     /** Whether a property name is the core's or a mapping's own, never a header. */
     static boolean isReserved(final String name) {
         return MessageProperties.isReserved(name);
+    }
+
+    /** A batch whose first message also carries {@code name}={@code value} (the front-end's marks, never headers). */
+    static List<Message> withFirstProperty(final List<Message> batch, final String name, final String value) {
+        final List<Message> out = new ArrayList<>(batch);
+        final Message m = batch.get(0);
+        final Map<String, String> properties = new LinkedHashMap<>(m.properties());
+        properties.put(name, value);
+        out.set(0, new Message(m.topic(), m.queueId(), m.body(), m.flag(), properties, m.sysFlag(),
+                m.bornTimestamp(), m.bornHost(), m.reconsumeTimes()));
+        return out;
     }
 
     /** The core message for a record produced to {@code queueId} of {@code coreTopic}. */

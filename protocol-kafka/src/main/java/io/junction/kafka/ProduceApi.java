@@ -56,7 +56,8 @@ final class ProduceApi implements ApiHandler {
     private record Decoded(List<Batch> batches, Errors error) {
     }
 
-    private record Batch(RecordBatch header, List<Message> messages) {
+    /** A decoded batch; {@code bytes} (as produced) only for a transactional one, which a commit stores first. */
+    private record Batch(RecordBatch header, List<Message> messages, byte[] bytes) {
     }
 
     @Override
@@ -144,6 +145,30 @@ final class ProduceApi implements ApiHandler {
         if (!h.hasProducerId()) {
             return messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r));
         }
+        if (h.isTransactional()) {
+            return checkAndStore(topic, partition, batch); // held: its partition has no batches of it to read back
+        }
+        return producers.whenKnown(h.producerId(), topic, partition,
+                () -> storedBatches(topic, partition, h.producerId()), () -> checkAndStore(topic, partition, batch));
+    }
+
+    /** The marked batches of a producer among the partition's last messages, in offset order. */
+    private CompletableFuture<List<ProducerStates.StoredBatch>> storedBatches(final String topic, final int partition,
+                                                                             final long producerId) {
+        final long from = Math.max(messaging.minOffset(topic, partition),
+                messaging.maxOffset(topic, partition) - ProducerStates.RESTORE_WINDOW);
+        final List<ProducerStates.StoredBatch> found = new ArrayList<>();
+        return PartitionScan.scan(messaging, topic, partition, from, m -> {
+            final ProducerStates.StoredBatch b = ProducerStates.parseMark(m.property(ProducerStates.MARK),
+                    producerId, m.queueOffset());
+            if (b != null) {
+                found.add(b);
+            }
+        }).thenApply(x -> found);
+    }
+
+    private CompletableFuture<Long> checkAndStore(final String topic, final int partition, final Batch batch) {
+        final RecordBatch h = batch.header;
         final ProducerStates.Decision d = producers.check(h.producerId(), h.producerEpoch(), topic, partition,
                 h.baseSequence(), h.lastSequence());
         if (d.error() != Errors.NONE) {
@@ -155,7 +180,8 @@ final class ProduceApi implements ApiHandler {
         if (h.isTransactional()) {
             // Held by the coordinator until EndTxn: its offset is not known yet (-1, as Kafka clients allow).
             final Errors held = transactions.hold(h.producerId(), h.producerEpoch(),
-                    new TransactionCoordinator.Partition(topic, partition), batch.messages);
+                    new TransactionCoordinator.Partition(topic, partition),
+                    new TransactionCoordinator.HeldBatch(batch.messages, batch.bytes));
             if (held == Errors.NONE) {
                 d.appended().complete(-1L);
             } else {
@@ -163,7 +189,10 @@ final class ProduceApi implements ApiHandler {
             }
             return d.appended();
         }
-        messaging.sendBatch(batch.messages).thenCompose(r -> visible(topic, partition, r))
+        // Marked so the producer's sequence is known again after a restart (ProducerStates.whenKnown).
+        messaging.sendBatch(KafkaMessageMapping.withFirstProperty(batch.messages, ProducerStates.MARK,
+                        ProducerStates.mark(h.producerId(), h.producerEpoch(), h.baseSequence(), h.lastSequence())))
+                .thenCompose(r -> visible(topic, partition, r))
                 .whenComplete((offset, failure) -> {
                     if (failure != null) {
                         d.appended().completeExceptionally(failure);
@@ -218,14 +247,9 @@ final class ProduceApi implements ApiHandler {
                 if (batch.isControlBatch()) {
                     return new Decoded(null, Errors.INVALID_RECORD);
                 }
-                final List<Message> messages = new ArrayList<>();
-                for (Record r : batch) {
-                    final KafkaRecord record = new KafkaRecord(bytes(r.key()), bytes(r.value()), r.timestamp(),
-                            List.<Header>of(r.headers()));
-                    messages.add(KafkaMessageMapping.toCore(topic, partition, record, now));
-                }
+                final List<Message> messages = messages(topic, partition, batch, now);
                 if (!messages.isEmpty()) {
-                    batches.add(new Batch(batch, messages));
+                    batches.add(new Batch(batch, messages, batch.isTransactional() ? bytes(batch) : null));
                 }
             }
         } catch (RuntimeException e) {
@@ -233,6 +257,35 @@ final class ProduceApi implements ApiHandler {
             return new Decoded(null, Errors.CORRUPT_MESSAGE);
         }
         return new Decoded(batches, Errors.NONE);
+    }
+
+    private static List<Message> messages(final String topic, final int partition, final RecordBatch batch,
+                                          final long now) {
+        final List<Message> messages = new ArrayList<>();
+        for (Record r : batch) {
+            final KafkaRecord record = new KafkaRecord(bytes(r.key()), bytes(r.value()), r.timestamp(),
+                    List.<Header>of(r.headers()));
+            messages.add(KafkaMessageMapping.toCore(topic, partition, record, now));
+        }
+        return messages;
+    }
+
+    /**
+     * The core messages of a record batch's bytes as a producer sent them (a transaction's batch stored before its
+     * commit is applied), mapped as Produce maps them.
+     */
+    static List<Message> decodeBatch(final String topic, final int partition, final byte[] bytes, final long now) {
+        final List<Message> messages = new ArrayList<>();
+        for (MutableRecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches()) {
+            messages.addAll(messages(topic, partition, batch, now));
+        }
+        return messages;
+    }
+
+    private static byte[] bytes(final MutableRecordBatch batch) {
+        final ByteBuffer buffer = ByteBuffer.allocate(batch.sizeInBytes());
+        batch.writeTo(buffer);
+        return buffer.array();
     }
 
     private static byte[] bytes(final ByteBuffer buffer) {

@@ -3,9 +3,11 @@ package io.junction.kafka;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -14,18 +16,29 @@ import org.apache.kafka.common.protocol.Errors;
  * its first append's offset instead of being stored twice.
  *
  * <p>Ids start at the start time in milliseconds shifted left 20 bits, so ids handed out after a restart are new ones.
- * State lives in memory: after a restart a producer's next batch is taken at whatever sequence it carries (as for a
- * producer not seen before), so a retry that spans a restart may be stored twice. Producers idle for a day are
- * forgotten. Thread-safe.
+ * State lives in memory and is rebuilt after a restart from the partition itself: the first message of each stored
+ * batch carries {@value #MARK} (producer id, epoch, first and last sequence), and the first batch of a producer id
+ * handed out by an earlier run that reaches a partition waits until {@link #whenKnown} has read the partition's last
+ * {@value #RESTORE_WINDOW} messages for that producer's batches (later batches of it wait behind, in order). So a
+ * retry that spans a restart is still answered as a duplicate, unless more than that many messages were stored in the
+ * partition after its batch. Producers idle for a day are forgotten. Thread-safe.
  */
 final class ProducerStates {
     /** A producer's batches remembered per partition: Kafka clients keep at most five in flight. */
     static final int REMEMBERED_BATCHES = 5;
+    /** The property on a stored batch's first message: {@code producerId.epoch.firstSequence.lastSequence}. */
+    static final String MARK = "__kafka.seq";
+    /** Messages at a partition's end read to restore a producer's state after a restart. */
+    static final int RESTORE_WINDOW = 4096;
     private static final long IDLE_MILLIS = 24L * 3600 * 1000;
 
     private final LongSupplier clock;
+    /** The first id this run hands out: smaller ones are an earlier run's. */
+    private final long firstId;
     private long nextId;
     private final Map<Key, PartitionState> states = new HashMap<>();
+    /** Per producer and partition being restored: the last batch waiting for it, which the next one waits for. */
+    private final Map<Key, CompletableFuture<?>> gates = new HashMap<>();
 
     private record Key(long producerId, String topic, int partition) {
     }
@@ -51,9 +64,86 @@ final class ProducerStates {
         }
     }
 
+    /** A batch a producer stored before a restart, as its mark tells, and where it begins. */
+    record StoredBatch(short epoch, int firstSequence, int lastSequence, long baseOffset) {
+    }
+
     ProducerStates(final LongSupplier clock) {
         this.clock = clock;
-        this.nextId = clock.getAsLong() << 20;
+        this.firstId = clock.getAsLong() << 20;
+        this.nextId = firstId;
+    }
+
+    /** The mark for a batch's first message. */
+    static String mark(final long producerId, final short epoch, final int firstSequence, final int lastSequence) {
+        return producerId + "." + epoch + "." + firstSequence + "." + lastSequence;
+    }
+
+    /** The batch a mark of {@code producerId} describes, or null when the mark is another producer's. */
+    static StoredBatch parseMark(final String mark, final long producerId, final long offset) {
+        final String prefix = producerId + ".";
+        if (mark == null || !mark.startsWith(prefix)) {
+            return null;
+        }
+        final String[] parts = mark.substring(prefix.length()).split("\\.");
+        if (parts.length != 3) {
+            return null;
+        }
+        try {
+            return new StoredBatch(Short.parseShort(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]),
+                    offset);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Runs {@code action} (the batch's check and append) once this producer's state on the partition is known: at
+     * once when it is in memory or the id is this run's; else after {@code find} read the producer's batches back from
+     * the partition (once), the actions of batches arriving meanwhile one after the other in arrival order.
+     */
+    synchronized <T> CompletableFuture<T> whenKnown(final long producerId, final String topic, final int partition,
+                                                    final Supplier<CompletableFuture<List<StoredBatch>>> find,
+                                                    final Supplier<CompletableFuture<T>> action) {
+        final Key key = new Key(producerId, topic, partition);
+        CompletableFuture<?> gate = gates.get(key);
+        if (gate == null) {
+            if (producerId >= firstId || producerId < 0 || states.containsKey(key)) {
+                return action.get();
+            }
+            // Not found (or unreadable): the batch is taken as from a producer not seen before.
+            gate = find.get().thenAccept(found -> restore(key, found)).exceptionally(e -> null);
+        }
+        final CompletableFuture<T> result = gate.thenCompose(x -> action.get());
+        final CompletableFuture<?> next = result.handle((r, e) -> null);
+        gates.put(key, next);
+        next.thenRun(() -> {
+            synchronized (this) {
+                gates.remove(key, next);
+            }
+        });
+        return result;
+    }
+
+    private synchronized void restore(final Key key, final List<StoredBatch> found) {
+        if (found.isEmpty() || states.containsKey(key)) {
+            return;
+        }
+        final short epoch = found.get(found.size() - 1).epoch();
+        final PartitionState s = new PartitionState();
+        s.epoch = epoch;
+        for (StoredBatch b : found) {
+            if (b.epoch() == epoch) {
+                s.recent.addLast(new Batch(b.firstSequence(), b.lastSequence(),
+                        CompletableFuture.completedFuture(b.baseOffset())));
+                if (s.recent.size() > REMEMBERED_BATCHES) {
+                    s.recent.removeFirst();
+                }
+                s.lastSequence = b.lastSequence();
+            }
+        }
+        s.lastUsed = clock.getAsLong();
+        states.put(key, s);
     }
 
     /** A new producer id (InitProducerId without a transactional id). */

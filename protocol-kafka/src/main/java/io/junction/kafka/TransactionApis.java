@@ -1,6 +1,7 @@
 package io.junction.kafka;
 
 import io.junction.core.meta.TopicConfig;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,10 +58,9 @@ final class TransactionApis {
         if (data.transactionalId().isEmpty() || data.enable2Pc() || data.keepPreparedTxn()) {
             return done(r.setErrorCode(Errors.INVALID_REQUEST.code()).setProducerId(-1).setProducerEpoch((short) -1));
         }
-        final TransactionCoordinator.Identity id = transactions.init(request.connection().scope()
-                        .group(data.transactionalId()), data.transactionTimeoutMs(), data.producerId(),
-                data.producerEpoch());
-        return done(r.setErrorCode(id.error().code()).setProducerId(id.producerId()).setProducerEpoch(id.epoch()));
+        return transactions.init(request.connection().scope().group(data.transactionalId()),
+                data.transactionTimeoutMs(), data.producerId(), data.producerEpoch()).thenApply(id -> r
+                .setErrorCode(id.error().code()).setProducerId(id.producerId()).setProducerEpoch(id.epoch()));
     }
 
     CompletableFuture<ApiMessage> addPartitionsToTxn(final KafkaRequest request) {
@@ -73,9 +73,18 @@ final class TransactionApis {
             topicErrors.put(t.name(), e);
             refused |= e != Errors.NONE;
         }
-        final Errors txn = refused ? Errors.OPERATION_NOT_ATTEMPTED
+        final List<TransactionCoordinator.Partition> partitions = new ArrayList<>();
+        data.v3AndBelowTopics().forEach(t -> t.partitions().forEach(p ->
+                partitions.add(new TransactionCoordinator.Partition(scope.topic(t.name()), p))));
+        final CompletableFuture<Errors> added = refused
+                ? CompletableFuture.completedFuture(Errors.OPERATION_NOT_ATTEMPTED)
                 : transactions.addPartitions(scope.group(data.v3AndBelowTransactionalId()),
-                data.v3AndBelowProducerId(), data.v3AndBelowProducerEpoch());
+                data.v3AndBelowProducerId(), data.v3AndBelowProducerEpoch(), partitions);
+        return added.thenApply(txn -> addPartitionsResponse(data, topicErrors, txn));
+    }
+
+    private static ApiMessage addPartitionsResponse(final AddPartitionsToTxnRequestData data,
+                                                    final Map<String, Errors> topicErrors, final Errors txn) {
         final AddPartitionsToTxnTopicResultCollection results = new AddPartitionsToTxnTopicResultCollection();
         for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic t : data.v3AndBelowTopics()) {
             final AddPartitionsToTxnPartitionResultCollection parts = new AddPartitionsToTxnPartitionResultCollection();
@@ -86,7 +95,7 @@ final class TransactionApis {
             }
             results.add(new AddPartitionsToTxnTopicResult().setName(t.name()).setResultsByPartition(parts));
         }
-        return done(new AddPartitionsToTxnResponseData().setResultsByTopicV3AndBelow(results));
+        return new AddPartitionsToTxnResponseData().setResultsByTopicV3AndBelow(results);
     }
 
     /** Why a topic's partitions cannot join a transaction, or NONE. */
@@ -108,12 +117,11 @@ final class TransactionApis {
     CompletableFuture<ApiMessage> addOffsetsToTxn(final KafkaRequest request) {
         final AddOffsetsToTxnRequestData data = ((AddOffsetsToTxnRequest) request.body()).data();
         final ClientScope scope = request.connection().scope();
-        Errors e = GroupApis.groupError(scope, data.groupId());
-        if (e == Errors.NONE) {
-            e = transactions.addOffsets(scope.group(data.transactionalId()), data.producerId(),
-                    data.producerEpoch());
-        }
-        return done(new AddOffsetsToTxnResponseData().setErrorCode(e.code()));
+        final Errors e = GroupApis.groupError(scope, data.groupId());
+        final CompletableFuture<Errors> added = e != Errors.NONE ? CompletableFuture.completedFuture(e)
+                : transactions.addOffsets(scope.group(data.transactionalId()), data.producerId(),
+                data.producerEpoch());
+        return added.thenApply(x -> new AddOffsetsToTxnResponseData().setErrorCode(x.code()));
     }
 
     CompletableFuture<ApiMessage> txnOffsetCommit(final KafkaRequest request) {
@@ -141,9 +149,15 @@ final class TransactionApis {
             }
         }
         final boolean anyTopicRefused = topicErrors.values().stream().anyMatch(x -> x != Errors.NONE);
-        final Errors held = e != Errors.NONE || anyTopicRefused ? Errors.NONE
+        final CompletableFuture<Errors> held = e != Errors.NONE || anyTopicRefused
+                ? CompletableFuture.completedFuture(Errors.NONE)
                 : transactions.holdOffsets(scope.group(data.transactionalId()), data.producerId(),
                 data.producerEpoch(), coreGroup, offsets);
+        return held.thenApply(h -> txnOffsetCommitResponse(data, topicErrors, h));
+    }
+
+    private static ApiMessage txnOffsetCommitResponse(final TxnOffsetCommitRequestData data,
+                                                      final Map<String, Errors> topicErrors, final Errors held) {
         final TxnOffsetCommitResponseData r = new TxnOffsetCommitResponseData();
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : data.topics()) {
             final Errors te = topicErrors.get(t.name()) != Errors.NONE ? topicErrors.get(t.name()) : held;
@@ -152,7 +166,7 @@ final class TransactionApis {
                             .TxnOffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
                             .setErrorCode(te.code())).toList()));
         }
-        return done(r);
+        return r;
     }
 
     CompletableFuture<ApiMessage> endTxn(final KafkaRequest request) {

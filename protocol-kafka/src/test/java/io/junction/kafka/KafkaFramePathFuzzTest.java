@@ -72,6 +72,7 @@ class KafkaFramePathFuzzTest {
         final GroupCoordinator coordinator = new GroupCoordinator(store, settings.initialRebalanceDelayMs(),
                 System::currentTimeMillis);
         apis = new KafkaApis(store, settings, coordinator, AccessControl.open());
+        apis.recover().get(10, TimeUnit.SECONDS);
         harness = new LocalChannelHarness("kafka").serve(KafkaFrontEnd.WATER_MARK,
                 ch -> KafkaFrontEnd.initPipeline(ch.pipeline(), settings, apis, "127.0.0.1", 9092));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

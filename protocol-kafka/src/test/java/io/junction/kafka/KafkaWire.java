@@ -54,6 +54,8 @@ final class KafkaWire implements AutoCloseable {
     private final EventLoopGroup loops;
     private final LocalAddress address;
     private final Channel server;
+    /** Whether {@link #close} closes the store (one this wire opened) or leaves it to its owner. */
+    private boolean ownsStore = true;
 
     private KafkaWire(final MessageStore store, final KafkaSettings settings, final EventLoopGroup loops,
                       final LocalAddress address, final Channel server, final ChannelGroup connections,
@@ -73,13 +75,28 @@ final class KafkaWire implements AutoCloseable {
 
     static KafkaWire start(final KafkaSettings settings) throws IOException, InterruptedException {
         final Path dir = Files.createTempDirectory("kafka-wire");
-        final MessageStore store = MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20)
+        return startOn(MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20)
                 .maxMessageSize(1 << 20).flushInterval(Duration.ofMillis(50)).diskFullRatio(1.01)
-                .maxDiskUsedRatio(1.01).build());
+                .maxDiskUsedRatio(1.01).build()), settings);
+    }
+
+    /**
+     * A front-end (as after a broker restart: nothing in memory) over a store that outlives it: closing the wire
+     * leaves the store open.
+     */
+    static KafkaWire over(final MessageStore store, final KafkaSettings settings) throws InterruptedException {
+        final KafkaWire wire = startOn(store, settings);
+        wire.ownsStore = false;
+        return wire;
+    }
+
+    private static KafkaWire startOn(final MessageStore store, final KafkaSettings settings)
+            throws InterruptedException {
         final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
         final GroupCoordinator coordinator = new GroupCoordinator(store, settings.initialRebalanceDelayMs(),
                 System::currentTimeMillis);
         final KafkaApis apis = new KafkaApis(store, settings, coordinator, AccessControl.open());
+        apis.recover().join();
         final LocalAddress address = new LocalAddress("kafka-wire-" + SERVERS.incrementAndGet());
         final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         final Channel server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
@@ -178,6 +195,8 @@ final class KafkaWire implements AutoCloseable {
         server.close().awaitUninterruptibly();
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
         coordinator.close();
-        store.close();
+        if (ownsStore) {
+            store.close();
+        }
     }
 }

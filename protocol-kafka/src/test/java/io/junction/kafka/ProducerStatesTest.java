@@ -2,6 +2,10 @@ package io.junction.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
@@ -56,5 +60,42 @@ class ProducerStatesTest {
         }
         assertThat(states.check(4, (short) 0, "t", 0, 5, 5).duplicateOf().join()).isEqualTo(5L);
         assertThat(states.check(4, (short) 0, "t", 0, 0, 0).error()).isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    }
+
+    @Test
+    void shouldAnswerARetryAfterARestartFromTheBatchesMarkedInThePartition() {
+        // Producer 7 was handed out by an earlier run; its batches 0-4 and 5-9 are in the partition at 100 and 105.
+        final CompletableFuture<List<ProducerStates.StoredBatch>> found = new CompletableFuture<>();
+        final AtomicInteger finds = new AtomicInteger();
+        final List<String> order = new ArrayList<>();
+        final CompletableFuture<ProducerStates.Decision> retry = states.whenKnown(7, "t", 0, () -> {
+            finds.incrementAndGet();
+            return found;
+        }, () -> {
+            order.add("retry");
+            return CompletableFuture.completedFuture(states.check(7, (short) 3, "t", 0, 5, 9));
+        });
+        final CompletableFuture<ProducerStates.Decision> next = states.whenKnown(7, "t", 0, () -> {
+            finds.incrementAndGet();
+            return found;
+        }, () -> {
+            order.add("next");
+            return CompletableFuture.completedFuture(states.check(7, (short) 3, "t", 0, 10, 10));
+        });
+        assertThat(retry).isNotDone();
+        found.complete(List.of(ProducerStates.parseMark(ProducerStates.mark(7, (short) 3, 0, 4), 7, 100),
+                ProducerStates.parseMark(ProducerStates.mark(7, (short) 3, 5, 9), 7, 105)));
+        assertThat(retry.join().isAppend()).isFalse();
+        assertThat(retry.join().duplicateOf().join()).isEqualTo(105L);
+        assertThat(next.join().isAppend()).isTrue();
+        assertThat(order).containsExactly("retry", "next");
+        assertThat(finds).hasValue(1);
+        // Another producer's mark is not this one's; a producer of this run is never looked up.
+        assertThat(ProducerStates.parseMark(ProducerStates.mark(70, (short) 3, 0, 4), 7, 1)).isNull();
+        final long current = states.newProducerId();
+        assertThat(states.whenKnown(current, "t", 0, () -> {
+            throw new AssertionError("looked up");
+        }, () -> CompletableFuture.completedFuture(states.check(current, (short) 0, "t", 0, 0, 0))).join()
+                .isAppend()).isTrue();
     }
 }

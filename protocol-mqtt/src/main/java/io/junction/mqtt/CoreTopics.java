@@ -49,6 +49,7 @@ final class CoreTopics {
     /** Core topics that MQTT wildcard subscriptions starting at the root never read (store and front-end internals). */
     static boolean isInternal(final String core) {
         return core.startsWith("%RETRY%") || core.startsWith("%DLQ%") || core.startsWith("%MQTT%")
-                || core.regionMatches(true, 0, "rmq_sys_", 0, 8) || core.startsWith("%24");
+                || core.startsWith("%KAFKA%") || core.regionMatches(true, 0, "rmq_sys_", 0, 8)
+                || core.startsWith("%24");
     }
 }

@@ -30,6 +30,7 @@ class CoreTopicsTest {
     void shouldKeepInternalTopicsAwayFromRootWildcards() {
         assertThat(CoreTopics.isInternal(CoreTopics.RETAINED)).isTrue();
         assertThat(CoreTopics.isInternal("%RETRY%group")).isTrue();
+        assertThat(CoreTopics.isInternal("%KAFKA%TXN")).isTrue();
         assertThat(CoreTopics.isInternal("rmq_sys_wheel_timer")).isTrue();
         assertThat(CoreTopics.isInternal("sensors")).isFalse();
     }

@@ -2,6 +2,7 @@ package io.junction.conformance.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
@@ -14,6 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +49,8 @@ class KafkaTransactionsIT {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
         admin = Admin.create(p);
         admin.createTopics(List.of(new NewTopic("txn-out", 2, (short) 1), new NewTopic("txn-in", 1, (short) 1),
-                new NewTopic("txn-fenced", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                new NewTopic("txn-fenced", 1, (short) 1), new NewTopic("txn-listed", 2, (short) 1))).all()
+                .get(30, TimeUnit.SECONDS);
     }
 
     @AfterAll
@@ -102,6 +108,35 @@ class KafkaTransactionsIT {
         }
         assertThat(readCommitted("txn-out", 2, 5)).containsExactlyInAnyOrder("committed-0", "committed-1",
                 "committed-2", "committed-3", "committed-4");
+    }
+
+    @Test
+    void shouldListAndDescribeTransactions() throws Exception {
+        try (KafkaProducer<String, String> producer = transactional("tx-listed")) {
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>("txn-listed", 1, "k", "open"));
+            producer.flush();
+            final TransactionDescription open = admin.describeTransactions(List.of("tx-listed"))
+                    .description("tx-listed").get(30, TimeUnit.SECONDS);
+            assertThat(open.state()).isEqualTo(TransactionState.ONGOING);
+            assertThat(open.topicPartitions()).containsExactly(new TopicPartition("txn-listed", 1));
+            assertThat(open.transactionStartTimeMs()).isPresent();
+            final long producerId = open.producerId();
+            assertThat(admin.listTransactions().all().get(30, TimeUnit.SECONDS))
+                    .filteredOn(l -> l.transactionalId().equals("tx-listed")).extracting(TransactionListing::state,
+                            TransactionListing::producerId)
+                    .containsExactly(tuple(TransactionState.ONGOING, producerId));
+
+            producer.commitTransaction();
+            final TransactionDescription done = admin.describeTransactions(List.of("tx-listed"))
+                    .description("tx-listed").get(30, TimeUnit.SECONDS);
+            assertThat(done.state()).isEqualTo(TransactionState.EMPTY);
+            assertThat(done.topicPartitions()).isEmpty();
+            assertThat(done.producerId()).isEqualTo(producerId);
+        }
+        assertThatThrownBy(() -> admin.describeTransactions(List.of("tx-never-used")).description("tx-never-used")
+                .get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(
+                TransactionalIdNotFoundException.class);
     }
 
     @Test
