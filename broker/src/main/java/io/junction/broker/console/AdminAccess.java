@@ -1,5 +1,6 @@
 package io.junction.broker.console;
 
+import io.junction.broker.http.JsonReplies;
 import io.junction.spi.http.HttpAuthentication;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;

@@ -2,6 +2,7 @@ package io.junction.broker.console;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.broker.http.JsonReplies;
 import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.clients.ClientRegistry.ClientConnection;
 import io.junction.spi.http.HttpExchange;

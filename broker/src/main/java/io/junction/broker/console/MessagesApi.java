@@ -2,6 +2,7 @@ package io.junction.broker.console;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.broker.http.JsonReplies;
 import io.junction.broker.msgtrace.MessageTraceReader;
 import io.junction.core.Messaging;
 import io.junction.core.message.StoredMessage;

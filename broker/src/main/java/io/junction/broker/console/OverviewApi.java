@@ -3,6 +3,7 @@ package io.junction.broker.console;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.broker.http.JsonReplies;
 import io.junction.cluster.ClusterNode;
 import io.junction.core.Messaging;
 import io.junction.spi.http.HttpExchange;

@@ -3,6 +3,7 @@ package io.junction.broker.http;
 import io.junction.cluster.ClusterNode;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
+import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * {@code GET /cluster}: this node, the members, the leader, the term, the commit and applied indexes (each member's
@@ -24,6 +25,6 @@ public final class ClusterHandler implements HttpHandler {
         if (!Responses.allowGetOnly(exchange)) {
             return;
         }
-        exchange.respond(Responses.json(node.status()));
+        JsonReplies.json(exchange, HttpResponseStatus.OK, JsonReplies.JSON.valueToTree(node.status()));
     }
 }

@@ -53,7 +53,7 @@ public final class HealthState {
      * {@code "acceptsWrites":true|false} after the status.
      */
     String toJson() {
-        final ObjectNode json = Responses.JSON_MAPPER.createObjectNode().put("status", status.name());
+        final ObjectNode json = JsonReplies.JSON.createObjectNode().put("status", status.name());
         final BooleanSupplier canWrite = writable;
         if (canWrite != null) {
             json.put("acceptsWrites", status == Status.UP && canWrite.getAsBoolean());

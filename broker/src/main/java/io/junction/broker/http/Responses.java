@@ -1,13 +1,10 @@
 package io.junction.broker.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.junction.spi.http.HttpExchange;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
@@ -18,8 +15,6 @@ final class Responses {
 
     static final String TEXT = "text/plain; charset=utf-8";
     static final String JSON = "application/json";
-    /** Renders the routes' JSON bodies (thread-safe once configured). */
-    static final ObjectMapper JSON_MAPPER = new ObjectMapper();
 
     private Responses() {
     }
@@ -28,19 +23,6 @@ final class Responses {
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        return response;
-    }
-
-    /** A 200 JSON response of a value Jackson can render (records, maps, lists), never cached. */
-    static FullHttpResponse json(final Object value) {
-        final String body;
-        try {
-            body = JSON_MAPPER.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "cannot render the answer: " + e.getMessage());
-        }
-        final FullHttpResponse response = of(HttpResponseStatus.OK, JSON, body);
-        response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
         return response;
     }
 

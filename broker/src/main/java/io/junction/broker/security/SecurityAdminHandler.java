@@ -1,9 +1,14 @@
 package io.junction.broker.security;
 
+import static io.junction.broker.http.JsonReplies.body;
+import static io.junction.broker.http.JsonReplies.json;
+import static io.junction.broker.http.JsonReplies.problem;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.junction.broker.http.JsonReplies;
 import io.junction.spi.http.HttpAuthentication;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
@@ -13,11 +18,8 @@ import io.junction.tenancy.Principal;
 import io.junction.tenancy.Quota;
 import io.junction.tenancy.User;
 import io.junction.tenancy.UserDirectory;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -45,7 +47,7 @@ public final class SecurityAdminHandler implements HttpHandler {
     public static final String PATH = "/admin/users";
     public static final String QUOTAS_PATH = "/admin/quotas";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonReplies.JSON;
 
     private final AccessControl access;
     private final Executor work;
@@ -197,27 +199,5 @@ public final class SecurityAdminHandler implements HttpHandler {
     private static String text(final JsonNode body, final String field) {
         final JsonNode v = body.get(field);
         return v == null || v.isNull() ? null : v.asText();
-    }
-
-    private static JsonNode body(final HttpExchange exchange) {
-        try (InputStream in = new ByteBufInputStream(exchange.request().content().duplicate())) {
-            final JsonNode node = JSON.readTree(in);
-            if (node == null || !node.isObject()) {
-                throw new IllegalArgumentException("the body is a JSON object");
-            }
-            return node;
-        } catch (final IOException e) {
-            throw new IllegalArgumentException("malformed JSON: " + e.getMessage());
-        }
-    }
-
-    private static void json(final HttpExchange exchange, final HttpResponseStatus status, final JsonNode body) {
-        exchange.respond(status, "application/json", body.toString());
-    }
-
-    private static void problem(final HttpExchange exchange, final HttpResponseStatus status, final String detail) {
-        final ObjectNode p = JSON.createObjectNode().put("type", "about:blank").put("title", status.reasonPhrase())
-                .put("status", status.code()).put("detail", detail);
-        exchange.respond(status, "application/problem+json", p.toString());
     }
 }

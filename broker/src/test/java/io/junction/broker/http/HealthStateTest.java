@@ -34,7 +34,7 @@ class HealthStateTest {
     void shouldEscapeListenerNamesAndAddresses() throws Exception {
         final HealthState health = new HealthState();
         health.up(List.of(new Endpoint("we\"ird", "tcp://host\\name:1\n")));
-        final JsonNode json = Responses.JSON_MAPPER.readTree(health.toJson());
+        final JsonNode json = JsonReplies.JSON.readTree(health.toJson());
         assertThat(json.get("listeners").get("we\"ird").asText()).isEqualTo("tcp://host\\name:1\n");
     }
 }

@@ -1,4 +1,4 @@
-package io.junction.broker.console;
+package io.junction.broker.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,15 +20,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 
-/** JSON answers of the console API: bodies, RFC 7807 problems, and the request's parameters and JSON body. */
-final class JsonReplies {
+/**
+ * JSON answers of the broker's own HTTP routes (admin API, console API, {@code /cluster}): bodies, RFC 7807 problems,
+ * and the request's parameters and JSON body. One mapper for all of them.
+ */
+public final class JsonReplies {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper JSON = new ObjectMapper();
 
     private JsonReplies() {
     }
 
-    static void json(final HttpExchange exchange, final HttpResponseStatus status, final JsonNode body) {
+    public static void json(final HttpExchange exchange, final HttpResponseStatus status, final JsonNode body) {
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body.toString().getBytes(StandardCharsets.UTF_8)));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json")
@@ -36,14 +39,14 @@ final class JsonReplies {
         exchange.respond(response);
     }
 
-    static void problem(final HttpExchange exchange, final HttpResponseStatus status, final String detail) {
+    public static void problem(final HttpExchange exchange, final HttpResponseStatus status, final String detail) {
         final ObjectNode p = JSON.createObjectNode().put("type", "about:blank").put("title", status.reasonPhrase())
                 .put("status", status.code()).put("detail", detail);
         exchange.respond(status, "application/problem+json", p.toString());
     }
 
     /** Answers a failed store call: a refused argument is the client's fault (400), anything else 503. */
-    static void failure(final HttpExchange exchange, final Throwable error) {
+    public static void failure(final HttpExchange exchange, final Throwable error) {
         final Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
                 : error;
         if (cause instanceof IllegalArgumentException || cause instanceof StoreException se
@@ -55,13 +58,13 @@ final class JsonReplies {
     }
 
     /** A query parameter's first value, or {@code fallback}. */
-    static String param(final HttpExchange exchange, final String name, final String fallback) {
+    public static String param(final HttpExchange exchange, final String name, final String fallback) {
         final List<String> values = exchange.queryParameters().get(name);
         return values == null || values.isEmpty() || values.get(0).isEmpty() ? fallback : values.get(0);
     }
 
     /** A numeric query parameter clamped to [min, max]; a malformed one is refused. */
-    static long longParam(final HttpExchange exchange, final String name, final long fallback, final long min,
+    public static long longParam(final HttpExchange exchange, final String name, final long fallback, final long min,
                           final long max) {
         final String v = param(exchange, name, null);
         if (v == null) {
@@ -75,7 +78,7 @@ final class JsonReplies {
     }
 
     /** The request body as a JSON object (an empty body is an empty object). */
-    static JsonNode body(final HttpExchange exchange) {
+    public static JsonNode body(final HttpExchange exchange) {
         if (exchange.request().content().readableBytes() == 0) {
             return JSON.createObjectNode();
         }
