@@ -24,6 +24,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * forwards to the new one.
  */
 class FollowerForwardingTest {
+    private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
     private static final String TOPIC = "orders";
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(2000);
@@ -55,22 +58,31 @@ class FollowerForwardingTest {
         nodes.forEach(n -> n.node().close());
     }
 
+    /** A port nobody listens on now, never the same twice in this JVM (the OS may offer one twice in a row). */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (GIVEN_PORTS.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
 
     private List<Node> startGroup() throws IOException {
         final List<ClusterMember> members = new ArrayList<>();
+        final List<Integer> contractPorts = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
+            // Chosen with the Raft ports, before anything binds: a contract server on "any free port" could take a
+            // Raft port picked here for a node that has not started yet.
+            contractPorts.add(freePort());
         }
         final List<Node> group = new ArrayList<>();
         for (ClusterMember m : members) {
             // Elections only when a leader really stops: the machine's other work must not make one look gone.
             final ClusterSettings settings = new ClusterSettings(m.id(), members, ELECTION_TIMEOUT,
-                    dir.resolve(m.id()), 0);
+                    dir.resolve(m.id()), contractPorts.get(members.indexOf(m)));
             final ReplicaMessaging messaging = new ReplicaMessaging();
             final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(m.id())).build(),
                     messaging);

@@ -17,9 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Three store replicas in one JVM, each a Ratis server on its own port: election, replication, failover. */
 class StoreGroupTest {
+    private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
+    /** Each node's contract server port, by node id (kept across its restarts). */
+    private final Map<String, Integer> contractPorts = new HashMap<>();
+
     private static final String TOPIC = "orders";
 
     @TempDir
@@ -55,18 +62,27 @@ class StoreGroupTest {
         final List<ClusterMember> members = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
+            // Chosen with the Raft ports, before anything binds: a contract server on "any free port" could take a
+            // Raft port picked here for a node that has not started yet.
+            contractPorts.put("n" + i, freePort());
         }
         return members;
     }
 
+    /** A port nobody listens on now, never the same twice in this JVM (the OS may offer one twice in a row). */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (GIVEN_PORTS.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
 
     private Node start(final String id, final List<ClusterMember> members) {
-        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(600), dir.resolve(id));
+        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(600), dir.resolve(id),
+                contractPorts.get(id));
         final ReplicaMessaging messaging = new ReplicaMessaging();
         final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),
                 messaging::switchTo);

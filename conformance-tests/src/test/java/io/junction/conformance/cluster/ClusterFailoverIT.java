@@ -56,6 +56,8 @@ class ClusterFailoverIT {
             starting.add(CompletableFuture.supplyAsync(() -> RunningBroker.builder()
                     .set("cluster.node-id", id)
                     .set("cluster.members", members)
+                    // A port of the fixture's: "any free port" could take a port it handed to another node.
+                    .set("cluster.contract-port", Integer.toString(FreePorts.next()))
                     .set("cluster.election-timeout-ms", "1000")
                     .set("store.segment-size", "16m")
                     .jvmArgs("-Xmx256m")
