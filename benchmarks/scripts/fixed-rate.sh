@@ -12,6 +12,8 @@
 #   mqtt-fanout   1 publisher -> 100 subscribers, same; Junction vs Mosquitto
 #   remoting      rocketmq-client 5.3.3 sync sends (THREADS sender threads) of 1 KiB, push consumer; Junction vs
 #                 Apache RocketMQ 5.3.3 name server + broker (ASYNC flush on both)
+#   jms           Qpid JMS persistent 1 KiB sends to a queue (PRODUCERS sender threads, 8; CONSUMERS listeners, 4);
+#                 Junction (SYNC flush) vs ActiveMQ Artemis 2.40 (journal synced); CAL_MESSAGES per closed-loop phase
 #
 # Needs a built tree (mvn -B -q -DskipTests package), mosquitto (apt-get install mosquitto) for mqtt-*, Maven to
 # resolve RocketMQ's classpath once for remoting. Usage:
@@ -20,8 +22,11 @@
 # seconds per broker, 20), THREADS (remoting sender threads, 32), JUNCTION_JVM_ARGS (e.g. a JFR recording),
 # KEEP=1 keeps the work directory.
 set -euo pipefail
+# The whole script is one block, which bash reads before running any of it: editing the file during a run (minutes
+# long) would otherwise make bash read the rest from the shifted bytes of the new version.
+{
 cd "$(dirname "$0")/../.."
-scenario="${1:?usage: fixed-rate.sh mqtt-fanin|mqtt-fanout|remoting [RATE]}"
+scenario="${1:?usage: fixed-rate.sh mqtt-fanin|mqtt-fanout|remoting|jms [RATE]}"
 rate="${2:-}"
 seconds="${MEASURE:-30}"
 warmup="${WARMUP:-10}"
@@ -43,7 +48,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Ports of their own (4xxxx), so a side-by-side script running at the same time cannot answer in a broker's place.
-mqtt_j=41883; mqtt_m=41884; http_j=41880; rem_j=41876; ns_r=41877; broker_r=41911
+mqtt_j=41883; mqtt_m=41884; http_j=41880; rem_j=41876; ns_r=41877; broker_r=41911; amqp_j=41672; amqp_a=41673
 port_free() { ! (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null || { echo "port $1 is in use: not starting" >&2; exit 1; }; }
 await_port() { for _ in $(seq 1 600); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
   echo "nothing listens on $1" >&2; exit 1; }
@@ -169,9 +174,45 @@ remoting_fixed_rate() { # broker rate
     --broker-pids "${cpupids[$1]}" 2>>"$work/load.err" | tail -1 || true
 }
 
+# ---------------------------------------------------------------------------------------------------- JMS (AMQP 1.0)
+amqp_setup() {
+  # Artemis and Qpid JMS need Netty 4.1: their JVMs run on the classpath of benchmarks/peers/amqp/pom.xml.
+  mvn -B -q -o -f benchmarks/peers/amqp/pom.xml dependency:build-classpath -Dmdep.outputFile="$work/peer.cp" >/dev/null \
+    || mvn -B -q -f benchmarks/peers/amqp/pom.xml dependency:build-classpath -Dmdep.outputFile="$work/peer.cp" >&2
+  local hdr
+  hdr="$(find ~/.m2/repository/org/hdrhistogram/HdrHistogram -name 'HdrHistogram-*.jar' | sort | tail -1)"
+  loadcp="$classes:$(cat "$work/peer.cp"):$hdr"
+  logging="-Dlogback.configurationFile=benchmarks/peers/amqp/logback.xml"
+  # Like with like: Junction acknowledges a persistent send after its group-commit fsync, Artemis after its journal
+  # sync (ArtemisPeer: persistence on, NIO journal, journal-datasync).
+  start_junction "$amqp_j" --set amqp.port="$amqp_j" --set store.flush-mode=SYNC --set remoting.enabled=false \
+    --set grpc.enabled=false --set mqtt.enabled=false --set kafka.enabled=false --set http-cloudevents.enabled=false
+  port_free "$amqp_a"
+  java -Xmx1g "$logging" -cp "$loadcp" io.junction.bench.amqp.ArtemisPeer "$amqp_a" "$work/artemis" \
+    >"$work/artemis.log" 2>&1 &
+  pid[artemis]=$!; pids+=($!); cpupids[artemis]=$!
+  port[artemis]=$amqp_a
+  brokers+=(artemis)
+  await_line "$work/artemis.log" "ARTEMIS READY" "${pid[artemis]}" Artemis
+}
+
+amqp_closed_loop() { # broker -> max persistent sends/s (8 producers, 4 consumers)
+  local line
+  line=$(java -Xmx512m "$logging" -cp "$loadcp" io.junction.bench.amqp.JmsQueueLoad "amqp://127.0.0.1:${port[$1]}" \
+    "${CAL_MESSAGES:-20000}" 8 4 1024 "${pid[$1]}" "${CAL_MESSAGES:-20000}" 2>>"$work/load.err" | grep '^RESULT' || true)
+  echo "$1 closed-loop: $line" >&2
+  field "$line" produce_msgs_per_s
+}
+
+amqp_fixed_rate() { # broker rate
+  java -Xmx512m "$logging" -cp "$loadcp" io.junction.bench.amqp.JmsFixedRate "amqp://127.0.0.1:${port[$1]}" "$2" \
+    "$warmup" "$seconds" "${PRODUCERS:-8}" "${CONSUMERS:-4}" "$1" "${cpupids[$1]}" 2>>"$work/load.err" | tail -1 || true
+}
+
 case "$scenario" in
   mqtt-fanin|mqtt-fanout) proto=mqtt ;;
   remoting) proto=remoting ;;
+  jms) proto=amqp ;;
   *) echo "unknown scenario $scenario" >&2; exit 1 ;;
 esac
 "${proto}_setup"
@@ -220,3 +261,5 @@ for b in "${brokers[@]}"; do
   done
   echo "ratio junction/$b:$ratios"
 done
+exit
+}
