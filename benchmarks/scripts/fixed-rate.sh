@@ -240,22 +240,24 @@ done
 
 echo
 echo "$scenario at $rate msg/s offered, $seconds s measured after $warmup s (latency ms from the intended send time):"
-printf '%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %9s %9s %8s %8s\n' broker send_p50 p99 p99.9 max e2e_p50 p99 p99.9 \
-  max cpu_us/msg cores missing load
+printf '%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %9s %6s %6s %9s %7s %6s\n' broker send_p50 p99 p99.9 max e2e_p50 \
+  p99 p99.9 max cpu_us/msg cores idle us/msg>idle missing load
 while read -r line; do
   b=${line%% *}
-  printf '%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %9s %9s %8s %8s\n' "$b" \
+  printf '%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %9s %6s %6s %9s %7s %6s\n' "$b" \
     "$(field "$line" send_p50_ms)" "$(field "$line" send_p99_ms)" "$(field "$line" send_p999_ms)" \
     "$(field "$line" send_max_ms)" "$(field "$line" e2e_p50_ms)" "$(field "$line" e2e_p99_ms)" \
     "$(field "$line" e2e_p999_ms)" "$(field "$line" e2e_max_ms)" "$(field "$line" broker_cpu_us_per_msg)" \
-    "$(field "$line" broker_cores)" "$(field "$line" missing)" "$(field "$line" load_avg)"
+    "$(field "$line" broker_cores)" "$(field "$line" broker_idle_cores)" \
+    "$(field "$line" broker_cpu_us_per_msg_above_idle)" "$(field "$line" missing)" "$(field "$line" load_avg)"
 done <"$work/results.txt"
 j=$(grep '^junction ' "$work/results.txt" | head -1)
 for b in "${brokers[@]}"; do
   [ "$b" = junction ] && continue
   o=$(grep "^$b " "$work/results.txt" | head -1)
   ratios=""
-  for k in send_p50_ms send_p99_ms send_p999_ms e2e_p50_ms e2e_p99_ms e2e_p999_ms broker_cpu_us_per_msg; do
+  for k in send_p50_ms send_p99_ms send_p999_ms e2e_p50_ms e2e_p99_ms e2e_p999_ms broker_cpu_us_per_msg \
+    broker_cpu_us_per_msg_above_idle; do
     ratios+=$(awk -v k="$k" -v a="$(field "$j" "$k")" -v c="$(field "$o" "$k")" \
       'BEGIN { if (c > 0) printf " %s=%.2f", k, a / c; else printf " %s=n/a", k }')
   done

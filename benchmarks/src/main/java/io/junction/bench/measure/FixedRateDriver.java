@@ -16,7 +16,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The run is {@code warmup} seconds at the rate (not measured), then {@code duration} seconds measured; the
  * brokers' CPU time ({@link ProcessCpu}) and this process's are read at the two ends of the measured window, so CPU
- * per message is that window's CPU over its messages.
+ * per message is that window's CPU over its messages. Before any send, the brokers' CPU is read over
+ * {@link #IDLE_SECONDS} of no load (clients connected): a JVM broker's timers, compiler and collector cost CPU at any
+ * rate, and at a low rate that share of "CPU per message" is larger than the messages' own.
  */
 public final class FixedRateDriver {
     /** Starts one send; may block (a synchronous client) or hand the send to the client's own thread. */
@@ -30,7 +32,11 @@ public final class FixedRateDriver {
     private final long durationNanos;
     private final int threads;
     private final ProcessCpu brokers;
+    /** Seconds of no load over which the brokers' idle CPU is read before the run. */
+    static final int IDLE_SECONDS = 3;
+
     private final OpenLoopLatency latency = new OpenLoopLatency();
+    private long brokerIdleNanos;
     private long brokerCpuNanos;
     private long loadCpuNanos;
 
@@ -52,6 +58,11 @@ public final class FixedRateDriver {
 
     /** Runs warm-up and measured window; returns once every slot of both was started (answers may still be due). */
     public void run(final Sender sender) throws InterruptedException {
+        final long idle0 = brokers.nanos();
+        final long idleStart = System.nanoTime();
+        parkUntil(idleStart + TimeUnit.SECONDS.toNanos(IDLE_SECONDS));
+        final double toWindow = (double) durationNanos / (System.nanoTime() - idleStart);
+        brokerIdleNanos = (long) ((brokers.nanos() - idle0) * toWindow);
         final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
         final long measureFrom = start + warmupNanos;
         final long end = measureFrom + durationNanos;
@@ -106,7 +117,7 @@ public final class FixedRateDriver {
     /** The report of the measured window; {@code fanOut} = consumers that each get every message. */
     public FixedRateReport report(final int fanOut) {
         return new FixedRateReport(rate, durationNanos / 1e9, fanOut, latency.snapshot(), brokerCpuNanos,
-                loadCpuNanos);
+                brokerIdleNanos, loadCpuNanos);
     }
 
     /**
