@@ -241,7 +241,7 @@ done
 echo
 echo "$scenario at $rate msg/s offered, $seconds s measured after $warmup s (latency ms from the intended send time):"
 printf '%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %9s %6s %6s %9s %7s %6s\n' broker send_p50 p99 p99.9 max e2e_p50 \
-  p99 p99.9 max cpu_us/msg cores idle us/msg>idle missing load
+  p99 p99.9 max cpu_us/msg cores idle 'us/msg>idle' missing load
 while read -r line; do
   b=${line%% *}
   printf '%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %9s %6s %6s %9s %7s %6s\n' "$b" \
