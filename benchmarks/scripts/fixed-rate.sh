@@ -4,8 +4,9 @@
 # send-ack and end-to-end latency p50/p99/p99.9/max (HdrHistogram, measured from each message's intended send time:
 # coordinated omission corrected), the brokers' CPU per message and the ratios Junction / peer.
 #
-# The rate: RATE if given, else 50 % of the slowest broker's maximum, measured closed-loop (CALIBRATE seconds per
-# broker) in the same run. The closed-loop pass also warms both brokers' JIT before the fixed-rate runs.
+# The rate: RATE if given, else 50 % of the slowest peer's maximum (the brokers other than Junction), measured
+# closed-loop (CALIBRATE seconds per broker) in the same run. Junction gets the same closed-loop pass, printed but not
+# used for the rate: it warms its JIT as the peer's warms the peer's.
 #
 # Scenarios:
 #   mqtt-fanin    100 publishers -> 1 subscriber, QoS 1, 64-byte payloads; Junction vs Eclipse Mosquitto (persistence on)
@@ -223,10 +224,11 @@ if [ -z "$rate" ]; then
   for b in "${brokers[@]}"; do
     max=$("${proto}_closed_loop" "$b")
     echo "closed-loop max $b: $max msg/s (load average $(loadavg))" >&2
+    [ "$b" = junction ] && continue
     if [ -z "$slowest" ] || [ "$max" -lt "$slowest" ]; then slowest=$max; fi
   done
   rate=$(( slowest / 2 ))
-  echo "rate = 50 % of the slowest maximum ($slowest msg/s) = $rate msg/s" >&2
+  echo "rate = 50 % of the slowest peer's maximum ($slowest msg/s) = $rate msg/s" >&2
 else
   for b in "${brokers[@]}"; do "${proto}_closed_loop" "$b" >/dev/null; done # JIT warm-up, same as the calibration
 fi
