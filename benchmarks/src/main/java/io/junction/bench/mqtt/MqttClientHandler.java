@@ -1,6 +1,7 @@
 package io.junction.bench.mqtt;
 
 import io.junction.bench.measure.LatencyRecorder;
+import io.junction.bench.measure.OpenLoopLatency;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -27,6 +28,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * records its end-to-end latency (the payload starts with the sender's {@link System#nanoTime()}; both ends live in
  * this process). An idle client only connects and pings. Every handler runs on its channel's event loop, so its
  * counters and recorder are single-threaded; {@link Run} sums them after the run.
+ *
+ * <p>In a fixed-rate run ({@link Run#openLoop} set) a publisher has no window: the driver asks for each publish at its
+ * intended time ({@link #publishAt}), the payload carries that intended time instead of the send time, and PUBACKs and
+ * deliveries are recorded against it in the shared {@link OpenLoopLatency}.
  */
 final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
     enum Role { PUBLISHER, SUBSCRIBER, IDLE }
@@ -46,6 +51,8 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
     long ackedMeasured;
     private int nextPacketId;
     private int outstanding;
+    /** Fixed-rate publishers: the intended send time of each unacknowledged packet id. */
+    private long[] intendedById;
 
     /** @param username null connects without credentials (then {@code password} is ignored) */
     MqttClientHandler(final Role role, final String clientId, final Run run, final int keepAliveSeconds,
@@ -134,9 +141,41 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
                 new MqttPublishVariableHeader(run.topic, nextPacketId), payload));
     }
 
+    /**
+     * Fixed-rate publishers: publishes one message intended at {@code intendedNanos}, on this channel's event loop.
+     * All 65,535 packet ids unacknowledged = the broker stopped answering: counted as failed, not sent.
+     */
+    void publishAt(final ChannelHandlerContext ctx, final long intendedNanos) {
+        final OpenLoopLatency open = run.openLoop;
+        if (outstanding == 65535) {
+            open.failed(intendedNanos);
+            return;
+        }
+        if (intendedById == null) {
+            intendedById = new long[65536];
+        }
+        do {
+            nextPacketId = nextPacketId == 65535 ? 1 : nextPacketId + 1;
+        } while (intendedById[nextPacketId] != 0);
+        intendedById[nextPacketId] = intendedNanos;
+        outstanding++;
+        final ByteBuf payload = ctx.alloc().buffer(run.payloadSize);
+        payload.writeLong(intendedNanos);
+        payload.writeZero(run.payloadSize - Long.BYTES);
+        ctx.writeAndFlush(new MqttPublishMessage(
+                new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.AT_LEAST_ONCE, false, 0),
+                new MqttPublishVariableHeader(run.topic, nextPacketId), payload));
+    }
+
     private void onPubAck(final ChannelHandlerContext ctx, final MqttPubAckMessage ack) {
         outstanding--;
         acked++;
+        if (run.openLoop != null) {
+            final int id = ack.variableHeader().messageId();
+            run.openLoop.acked(intendedById[id]);
+            intendedById[id] = 0;
+            return;
+        }
         if (run.measuring) {
             ackedMeasured++;
         }
@@ -147,7 +186,9 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
     private void onPublish(final ChannelHandlerContext ctx, final MqttPublishMessage publish) {
         received++;
         final ByteBuf payload = publish.payload();
-        if (run.measuring) {
+        if (run.openLoop != null) {
+            run.openLoop.delivered(payload.getLong(payload.readerIndex()));
+        } else if (run.measuring) {
             receivedMeasured++;
             if (payload.readableBytes() >= Long.BYTES) {
                 latency.record(System.nanoTime() - payload.getLong(payload.readerIndex()));
@@ -190,12 +231,19 @@ final class MqttClientHandler extends SimpleChannelInboundHandler<MqttMessage> {
         final int payloadSize;
         volatile boolean publishing = true;
         volatile boolean measuring;
+        /** Set for a fixed-rate run: publishers publish when the driver says, latencies go here. */
+        final OpenLoopLatency openLoop;
         private final AtomicInteger closed = new AtomicInteger();
 
         Run(final String topic, final int window, final int payloadSize) {
+            this(topic, window, payloadSize, null);
+        }
+
+        Run(final String topic, final int window, final int payloadSize, final OpenLoopLatency openLoop) {
             this.topic = topic;
             this.window = window;
             this.payloadSize = Math.max(Long.BYTES, payloadSize);
+            this.openLoop = openLoop;
         }
 
         void closed(final MqttClientHandler client) {

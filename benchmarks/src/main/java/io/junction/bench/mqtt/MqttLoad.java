@@ -1,6 +1,9 @@
 package io.junction.bench.mqtt;
 
+import io.junction.bench.measure.FixedRateDriver;
+import io.junction.bench.measure.FixedRateReport;
 import io.junction.bench.measure.LatencyRecorder;
+import io.junction.bench.measure.OpenLoopLatency;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -35,6 +38,12 @@ import picocli.CommandLine;
  * line of {@code key=value} results: publish rate (PUBACKs/s), delivery rate (deliveries/s summed over subscribers),
  * end-to-end latency percentiles and how many acknowledged publishes some subscriber never got ({@code missing}).
  *
+ * <p>{@code fixed-rate}: the same clients, open loop ({@link FixedRateDriver}): publishes start at {@code --rate}
+ * per second in total, spread round-robin over the publishers, with no window, whether or not earlier ones were
+ * acknowledged; after {@code --warmup} seconds at that rate, {@code --duration} seconds are measured. Prints one
+ * {@link FixedRateReport} line: PUBACK and end-to-end latency from each publish's intended time, and, given
+ * {@code --broker-pids}, the brokers' CPU per message.
+ *
  * <p>{@code idle}: opens {@code --connections} connections that only CONNECT and ping at half the keep-alive, spread
  * over source addresses 127.0.0.2.. so no single address runs out of ephemeral ports, then holds them for
  * {@code --hold} seconds printing how many are open; the caller measures the broker meanwhile.
@@ -45,8 +54,15 @@ public final class MqttLoad implements Callable<Integer> {
     String host;
     @Option(names = "--port", defaultValue = "1883", description = "Broker port (${DEFAULT-VALUE}).")
     int port;
-    @Option(names = "--mode", defaultValue = "pubsub", description = "pubsub or idle (${DEFAULT-VALUE}).")
+    @Option(names = "--mode", defaultValue = "pubsub",
+            description = "pubsub, fixed-rate or idle (${DEFAULT-VALUE}).")
     String mode;
+    @Option(names = "--rate", defaultValue = "1000",
+            description = "fixed-rate: publishes per second, all publishers together (${DEFAULT-VALUE}).")
+    double rate;
+    @Option(names = "--broker-pids", split = ",",
+            description = "fixed-rate: process ids whose CPU time is charged to the measured messages.")
+    long[] brokerPids = new long[0];
     @Option(names = "--username", description = "User name every client connects with (none by default).")
     private String username;
 
@@ -90,7 +106,11 @@ public final class MqttLoad implements Callable<Integer> {
     public Integer call() throws Exception {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
         try {
-            return "idle".equals(mode) ? idle(group) : pubsub(group);
+            return switch (mode) {
+                case "idle" -> idle(group);
+                case "fixed-rate" -> fixedRate(group);
+                default -> pubsub(group);
+            };
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -148,6 +168,33 @@ public final class MqttLoad implements Callable<Integer> {
             c.channel.close();
         }
         return expected - delivered > 0 || run.closedConnections() > 0 ? 2 : 0;
+    }
+
+    private int fixedRate(final EventLoopGroup group) throws Exception {
+        // One sender thread is enough: a publish is handed to the publisher's event loop, never awaited.
+        final FixedRateDriver driver = new FixedRateDriver(rate, warmup, duration, 1, brokerPids);
+        final OpenLoopLatency latency = driver.latency();
+        final MqttClientHandler.Run run = new MqttClientHandler.Run(topic, 0, payload, latency);
+        final String prefix = "rate-" + ProcessHandle.current().pid() + "-";
+        final List<Client> subs = connectAll(group, MqttClientHandler.Role.SUBSCRIBER, prefix + "s", subscribers, run);
+        final List<Client> pubs = connectAll(group, MqttClientHandler.Role.PUBLISHER, prefix + "p", publishers, run);
+        driver.run((slot, intended) -> {
+            final Client p = pubs.get((int) (slot % pubs.size()));
+            p.channel.eventLoop().execute(() -> p.handler.publishAt(p.channel.pipeline().lastContext(), intended));
+        });
+        // Answers of the window's last publishes are still due: wait for every PUBACK and every delivery.
+        final boolean drained = FixedRateDriver.await(() -> latency.acked() + latency.failed() >= latency.sent()
+                && latency.delivered() >= latency.acked() * subscribers, 60);
+        final FixedRateReport report = driver.report(subscribers);
+        System.out.println(report.line(label) + " publishers=" + publishers + " subscribers=" + subscribers
+                + " payload=" + payload + " drained=" + drained + " closed=" + run.closedConnections());
+        for (final Client c : pubs) {
+            c.channel.close();
+        }
+        for (final Client c : subs) {
+            c.channel.close();
+        }
+        return report.missing() > 0 || report.failed() > 0 || run.closedConnections() > 0 ? 2 : 0;
     }
 
     private int idle(final EventLoopGroup group) throws Exception {

@@ -1,5 +1,6 @@
 package io.junction.bench.remoting;
 
+import io.junction.bench.measure.ProcessCpu;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -141,7 +142,7 @@ public final class RemotingLoad {
      * broker that just started may not have registered with its name server yet: retried for up to a minute.
      */
     @SuppressWarnings("deprecation") // MQAdmin.createTopic: deprecated in the client, still what it offers producers
-    private static void createTopic(final DefaultMQProducer producer, final String topic, final int queues)
+    static void createTopic(final DefaultMQProducer producer, final String topic, final int queues)
             throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         boolean created = false;

@@ -1,4 +1,4 @@
-package io.junction.bench.remoting;
+package io.junction.bench.measure;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -11,17 +11,17 @@ import java.nio.file.Path;
  * system time, in clock ticks of 1/100 s (Linux's fixed USER_HZ). Lets the load tool charge each phase's broker CPU
  * to the messages of that phase, a figure that holds up on a machine shared with other work better than rates do.
  */
-final class ProcessCpu {
+public final class ProcessCpu {
     private static final long NANOS_PER_TICK = 10_000_000L;
 
     private final long[] pids;
 
-    ProcessCpu(final long[] pids) {
+    public ProcessCpu(final long[] pids) {
         this.pids = pids.clone();
     }
 
     /** Summed CPU time of the processes so far, in nanoseconds; 0 when there are none or /proc is absent. */
-    long nanos() {
+    public long nanos() {
         long ticks = 0;
         for (long pid : pids) {
             try {
@@ -37,7 +37,7 @@ final class ProcessCpu {
     }
 
     /** This JVM's own CPU time in nanoseconds. */
-    static long self() {
+    public static long self() {
         final OperatingSystemMXBean os =
                 ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
