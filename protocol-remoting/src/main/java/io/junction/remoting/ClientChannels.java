@@ -1,5 +1,6 @@
 package io.junction.remoting;
 
+import io.junction.spi.clients.ClientRegistry;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.util.ArrayList;
@@ -11,6 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Which connection each producer and consumer client of a group uses, learned from heartbeats, so the broker can send
  * requests to clients (consumer-ids-changed notices, transaction checks). Forgotten when the connection closes.
+ *
+ * <p>A connection that sent a heartbeat is a client in the broker's {@link ClientRegistry} (a connection that only
+ * asks for routes, as tools and the name-server role see, is not): listed with the client id and groups its
+ * heartbeats declare; disconnecting it closes the channel, which is all Remoting has.
  */
 public final class ClientChannels {
     /** Per channel: the (group, clientId) registrations made over it. */
@@ -24,12 +29,64 @@ public final class ClientChannels {
     private static final AttributeKey<Set<String>> TIMESTAMP_STARTS =
             AttributeKey.valueOf("junction.remoting.timestamp-starts");
 
+    /** Per channel: its entry in the client registry, once it sent a heartbeat. */
+    private static final AttributeKey<ClientRegistry.Registration> LISTED =
+            AttributeKey.valueOf("junction.remoting.listed");
+
+    /** Per channel: the user its requests were signed by, once one was allowed (security on). */
+    private static final AttributeKey<String> USER = AttributeKey.valueOf("junction.remoting.user");
+
     /** One client of one group over one channel. */
     public record Registration(boolean consumer, String group, String clientId) {
     }
 
     private final Map<String, Map<String, Channel>> consumers = new ConcurrentHashMap<>();
     private final Map<String, Map<String, Channel>> producers = new ConcurrentHashMap<>();
+    private final ClientRegistry clients;
+
+    /** Channels of a front-end whose connections nobody lists (tests). */
+    public ClientChannels() {
+        this(new ClientRegistry());
+    }
+
+    public ClientChannels(final ClientRegistry clients) {
+        this.clients = clients;
+    }
+
+    /** The first user allowed a request on {@code channel} (the one the console shows for the connection). */
+    public static void actingAs(final Channel channel, final String user) {
+        channel.attr(USER).setIfAbsent(user);
+    }
+
+    /**
+     * Lists the channel in the client registry on its first heartbeat (on the channel's event loop, as the heartbeat
+     * is processed); later heartbeats change only what its details show.
+     *
+     * @param language the client's language as its requests say ({@code JAVA}, {@code CPP}, ...)
+     * @param version  the client's RocketMQ version code as its requests carry it
+     */
+    public void heartbeatFrom(final Channel channel, final String clientId, final String language,
+                              final int version) {
+        if (channel.attr(LISTED).get() != null) {
+            return;
+        }
+        final ClientRegistry.Registration listed = clients.add("remoting", language + " " + version, clientId,
+                channel.attr(USER).get(), channel.remoteAddress(), () -> describe(channel), channel::close);
+        channel.attr(LISTED).set(listed);
+        if (!channel.isActive()) {
+            listed.close(); // closed meanwhile: channelClosed may have looked before the line above
+        }
+    }
+
+    /** What a listed channel's client is, from its registrations ("producer of g", "consumer of g"); any thread. */
+    private static List<String> describe(final Channel channel) {
+        final Set<Registration> regs = channel.attr(REGISTRATIONS).get();
+        if (regs == null) {
+            return List.of();
+        }
+        return regs.stream().map(r -> (r.consumer() ? "consumer of " : "producer of ") + r.group()).sorted()
+                .toList();
+    }
 
     /** Records a client of a group on a channel. */
     public void register(final Channel channel, final boolean consumer, final String group, final String clientId) {
@@ -89,6 +146,10 @@ public final class ClientChannels {
 
     /** Forgets everything registered over a closed channel; returns what it was. */
     public List<Registration> channelClosed(final Channel channel) {
+        final ClientRegistry.Registration listed = channel.attr(LISTED).getAndSet(null);
+        if (listed != null) {
+            listed.close();
+        }
         final Set<Registration> regs = channel.attr(REGISTRATIONS).getAndSet(null);
         if (regs == null) {
             return List.of();

@@ -32,6 +32,7 @@ import io.junction.remoting.security.UserAdminProcessor;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.config.FrontEndConfig;
 import io.junction.spi.config.ValueKind;
@@ -87,6 +88,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
 
     private NettyListener listener;
     private Messaging messaging;
+    /** Where accepted connections are listed: the broker's shared registry once started, a private one in tests. */
+    private ClientRegistry clients = new ClientRegistry();
     private TransactionProcessor transactions;
     /** Pushes other protocols' replies to RocketMQ requesters. */
     private ReplyRelay replies;
@@ -124,6 +127,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final int idleMillis = config.intValue("idle-timeout-ms");
         final int highWater = (int) config.size("write-buffer-high");
         messaging = context.messaging();
+        clients = context.clients();
         final CompletableFuture<List<Endpoint>> started = new CompletableFuture<>();
         final String tlsMode = config.string("tls");
         final SslContext tls;
@@ -197,7 +201,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
      */
     RemotingHandler handler(final Messaging m, final FrontEndConfig config, final BrokerIdentity identity,
                             final AccessControl access, final ExecutorService securityWrites) {
-        final ClientChannels channels = new ClientChannels();
+        final ClientChannels channels = new ClientChannels(clients);
         final FilterCache filters = new FilterCache();
         final SystemTopics systemTopics = new SystemTopics(m);
         final AtomicInteger opaques = new AtomicInteger();

@@ -143,6 +143,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
         final AtomicInteger counter = inFlight;
         if (admission != null && users != null) {
             users.actingAs(channel, admission.principal());
+            ClientChannels.actingAs(channel, admission.principal().name());
         }
         CompletableFuture<RemotingCommand> future;
         try {

@@ -70,6 +70,7 @@ public final class ClientProcessor implements RequestProcessor {
             throw new HeaderException("the heartbeat has no clientID");
         }
         final List<CompletableFuture<?>> pending = new ArrayList<>();
+        channels.heartbeatFrom(channel, clientId, request.language(), request.version());
         for (JsonNode producer : iterable(data.get("producerDataSet"))) {
             final String group = Json.text(producer, "groupName");
             if (group != null) {
