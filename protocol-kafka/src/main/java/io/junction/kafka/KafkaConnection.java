@@ -1,5 +1,6 @@
 package io.junction.kafka;
 
+import io.junction.spi.clients.ClientRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -9,6 +10,9 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -16,6 +20,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
@@ -32,13 +38,26 @@ import org.slf4j.LoggerFactory;
  * parse, or an oversize frame closes the connection, as a Kafka broker does. At most
  * {@code kafka.max-pending-requests} requests are in progress; past that the connection is not read until one is
  * answered. Everything here runs on the channel's event loop.
+ *
+ * <p>Once the client may make requests (at once with security off, after SASL with it on), the connection is listed in
+ * the broker's {@link ClientRegistry} under the {@code client.id} of its request headers, with the consumer groups it
+ * joins or commits for; an administrator's disconnect closes it, as a Kafka broker closes a connection (Kafka has no
+ * message that says why).
  */
 final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
 
     private final KafkaApis apis;
     private final int maxPending;
+    /** Groups listed per connection at most (a client uses one or a few; the list is for people to read). */
+    static final int MAX_LISTED_GROUPS = 16;
+
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private final ClientRegistry clients;
+    /** This connection in the broker's list of clients, once it may make requests. */
+    private ClientRegistry.Registration listed;
+    /** The consumer groups this connection's requests named (read by the console from any thread). */
+    private final Set<String> groups = ConcurrentHashMap.newKeySet();
     private final String advertisedHost;
     private final int advertisedPort;
     private ChannelHandlerContext ctx;
@@ -68,8 +87,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
 
     KafkaConnection(final KafkaApis apis, final int maxPending, final String advertisedHost,
-                    final int advertisedPort, final ClientScope anonymous) {
+                    final int advertisedPort, final ClientScope anonymous, final ClientRegistry clients) {
         this.apis = apis;
+        this.clients = clients;
         this.scope = anonymous;
         this.maxPending = maxPending;
         this.advertisedHost = advertisedHost;
@@ -183,6 +203,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             close("a malformed " + api + " request: " + e);
             return;
         }
+        if (scope != null) {
+            listed(header, body);
+        }
         final KafkaRequest request = new KafkaRequest(header, body, this);
         CompletableFuture<ApiMessage> future;
         try {
@@ -191,6 +214,28 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             future = CompletableFuture.failedFuture(e);
         }
         enqueue(request, future);
+    }
+
+    /** Lists the connection on its first request past authentication, and notes the group a request names. */
+    private void listed(final RequestHeader header, final AbstractRequest body) {
+        if (listed == null) {
+            listed = clients.add("kafka", "", header.clientId(), scope.principal().name(),
+                    ctx.channel().remoteAddress(), this::describe,
+                    () -> ctx.executor().execute(() -> {
+                        if (!closed) {
+                            close("disconnected by an administrator");
+                        }
+                    }));
+        }
+        final String group = body instanceof JoinGroupRequest join ? join.data().groupId()
+                : body instanceof OffsetCommitRequest commit ? commit.data().groupId() : null;
+        if (group != null && groups.size() < MAX_LISTED_GROUPS) {
+            groups.add(group);
+        }
+    }
+
+    private List<String> describe() {
+        return groups.stream().map(g -> "consumer group " + g).sorted().toList();
     }
 
     private void enqueue(final KafkaRequest request, final CompletableFuture<ApiMessage> future) {
@@ -267,6 +312,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             p.future.cancel(false); // a waiting fetch stops waiting
         }
         pending.clear();
+        if (listed != null) {
+            listed.close();
+        }
         if (saslState == SaslState.AUTHENTICATED && scope != null) {
             scope.closed();
         }

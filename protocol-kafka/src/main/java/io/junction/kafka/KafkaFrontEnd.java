@@ -3,6 +3,7 @@ package io.junction.kafka;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.config.ConfigKey;
 import io.junction.spi.kit.NettyListener;
 import io.junction.spi.tls.ServerTls;
@@ -65,18 +66,19 @@ public final class KafkaFrontEnd implements ProtocolFrontEnd {
         // A client is told the port it connected to as this broker's, so a TLS client stays on TLS (Metadata).
         return apis.recover().thenCompose(x -> listener.bindPlainAndTls("kafka", "kafka-tls", tls,
                 ch -> initPipeline(ch.pipeline(), settings, apis, context.advertisedHost(),
-                        ((InetSocketAddress) ch.localAddress()).getPort())));
+                        ((InetSocketAddress) ch.localAddress()).getPort(), context.clients())));
     }
 
     /**
      * A connection's handlers after the counter and TLS (the tests and the fuzz target build the same): frames capped
-     * at the maximum request size, then the connection, which tells the client {@code host:port} is this broker.
+     * at the maximum request size, then the connection, which tells the client {@code host:port} is this broker and
+     * lists itself in {@code clients}.
      */
     static void initPipeline(final ChannelPipeline pipeline, final KafkaSettings settings, final KafkaApis apis,
-                             final String host, final int port) {
+                             final String host, final int port, final ClientRegistry clients) {
         pipeline.addLast(FRAMES, new LengthFieldBasedFrameDecoder(settings.maxRequestSize(), 0, 4, 0, 4))
                 .addLast("kafka", new KafkaConnection(apis, settings.maxPendingRequests(), host, port,
-                        apis.anonymousScope()));
+                        apis.anonymousScope(), clients));
     }
 
     @Override

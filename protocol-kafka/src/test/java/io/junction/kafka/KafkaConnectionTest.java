@@ -3,6 +3,7 @@ package io.junction.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.clients.ClientRegistry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -60,6 +61,27 @@ class KafkaConnectionTest {
             assertThat(r.apiKeys().find(ApiKeys.FETCH.id).maxVersion()).isEqualTo((short) 12);
             assertThat(r.apiKeys().find(ApiKeys.METADATA.id)).isNotNull();
             assertThat(r.apiKeys().find(ApiKeys.LIST_OFFSETS.id)).isNotNull();
+        }
+    }
+
+    @Test
+    void shouldListAConnectionUnderItsClientIdAndCloseItOnAnAdministratorsDisconnect() throws Exception {
+        try (KafkaWire.Client c = wire.connect()) {
+            final RequestHeader h = c.send(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                    .setClientSoftwareName("test").setClientSoftwareVersion("1"));
+            assertThat(((ApiVersionsResponse) c.receive(h)).data().errorCode()).isZero();
+            final ClientRegistry.ClientConnection listed = wire.clients.list().stream()
+                    .filter(l -> l.clientId().equals("wire-test")).findFirst().orElseThrow();
+            assertThat(listed.protocol()).isEqualTo("kafka");
+
+            listed.disconnect().run();
+
+            assertThat(c.awaitClosed(20_000)).isTrue();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (wire.clients.get(listed.id()).isPresent() && System.nanoTime() < deadline) {
+                Thread.sleep(1); // the server side sees the close just after the client
+            }
+            assertThat(wire.clients.get(listed.id())).isEmpty();
         }
     }
 

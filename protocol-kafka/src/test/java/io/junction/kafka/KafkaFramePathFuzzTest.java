@@ -7,6 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.fuzz.LocalChannelHarness;
 import io.junction.tenancy.AccessControl;
 import java.nio.ByteBuffer;
@@ -74,7 +75,8 @@ class KafkaFramePathFuzzTest {
         apis = new KafkaApis(store, settings, coordinator, AccessControl.open());
         apis.recover().get(10, TimeUnit.SECONDS);
         harness = new LocalChannelHarness("kafka").serve(KafkaFrontEnd.WATER_MARK,
-                ch -> KafkaFrontEnd.initPipeline(ch.pipeline(), settings, apis, "127.0.0.1", 9092));
+                ch -> KafkaFrontEnd.initPipeline(ch.pipeline(), settings, apis, "127.0.0.1", 9092,
+                        new ClientRegistry()));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             harness.close();
             coordinator.close();

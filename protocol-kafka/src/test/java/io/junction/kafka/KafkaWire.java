@@ -2,6 +2,7 @@ package io.junction.kafka;
 
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.tenancy.AccessControl;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -51,6 +52,8 @@ final class KafkaWire implements AutoCloseable {
     /** The server side of every open connection. */
     final ChannelGroup connections;
     final GroupCoordinator coordinator;
+    /** Where the connections list themselves. */
+    final ClientRegistry clients;
     private final EventLoopGroup loops;
     private final LocalAddress address;
     private final Channel server;
@@ -59,7 +62,7 @@ final class KafkaWire implements AutoCloseable {
 
     private KafkaWire(final MessageStore store, final KafkaSettings settings, final EventLoopGroup loops,
                       final LocalAddress address, final Channel server, final ChannelGroup connections,
-                      final GroupCoordinator coordinator) {
+                      final GroupCoordinator coordinator, final ClientRegistry clients) {
         this.store = store;
         this.settings = settings;
         this.loops = loops;
@@ -67,6 +70,7 @@ final class KafkaWire implements AutoCloseable {
         this.server = server;
         this.connections = connections;
         this.coordinator = coordinator;
+        this.clients = clients;
     }
 
     static KafkaSettings settings(final int maxRequestSize) {
@@ -99,16 +103,17 @@ final class KafkaWire implements AutoCloseable {
         apis.recover().join();
         final LocalAddress address = new LocalAddress("kafka-wire-" + SERVERS.incrementAndGet());
         final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        final ClientRegistry clients = new ClientRegistry();
         final Channel server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(final Channel ch) {
                         connections.add(ch);
                         ACCEPTED.incrementAndGet();
-                        KafkaFrontEnd.initPipeline(ch.pipeline(), settings, apis, "127.0.0.1", 9092);
+                        KafkaFrontEnd.initPipeline(ch.pipeline(), settings, apis, "127.0.0.1", 9092, clients);
                     }
                 }).bind(address).sync().channel();
-        return new KafkaWire(store, settings, loops, address, server, connections, coordinator);
+        return new KafkaWire(store, settings, loops, address, server, connections, coordinator, clients);
     }
 
     /** A client whose server side is set up (in the connection group) when this returns. */
