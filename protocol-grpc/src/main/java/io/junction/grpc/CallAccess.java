@@ -44,6 +44,11 @@ final class CallAccess {
         return r == null ? null : r.get();
     }
 
+    /** The caller's user name. */
+    String user() {
+        return principal.name();
+    }
+
     /** Whether the caller may publish to the core topic now. */
     boolean mayPublish(final String coreTopic) {
         return access.allows(principal, ResourceKind.TOPIC, coreTopic, Action.PUB);

@@ -6,14 +6,20 @@ import apache.rocketmq.v2.Settings;
 import apache.rocketmq.v2.SubscriptionEntry;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.grpc.stub.StreamObserver;
+import io.junction.spi.clients.ClientRegistry;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The clients this node knows, by {@code x-mq-client-id}: the Settings each sent on its Telemetry stream and that
- * stream, over which the server pushes commands (transaction check-backs).
+ * stream, over which the server pushes commands (transaction check-backs). A client with an open Telemetry stream is a
+ * connection in the broker's {@link ClientRegistry}; an administrator's disconnect ends the stream and closes the
+ * client's HTTP/2 connection, so its calls in flight fail and it connects again as a new connection.
  */
 final class ClientSessions {
 
@@ -126,6 +132,54 @@ final class ClientSessions {
     }
 
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final ClientRegistry clients;
+    /** Closes a client's connection by its address; nothing when the listener's connections are not followed. */
+    private final Consumer<SocketAddress> closeConnection;
+
+    /** Sessions nobody lists (tests). */
+    ClientSessions() {
+        this(new ClientRegistry(), remote -> { });
+    }
+
+    ClientSessions(final ClientRegistry clients, final Consumer<SocketAddress> closeConnection) {
+        this.clients = clients;
+        this.closeConnection = closeConnection;
+    }
+
+    /**
+     * Lists {@code session}, whose Telemetry stream {@code stream} just opened from {@code remote}; close the
+     * registration when the stream's call ends.
+     */
+    ClientRegistry.Registration list(final Session session, final StreamObserver<TelemetryCommand> stream,
+                                     final String user, final SocketAddress remote) {
+        final Settings first = session.settings();
+        final String version = first.hasUserAgent()
+                ? first.getUserAgent().getLanguage() + " " + first.getUserAgent().getVersion() : "";
+        return clients.add("grpc", version, session.clientId, user, remote, () -> describe(session.settings()),
+                () -> {
+                    session.closeIf(stream);
+                    closeConnection.accept(remote);
+                });
+    }
+
+    /** What a client declared: its kind, the topics it publishes to, its group and subscriptions. */
+    static List<String> describe(final Settings settings) {
+        final List<String> details = new ArrayList<>();
+        details.add(settings.getClientType().name().toLowerCase(Locale.ROOT).replace('_', ' '));
+        if (settings.hasPublishing()) {
+            settings.getPublishing().getTopicsList().forEach(t -> details.add("publishes to " + ResourceNames.core(t)));
+        }
+        if (settings.hasSubscription()) {
+            if (settings.getSubscription().hasGroup()) {
+                details.add("consumer group " + ResourceNames.core(settings.getSubscription().getGroup()));
+            }
+            for (SubscriptionEntry e : settings.getSubscription().getSubscriptionsList()) {
+                details.add("subscribes to " + ResourceNames.core(e.getTopic()) + " (" + e.getExpression()
+                        .getExpression() + ")");
+            }
+        }
+        return details;
+    }
 
     Session get(final String clientId) {
         return sessions.get(clientId);

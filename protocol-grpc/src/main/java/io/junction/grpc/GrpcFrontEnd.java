@@ -2,6 +2,7 @@ package io.junction.grpc;
 
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiators;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
@@ -57,7 +58,12 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
                 t.setDaemon(true);
                 return t;
             });
-            final ClientSessions sessions = new ClientSessions();
+            final String tls = ctx.config().string("tls");
+            final TlsContextSource contexts = "DISABLED".equals(tls) ? null : tlsContexts(ctx);
+            final TransportChannels transports = new TransportChannels(contexts == null
+                    ? InternalProtocolNegotiators.serverPlaintext()
+                    : new OptionalTlsNegotiator(contexts, !"REQUIRED".equals(tls)));
+            final ClientSessions sessions = new ClientSessions(ctx.clients(), transports::close);
             final boolean secured = ctx.accessControl().enabled();
             final GrpcMessagingService service = new GrpcMessagingService(ctx.messaging(), settings, sessions,
                     ctx.advertisedHost(), port, executor, secured);
@@ -67,10 +73,8 @@ public final class GrpcFrontEnd implements ProtocolFrontEnd {
             ctx.messaging().addTransactionChecker(recovery);
             final NettyServerBuilder builder = NettyServerBuilder.forAddress(
                     new InetSocketAddress(ctx.bindAddress(), port));
-            final String tls = ctx.config().string("tls");
-            if (!"DISABLED".equals(tls)) {
-                final TlsContextSource contexts = tlsContexts(ctx);
-                builder.protocolNegotiator(new OptionalTlsNegotiator(contexts, !"REQUIRED".equals(tls)));
+            builder.protocolNegotiator(transports);
+            if (contexts != null) {
                 // Off the start-up path, but ready before most clients come: set TLS up a moment after start.
                 CompletableFuture.delayedExecutor(TLS_WARM_UP_DELAY_MS, TimeUnit.MILLISECONDS).execute(contexts::get);
             }

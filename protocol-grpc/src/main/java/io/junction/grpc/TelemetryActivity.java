@@ -13,7 +13,9 @@ import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import io.junction.core.Messaging;
 import io.junction.core.meta.GroupConfig;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.tenancy.PolicyWatch;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,8 +49,11 @@ final class TelemetryActivity {
     StreamObserver<TelemetryCommand> open(final StreamObserver<TelemetryCommand> out) {
         final String clientId = ClientMetadata.clientId();
         final CallAccess access = CallAccess.current();
+        final InetSocketAddress remote = ClientMetadata.remote();
         return new StreamObserver<>() {
             private ClientSessions.Session session;
+            /** The client in the broker's list, from its first Settings on. */
+            private ClientRegistry.Registration listed;
 
             @Override
             public void onNext(final TelemetryCommand command) {
@@ -77,6 +82,11 @@ final class TelemetryActivity {
                     }
                 }
                 session.settings(command.getSettings());
+                if (listed == null) {
+                    // the call's context is cancelled when the stream ends, however it ends (or its connection does)
+                    listed = sessions.list(session, out, access == null ? "" : access.user(), remote);
+                    Context.current().addListener(ended -> listed.close(), Runnable::run);
+                }
                 final Settings reply;
                 try {
                     reply = serverSettings(command.getSettings());
