@@ -37,7 +37,7 @@ final class ConsoleAssets implements HttpHandler {
     private static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'unsafe-eval'; "
             + "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
     private static final List<String> PAGES = List.of("index.html", "console.css", "api.js", "format.js", "main.js",
-            "overview.js", "topics.js", "groups.js", "messages.js", "connections.js", "security.js");
+            "overview.js", "paged.js", "topics.js", "groups.js", "messages.js", "connections.js", "security.js");
     /** WebJar files the page loads: webjar name, then paths inside its versioned folder. */
     private static final Map<String, List<String>> LIBRARIES = Map.of(
             "alpinejs", List.of("dist/module.esm.js"),

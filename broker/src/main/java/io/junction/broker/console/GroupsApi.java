@@ -10,6 +10,8 @@ import io.junction.core.group.ConsumerClient;
 import io.junction.core.group.QueueLag;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.spi.clients.ClientRegistry;
+import io.junction.spi.clients.ClientRegistry.ClientConnection;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.netty.handler.codec.http.HttpMethod;
@@ -21,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /**
  * Consumer groups for the console:
@@ -31,8 +34,8 @@ import java.util.concurrent.CompletableFuture;
  * POST /admin/groups/{group}/redrive          {"max"}: dead letters back to their topics
  * </pre>
  * A page holds at most {@value TopicsApi#MAX_ROWS} groups; one group's detail at most {@value #MAX_TOPICS} topics.
- * Clients are what their heartbeats tell the core (id and subscriptions): the contract knows no protocol or address
- * beyond what a client id carries.
+ * Clients are what their heartbeats tell the core (id and subscriptions), with the protocol and address of the
+ * connections listed under the same client id in the {@link ClientRegistry} (empty when no front-end lists it).
  */
 final class GroupsApi implements HttpHandler {
 
@@ -41,8 +44,10 @@ final class GroupsApi implements HttpHandler {
     static final int MAX_REDRIVE = 10_000;
 
     private final Messaging core;
+    private final ClientRegistry connections;
 
-    GroupsApi(final Messaging core) {
+    GroupsApi(final Messaging core, final ClientRegistry connections) {
+        this.connections = connections;
         this.core = core;
     }
 
@@ -107,9 +112,17 @@ final class GroupsApi implements HttpHandler {
         }
         final ObjectNode n = config(g);
         final ArrayNode clients = n.putArray("clients");
+        // The contract knows a consumer by its id; the front-end that accepted it knows its protocol and address.
+        final Map<String, List<ClientConnection>> connected = connections.list().stream()
+                .filter(c -> !c.clientId().isEmpty())
+                .collect(Collectors.groupingBy(ClientConnection::clientId));
         for (final ConsumerClient c : core.consumers().clients(group)) {
+            final List<ClientConnection> over = connected.getOrDefault(c.clientId(), List.of());
             final ObjectNode cn = clients.addObject().put("clientId", c.clientId()).put("broadcast", c.broadcast())
-                    .put("lastHeartbeat", c.lastHeartbeat());
+                    .put("lastHeartbeat", c.lastHeartbeat())
+                    .put("protocol", over.isEmpty() ? "" : over.get(0).protocol())
+                    .put("remote", over.stream().map(ClientConnection::remote).distinct()
+                            .collect(Collectors.joining(", ")));
             final ObjectNode subs = cn.putObject("subscriptions");
             c.subscriptions().forEach((topic, s) -> subs.put(topic, s.type() + " " + s.expression()));
         }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
@@ -26,16 +27,39 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.qpid.jms.JmsConnectionFactory;
+import org.apache.rocketmq.acl.common.AclClientRPCHook;
+import org.apache.rocketmq.acl.common.SessionCredentials;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider;
+import org.apache.rocketmq.client.apis.producer.Producer;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The console's JSON API against a secured broker process, over traffic of a real client (Qpid JMS): who may call it,
- * and what it answers about topics, groups and messages.
+ * The console's JSON API against a secured broker process, over traffic of real clients (Qpid JMS; the RocketMQ 5
+ * gRPC, RocketMQ Remoting and Kafka clients for the connections list): who may call it, and what it answers about
+ * topics, groups, messages and connections.
  */
 @WithBroker(settings = {ConsoleUsers.ON, ConsoleUsers.KEY_SETTING}, seed = ConsoleUsers.class)
 class ConsoleApiIT {
@@ -209,6 +233,167 @@ class ConsoleApiIT {
         } finally {
             c.close();
         }
+    }
+
+    @Test
+    void shouldListAGrpcClientWithWhatItDeclaredAndDisconnectIt() throws Exception {
+        final ClientConfiguration configuration = ClientConfiguration.newBuilder()
+                .setEndpoints(broker.grpcEndpoint()).enableSsl(false).setRequestTimeout(Duration.ofSeconds(5))
+                .setCredentialProvider(new StaticSessionCredentialsProvider("dave", "dave-secret")).build();
+        try (Producer producer = ClientServiceProvider.loadService().newProducerBuilder()
+                .setClientConfiguration(configuration).setTopics("api-grpc-out").build()) {
+            final JsonNode listed = await().atMost(WAIT).until(() -> grpcClientPublishing("api-grpc-out"),
+                    n -> !n.isMissingNode());
+            assertThat(listed.path("version").asText()).startsWith("JAVA 5.");
+            assertThat(listed.path("user").asText()).isEqualTo("dave");
+            assertThat(listed.path("remote").asText()).startsWith("127.0.0.1:");
+            assertThat(texts(listed.path("details"))).containsExactly("producer", "publishes to api-grpc-out");
+
+            json(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false), 200);
+
+            // Its connection closed, the client opens another and its Telemetry session again: listed anew.
+            final JsonNode again = await().atMost(WAIT).until(() -> grpcClientPublishing("api-grpc-out"),
+                    n -> !n.isMissingNode() && n.path("id").asLong() != listed.path("id").asLong());
+            assertThat(again.path("clientId").asText()).isEqualTo(listed.path("clientId").asText());
+            assertThat(again.path("remote").asText()).isNotEqualTo(listed.path("remote").asText());
+            assertThat(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false)
+                    .statusCode()).isEqualTo(404);
+            // and it still works
+            assertThat(producer.send(ClientServiceProvider.loadService().newMessageBuilder()
+                    .setTopic("api-grpc-out").setBody("after".getBytes(StandardCharsets.UTF_8)).build())
+                    .getMessageId()).isNotNull();
+        }
+    }
+
+    @Test
+    void shouldListARemotingClientWithItsGroupsShowItsConsumerInTheGroupAndDisconnectIt() throws Exception {
+        final DefaultMQProducer producer = new DefaultMQProducer("api-remoting-pg",
+                new AclClientRPCHook(new SessionCredentials("dave", "dave-secret")));
+        producer.setNamesrvAddr(broker.nameServer());
+        producer.setInstanceName("api-remoting-client");
+        producer.setHeartbeatBrokerInterval(1000);
+        producer.setSendMsgTimeout(5000);
+        producer.start();
+        // The group exists before its consumer comes (a Remoting consumer that only pulls creates none).
+        final DefaultMQAdminExt admin = new DefaultMQAdminExt(
+                new AclClientRPCHook(new SessionCredentials("root", "root-secret")));
+        admin.setNamesrvAddr(broker.nameServer());
+        admin.setInstanceName("api-remoting-admin");
+        admin.start();
+        try {
+            final SubscriptionGroupConfig group = new SubscriptionGroupConfig();
+            group.setGroupName("api-remoting-cg");
+            admin.createAndUpdateSubscriptionGroupConfig(broker.nameServer(), group);
+        } finally {
+            admin.shutdown();
+        }
+        // The same instance name: one client (one id, one connection) with a producer and a consumer.
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("api-remoting-cg",
+                new AclClientRPCHook(new SessionCredentials("dave", "dave-secret")),
+                new AllocateMessageQueueAveragely());
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName("api-remoting-client");
+        consumer.subscribe("api-remoting-out", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+                ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        try {
+            // A producer sends heartbeats to the brokers of the topics it sent to.
+            assertThat(producer.send(new org.apache.rocketmq.common.message.Message("api-remoting-out",
+                    "hello".getBytes(StandardCharsets.UTF_8))).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+            consumer.start();
+            final JsonNode listed = await().atMost(WAIT).until(() -> json(
+                    get("/admin/connections?protocol=remoting&q=api-remoting-client"), 200).path("connections")
+                    .path(0), n -> texts(n.path("details")).containsAll(List.of("producer of api-remoting-pg",
+                    "consumer of api-remoting-cg")));
+            assertThat(listed.path("clientId").asText()).endsWith("@api-remoting-client");
+            assertThat(listed.path("version").asText()).startsWith("JAVA ");
+            assertThat(listed.path("user").asText()).isEqualTo("dave");
+            assertThat(listed.path("remote").asText()).startsWith("127.0.0.1:");
+            // The group's consumer with the protocol and address its connection is listed with.
+            await().atMost(WAIT).untilAsserted(() -> {
+                final JsonNode member = json(get("/admin/groups/api-remoting-cg"), 200).path("clients").path(0);
+                assertThat(member.path("clientId").asText()).isEqualTo(listed.path("clientId").asText());
+                assertThat(member.path("protocol").asText()).isEqualTo("remoting");
+                assertThat(member.path("remote").asText()).isEqualTo(listed.path("remote").asText());
+            });
+
+            json(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false), 200);
+
+            // The client saw its channel close: its next heartbeat comes over a new connection.
+            final JsonNode again = await().atMost(WAIT).until(() -> json(
+                    get("/admin/connections?protocol=remoting&q=api-remoting-client"), 200).path("connections")
+                    .path(0), n -> !n.isMissingNode() && n.path("id").asLong() != listed.path("id").asLong());
+            assertThat(again.path("remote").asText()).isNotEqualTo(listed.path("remote").asText());
+            assertThat(call("DELETE", "/admin/connections/" + listed.path("id").asLong(), ROOT, null, false)
+                    .statusCode()).isEqualTo(404);
+        } finally {
+            consumer.shutdown();
+            producer.shutdown();
+        }
+    }
+
+    @Test
+    void shouldListAKafkaConnectionWithItsClientIdAndDisconnectIt() throws Exception {
+        final Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaBootstrap());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, "api-kafka-client");
+        config.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        config.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
+        config.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"dave\" password=\"dave-pw\";");
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>("api-kafka-out", "k", "v")).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            final JsonNode page = await().atMost(WAIT).until(() -> json(
+                    get("/admin/connections?protocol=kafka&q=api-kafka-client"), 200),
+                    p -> p.path("total").asInt() > 0);
+            final List<Long> ids = new ArrayList<>();
+            for (JsonNode c : page.path("connections")) {
+                assertThat(c.path("clientId").asText()).isEqualTo("api-kafka-client");
+                assertThat(c.path("user").asText()).isEqualTo("dave");
+                assertThat(c.path("remote").asText()).startsWith("127.0.0.1:");
+                ids.add(c.path("id").asLong());
+            }
+            final double closedBefore = closedConnections(producer);
+
+            for (long id : ids) {
+                json(call("DELETE", "/admin/connections/" + id, ROOT, null, false), 200);
+            }
+
+            // The producer counts the connections the broker closed, and connects again to send.
+            await().atMost(WAIT).until(() -> closedConnections(producer) > closedBefore);
+            producer.send(new ProducerRecord<>("api-kafka-out", "k", "again"))
+                    .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            await().atMost(WAIT).untilAsserted(() -> {
+                final JsonNode after = json(get("/admin/connections?protocol=kafka&q=api-kafka-client"), 200);
+                assertThat(after.path("total").asInt()).isPositive();
+                after.path("connections").forEach(c -> assertThat(ids).doesNotContain(c.path("id").asLong()));
+            });
+        }
+    }
+
+    /** The gRPC client listed as publishing to {@code topic}, or a missing node. */
+    private static JsonNode grpcClientPublishing(final String topic) throws IOException {
+        for (JsonNode c : json(get("/admin/connections?protocol=grpc"), 200).path("connections")) {
+            if (texts(c.path("details")).contains("publishes to " + topic)) {
+                return c;
+            }
+        }
+        return MissingNode.getInstance();
+    }
+
+    private static double closedConnections(final KafkaProducer<?, ?> producer) {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("connection-close-total")
+                        && e.getKey().group().equals("producer-metrics"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    }
+
+    private static List<String> texts(final JsonNode array) {
+        final List<String> texts = new ArrayList<>();
+        array.forEach(t -> texts.add(t.asText()));
+        return texts;
     }
 
     /** Sends {@code count} messages to a queue with Qpid JMS: text, or {@code body} as bytes when not null. */

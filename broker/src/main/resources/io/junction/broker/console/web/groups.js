@@ -1,49 +1,22 @@
 // Consumer groups: a page of groups, one group's lag per queue and clients, offset reset by time, dead-letter redrive.
-import {api, whileShown} from './api.js';
+import {api} from './api.js';
+import {pagedList} from './paged.js';
 import {epochOf, formatting} from './format.js';
 
 export function groups() {
   return {
     ...formatting,
-    rows: [],
-    total: 0,
-    offset: 0,
-    limit: 50,
-    q: '',
-    error: '',
+    ...pagedList({page: 'groups', path: '/admin/groups', key: 'groups', noun: 'groups', every: 3000,
+      filters: {q: ''}}),
     detail: null,
     resetForm: {topic: '', time: ''},
     resetResult: '',
     redriveResult: '',
-    stop: null,
 
-    init() {
-      this.stop = whileShown('groups', 3000, () => this.refresh());
-      this.$watch('q', () => this.refresh());
-      this.$watch('offset', () => this.refresh());
-    },
-
-    destroy() {
-      this.stop && this.stop();
-    },
-
-    pageText() {
-      return this.total === 0 ? 'no groups'
-        : (this.offset + 1) + '–' + Math.min(this.total, this.offset + this.limit) + ' of ' + this.total;
-    },
-
-    async refresh() {
-      const params = new URLSearchParams({offset: this.offset, limit: this.limit, q: this.q});
-      try {
-        const page = await api('GET', '/admin/groups?' + params);
-        this.rows = page.groups;
-        this.total = page.total;
-        this.error = '';
-        if (this.detail) {
-          await this.load(this.detail.name);
-        }
-      } catch (e) {
-        this.error = e.message;
+    /** An open group follows the list. */
+    async loaded() {
+      if (this.detail) {
+        await this.load(this.detail.name);
       }
     },
 

@@ -1,51 +1,22 @@
 // Topics: a page of topics with counts and rates, one topic's queues, create and delete.
-import {api, whileShown} from './api.js';
+import {api} from './api.js';
+import {pagedList} from './paged.js';
 import {formatting} from './format.js';
 
 export function topics() {
   return {
     ...formatting,
-    rows: [],
-    total: 0,
-    offset: 0,
-    limit: 50,
-    q: '',
-    system: false,
-    error: '',
+    ...pagedList({page: 'topics', path: '/admin/topics', key: 'topics', noun: 'topics', every: 2000,
+      filters: {q: '', system: false}}),
     detail: null,
     confirming: '',
     created: '',
     form: {name: '', queues: 4, type: 'NORMAL', trace: false},
-    stop: null,
 
-    init() {
-      this.stop = whileShown('topics', 2000, () => this.refresh());
-      this.$watch('q', () => this.refresh());
-      this.$watch('system', () => this.refresh());
-      this.$watch('offset', () => this.refresh());
-    },
-
-    destroy() {
-      this.stop && this.stop();
-    },
-
-    pageText() {
-      return this.total === 0 ? 'no topics'
-        : (this.offset + 1) + '–' + Math.min(this.total, this.offset + this.limit) + ' of ' + this.total;
-    },
-
-    async refresh() {
-      const params = new URLSearchParams({offset: this.offset, limit: this.limit, q: this.q, system: this.system});
-      try {
-        const page = await api('GET', '/admin/topics?' + params);
-        this.rows = page.topics;
-        this.total = page.total;
-        this.error = '';
-        if (this.detail) {
-          await this.open(this.detail.name);
-        }
-      } catch (e) {
-        this.error = e.message;
+    /** An open topic follows the list. */
+    async loaded() {
+      if (this.detail) {
+        await this.open(this.detail.name);
       }
     },
 
