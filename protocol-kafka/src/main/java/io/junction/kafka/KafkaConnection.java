@@ -20,6 +20,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -47,17 +48,19 @@ import org.slf4j.LoggerFactory;
 final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
 
-    private final KafkaApis apis;
-    private final int maxPending;
     /** Groups listed per connection at most (a client uses one or a few; the list is for people to read). */
     static final int MAX_LISTED_GROUPS = 16;
 
+    private final KafkaApis apis;
+    private final int maxPending;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final ClientRegistry clients;
     /** This connection in the broker's list of clients, once it may make requests. */
     private ClientRegistry.Registration listed;
     /** The consumer groups this connection's requests named (read by the console from any thread). */
     private final Set<String> groups = ConcurrentHashMap.newKeySet();
+    /** The client's software as its ApiVersions request names it ({@code apache-kafka-java 3.9.0}), or empty. */
+    private String software = "";
     private final String advertisedHost;
     private final int advertisedPort;
     private ChannelHandlerContext ctx;
@@ -203,9 +206,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             close("a malformed " + api + " request: " + e);
             return;
         }
-        if (scope != null) {
-            listed(header, body);
-        }
+        noteClient(header, body);
         final KafkaRequest request = new KafkaRequest(header, body, this);
         CompletableFuture<ApiMessage> future;
         try {
@@ -216,10 +217,16 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         enqueue(request, future);
     }
 
-    /** Lists the connection on its first request past authentication, and notes the group a request names. */
-    private void listed(final RequestHeader header, final AbstractRequest body) {
-        if (listed == null) {
-            listed = clients.add("kafka", "", header.clientId(), scope.principal().name(),
+    /**
+     * Lists the connection on its first request past authentication, and notes what requests say of the client: its
+     * software (ApiVersions, which comes before SASL) and the groups it uses.
+     */
+    private void noteClient(final RequestHeader header, final AbstractRequest body) {
+        if (body instanceof ApiVersionsRequest versions && versions.version() >= 3) {
+            software = versions.data().clientSoftwareName() + " " + versions.data().clientSoftwareVersion();
+        }
+        if (listed == null && scope != null) {
+            listed = clients.add("kafka", software, header.clientId(), scope.principal().name(),
                     ctx.channel().remoteAddress(), this::describe,
                     () -> ctx.executor().execute(() -> {
                         if (!closed) {

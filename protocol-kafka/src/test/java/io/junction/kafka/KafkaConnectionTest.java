@@ -12,6 +12,7 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -73,6 +74,20 @@ class KafkaConnectionTest {
             final ClientRegistry.ClientConnection listed = wire.clients.list().stream()
                     .filter(l -> l.clientId().equals("wire-test")).findFirst().orElseThrow();
             assertThat(listed.protocol()).isEqualTo("kafka");
+            assertThat(listed.version()).isEqualTo("test 1");
+            // A group it joins shows (the join itself waits for the group's first rebalance: no answer needed).
+            final JoinGroupRequestData.JoinGroupRequestProtocolCollection protocols =
+                    new JoinGroupRequestData.JoinGroupRequestProtocolCollection();
+            protocols.add(new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range")
+                    .setMetadata(new byte[0]));
+            c.send(ApiKeys.JOIN_GROUP, (short) 5, new JoinGroupRequestData().setGroupId("wire-group")
+                    .setMemberId("").setProtocolType("consumer").setSessionTimeoutMs(10_000)
+                    .setRebalanceTimeoutMs(10_000).setProtocols(protocols));
+            final long joined = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (listed.details().get().isEmpty() && System.nanoTime() < joined) {
+                Thread.sleep(1); // the server reads the request on its own thread
+            }
+            assertThat(listed.details().get()).containsExactly("consumer group wire-group");
 
             listed.disconnect().run();
 
