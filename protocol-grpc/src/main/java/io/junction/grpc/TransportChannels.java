@@ -32,11 +32,6 @@ final class TransportChannels implements InternalProtocolNegotiator.ProtocolNego
         }
     }
 
-    /** How many connections are open (what a test can look at). */
-    int size() {
-        return open.size();
-    }
-
     @Override
     public AsciiString scheme() {
         return negotiator.scheme();
