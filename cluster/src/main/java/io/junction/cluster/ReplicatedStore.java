@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -141,6 +142,53 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             store.applyReplicated(offset, bytes);
             appliedEnd = end;
+        }
+    }
+
+    /** Where a replica catching up reads the leader's log: whole records from {@code from}, never past {@code to}. */
+    interface LogSource {
+        ByteBuffer read(long from, long to) throws IOException;
+    }
+
+    /**
+     * Catches up from a leader's snapshot: writes the leader's log from this replica's applied end up to {@code
+     * logEnd}, as committed ranges are written. A replica that led cuts its uncommitted tail first (it reopens as
+     * follower at its applied end). Ratis applies no entry meanwhile: it waits for the snapshot.
+     *
+     * @throws IOException when this replica's applied log is past {@code logEnd} (it cannot be a prefix of the
+     *                     leader's) or a range cannot be fetched or written
+     */
+    void installLog(final long logEnd, final LogSource leader) throws IOException {
+        synchronized (lock) {
+            if (broken != null) {
+                throw new IOException("this replica is broken", broken);
+            }
+            if (leaderTerm >= 0) {
+                reopen(false, -1);
+            }
+            if (appliedEnd > logEnd) {
+                throw new IOException("this replica's log ends at " + appliedEnd + ", past the leader's snapshot at "
+                        + logEnd);
+            }
+        }
+        while (appliedEnd < logEnd) {
+            final long from = appliedEnd;
+            final ByteBuffer bytes = leader.read(from, logEnd);
+            if (bytes.remaining() == 0) {
+                throw new IOException("the leader returned no log bytes at " + from);
+            }
+            synchronized (lock) {
+                final long end = from + bytes.remaining();
+                store.applyReplicated(from, bytes);
+                appliedEnd = end;
+            }
+        }
+    }
+
+    /** Takes a leader's metadata tables and consumer offsets whole (catching up from its snapshot). */
+    void replaceTables(final Map<String, byte[]> tables) throws IOException {
+        synchronized (lock) {
+            store.replaceTables(tables);
         }
     }
 
