@@ -4,6 +4,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.ReplicaRole;
+import io.junction.core.engine.ShortLogException;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogReplication;
@@ -77,13 +78,28 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         this.opened = opened;
     }
 
-    /** Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). */
-    void open(final long logEnd) {
+    /**
+     * Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). A log that
+     * ends before it (a crash while catching up from a leader's snapshot) opens as it is: the caller fetches the rest.
+     *
+     * @return where the opened log ends ({@code logEnd}, or less when the log is short)
+     */
+    long open(final long logEnd) {
         synchronized (lock) {
-            final MessageStore next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
+            MessageStore next;
+            try {
+                next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
+            } catch (StoreException e) {
+                if (!(e.getCause() instanceof ShortLogException)) {
+                    throw e;
+                }
+                LOG.warn("{}: opening the log as it is, the rest comes from the leader", e.getCause().getMessage());
+                next = MessageStore.open(config, ReplicaRole.follower(-1, this));
+            }
             store = next;
-            appliedEnd = logEnd;
+            appliedEnd = next.logEnd();
             opened.accept(next);
+            return appliedEnd;
         }
     }
 

@@ -58,6 +58,8 @@ final class StoreStateMachine extends BaseStateMachine {
     private final Runnable roleChanged;
     private final Function<ByteBuffer, CompletableFuture<ByteBuffer>> askLeader;
     private final AtomicLong installs = new AtomicLong();
+    /** A log end recorded by an installed snapshot that the log does not reach yet (see initialize); else -1. */
+    private volatile long unfetchedLogEnd = -1;
 
     /**
      * @param roleChanged wakes the node's role watcher (called on Ratis' threads: must not block)
@@ -84,7 +86,12 @@ final class StoreStateMachine extends BaseStateMachine {
         if (snapshot != null) {
             setLastAppliedTermIndex(snapshot.getTermIndex());
         }
-        replica.open(snapshot == null ? 0 : logEndOf(snapshot));
+        final long logEnd = snapshot == null ? 0 : logEndOf(snapshot);
+        if (replica.open(logEnd) < logEnd) {
+            // Ratis recorded the leader's snapshot, but the crash came before its log range was all here: fetch the
+            // rest before applying the entries after the snapshot.
+            unfetchedLogEnd = logEnd;
+        }
         getLifeCycle().transition(LifeCycle.State.STARTING);
         getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
@@ -105,6 +112,10 @@ final class StoreStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(final TransactionContext trx) {
         final LogEntryProto entry = trx.getLogEntry();
         try {
+            if (unfetchedLogEnd >= 0) {
+                fetchFromLeader(unfetchedLogEnd);
+                unfetchedLogEnd = -1;
+            }
             final ByteBuffer payload = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
             replica.apply(entry.getTerm(), payload);
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
@@ -137,7 +148,7 @@ final class StoreStateMachine extends BaseStateMachine {
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), null), at));
     }
 
-    /** A replica catching up asks the leader (this node) for its snapshot point, a log range or its tables. */
+    /** A replica catching up asks the leader (this node) for a range of its log or its tables. */
     @Override
     public CompletableFuture<Message> query(final Message request) {
         final ByteBuffer in = request.getContent().asReadOnlyByteBuffer();
@@ -170,6 +181,18 @@ final class StoreStateMachine extends BaseStateMachine {
         }
         final long logEnd = logEndOf(snapshot);
         LOG.info("Catching up from the leader's snapshot at {} (log end {})", snapshot.getTermIndex(), logEnd);
+        fetchFromLeader(logEnd);
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+        installs.incrementAndGet();
+        LOG.info("Installed the leader's snapshot at {}: log end {}", snapshot.getTermIndex(), logEnd);
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /** Fetches the leader's log up to {@code logEnd} and its tables; asks again until the install timeout. */
+    private void fetchFromLeader(final long logEnd) throws IOException {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(INSTALL_TIMEOUT_SECONDS);
         while (true) {
             try {
@@ -186,13 +209,6 @@ final class StoreStateMachine extends BaseStateMachine {
             }
         }
         replica.forceAppliedEnd();
-        setLastAppliedTermIndex(snapshot.getTermIndex());
-        installs.incrementAndGet();
-        LOG.info("Installed the leader's snapshot at {}: log end {}", snapshot.getTermIndex(), logEnd);
-        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
-            getLifeCycle().transition(LifeCycle.State.STARTING);
-            getLifeCycle().transition(LifeCycle.State.RUNNING);
-        }
     }
 
     private ByteBuffer ask(final ByteBuffer query) throws IOException {

@@ -152,6 +152,38 @@ class RaftLogCatchUpTest {
         assertThat(readAll(fresh, 700)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 700));
     }
 
+    @Test
+    void shouldFetchWhatALogShorterThanItsSnapshotLacksBeforeApplyingMore() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = new ArrayList<>(List.of(start("n1", members), start("n2", members),
+                start("n3", members)));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        send(leader, 0, 600);
+        final Node damaged = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        await(() -> damaged.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
+                "the follower to apply everything");
+        stop(damaged, group);
+        // Its newest commit-log segments lost (as when a crash cuts a snapshot installation short): the log now ends
+        // before the offset its last snapshot recorded.
+        final Path logDir = dir.resolve(damaged.id()).resolve("commitlog");
+        final List<Path> segments;
+        try (Stream<Path> files = Files.list(logDir)) {
+            segments = files.sorted().toList();
+        }
+        assertThat(segments).hasSizeGreaterThan(2);
+        Files.delete(segments.get(segments.size() - 1));
+        Files.delete(segments.get(segments.size() - 2));
+
+        final Node back = start(damaged.id(), members);
+        group.add(back);
+        send(leader, 600, 10);
+        await(() -> back.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
+                "the short replica to fetch what it lacks and apply the new sends");
+        assertSameLog(leader.node().store(), back.node().store());
+        assertThat(readAll(back, 610)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 610));
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     /** Both logs hold the same bytes up to the leader's end. */
