@@ -63,8 +63,6 @@ public final class ClusterNode implements AutoCloseable {
     private static final long ROLE_WATCH_MILLIS = 50;
     /** How often a leader ships a changed consumer-offset table to its followers. */
     private static final long OFFSETS_SHIP_MILLIS = 1000;
-    /** Snapshots ("the log ends at E after index I") bound the replay at restart. */
-    private static final long SNAPSHOT_EVERY_ENTRIES = 4096;
     /** How often a node checks that the replicated state shows its contract address (and publishes it if not). */
     private static final long PUBLISH_CHECK_MILLIS = 1000;
 
@@ -73,6 +71,7 @@ public final class ClusterNode implements AutoCloseable {
     private final RaftPeerId selfId;
     private final RaftServer server;
     private final ReplicatedStore replica;
+    private final StoreStateMachine stateMachine;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ScheduledExecutorService roleWatcher;
@@ -105,10 +104,11 @@ public final class ClusterNode implements AutoCloseable {
         this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, opened);
         final RaftGroup group = RaftGroup.valueOf(groupId, peers);
         final RaftProperties properties = properties(settings);
+        this.stateMachine = new StoreStateMachine(replica, this::wakeRoleWatcher, this::askLeader);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setGroup(group)
-                .setStateMachine(new StoreStateMachine(replica, this::wakeRoleWatcher))
+                .setStateMachine(stateMachine)
                 .setProperties(properties)
                 // FORMAT the group's Raft storage at the first start, RECOVER it at every later one.
                 .setOption(Files.isDirectory(settings.clusterDir().resolve("raft").resolve(clusterId.toString()))
@@ -191,12 +191,21 @@ public final class ClusterNode implements AutoCloseable {
         // partitioned leader must not sit on writes it cannot commit.
         RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
                 TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+        // Bounded log: a snapshot every N entries, then the log is purged up to it (even while a member is down:
+        // it catches up from the leader's snapshot), keeping the last few entries for followers just behind.
+        final RaftLogLimits limits = settings.raftLog();
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, SNAPSHOT_EVERY_ENTRIES);
-        // Never purge the Raft log: a lagging replica catches up from it (installing a snapshot is not built yet).
-        RaftServerConfigKeys.Log.setPurgeGap(p, Integer.MAX_VALUE);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, limits.snapshotEveryEntries());
+        // Each snapshot is a small note; keep the latest two.
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, limits.snapshotEveryEntries()));
+        RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, limits.keptEntries());
+        // A follower the purged log no longer covers gets the leader's snapshot (a note "the log ends at E after
+        // index I"), then fetches the commit log up to E and the tables itself (StoreStateMachine.reinitialize).
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
         // An entry carries about 4 MiB of log (more when one record is larger: up to the largest message).
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("64MB"));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(limits.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("16MB"));
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("17MB"));
         RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf("256MB"));
@@ -238,6 +247,21 @@ public final class ClusterNode implements AutoCloseable {
             }
             return appliedHere(r.getLogIndex());
         });
+    }
+
+    /** A read-only query answered by the leader's state machine (a replica catching up from its snapshot). */
+    private CompletableFuture<ByteBuffer> askLeader(final ByteBuffer query) {
+        return forwarder.async().sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(query))).thenApply(r -> {
+            if (!r.isSuccess()) {
+                throw new CompletionException(unavailable(r.getException()));
+            }
+            return r.getMessage().getContent().asReadOnlyByteBuffer();
+        });
+    }
+
+    /** Times this node caught up from the leader's snapshot since start (the leader had purged what it lacked). */
+    public long snapshotInstalls() {
+        return stateMachine.snapshotInstalls();
     }
 
     private CompletableFuture<Void> appliedHere(final long index) {

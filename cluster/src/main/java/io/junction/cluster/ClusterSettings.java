@@ -15,15 +15,17 @@ import java.util.Objects;
  * @param dataDir         the broker's data directory; the Raft log lives under {@code cluster/}
  * @param contractPort    the port of this node's contract server on its replication host ({@code
  *                        cluster.contract-port}; 0 = any free port): followers forward writes and POP there
+ * @param raftLog         when the Raft log is snapshotted and purged
  */
 public record ClusterSettings(String nodeId, List<ClusterMember> members, Duration electionTimeout, Path dataDir,
-                              int contractPort) {
+                              int contractPort, RaftLogLimits raftLog) {
 
     public ClusterSettings {
         Objects.requireNonNull(nodeId, "nodeId");
         members = List.copyOf(members);
         Objects.requireNonNull(electionTimeout, "electionTimeout");
         Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(raftLog, "raftLog");
         if (members.stream().noneMatch(m -> m.id().equals(nodeId))) {
             throw new IllegalArgumentException("cluster.node-id " + nodeId + " is not among cluster.members "
                     + members);
@@ -35,6 +37,12 @@ public record ClusterSettings(String nodeId, List<ClusterMember> members, Durati
             throw new IllegalArgumentException("cluster.election-timeout-ms must be at least 100, not "
                     + electionTimeout.toMillis());
         }
+    }
+
+    /** Settings with the default Raft log limits. */
+    public ClusterSettings(final String nodeId, final List<ClusterMember> members, final Duration electionTimeout,
+                           final Path dataDir, final int contractPort) {
+        this(nodeId, members, electionTimeout, dataDir, contractPort, RaftLogLimits.DEFAULT);
     }
 
     /** Settings whose contract server takes any free port. */

@@ -4,6 +4,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.ReplicaRole;
+import io.junction.core.engine.ShortLogException;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogReplication;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,13 +78,28 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         this.opened = opened;
     }
 
-    /** Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). */
-    void open(final long logEnd) {
+    /**
+     * Opens the store as follower with its log cut at {@code logEnd} (the end the last snapshot recorded). A log that
+     * ends before it (a crash while catching up from a leader's snapshot) opens as it is: the caller fetches the rest.
+     *
+     * @return where the opened log ends ({@code logEnd}, or less when the log is short)
+     */
+    long open(final long logEnd) {
         synchronized (lock) {
-            final MessageStore next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
+            MessageStore next;
+            try {
+                next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
+            } catch (StoreException e) {
+                if (!(e.getCause() instanceof ShortLogException)) {
+                    throw e;
+                }
+                LOG.warn("{}: opening the log as it is, the rest comes from the leader", e.getCause().getMessage());
+                next = MessageStore.open(config, ReplicaRole.follower(-1, this));
+            }
             store = next;
-            appliedEnd = logEnd;
+            appliedEnd = next.logEnd();
             opened.accept(next);
+            return appliedEnd;
         }
     }
 
@@ -141,6 +158,53 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             store.applyReplicated(offset, bytes);
             appliedEnd = end;
+        }
+    }
+
+    /** Where a replica catching up reads the leader's log: whole records from {@code from}, never past {@code to}. */
+    interface LogSource {
+        ByteBuffer read(long from, long to) throws IOException;
+    }
+
+    /**
+     * Catches up from a leader's snapshot: writes the leader's log from this replica's applied end up to {@code
+     * logEnd}, as committed ranges are written. A replica that led cuts its uncommitted tail first (it reopens as
+     * follower at its applied end). Ratis applies no entry meanwhile: it waits for the snapshot.
+     *
+     * @throws IOException when this replica's applied log is past {@code logEnd} (it cannot be a prefix of the
+     *                     leader's) or a range cannot be fetched or written
+     */
+    void installLog(final long logEnd, final LogSource leader) throws IOException {
+        synchronized (lock) {
+            if (broken != null) {
+                throw new IOException("this replica is broken", broken);
+            }
+            if (leaderTerm >= 0) {
+                reopen(false, -1);
+            }
+            if (appliedEnd > logEnd) {
+                throw new IOException("this replica's log ends at " + appliedEnd + ", past the leader's snapshot at "
+                        + logEnd);
+            }
+        }
+        while (appliedEnd < logEnd) {
+            final long from = appliedEnd;
+            final ByteBuffer bytes = leader.read(from, logEnd);
+            if (bytes.remaining() == 0) {
+                throw new IOException("the leader returned no log bytes at " + from);
+            }
+            synchronized (lock) {
+                final long end = from + bytes.remaining();
+                store.applyReplicated(from, bytes);
+                appliedEnd = end;
+            }
+        }
+    }
+
+    /** Takes a leader's metadata tables and consumer offsets whole (catching up from its snapshot). */
+    void replaceTables(final Map<String, byte[]> tables) throws IOException {
+        synchronized (lock) {
+            store.replaceTables(tables);
         }
     }
 

@@ -22,6 +22,7 @@ import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
 import io.junction.core.log.LogReplication;
 import io.junction.core.message.Message;
+import io.junction.core.message.RecordLayout;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
@@ -44,6 +45,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -79,6 +81,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
     public static final String TOPICS_TABLE = "topics";
     public static final String GROUPS_TABLE = "groups";
     public static final String KV_TABLE = "kvconfig";
+    /** The consumer-offset table, in {@link #exportTables} (it is shipped, not changed by entries). */
+    public static final String OFFSETS_TABLE = "offsets";
     private static final int MAX_PARKED_READS = 100_000;
     /** A consumer client missing heartbeats this long is dropped (RocketMQ: 120 s). */
     private static final Duration CONSUMER_EXPIRY = Duration.ofSeconds(120);
@@ -504,6 +508,58 @@ public final class MessageStore implements Messaging, AutoCloseable {
         if (role.follower()) {
             offsets.applyShipped(table);
         }
+    }
+
+    /**
+     * Copies whole records of the log from {@code from}, at most about {@code maxBytes} (one larger record is copied
+     * whole), never past {@code to}: a leader serving a replica that catches up from a snapshot.
+     *
+     * @throws IOException when the range is not in this log or does not start at a record
+     */
+    public ByteBuffer copyLog(final long from, final long to, final int maxBytes) throws IOException {
+        if (from < 0 || to > log.writeOffset() || from >= to) {
+            throw new IOException("log range [" + from + ", " + to + ") is not in this log (it ends at "
+                    + log.writeOffset() + ")");
+        }
+        final ByteBuffer bytes = log.copyRange(from, Math.min(to, from + maxBytes));
+        int pos = 0;
+        while (pos + RecordLayout.TOTAL_SIZE_OFFSET + Integer.BYTES <= bytes.limit()) {
+            final int size = bytes.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET);
+            if (size <= 0) {
+                throw new IOException("no record at log offset " + (from + pos));
+            }
+            if (pos + (long) size > bytes.limit()) {
+                break;
+            }
+            pos += size;
+        }
+        if (pos > 0) {
+            return bytes.limit(pos);
+        }
+        // One record larger than maxBytes: copy it whole.
+        final int size = log.copyRange(from, from + RecordLayout.TOTAL_SIZE_OFFSET + Integer.BYTES)
+                .getInt(RecordLayout.TOTAL_SIZE_OFFSET);
+        if (size <= 0 || from + size > to) {
+            throw new IOException("no whole record at log offset " + from);
+        }
+        return log.copyRange(from, from + size);
+    }
+
+    /** The metadata tables and the consumer offsets, whole (a leader serving a replica catching up). */
+    public Map<String, byte[]> exportTables() throws IOException {
+        return Map.of(TOPICS_TABLE, topicTable.export(), GROUPS_TABLE, groupTable.export(), KV_TABLE,
+                kvTable.export(), OFFSETS_TABLE, offsets.export());
+    }
+
+    /** Replaces the tables with a leader's {@link #exportTables} (a follower catching up from a snapshot). */
+    public void replaceTables(final Map<String, byte[]> tables) throws IOException {
+        if (!role.follower()) {
+            throw new IllegalStateException("only a follower's store takes a leader's tables");
+        }
+        topicTable.replaceAll(tables.get(TOPICS_TABLE));
+        groupTable.replaceAll(tables.get(GROUPS_TABLE));
+        kvTable.replaceAll(tables.get(KV_TABLE));
+        offsets.applyShipped(tables.get(OFFSETS_TABLE));
     }
 
     /** Where this replica's log ends (written, not necessarily forced). */

@@ -56,7 +56,7 @@ final class StoreRecovery {
             return end;
         }
         if (logEnd > end) {
-            throw new IOException("the log ends at " + end + ", before " + logEnd + " that the cluster recorded as "
+            throw new ShortLogException("the log ends at " + end + ", before " + logEnd + " that the cluster recorded as "
                     + "applied: files of this replica are missing");
         }
         log.truncate(logEnd);

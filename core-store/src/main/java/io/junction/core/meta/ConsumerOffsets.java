@@ -101,6 +101,11 @@ public final class ConsumerOffsets {
         return encode(Map.copyOf(offsets));
     }
 
+    /** The whole table, changed or not (a replica catching up from a snapshot takes it from the leader). */
+    public byte[] export() {
+        return encode(Map.copyOf(offsets));
+    }
+
     /** Replaces the table with one a leader shipped (a follower); written to the file by the next persist. */
     public void applyShipped(final byte[] table) {
         final Map<Key, Long> shipped = new HashMap<>();

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -185,6 +186,29 @@ public final class DurableTable<V> {
         return true;
     }
 
+    /** The whole table as its file holds it (a replica catching up from a snapshot takes it from the leader). */
+    public synchronized byte[] export() throws IOException {
+        return encodeAll();
+    }
+
+    /**
+     * Replaces the whole table with one {@link #export} produced (a replica catching up from a snapshot: the changes
+     * the leader purged from its Raft log are in its table) and persists it.
+     */
+    public synchronized void replaceAll(final byte[] table) throws IOException {
+        final Map<String, V> replaced = new HashMap<>();
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(table))) {
+            final int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                final V v = codec.read(in);
+                replaced.put(nameOf.apply(v), v);
+            }
+        }
+        entries.keySet().retainAll(replaced.keySet());
+        entries.putAll(replaced);
+        persist();
+    }
+
     private void restore(final String name, final V previous) {
         if (previous == null) {
             entries.remove(name);
@@ -194,6 +218,10 @@ public final class DurableTable<V> {
     }
 
     private void persist() throws IOException {
+        file.write(encodeAll());
+    }
+
+    private byte[] encodeAll() throws IOException {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final DataOutputStream out = new DataOutputStream(bytes);
         final List<V> values = new ArrayList<>(entries.values());
@@ -202,7 +230,7 @@ public final class DurableTable<V> {
             codec.write(v, out);
         }
         out.flush();
-        file.write(bytes.toByteArray());
+        return bytes.toByteArray();
     }
 
     private void decode(final ByteBuffer payload) {
