@@ -18,14 +18,11 @@ import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  * forwards to the new one.
  */
 class FollowerForwardingTest {
-    private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
     private static final String TOPIC = "orders";
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(2000);
@@ -58,25 +54,15 @@ class FollowerForwardingTest {
         nodes.forEach(n -> n.node().close());
     }
 
-    /** A port nobody listens on now, never the same twice in this JVM (the OS may offer one twice in a row). */
-    private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (GIVEN_PORTS.add(s.getLocalPort())) {
-                    return s.getLocalPort();
-                }
-            }
-        }
-    }
 
     private List<Node> startGroup() throws IOException {
         final List<ClusterMember> members = new ArrayList<>();
         final List<Integer> contractPorts = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
+            members.add(new ClusterMember("n" + i, "127.0.0.1", LocalPorts.next()));
             // Chosen with the Raft ports, before anything binds: a contract server on "any free port" could take a
             // Raft port picked here for a node that has not started yet.
-            contractPorts.add(freePort());
+            contractPorts.add(LocalPorts.next());
         }
         final List<Node> group = new ArrayList<>();
         for (ClusterMember m : members) {

@@ -11,7 +11,6 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,8 +22,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -40,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshot, whether it was down or lost its whole data directory.
  */
 class RaftLogCatchUpTest {
-    private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
     private static final RaftLogLimits SMALL_LOG = new RaftLogLimits(32, 8, 1 << 20);
     private static final String TOPIC = "orders";
     private static final int BODY_BYTES = 4096;
@@ -283,21 +279,12 @@ class RaftLogCatchUpTest {
     private List<ClusterMember> members() throws IOException {
         final List<ClusterMember> members = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
-            contractPorts.put("n" + i, freePort());
+            members.add(new ClusterMember("n" + i, "127.0.0.1", LocalPorts.next()));
+            contractPorts.put("n" + i, LocalPorts.next());
         }
         return members;
     }
 
-    private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (GIVEN_PORTS.add(s.getLocalPort())) {
-                    return s.getLocalPort();
-                }
-            }
-        }
-    }
 
     private Node start(final String id, final List<ClusterMember> members) {
         final ClusterSettings settings = new ClusterSettings(id, members, ELECTION_TIMEOUT, dir.resolve(id),

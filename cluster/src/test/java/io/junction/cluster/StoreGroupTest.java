@@ -12,7 +12,6 @@ import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Three store replicas in one JVM, each a Ratis server on its own port: election, replication, failover. */
 class StoreGroupTest {
-    private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
     /** Each node's contract server port, by node id (kept across its restarts). */
     private final Map<String, Integer> contractPorts = new HashMap<>();
 
@@ -61,24 +58,14 @@ class StoreGroupTest {
     private List<ClusterMember> members() throws IOException {
         final List<ClusterMember> members = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            members.add(new ClusterMember("n" + i, "127.0.0.1", freePort()));
+            members.add(new ClusterMember("n" + i, "127.0.0.1", LocalPorts.next()));
             // Chosen with the Raft ports, before anything binds: a contract server on "any free port" could take a
             // Raft port picked here for a node that has not started yet.
-            contractPorts.put("n" + i, freePort());
+            contractPorts.put("n" + i, LocalPorts.next());
         }
         return members;
     }
 
-    /** A port nobody listens on now, never the same twice in this JVM (the OS may offer one twice in a row). */
-    private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (GIVEN_PORTS.add(s.getLocalPort())) {
-                    return s.getLocalPort();
-                }
-            }
-        }
-    }
 
     private Node start(final String id, final List<ClusterMember> members) {
         final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(600), dir.resolve(id),
