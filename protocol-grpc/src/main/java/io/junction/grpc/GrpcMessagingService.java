@@ -85,7 +85,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     private final TelemetryActivity telemetry;
     private final TopicProvisioner topics;
     private final HeldMessages<String> held;
-    private final Endpoints advertised;
+    private final RouteEndpoints routeEndpoints;
     /** Where answers are built and written: never on the store's threads (its single appender above all). */
     private final Executor responses;
     /**
@@ -122,11 +122,11 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
         this.receiver = new ReceiveActivity(messaging, settings, held, responses);
         this.offsets = new OffsetActivity(messaging, settings, responses);
         this.telemetry = new TelemetryActivity(messaging, settings, sessions);
-        this.advertised = Endpoints.newBuilder()
+        this.routeEndpoints = new RouteEndpoints(messaging.kvConfigs(), Endpoints.newBuilder()
                 .setScheme(advertisedHost.indexOf(':') >= 0 ? AddressScheme.IPv6
                         : Character.isDigit(advertisedHost.isEmpty() ? 'x' : advertisedHost.charAt(0))
                         ? AddressScheme.IPv4 : AddressScheme.DOMAIN_NAME)
-                .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build();
+                .addAddresses(Address.newBuilder().setHost(advertisedHost).setPort(port)).build());
     }
 
     /** The messages push consumers hold (renewed while they do); the front-end starts and stops the renewals. */
@@ -143,8 +143,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
                     .build());
             return;
         }
-        final Endpoints endpoints = request.hasEndpoints() && request.getEndpoints().getAddressesCount() > 0
-                ? request.getEndpoints() : advertised;
+        final Endpoints endpoints = routeEndpoints.of(request.hasEndpoints(), request.getEndpoints());
         reply(out, topic(ResourceNames.core(request.getTopic())), route -> {
             final QueryRouteResponse.Builder b = QueryRouteResponse.newBuilder().setStatus(Statuses.OK);
             final Permission perm = permission(route);
@@ -180,8 +179,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
     @Override
     public void queryAssignment(final QueryAssignmentRequest request,
                                 final StreamObserver<QueryAssignmentResponse> out) {
-        final Endpoints endpoints = request.hasEndpoints() && request.getEndpoints().getAddressesCount() > 0
-                ? request.getEndpoints() : advertised;
+        final Endpoints endpoints = routeEndpoints.of(request.hasEndpoints(), request.getEndpoints());
         reply(out, topic(ResourceNames.core(request.getTopic())), route -> {
             if (!route.readable()) {
                 return QueryAssignmentResponse.newBuilder().setStatus(Statuses.of(Code.FORBIDDEN,

@@ -1,9 +1,13 @@
 package io.junction.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
+import apache.rocketmq.v2.Address;
+import apache.rocketmq.v2.AddressScheme;
 import apache.rocketmq.v2.ClientType;
 import apache.rocketmq.v2.Code;
+import apache.rocketmq.v2.Endpoints;
 import apache.rocketmq.v2.FilterExpression;
 import apache.rocketmq.v2.FilterType;
 import apache.rocketmq.v2.MessageQueue;
@@ -15,6 +19,7 @@ import apache.rocketmq.v2.Settings;
 import apache.rocketmq.v2.Subscription;
 import apache.rocketmq.v2.SubscriptionEntry;
 import io.grpc.stub.StreamObserver;
+import io.junction.core.Messaging;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
@@ -22,6 +27,7 @@ import io.junction.core.engine.TestStores;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicType;
+import io.junction.spi.cluster.ClusterEndpoints;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -129,6 +135,36 @@ class GrpcMessagingServiceTest {
                 .build());
         assertThat(reply.getSubscription().getFifo()).isTrue();
         assertThat(awaitGroup("ordered")).hasValueSatisfying(g -> assertThat(g.fifo()).isTrue());
+    }
+
+    @Test
+    void shouldListThisNodeOnlyInARouteWhenNoClusterPublishedItsNodes() {
+        final MessageQueue q = route(service, "alone").getMessageQueues(0);
+        assertThat(q.getBroker().getEndpoints().getAddressesList()).extracting(Address::getHost, Address::getPort)
+                .containsExactly(tuple("127.0.0.1", 8081));
+    }
+
+    @Test
+    void shouldListEveryPublishedNodeAfterThisOneInARoute() {
+        final Messaging.KvConfigs kv = store.kvConfigs();
+        kv.put(ClusterEndpoints.NAMESPACE, ClusterEndpoints.MEMBERS_KEY, "n1,n2,n3,n4").join();
+        kv.put(ClusterEndpoints.NAMESPACE, ClusterEndpoints.key("n1", "grpc"), "127.0.0.2:18081").join();
+        kv.put(ClusterEndpoints.NAMESPACE, ClusterEndpoints.key("n2", "grpc"), "127.0.0.1:8081").join(); // this one
+        kv.put(ClusterEndpoints.NAMESPACE, ClusterEndpoints.key("n3", "grpc"), "broker-3.example:8081").join();
+        // n4 has not published yet
+        kv.put(ClusterEndpoints.NAMESPACE, ClusterEndpoints.key("n1", "remoting"), "127.0.0.2:19876").join();
+
+        final MessageQueue q = route(service, "spread").getMessageQueues(0);
+        // this node first (pick_first in the client), each node once, a domain name left out of an IPv4 list
+        assertThat(q.getBroker().getEndpoints().getAddressesList()).extracting(a -> a.getHost() + ":" + a.getPort())
+                .containsExactly("127.0.0.1:8081", "127.0.0.2:18081");
+        // a client that reached this node by a domain name keeps it alone: its SDK refuses several such addresses
+        final Answer<QueryRouteResponse> answer = new Answer<>();
+        service.queryRoute(QueryRouteRequest.newBuilder().setTopic(Resource.newBuilder().setName("spread"))
+                .setEndpoints(Endpoints.newBuilder().setScheme(AddressScheme.DOMAIN_NAME)
+                        .addAddresses(Address.newBuilder().setHost("broker-2.example").setPort(8081))).build(), answer);
+        assertThat(answer.value.orTimeout(10, TimeUnit.SECONDS).join().getMessageQueues(0).getBroker().getEndpoints()
+                .getAddressesList()).extracting(Address::getHost).containsExactly("broker-2.example");
     }
 
     @Test

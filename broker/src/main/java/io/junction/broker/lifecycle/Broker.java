@@ -1,5 +1,6 @@
 package io.junction.broker.lifecycle;
 
+import io.junction.broker.cluster.ClientEndpointsPublisher;
 import io.junction.broker.cluster.ClusterSetup;
 import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
@@ -23,6 +24,7 @@ import io.junction.broker.netty.NettyTransport;
 import io.junction.broker.security.SecurityAdminHandler;
 import io.junction.broker.security.SecuritySetup;
 import io.junction.broker.tracing.MessageSpans;
+import io.junction.cluster.ClusterMember;
 import io.junction.cluster.ClusterNode;
 import io.junction.cluster.ClusterSettings;
 import io.junction.cluster.ReplicaMessaging;
@@ -190,6 +192,10 @@ public final class Broker {
                 endpoints.addAll(awaitStarted(e.getKey(), e.getValue()));
             }
             endpoints.addAll(httpEndpoints);
+            if (cluster != null) {
+                resources.push("cluster endpoints", ClientEndpointsPublisher.start(store, clusterSettings.nodeId(),
+                        clusterSettings.members().stream().map(ClusterMember::id).toList(), endpoints));
+            }
             health.up(endpoints);
             return new Broker(resources, health, List.copyOf(endpoints), config.dataDir());
         } catch (final ConfigException | BrokerStartException e) {

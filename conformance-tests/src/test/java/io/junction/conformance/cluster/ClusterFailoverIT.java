@@ -13,6 +13,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.time.Duration;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientException;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -28,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * Three broker processes (small heaps, own ports and data directories) form one store group. A RocketMQ producer sends
  * with acknowledgements to the leader, another to a follower (which forwards to the leader); the leader is SIGKILLed; the two survivors elect a leader, which serves every
  * acknowledged message to a RocketMQ consumer and takes new sends; the killed node restarts, rejoins as a follower
- * and catches up with the group's log.
+ * and catches up with the group's log. A RocketMQ 5 gRPC producer given only the leader's address keeps sending
+ * after the kill: the route lists every node's gRPC address and the client fails over between them.
  */
 @Tag("cluster")
 class ClusterFailoverIT {
@@ -37,6 +43,12 @@ class ClusterFailoverIT {
     private static final int FOLLOWER_SENDS = 50;
     private static final Pattern CONTRACT = Pattern.compile("\"contract\":\"[^\"]+\"");
     private static final Pattern NUMBER = Pattern.compile("\"%s\":(-?\\d+)");
+    private static final int GRPC_SENDS_AFTER_KILL = 10;
+
+    static {
+        // keep the gRPC client's own log files out of the user's home
+        System.setProperty("rocketmq.log.root", System.getProperty("java.io.tmpdir") + "/junction-grpc-client-logs");
+    }
 
     private final List<RunningBroker> nodes = new ArrayList<>();
 
@@ -87,6 +99,20 @@ class ClusterFailoverIT {
         assertThat(forwarded).hasSize(FOLLOWER_SENDS);
         assertThat(follower.get("/cluster").body()).contains("\"acceptsWrites\":false");
 
+        // A gRPC producer that was given the leader only: its route (taken once every node published its gRPC
+        // address) lists all three nodes.
+        for (int i = 0; i < nodes.size(); i++) {
+            final RunningBroker n = nodes.get(i);
+            final String published = "published n" + (i + 1) + "/grpc";
+            awaitTrue(() -> n.process().stdout().contains(published), "node n" + (i + 1) + " to publish its gRPC address");
+        }
+        final Producer grpc = ClientServiceProvider.loadService().newProducerBuilder()
+                .setClientConfiguration(ClientConfiguration.newBuilder().setEndpoints(leader.grpcEndpoint())
+                        .enableSsl(false).setRequestTimeout(Duration.ofSeconds(3)).build())
+                .setTopics(TOPIC).build();
+        final List<String> grpcAcked = new ArrayList<>(sendGrpc(grpc, "grpc-before-", 0, 5, 5));
+        assertThat(grpcAcked).hasSize(5);
+
         final long killedAt = System.nanoTime();
         leader.kill();
         final List<RunningBroker> survivors = nodes.stream().filter(n -> n != leader).toList();
@@ -95,12 +121,21 @@ class ClusterFailoverIT {
         System.out.printf("ClusterFailoverIT: failover (kill to first acknowledged send on the new leader) %d ms%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
         assertThat(after).hasSize(10);
+        // The same gRPC producer object: its channel moves to a surviving node (sends during the election may fail).
+        final List<String> grpcAfter = sendGrpc(grpc, "grpc-after-", 0, 200, GRPC_SENDS_AFTER_KILL);
+        grpc.close();
+        System.out.printf("ClusterFailoverIT: the gRPC producer given only the killed node sent %d messages after the "
+                + "kill%n", grpcAfter.size());
+        assertThat(grpcAfter).as("sends acknowledged after the kill to a producer given only the killed node")
+                .hasSize(GRPC_SENDS_AFTER_KILL);
+        grpcAcked.addAll(grpcAfter);
         assertThat(next.get("/metrics").body()).contains("junction_cluster_accepts_writes 1.0",
                 "junction_cluster_role_changes_total", "junction_cluster_term");
 
         final Set<String> expected = new HashSet<>(acked);
         expected.addAll(forwarded);
         expected.addAll(after);
+        expected.addAll(grpcAcked);
         final List<MessageExt> consumed = consumeAll(next, expected.size());
         final List<String> bodies = consumed.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8))
                 .toList();
@@ -138,6 +173,27 @@ class ClusterFailoverIT {
             }
         } finally {
             producer.shutdown();
+        }
+        return acked;
+    }
+
+    /**
+     * Sends from a gRPC producer until {@code wanted} are acknowledged or {@code attempts} sends were made; a failed
+     * send (an election, a dead node) is not retried with the same body.
+     */
+    private static List<String> sendGrpc(final Producer producer, final String prefix, final int from,
+                                         final int attempts, final int wanted) {
+        final List<String> acked = new ArrayList<>();
+        final ClientServiceProvider provider = ClientServiceProvider.loadService();
+        for (int i = from; i < from + attempts && acked.size() < wanted; i++) {
+            final String body = prefix + i;
+            try {
+                producer.send(provider.newMessageBuilder().setTopic(TOPIC)
+                        .setBody(body.getBytes(StandardCharsets.UTF_8)).build());
+                acked.add(body);
+            } catch (final ClientException e) {
+                // not acknowledged: the client's own retries ran out during the failover; try the next one
+            }
         }
         return acked;
     }
