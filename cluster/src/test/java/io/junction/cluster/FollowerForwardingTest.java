@@ -15,8 +15,11 @@ import io.junction.core.StoreException;
 import io.junction.core.engine.TestStores;
 import io.junction.core.filter.TagFilter;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.txn.TransactionEnd;
+import io.junction.core.txn.TransactionResolution;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -173,6 +176,67 @@ class FollowerForwardingTest {
         final CompletableFuture<SendResult> stranded = stillFollowing.messaging().send(text("alone"));
         assertThat(stranded).failsWithin(DEADLINE).withThrowableOfType(ExecutionException.class)
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
+    }
+
+    @Test
+    void shouldRedeliverMessagesPoppedBeforeTheLeaderStoppedOnceTheirInvisibleTimePasses() throws Exception {
+        final List<Node> group = startGroup();
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        for (Node n : group) {
+            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
+                    && n.messaging().route(TOPIC).isPresent());
+        }
+        final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        final List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            follower.messaging().send(text("p" + i)).get(20, TimeUnit.SECONDS);
+            expected.add("p" + i);
+        }
+        // Popped through a follower, never acked; then the leader that recorded the pop stops.
+        final PopResult popped = follower.messaging().pop(new PopRequest("pop-workers", TOPIC, null, 32, 3_000, 0))
+                .get(20, TimeUnit.SECONDS);
+        assertThat(popped.messages()).extracting(p -> body(p.message())).containsExactlyElementsOf(expected);
+        leader.node().close();
+        nodes.remove(leader);
+        final List<Node> survivors = group.stream().filter(n -> n != leader).toList();
+        final Node next = awaitLeader(survivors);
+        // Each comes back once its invisible time has passed, on the new leader.
+        final List<String> redelivered = new ArrayList<>();
+        await().atMost(DEADLINE).until(() -> {
+            next.messaging().pop(new PopRequest("pop-workers", TOPIC, null, 32, 60_000, 1_000))
+                    .get(20, TimeUnit.SECONDS).messages().forEach(p -> redelivered.add(body(p.message())));
+            return redelivered.size() >= expected.size();
+        });
+        assertThat(redelivered).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void shouldKeepAHalfMessageUnresolvedAcrossALeaderChangeSoItsProducerCanStillCommitIt() throws Exception {
+        final List<Node> group = startGroup();
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        for (Node n : group) {
+            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
+                    && n.messaging().route(TOPIC).isPresent());
+        }
+        final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        final SendResult half = follower.messaging().send(Message.builder(TOPIC).queueId(0).tag("t")
+                .property(MessageProperties.TRANSACTION_PREPARED, "true")
+                .property(MessageProperties.PRODUCER_GROUP, "pg")
+                .body("half".getBytes(StandardCharsets.UTF_8)).build()).get(20, TimeUnit.SECONDS);
+        // Longer than a checkpoint interval: a follower must not move the replay positions past it meanwhile.
+        await().pollDelay(Duration.ofMillis(2_500)).atMost(DEADLINE).until(() -> true);
+        leader.node().close();
+        nodes.remove(leader);
+        final Node next = awaitLeader(group.stream().filter(n -> n != leader).toList());
+        // The new leader still knows the half message: its producer's commit is accepted and delivers it.
+        await().atMost(DEADLINE).ignoreException(StoreException.class).until(() -> {
+            next.messaging().endTransaction(TransactionEnd.byOffset("pg", half.commitLogOffset(), half.uniqueId(),
+                    TransactionResolution.COMMIT)).get(20, TimeUnit.SECONDS);
+            return true;
+        });
+        assertThat(readAll(next.messaging(), 1)).containsExactly("half");
     }
 
     /** One forwarded send; null when it failed (no leader yet, or the old one's connection was lost). */

@@ -23,11 +23,16 @@ final class CheckpointWriter {
     private final Dispatcher dispatcher;
     private final PopService pops;
     private final TransactionService transactions;
+    /**
+     * A replicated store's follower: it pops nothing and resolves no transaction, so its (empty) in-flight state must
+     * not move the replay positions; it keeps the positions its leader ships, which a promotion replays from.
+     */
+    private final boolean follower;
     private volatile long lastCheckpoint;
 
     CheckpointWriter(final Checkpoint checkpoint, final LongSupplier clock, final CommitLog log,
                      final ConsumeQueueStore queues, final MessageIndex index, final Dispatcher dispatcher,
-                     final PopService pops, final TransactionService transactions) {
+                     final PopService pops, final TransactionService transactions, final boolean follower) {
         this.checkpoint = checkpoint;
         this.clock = clock;
         this.log = log;
@@ -36,11 +41,14 @@ final class CheckpointWriter {
         this.dispatcher = dispatcher;
         this.pops = pops;
         this.transactions = transactions;
+        this.follower = follower;
     }
 
     void write() throws IOException {
-        pops.commitRevivePositions(q -> queues.maxOffset(PopService.REVIVE_TOPIC, q));
-        transactions.commitReplayPositions();
+        if (!follower) {
+            pops.commitRevivePositions(q -> queues.maxOffset(PopService.REVIVE_TOPIC, q));
+            transactions.commitReplayPositions();
+        }
         final long indexed = dispatcher.dispatchedOffset();
         queues.flush();
         index.flush();

@@ -193,7 +193,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.recalls = new DelayedRecall(queries, timers, readPool);
         this.popReads = new PopReads(availability, pops, traffic, flusher, dispatcher, threads.timeouts);
         this.checkpoints = new CheckpointWriter(checkpoint, clock, log, queues, index, dispatcher, pops,
-                transactions);
+                transactions, role.follower());
         this.retention = new Retention(config, clock, dataDir.root(), log, queues, index, dispatcher,
                 new CompactedRetention(topicTable::all, reader::read, sending::appendBatch));
         start(end, new Maintenance(config, clock, checkpoints, offsets, availability, retention, registry, traffic,
