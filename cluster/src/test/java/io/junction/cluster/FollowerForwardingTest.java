@@ -82,6 +82,17 @@ class FollowerForwardingTest {
         return group;
     }
 
+    /** Three replicas that all know the topic and every member's contract address: forwarding can start. */
+    private List<Node> startGroupWithTopic() throws IOException {
+        final List<Node> group = startGroup();
+        awaitLeader(group).messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        for (Node n : group) {
+            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
+                    && n.messaging().route(TOPIC).isPresent());
+        }
+        return group;
+    }
+
     private static Node awaitLeader(final List<Node> among) {
         await().atMost(DEADLINE).until(() -> among.stream().filter(n -> n.node().acceptsWrites()).count() == 1);
         return among.stream().filter(n -> n.node().acceptsWrites()).findFirst().orElseThrow();
@@ -115,13 +126,8 @@ class FollowerForwardingTest {
 
     @Test
     void shouldForwardAFollowersWritesPopAndAcksToTheLeaderAndThenToTheNextLeader() throws Exception {
-        final List<Node> group = startGroup();
+        final List<Node> group = startGroupWithTopic();
         final Node leader = awaitLeader(group);
-        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
-        for (Node n : group) {
-            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
-                    && n.messaging().route(TOPIC).isPresent());
-        }
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final Node other = group.stream().filter(n -> n != leader && n != follower).findFirst().orElseThrow();
 
@@ -180,13 +186,8 @@ class FollowerForwardingTest {
 
     @Test
     void shouldRedeliverMessagesPoppedBeforeTheLeaderStoppedOnceTheirInvisibleTimePasses() throws Exception {
-        final List<Node> group = startGroup();
+        final List<Node> group = startGroupWithTopic();
         final Node leader = awaitLeader(group);
-        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
-        for (Node n : group) {
-            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
-                    && n.messaging().route(TOPIC).isPresent());
-        }
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final List<String> expected = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -213,13 +214,8 @@ class FollowerForwardingTest {
 
     @Test
     void shouldKeepAHalfMessageUnresolvedAcrossALeaderChangeSoItsProducerCanStillCommitIt() throws Exception {
-        final List<Node> group = startGroup();
+        final List<Node> group = startGroupWithTopic();
         final Node leader = awaitLeader(group);
-        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
-        for (Node n : group) {
-            await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
-                    && n.messaging().route(TOPIC).isPresent());
-        }
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final SendResult half = follower.messaging().send(Message.builder(TOPIC).queueId(0).tag("t")
                 .property(MessageProperties.TRANSACTION_PREPARED, "true")

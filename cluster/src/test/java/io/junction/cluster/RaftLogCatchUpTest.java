@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshot, whether it was down or lost its whole data directory.
  */
 class RaftLogCatchUpTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
     private static final RaftLogLimits SMALL_LOG = new RaftLogLimits(32, 8, 1 << 20);
     private static final String TOPIC = "orders";
     private static final int BODY_BYTES = 4096;
@@ -298,30 +299,10 @@ class RaftLogCatchUpTest {
     }
 
     private static Node awaitLeader(final List<Node> among) {
-        final Node[] found = new Node[1];
-        await(() -> {
-            final List<Node> leaders = among.stream().filter(n -> n.node().acceptsWrites()).toList();
-            if (leaders.size() == 1) {
-                found[0] = leaders.get(0);
-                return true;
-            }
-            return false;
-        }, "one leader accepting writes among " + among.stream().map(Node::id).toList());
-        return found[0];
+        return ReplicaAwaits.awaitLeader(among, Node::node, Node::id, WAIT);
     }
 
     private static void await(final BooleanSupplier condition, final String what) {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        ReplicaAwaits.await(condition, what, WAIT);
     }
 }

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Three store replicas in one JVM, each a Ratis server on its own port: election, replication, failover. */
 class StoreGroupTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
     /** Each node's contract server port, by node id (kept across its restarts). */
     private final Map<String, Integer> contractPorts = new HashMap<>();
 
@@ -78,33 +79,7 @@ class StoreGroupTest {
         return n;
     }
 
-    private Node awaitLeader(final List<Node> among) {
-        final Node[] found = new Node[1];
-        await(() -> {
-            final List<Node> leaders = among.stream().filter(n -> n.node().acceptsWrites()).toList();
-            if (leaders.size() == 1) {
-                found[0] = leaders.get(0);
-                return true;
-            }
-            return false;
-        }, "one leader accepting writes among " + among.stream().map(Node::id).toList());
-        return found[0];
-    }
 
-    private static void await(final BooleanSupplier condition, final String what) {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
 
     @Test
     void shouldElectOneLeaderAndRefuseWritesOnFollowers() throws IOException {
@@ -233,5 +208,13 @@ class StoreGroupTest {
         } catch (CompletionException e) {
             return e.getCause() instanceof StoreException s ? s.error() : null;
         }
+    }
+
+    private static Node awaitLeader(final List<Node> among) {
+        return ReplicaAwaits.awaitLeader(among, Node::node, Node::id, WAIT);
+    }
+
+    private static void await(final BooleanSupplier condition, final String what) {
+        ReplicaAwaits.await(condition, what, WAIT);
     }
 }
