@@ -189,6 +189,9 @@ class KafkaTransactionCrashIT {
             Thread.sleep(killAfterMillis);
             process.kill();
             killed.set(true);
+            // Closing at once fails the call the load is blocked in (its outcome as the producer sees it), instead
+            // of waiting for the client's time-outs.
+            producer.close(Duration.ZERO);
             load.get(ROUND_END_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
         } finally {
             killed.set(true);

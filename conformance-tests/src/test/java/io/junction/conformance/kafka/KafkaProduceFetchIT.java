@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -165,6 +166,9 @@ class KafkaProduceFetchIT {
                 assertThat(values).containsExactly("second");
                 // Woken by the arrival, not by fetch.max.wait.ms (30 s) running out.
                 assertThat(elapsedMs).isLessThan(20_000);
+                // The consumer's next fetch is parked on the broker for fetch.max.wait.ms: a close with the default
+                // time-out would wait for it.
+                consumer.close(CloseOptions.timeout(Duration.ZERO));
             } finally {
                 poller.shutdownNow();
             }
