@@ -24,8 +24,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** SimpleConsumer of the 5.x Java client: receive, ack, invisible durations, filters, errors. */
-@WithBroker
+// Invisible durations of seconds (the default floor is RocketMQ's 10 s), yet above the consumers' 2 s await.
+@WithBroker(settings = {"grpc.min-invisible-ms=2000"})
 class GrpcSimpleConsumerIT {
+    private static final Duration INVISIBLE = Duration.ofSeconds(5);
+
     static RunningBroker broker;
     GrpcClients clients;
 
@@ -62,13 +65,13 @@ class GrpcSimpleConsumerIT {
         final Producer producer = clients.producer(topic);
         producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("once")).build());
         final SimpleConsumer consumer = clients.simpleConsumer(unique("grpc-g"), topic);
-        final List<MessageView> got = receiveUntil(consumer, Duration.ofSeconds(10), Duration.ofSeconds(20));
+        final List<MessageView> got = receiveUntil(consumer, INVISIBLE, Duration.ofSeconds(20));
         assertThat(got).hasSize(1);
         consumer.ack(got.get(0));
         // an acked message stays gone past its invisible duration
-        final long end = System.nanoTime() + Duration.ofSeconds(13).toNanos();
+        final long end = System.nanoTime() + INVISIBLE.plusSeconds(2).toNanos();
         while (System.nanoTime() < end) {
-            assertThat(consumer.receive(1, Duration.ofSeconds(10))).isEmpty();
+            assertThat(consumer.receive(1, INVISIBLE)).isEmpty();
         }
     }
 
@@ -78,15 +81,15 @@ class GrpcSimpleConsumerIT {
         final Producer producer = clients.producer(topic);
         producer.send(PROVIDER.newMessageBuilder().setTopic(topic).setBody(utf8("again")).build());
         final SimpleConsumer consumer = clients.simpleConsumer(unique("grpc-g"), topic);
-        final List<MessageView> first = receiveUntil(consumer, Duration.ofSeconds(10), Duration.ofSeconds(20));
+        final List<MessageView> first = receiveUntil(consumer, INVISIBLE, Duration.ofSeconds(20));
         assertThat(first).hasSize(1);
         final long received = System.currentTimeMillis();
         assertThat(first.get(0).getDeliveryAttempt()).isEqualTo(1);
         // invisible for now
-        assertThat(consumer.receive(1, Duration.ofSeconds(10))).isEmpty();
-        final List<MessageView> second = receiveUntil(consumer, Duration.ofSeconds(10), Duration.ofSeconds(60));
+        assertThat(consumer.receive(1, INVISIBLE)).isEmpty();
+        final List<MessageView> second = receiveUntil(consumer, INVISIBLE, Duration.ofSeconds(60));
         assertThat(second).hasSize(1);
-        assertThat(System.currentTimeMillis() - received).isGreaterThanOrEqualTo(9_000);
+        assertThat(System.currentTimeMillis() - received).isGreaterThanOrEqualTo(INVISIBLE.toMillis() - 500);
         assertThat(second.get(0).getMessageId()).isEqualTo(first.get(0).getMessageId());
         assertThat(body(second.get(0))).isEqualTo("again");
         assertThat(second.get(0).getDeliveryAttempt()).isEqualTo(2);
