@@ -54,6 +54,8 @@ final class KafkaApis {
         register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), listing::listTransactions);
         register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(),
                 listing::describeTransactions);
+        register(ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_PRODUCERS.latestVersion(),
+                new DescribeProducersApi(messaging, topics, producers));
         final GroupApis groups = new GroupApis(coordinator, settings.nodeId());
         register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), groups::findCoordinator);
         register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), groups::joinGroup);

@@ -1,6 +1,7 @@
 package io.junction.kafka;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -81,20 +82,44 @@ final class ProducerStates {
 
     /** The batch a mark of {@code producerId} describes, or null when the mark is another producer's. */
     static StoredBatch parseMark(final String mark, final long producerId, final long offset) {
-        final String prefix = producerId + ".";
-        if (mark == null || !mark.startsWith(prefix)) {
+        final MarkedBatch b = parseMark(mark, offset);
+        return b == null || b.producerId() != producerId ? null : b.batch();
+    }
+
+    /** The producer and batch a mark describes, or null when it is not a mark. */
+    static MarkedBatch parseMark(final String mark, final long offset) {
+        if (mark == null) {
             return null;
         }
-        final String[] parts = mark.substring(prefix.length()).split("\\.");
-        if (parts.length != 3) {
+        final String[] parts = mark.split("\\.");
+        if (parts.length != 4) {
             return null;
         }
         try {
-            return new StoredBatch(Short.parseShort(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]),
-                    offset);
+            return new MarkedBatch(Long.parseLong(parts[0]), new StoredBatch(Short.parseShort(parts[1]),
+                    Integer.parseInt(parts[2]), Integer.parseInt(parts[3]), offset));
         } catch (NumberFormatException e) {
             return null;
         }
+    }
+
+    /** A stored batch with the producer whose mark it carries. */
+    record MarkedBatch(long producerId, StoredBatch batch) {
+    }
+
+    /** A producer as DescribeProducers shows it: its epoch and last sequence on a partition, and when it last wrote. */
+    record ActiveProducer(long producerId, short epoch, int lastSequence, long lastTimestamp) {
+    }
+
+    /** The producers whose state on a partition this run holds (it wrote there, or was read back for a retry). */
+    synchronized List<ActiveProducer> known(final String topic, final int partition) {
+        final List<ActiveProducer> out = new ArrayList<>();
+        states.forEach((key, s) -> {
+            if (key.partition() == partition && key.topic().equals(topic)) {
+                out.add(new ActiveProducer(key.producerId(), s.epoch, s.lastSequence, s.lastUsed));
+            }
+        });
+        return out;
     }
 
     /**

@@ -98,4 +98,24 @@ class ProducerStatesTest {
         }, () -> CompletableFuture.completedFuture(states.check(current, (short) 0, "t", 0, 0, 0))).join()
                 .isAppend()).isTrue();
     }
+
+    @Test
+    void shouldReadAnyProducersMarkAndListTheProducersOfAPartition() {
+        assertThat(ProducerStates.parseMark(ProducerStates.mark(42, (short) 3, 10, 14), 7))
+                .isEqualTo(new ProducerStates.MarkedBatch(42, new ProducerStates.StoredBatch((short) 3, 10, 14, 7)));
+        assertThat(ProducerStates.parseMark("not.a.mark", 7)).isNull();
+        assertThat(ProducerStates.parseMark("1.x.2.3", 7)).isNull();
+        assertThat(ProducerStates.parseMark(ProducerStates.mark(42, (short) 3, 10, 14), 43, 7)).isNull();
+
+        final long a = states.newProducerId();
+        final long b = states.newProducerId();
+        states.check(a, (short) 0, "t", 0, 0, 4).appended().complete(0L);
+        states.check(b, (short) 1, "t", 0, 0, 0).appended().complete(5L);
+        states.check(b, (short) 1, "t", 1, 0, 2).appended().complete(0L);
+        assertThat(states.known("t", 0)).extracting(ProducerStates.ActiveProducer::producerId,
+                        ProducerStates.ActiveProducer::epoch, ProducerStates.ActiveProducer::lastSequence)
+                .containsExactlyInAnyOrder(org.assertj.core.api.Assertions.tuple(a, (short) 0, 4),
+                        org.assertj.core.api.Assertions.tuple(b, (short) 1, 0));
+        assertThat(states.known("t", 2)).isEmpty();
+    }
 }
