@@ -17,6 +17,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -45,14 +47,8 @@ final class Senders {
     @SuppressWarnings("deprecation") // the client's createTopic: deprecated for the admin tool, simplest here
     static Sender remoting(final BrokerProcess broker, final String topic, final int round, final boolean createTopic)
             throws MQClientException {
-        final DefaultMQProducer producer = new DefaultMQProducer("crash-producer");
-        producer.setNamesrvAddr(CrashBroker.nameServer(broker));
-        producer.setInstanceName("crash-producer-" + round);
-        // Generous: a send that times out while the broker lives fails the run (only the kill may fail sends), and
-        // after the kill the closed connection fails the send at once anyway.
-        producer.setSendMsgTimeout(10_000);
-        producer.setRetryTimesWhenSendFailed(0);
-        producer.start();
+        final DefaultMQProducer producer = remotingProducer("crash-producer", CrashBroker.nameServer(broker),
+                "crash-producer-" + round);
         if (createTopic) {
             try {
                 producer.createTopic("TBW102", topic, 4, Map.of());
@@ -61,6 +57,27 @@ final class Senders {
                 throw e;
             }
         }
+        return remoting(producer, topic);
+    }
+
+    /**
+     * A started Remoting producer with no client-side retry; its send time-out is generous: a send that times out
+     * while the broker lives fails the run (only a kill may fail sends), and after a kill the closed connection fails
+     * the send at once anyway. {@code nameServers} may name several, separated by {@code ;}.
+     */
+    static DefaultMQProducer remotingProducer(final String group, final String nameServers, final String instance)
+            throws MQClientException {
+        final DefaultMQProducer producer = new DefaultMQProducer(group);
+        producer.setNamesrvAddr(nameServers);
+        producer.setInstanceName(instance);
+        producer.setSendMsgTimeout(10_000);
+        producer.setRetryTimesWhenSendFailed(0);
+        producer.start();
+        return producer;
+    }
+
+    /** Sync sends of a started Remoting producer, the message id as key; acknowledged by SEND_OK. */
+    static Sender remoting(final DefaultMQProducer producer, final String topic) {
         return new Sender() {
             @Override
             public boolean send(final Ledger.Outgoing message) throws Exception {
@@ -83,13 +100,19 @@ final class Senders {
      * the blocking client returns there and completes the PUBREL/PUBCOMP exchange by itself).
      */
     static Sender mqtt(final BrokerProcess broker, final String topic, final int round) {
-        final Mqtt5BlockingClient client = MqttClient.builder().useMqttVersion5().identifier("crash-publisher-" + round)
-                .serverHost("127.0.0.1").serverPort(CrashBroker.mqttPort(broker)).buildBlocking();
+        return mqtt(CrashBroker.mqttPort(broker), topic, "crash-publisher-" + round, Senders::mqttQos);
+    }
+
+    /** MQTT 5 publishes from a clean session at the QoS {@code qos} gives; acknowledged by a PUBACK/PUBREC. */
+    static Sender mqtt(final int port, final String topic, final String clientId,
+                       final Function<Ledger.Outgoing, MqttQos> qos) {
+        final Mqtt5BlockingClient client = MqttClient.builder().useMqttVersion5().identifier(clientId)
+                .serverHost("127.0.0.1").serverPort(port).buildBlocking();
         client.connectWith().cleanStart(true).send();
         return new Sender() {
             @Override
             public boolean send(final Ledger.Outgoing message) {
-                final Mqtt5PublishResult result = client.publishWith().topic(topic).qos(mqttQos(message))
+                final Mqtt5PublishResult result = client.publishWith().topic(topic).qos(qos.apply(message))
                         .payload(message.body()).send();
                 if (result.getError().isPresent()) {
                     return false;
@@ -119,8 +142,13 @@ final class Senders {
 
     /** AMQP 1.0 through Qpid JMS: persistent BytesMessages to a queue, each send waiting for its disposition. */
     static Sender jms(final BrokerProcess broker, final String queue) throws JMSException {
-        final Connection connection = new JmsConnectionFactory(CrashBroker.amqpUri(broker)
-                + "?jms.forceSyncSend=true&jms.closeTimeout=2000&jms.connectTimeout=10000").createConnection();
+        return jms(CrashBroker.amqpUri(broker) + "?jms.forceSyncSend=true&jms.closeTimeout=2000"
+                + "&jms.connectTimeout=10000", queue);
+    }
+
+    /** Persistent BytesMessages through Qpid JMS at {@code uri} (its options included) to {@code queue}. */
+    static Sender jms(final String uri, final String queue) throws JMSException {
+        final Connection connection = new JmsConnectionFactory(uri).createConnection();
         try {
             final Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             final MessageProducer producer = session.createProducer(session.createQueue(queue));
@@ -146,18 +174,23 @@ final class Senders {
         }
     }
 
-    /** CloudEvents over HTTP: one binary-mode event per POST. */
+    /** CloudEvents over HTTP: one binary-mode event per POST to the broker's HTTP base of the moment. */
     static Sender cloudEvents(final BrokerProcess broker, final HttpClient http, final String topic) {
+        return cloudEvents(broker::httpBase, http, topic);
+    }
+
+    /** CloudEvents over HTTP: one binary-mode event per POST to {@code base}; acknowledged by a 2xx. */
+    static Sender cloudEvents(final Supplier<String> base, final HttpClient http, final String topic) {
         final CloudEventsPoster poster = new CloudEventsPoster(http, topic);
         return new Sender() {
             @Override
             public boolean send(final Ledger.Outgoing message) throws Exception {
-                return poster.post(broker, message);
+                return poster.post(base.get(), message);
             }
 
             @Override
             public void close() {
-                // the HTTP client is shared by all rounds
+                // the HTTP client is shared
             }
         };
     }
@@ -174,8 +207,13 @@ final class Senders {
 
         /** Whether the broker answered 2xx (it stored the event). */
         boolean post(final BrokerProcess broker, final Ledger.Outgoing message) throws Exception {
+            return post(broker.httpBase(), message);
+        }
+
+        /** Whether the broker at {@code base} answered 2xx (it stored the event). */
+        boolean post(final String base, final Ledger.Outgoing message) throws Exception {
             final HttpResponse<Void> response = http.send(HttpRequest.newBuilder(
-                            URI.create(broker.httpBase() + "/topics/" + topic))
+                            URI.create(base + "/topics/" + topic))
                     .timeout(Duration.ofSeconds(10))
                     .header("ce-specversion", "1.0").header("ce-id", message.id())
                     .header("ce-source", "/crash-test").header("ce-type", "io.junction.crash")
