@@ -33,7 +33,6 @@ import org.apache.qpid.jms.JmsConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
@@ -54,8 +53,6 @@ import org.openqa.selenium.logging.LogType;
  * <p>Skipped (an assumption) only when chromedriver is not installed ({@code apt-get install chromium
  * chromium-driver}, as {@code .ci/run} does).
  */
-// Tag "serial": a headless Chromium: heavy, alone (see conformance-tests/pom.xml).
-@Tag("serial")
 @WithBroker(settings = {ConsoleUsers.ON, ConsoleUsers.KEY_SETTING, "trace.topics=console-traced"},
         seed = ConsoleUsers.class)
 class ConsoleBrowserIT {

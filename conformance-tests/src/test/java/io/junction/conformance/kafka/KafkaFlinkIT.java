@@ -24,7 +24,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,8 +35,6 @@ import org.junit.jupiter.api.Test;
  * on this classpath ({@code NoSuchMethodError: TransactionalRequestResult.await()}, after which the job restarted
  * forever: why the exactly-once job never finished before).
  */
-// Tag "serial": a Flink mini cluster in a child JVM: heavy, alone (see conformance-tests/pom.xml).
-@Tag("serial")
 @WithBroker
 class KafkaFlinkIT {
     private static final int RECORDS = 100;

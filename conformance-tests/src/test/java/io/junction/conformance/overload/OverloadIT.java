@@ -29,7 +29,6 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,8 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>CI runs a short version; the full one is {@code -Djunction.overload.seconds=60 -Djunction.overload.idle=10000}.
  */
-// Tag "serial": drives the broker to its limits: alone, so its bounds are its own (see conformance-tests/pom.xml).
-@Tag("serial")
 class OverloadIT {
     private static final int SECONDS = Integer.getInteger("junction.overload.seconds", 15);
     private static final int IDLE = Integer.getInteger("junction.overload.idle", 1000);

@@ -9,22 +9,18 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Ports nobody listens on right now (the OS picks them), so test brokers never collide with anything. The OS may hand
  * the same free port out twice in a row; a port is given out once per test JVM, so two listeners of one broker (or
- * a restarted broker and its predecessor's other listeners) never get the same one. Test JVMs running side by side
- * (failsafe's forks, numbered 1, 2 in {@code junction.fork}) take ports of their own parity, so two JVMs never give
- * out the same port either.
+ * a restarted broker and its predecessor's other listeners) never get the same one.
  */
 public final class FreePorts {
     private static final Set<Integer> GIVEN = ConcurrentHashMap.newKeySet();
-    /** This JVM's fork number, or 0 when it runs alone. */
-    private static final int FORK = Integer.getInteger("junction.fork", 0);
 
     private FreePorts() {
     }
 
     public static int next() {
-        for (int attempt = 0; attempt < 200; attempt++) {
+        for (int attempt = 0; attempt < 100; attempt++) {
             final int port = probe();
-            if ((FORK == 0 || port % 2 == FORK % 2) && GIVEN.add(port)) {
+            if (GIVEN.add(port)) {
                 return port;
             }
         }
