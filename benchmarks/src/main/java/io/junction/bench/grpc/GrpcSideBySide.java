@@ -33,10 +33,13 @@ public final class GrpcSideBySide {
 
     public static void main(final String[] args) throws Exception {
         final Map<String, String> opts = options(args);
-        if (opts.containsKey("help") || !opts.containsKey("rocketmq-classpath") && !opts.containsKey("endpoints")) {
+        if (opts.containsKey("help") || !opts.containsKey("rocketmq-classpath") && !opts.containsKey("endpoints")
+                && !"junction".equals(opts.get("only"))) {
             System.out.println("usage: GrpcSideBySide --rocketmq-classpath FILE [--junction-jar broker/target/junction.jar]"
                     + " [--seconds 30] [--threads 32] [--body 1024] [--drain-threads 8] [--dir DIR]"
                     + " [--only junction|rocketmq] [--junction-jvm-args '-Xmx1g ...']\n"
+                    + "      [--rate MSGS_PER_S]   (fixed-rate mode: open-loop sends and a push consumer, latency"
+                    + " percentiles and CPU per message instead of closed-loop rates)\n"
                     + "   or: GrpcSideBySide --endpoints HOST:PORT [--topic T] ...   (the load alone, against a running"
                     + " server)");
             System.exit(opts.containsKey("help") ? 0 : 1);
@@ -57,32 +60,54 @@ public final class GrpcSideBySide {
                     opts.getOrDefault("topic", "grpc-bench") + "-group", settings));
             System.exit(0);
         }
+        final Path jar = Path.of(opts.getOrDefault("junction-jar", "broker/target/junction.jar"));
+        final List<String> jvmArgs = List.of(opts.getOrDefault("junction-jvm-args", "-Xmx1g").trim().split("\\s+"));
+        final String classpath = "junction".equals(only) ? null
+                : Files.readString(Path.of(opts.get("rocketmq-classpath")), StandardCharsets.UTF_8).trim();
+        if (opts.containsKey("rate")) {
+            final GrpcFixedRate.Settings rate = new GrpcFixedRate.Settings(Double.parseDouble(opts.get("rate")),
+                    Integer.parseInt(opts.getOrDefault("warm-up-seconds", "10")),
+                    Integer.parseInt(opts.getOrDefault("seconds", "30")), settings.threads(), settings.bodyBytes());
+            System.out.printf(Locale.ROOT, "gRPC side by side at a fixed rate: %.0f msg/s offered, %d B bodies, "
+                    + "%d sender threads, %d s measured after %d s; run directory %s%n", rate.rate(),
+                    rate.bodyBytes(), rate.threads(), rate.durationSeconds(), rate.warmupSeconds(), dir);
+            final ServerLoad<String> load = (endpoint, pids) ->
+                    GrpcFixedRate.run(endpoint, "grpc-bench", "grpc-bench-group", rate, pids).line("");
+            final String junction = "rocketmq".equals(only) ? null : junction(jar, jvmArgs, dir, load);
+            if (junction != null) {
+                System.out.println("junction " + junction);
+            }
+            final String proxy = classpath == null ? null : runRocketMq(classpath, dir.resolve("rocketmq"), load);
+            if (proxy != null) {
+                System.out.println("rocketmq " + proxy);
+            }
+            if (junction != null && proxy != null) {
+                final StringBuilder ratios = new StringBuilder("ratio junction/rocketmq:");
+                for (String key : List.of("send_p50_ms", "send_p99_ms", "send_p999_ms", "e2e_p50_ms", "e2e_p99_ms",
+                        "e2e_p999_ms", "broker_cpu_us_per_msg", "broker_cpu_us_per_msg_above_idle")) {
+                    final double j = field(junction, key);
+                    final double r = field(proxy, key);
+                    ratios.append(String.format(Locale.ROOT, " %s=%s", key,
+                            r > 0 ? String.format(Locale.ROOT, "%.2f", j / r) : "n/a"));
+                }
+                System.out.println(ratios);
+            }
+            System.exit(0);
+        }
         System.out.printf(Locale.ROOT, "gRPC side by side: %d B bodies, %d senders for %s (after %s warm-up), "
                 + "%d drainers; run directory %s%n", settings.bodyBytes(), settings.threads(), settings.sendTime(),
                 settings.warmUp(), settings.drainThreads(), dir);
 
+        final ServerLoad<GrpcLoad.Result> load = (endpoint, pids) ->
+                GrpcLoad.run(endpoint, "grpc-bench", "grpc-bench-group", settings);
         GrpcLoad.Result junction = null;
         GrpcLoad.Result proxy = null;
         if (!"rocketmq".equals(only)) {
-            final Path jar = Path.of(opts.getOrDefault("junction-jar", "broker/target/junction.jar"));
-            final List<String> jvmArgs = List.of(opts.getOrDefault("junction-jvm-args", "-Xmx1g").trim()
-                    .split("\\s+"));
-            for (int attempt = 1; junction == null; attempt++) {
-                try {
-                    junction = runJunction(jar, jvmArgs, dir.resolve("junction-" + attempt), settings);
-                } catch (IllegalStateException e) {
-                    // another process took one of the ports between the probe and the bind: new ports, once more
-                    if (attempt == 3 || !e.getMessage().contains("in use") && !e.getMessage().contains("bind")) {
-                        throw e;
-                    }
-                }
-            }
+            junction = junction(jar, jvmArgs, dir, load);
             print("Junction", junction);
         }
-        if (!"junction".equals(only)) {
-            final String classpath = Files.readString(Path.of(opts.get("rocketmq-classpath")),
-                    StandardCharsets.UTF_8).trim();
-            proxy = runRocketMq(classpath, dir.resolve("rocketmq"), settings);
+        if (classpath != null) {
+            proxy = runRocketMq(classpath, dir.resolve("rocketmq"), load);
             print("RocketMQ 5.3.3 proxy", proxy);
         }
         if (junction == null || proxy == null) {
@@ -102,8 +127,38 @@ public final class GrpcSideBySide {
         System.exit(sendOk && drainOk && p99Ok ? 0 : 2);
     }
 
-    private static GrpcLoad.Result runJunction(final Path jar, final List<String> jvmArgs, final Path dir,
-                                               final GrpcLoad.Settings settings) throws Exception {
+    /** Runs {@code load} against a fresh Junction; a port taken between the probe and the bind gets new ports. */
+    private static <T> T junction(final Path jar, final List<String> jvmArgs, final Path dir, final ServerLoad<T> load)
+            throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return runJunction(jar, jvmArgs, dir.resolve("junction-" + attempt), load);
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || !e.getMessage().contains("in use") && !e.getMessage().contains("bind")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The number after {@code key=} in a report line; -1 when absent. */
+    private static double field(final String line, final String key) {
+        for (String pair : line.split(" ")) {
+            if (pair.startsWith(key + "=")) {
+                return Double.parseDouble(pair.substring(key.length() + 1));
+            }
+        }
+        return -1;
+    }
+
+    /** A load run against a started server: its gRPC endpoint, and the processes whose CPU counts as the server's. */
+    @FunctionalInterface
+    private interface ServerLoad<T> {
+        T run(String endpoint, long[] serverPids) throws Exception;
+    }
+
+    private static <T> T runJunction(final Path jar, final List<String> jvmArgs, final Path dir,
+                                     final ServerLoad<T> load) throws Exception {
         Files.createDirectories(dir);
         final int[] ports = ServerProcess.freePorts(5);
         final int grpc = ports[0];
@@ -119,12 +174,12 @@ public final class GrpcSideBySide {
         try (ServerProcess broker = ServerProcess.start("junction", dir, args, Map.of())) {
             broker.awaitOutput("Junction ready", START_LIMIT);
             broker.awaitPort(grpc, START_LIMIT);
-            return GrpcLoad.run("127.0.0.1:" + grpc, "grpc-bench", "grpc-bench-group", settings);
+            return load.run("127.0.0.1:" + grpc, new long[] {broker.pid()});
         }
     }
 
-    private static GrpcLoad.Result runRocketMq(final String classpath, final Path dir,
-                                               final GrpcLoad.Settings settings) throws Exception {
+    private static <T> T runRocketMq(final String classpath, final Path dir, final ServerLoad<T> load)
+            throws Exception {
         Files.createDirectories(dir);
         final Map<String, String> env = Map.of("ROCKETMQ_HOME", dir.toString());
         final int brokerPort = ServerProcess.freeBrokerPort();
@@ -163,7 +218,8 @@ public final class GrpcSideBySide {
                     proxy.awaitPort(grpc, START_LIMIT);
                     // the proxy learns the route from the name server: give it its first refresh
                     ServerProcess.sleep(3_000);
-                    return GrpcLoad.run("127.0.0.1:" + grpc, "grpc-bench", "grpc-bench-group", settings);
+                    return load.run("127.0.0.1:" + grpc,
+                            new long[] {proxy.pid(), broker.pid(), nameServer.pid()});
                 }
             }
         }

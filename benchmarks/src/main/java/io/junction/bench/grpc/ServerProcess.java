@@ -46,6 +46,10 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     /** Waits until {@code port} on loopback accepts a connection; fails with the log's tail if it exits first. */
     void awaitPort(final int port, final Duration deadline) {
         final long end = System.nanoTime() + deadline.toNanos();
