@@ -7,13 +7,12 @@ import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Writes RocketMQ trace records for the messages of topics with trace on (topic attribute {@code trace.enabled=true},
@@ -24,10 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * tools find it as they find the records clients write ({@code queryMsgTraceById}: the trace topic by key).
  *
  * <p>Records are written through the core directly (not through a front-end's wrapper: trace records are neither
- * counted nor traced themselves), without waiting; a record that cannot be stored is counted and dropped, never
- * failing the traced message.
+ * counted nor traced themselves), packed many to a trace message by a {@link TraceBatchWriter} as RocketMQ's clients
+ * pack theirs; the traced message never waits for them, and a record that cannot be stored is counted and dropped.
  */
-public final class MessageTraceWriter {
+public final class MessageTraceWriter implements AutoCloseable {
 
     /** The topic attribute that turns trace on. */
     public static final String ENABLED_ATTRIBUTE = "trace.enabled";
@@ -38,12 +37,20 @@ public final class MessageTraceWriter {
 
     private final Messaging core;
     private final Set<String> configuredTopics;
-    private final AtomicLong dropped = new AtomicLong();
+    private final TraceBatchWriter batches;
+    /**
+     * A delivery's request id (what pairs its SubBefore and SubAfter): this start's random prefix and a counter, not a
+     * random UUID per delivery (SecureRandom on the delivery path).
+     */
+    private final String requestIdPrefix = UUID.randomUUID().toString().replace("-", "") + '-';
+    private final AtomicLong deliveries = new AtomicLong();
 
     /** @param configuredTopics topics traced whatever their attributes say ({@code trace.topics}) */
-    public MessageTraceWriter(final Messaging core, final Set<String> configuredTopics) {
+    public MessageTraceWriter(final Messaging core, final Set<String> configuredTopics,
+                              final TraceBatchWriter.Settings batching) {
         this.core = core;
         this.configuredTopics = Set.copyOf(configuredTopics);
+        this.batches = new TraceBatchWriter(core, batching);
     }
 
     /** What the ack of a traced delivery needs to write its record. */
@@ -93,7 +100,7 @@ public final class MessageTraceWriter {
             return null;
         }
         final String keys = m.properties().get(MessageProperties.KEYS);
-        final String requestId = UUID.randomUUID().toString();
+        final String requestId = requestIdPrefix + Long.toHexString(deliveries.incrementAndGet());
         final long now = System.currentTimeMillis();
         write(traceTopic, TraceRecords.subBefore(now, group, requestId, msgId, reconsumeTimes, keys), msgId, keys);
         return new Delivery(traceTopic, requestId, msgId, keys, now);
@@ -106,23 +113,24 @@ public final class MessageTraceWriter {
                 consumed ? TraceRecords.CONSUMED : TraceRecords.FAILED, now), d.msgId(), d.keys());
     }
 
-    /** Records that could not be stored since the start. */
+    /** Records that could not be stored since the start (queue full, or their trace message refused). */
     public long dropped() {
-        return dropped.get();
+        return batches.dropped();
+    }
+
+    /** Records stored since the start. */
+    public long stored() {
+        return batches.stored();
+    }
+
+    /** Stops writing after what is queued is written. */
+    @Override
+    public void close() {
+        batches.close();
     }
 
     private void write(final String traceTopic, final String data, final String msgId, final String keys) {
-        final String recordKeys = keys == null || keys.isEmpty() ? msgId : msgId + ' ' + keys;
-        try {
-            core.send(Message.builder(traceTopic).body(data.getBytes(StandardCharsets.UTF_8)).keys(recordKeys)
-                    .build()).whenComplete((r, e) -> {
-                        if (e != null) {
-                            dropped.incrementAndGet();
-                        }
-                    });
-        } catch (final RuntimeException e) {
-            dropped.incrementAndGet();
-        }
+        batches.offer(traceTopic, data, msgId, keys);
     }
 
     private static String host(final InetSocketAddress address) {

@@ -1,0 +1,99 @@
+package io.junction.broker.msgtrace;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Packs many trace records into one trace message, as RocketMQ's {@code AsyncTraceDispatcher} does: the body is the
+ * records one after the other (each already ends with {@link TraceRecords#FIELD}, so a decoder splits them apart again),
+ * and the keys are every traced message id and key, once each, separated by spaces (RocketMQ's key separator), so the
+ * query by message id as key still finds the message that holds its record.
+ *
+ * <p>A pack stops before the entry that would make the body or the key list too long: the keys travel in the
+ * property string, whose length the record layout caps at 65,535 bytes.
+ */
+final class TracePacker {
+
+    /** Longest key list of one trace message, in chars (the property string also holds the unique id and more). */
+    static final int MAX_KEYS_CHARS = 32 * 1024;
+    /** Longest body of one trace message: RocketMQ's clients stop their packs at 128,000 bytes as well. */
+    static final int MAX_BODY_CHARS = 128_000;
+
+    /** One record to write: its text (one or more events) and what its trace message must be found by. */
+    record Entry(String traceTopic, String data, String msgId, String keys) {
+    }
+
+    /** One trace message: its body and its space-separated keys. */
+    record Packed(String traceTopic, byte[] body, String keys, int records) {
+    }
+
+    private TracePacker() {
+    }
+
+    /**
+     * Packs {@code entries} from {@code from} (all for the trace topic of the first one) until one does not fit or
+     * belongs to another trace topic; returns the pack, or null when {@code from} is the end. At least one entry is
+     * always packed, so the caller advances by {@link Packed#records()} and never loops.
+     */
+    static Packed pack(final List<Entry> entries, final int from) {
+        if (from >= entries.size()) {
+            return null;
+        }
+        final String traceTopic = entries.get(from).traceTopic();
+        final StringBuilder body = new StringBuilder(Math.min(MAX_BODY_CHARS, 256 * (entries.size() - from)));
+        final Set<String> keys = new LinkedHashSet<>();
+        int keysChars = 0;
+        int i = from;
+        for (; i < entries.size(); i++) {
+            final Entry e = entries.get(i);
+            if (!e.traceTopic().equals(traceTopic)) {
+                break;
+            }
+            final List<String> fresh = newKeys(e, keys);
+            final int addedChars = chars(fresh);
+            final boolean first = i == from;
+            if (!first && (body.length() + e.data().length() > MAX_BODY_CHARS
+                    || keysChars + addedChars > MAX_KEYS_CHARS)) {
+                break;
+            }
+            body.append(e.data());
+            if (first && addedChars > MAX_KEYS_CHARS) {
+                keys.add(e.msgId()); // keys too long to index: the id alone still finds the record
+                keysChars += e.msgId().length() + 1;
+            } else {
+                keys.addAll(fresh);
+                keysChars += addedChars;
+            }
+        }
+        return new Packed(traceTopic, body.toString().getBytes(StandardCharsets.UTF_8), String.join(" ", keys),
+                i - from);
+    }
+
+    /** The id and keys of {@code e} not yet in {@code keys}, once each. */
+    private static List<String> newKeys(final Entry e, final Set<String> keys) {
+        final List<String> fresh = new ArrayList<>(2);
+        if (!keys.contains(e.msgId())) {
+            fresh.add(e.msgId());
+        }
+        if (e.keys() != null) {
+            for (final String k : e.keys().split(" ")) {
+                if (!k.isEmpty() && !keys.contains(k) && !fresh.contains(k)) {
+                    fresh.add(k);
+                }
+            }
+        }
+        return fresh;
+    }
+
+    /** Chars {@code keys} take in the key list, each with its separator. */
+    private static int chars(final List<String> keys) {
+        int n = 0;
+        for (final String k : keys) {
+            n += k.length() + 1;
+        }
+        return n;
+    }
+}
