@@ -63,5 +63,17 @@ for b in metrics trace; do
   on=$(awk -v b="$b" '$1 == b {print $3}' "$data/table.txt")
   awk -v b="$b" -v a="$off" -v c="$on" 'BEGIN { printf "%-8s / off deliveries: %.2f\n", b, (a > 0 ? c / a : 0) }'
 done
-traced=$(curl -s "http://127.0.0.1:28100/metrics" | awk -F'} ' '/^junction_messages_in_total\{topic="RMQ_SYS_TRACE_TOPIC"/ {s += $2} END {printf "%.0f", s}')
-echo "trace records the trace broker stored: $traced"
+metrics=$(awk '$1 == "metrics" {print $3}' "$data/table.txt")
+trace=$(awk '$1 == "trace" {print $3}' "$data/table.txt")
+awk -v a="$metrics" -v c="$trace" 'BEGIN { printf "trace    / metrics deliveries: %.2f (trace alone)\n", (a > 0 ? c / a : 0) }'
+# per round, trace / off and trace / metrics of the same round (rounds run back to back, so they share the noise)
+for r in $(seq 1 "$rounds"); do
+  awk -v r="$r" '$1 ~ /^(off|metrics|trace)$/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "deliver_per_s") v[$1, ++n[$1]] = kv[2] } }
+    END { printf "round %d: off %.0f metrics %.0f trace %.0f  trace/off %.2f  trace/metrics %.2f\n", r, v["off", r], v["metrics", r], v["trace", r],
+          (v["off", r] > 0 ? v["trace", r] / v["off", r] : 0), (v["metrics", r] > 0 ? v["trace", r] / v["metrics", r] : 0) }' "$data/results.txt"
+done
+scrape=$(curl -s "http://127.0.0.1:28100/metrics")
+messages=$(echo "$scrape" | awk -F'} ' '/^junction_messages_in_total\{topic="RMQ_SYS_TRACE_TOPIC"/ {s += $2} END {printf "%.0f", s}')
+records=$(echo "$scrape" | awk '/^junction_trace_records_stored_total/ {s += $NF} END {printf "%.0f", s}')
+dropped=$(echo "$scrape" | awk '/^junction_trace_records_dropped_total/ {s += $NF} END {printf "%.0f", s}')
+echo "trace broker: $records trace records stored in $messages trace messages, $dropped dropped"

@@ -77,6 +77,7 @@ final class SharedReader {
             return;
         }
         popping = true;
+        session.popConsumers().popped(group, "mqtt", session.clientId, "");
         inFlight = messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.CLIENT_BATCH,
                 session.window()), INVISIBLE_MS, session.longPollMs()));
         inFlight.whenCompleteAsync(this::onPopped, session.executor());

@@ -145,7 +145,11 @@ class ConsoleApiIT {
     @Test
     void shouldShowAGroupsLagAndResetItsOffsetsByTime() throws Exception {
         send("api-lag", 3, null);
-        try (Connection c = jms()) {
+        final long consumedFrom = System.currentTimeMillis();
+        final Connection c = new JmsConnectionFactory("dave", "dave-pw", broker.amqpUri()).createConnection();
+        c.setClientID("api-lag-consumer"); // the AMQP container id
+        try (c) {
+            c.start();
             final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final MessageConsumer consumer = s.createConsumer(s.createQueue("api-lag"));
             for (int i = 0; i < 3; i++) {
@@ -153,6 +157,16 @@ class ConsoleApiIT {
                 assertThat(m).isNotNull();
                 m.acknowledge();
             }
+            // A POP consumer sends no heartbeat: the group lists it from its pops, its address from its connection.
+            final JsonNode group = json(get("/admin/groups/api-lag"), 200);
+            assertThat(group.path("clients").size()).isZero();
+            final JsonNode pop = group.path("popConsumers").path(0);
+            assertThat(pop.path("protocol").asText()).isEqualTo("amqp");
+            assertThat(pop.path("clientId").asText()).isEqualTo("api-lag-consumer");
+            assertThat(pop.path("remote").asText()).startsWith("127.0.0.1:");
+            assertThat(pop.path("lastPop").asLong()).isGreaterThanOrEqualTo(consumedFrom);
+            assertThat(json(get("/admin/groups?q=api-lag"), 200).path("groups").path(0).path("popConsumers").asInt())
+                    .isEqualTo(1);
         }
         final JsonNode group = json(get("/admin/groups/api-lag"), 200);
         assertThat(group.path("name").asText()).isEqualTo("api-lag");
