@@ -53,8 +53,12 @@ public final class MessageTraceWriter implements AutoCloseable {
         this.batches = new TraceBatchWriter(core, batching);
     }
 
-    /** What the ack of a traced delivery needs to write its record. */
-    public record Delivery(String traceTopic, String requestId, String msgId, String keys, long deliveredAt) {
+    /**
+     * What the ack of a traced delivery needs to write its record.
+     *
+     * @param request the delivery's number, which makes its request id
+     */
+    public record Delivery(String traceTopic, long request, String msgId, String keys, long deliveredAt) {
     }
 
     /**
@@ -81,15 +85,21 @@ public final class MessageTraceWriter implements AutoCloseable {
     /** A message of a traced topic was stored ({@code result}) or refused ({@code result} null). */
     public void published(final String traceTopic, final String protocol, final Message m, final SendResult result,
                           final long costMs, final int msgType) {
-        final String group = m.property(MessageProperties.PRODUCER_GROUP) != null
-                ? m.property(MessageProperties.PRODUCER_GROUP) : protocol;
+        final String producerGroup = m.property(MessageProperties.PRODUCER_GROUP);
+        final String group = producerGroup != null ? producerGroup : protocol;
         final String msgId = result != null ? result.uniqueId() : m.uniqueId();
         if (msgId == null) {
             return; // a refused message without an id of its own: nothing a query could find it by
         }
-        write(traceTopic, TraceRecords.pub(System.currentTimeMillis(), group, m.topic(), msgId, m.tag(), m.keys(),
-                result != null ? host(result.storeHost()) : "", m.body().length, costMs, msgType,
-                result != null ? result.offsetMessageId() : null, result != null), msgId, m.keys());
+        // Formatted on the writer's thread: this one completes sends (the store's appender) or serves connections.
+        final long now = System.currentTimeMillis();
+        final String topic = m.topic();
+        final String tag = m.tag();
+        final String keys = m.keys();
+        final int bodyLength = m.body().length;
+        batches.offer(traceTopic, out -> TraceRecords.pub(out, now, group, topic, msgId, tag, keys,
+                result != null ? host(result.storeHost()) : "", bodyLength, costMs, msgType,
+                result != null ? result.offsetMessageId() : null, result != null), msgId, keys);
     }
 
     /** A stored message of a traced topic was handed to a consumer of {@code group}; returns what its ack needs. */
@@ -100,17 +110,19 @@ public final class MessageTraceWriter implements AutoCloseable {
             return null;
         }
         final String keys = m.properties().get(MessageProperties.KEYS);
-        final String requestId = requestIdPrefix + Long.toHexString(deliveries.incrementAndGet());
+        final long request = deliveries.incrementAndGet();
         final long now = System.currentTimeMillis();
-        write(traceTopic, TraceRecords.subBefore(now, group, requestId, msgId, reconsumeTimes, keys), msgId, keys);
-        return new Delivery(traceTopic, requestId, msgId, keys, now);
+        batches.offer(traceTopic, out -> TraceRecords.subBefore(out, now, group, requestId(request), msgId,
+                reconsumeTimes, keys), msgId, keys);
+        return new Delivery(traceTopic, request, msgId, keys, now);
     }
 
     /** The consumer acked ({@code consumed}) or dead-lettered a traced delivery. */
     public void settled(final Delivery d, final boolean consumed) {
         final long now = System.currentTimeMillis();
-        write(d.traceTopic(), TraceRecords.subAfter(d.requestId(), d.msgId(), now - d.deliveredAt(), consumed, d.keys(),
-                consumed ? TraceRecords.CONSUMED : TraceRecords.FAILED, now), d.msgId(), d.keys());
+        batches.offer(d.traceTopic(), out -> TraceRecords.subAfter(out, requestId(d.request()), d.msgId(),
+                now - d.deliveredAt(), consumed, d.keys(), consumed ? TraceRecords.CONSUMED : TraceRecords.FAILED,
+                now), d.msgId(), d.keys());
     }
 
     /** Records that could not be stored since the start (queue full, or their trace message refused). */
@@ -129,8 +141,9 @@ public final class MessageTraceWriter implements AutoCloseable {
         batches.close();
     }
 
-    private void write(final String traceTopic, final String data, final String msgId, final String keys) {
-        batches.offer(traceTopic, data, msgId, keys);
+    /** The request id pairing a delivery's SubBefore and SubAfter records. */
+    private String requestId(final long request) {
+        return requestIdPrefix + Long.toHexString(request);
     }
 
     private static String host(final InetSocketAddress address) {

@@ -34,7 +34,7 @@ public final class TraceBatchWriter implements AutoCloseable {
     public record Settings(int queueCapacity, int maxRecords, Duration linger, int maxInFlight) {
 
         /** RocketMQ's client packs up to 100 records a message; its queue holds a few thousand. */
-        public static final Settings DEFAULT = new Settings(8192, 100, Duration.ofMillis(5), 4);
+        public static final Settings DEFAULT = new Settings(32_768, 100, Duration.ofMillis(5), 8);
     }
 
     private final Messaging core;
@@ -56,7 +56,12 @@ public final class TraceBatchWriter implements AutoCloseable {
 
     /** Queues one record; never blocks: when the queue is full (or the writer closed) the record is dropped. */
     public void offer(final String traceTopic, final String data, final String msgId, final String keys) {
-        queue.offer(new TracePacker.Entry(traceTopic, data, msgId, keys));
+        queue.offer(TracePacker.Entry.of(traceTopic, data, msgId, keys));
+    }
+
+    /** Queues one record whose text is formatted later, on the writer's thread; never blocks. */
+    void offer(final String traceTopic, final TracePacker.Text text, final String msgId, final String keys) {
+        queue.offer(new TracePacker.Entry(traceTopic, text, msgId, keys));
     }
 
     /** Records dropped since the start: the queue was full, or their trace message could not be stored. */

@@ -22,8 +22,19 @@ final class TracePacker {
     /** Longest body of one trace message: RocketMQ's clients stop their packs at 128,000 bytes as well. */
     static final int MAX_BODY_CHARS = 128_000;
 
-    /** One record to write: its text (one or more events) and what its trace message must be found by. */
-    record Entry(String traceTopic, String data, String msgId, String keys) {
+    /** Writes one record's text (formatted on the writer's thread, not on the thread of the traced message). */
+    @FunctionalInterface
+    interface Text {
+        void appendTo(StringBuilder out);
+    }
+
+    /** One record to write: its text and what its trace message must be found by. */
+    record Entry(String traceTopic, Text text, String msgId, String keys) {
+
+        /** An entry whose text is already a string. */
+        static Entry of(final String traceTopic, final String data, final String msgId, final String keys) {
+            return new Entry(traceTopic, out -> out.append(data), msgId, keys);
+        }
     }
 
     /** One trace message: its body and its space-separated keys. */
@@ -55,11 +66,15 @@ final class TracePacker {
             final List<String> fresh = newKeys(e, keys);
             final int addedChars = chars(fresh);
             final boolean first = i == from;
-            if (!first && (body.length() + e.data().length() > MAX_BODY_CHARS
-                    || keysChars + addedChars > MAX_KEYS_CHARS)) {
+            if (!first && keysChars + addedChars > MAX_KEYS_CHARS) {
                 break;
             }
-            body.append(e.data());
+            final int before = body.length();
+            e.text().appendTo(body);
+            if (!first && body.length() > MAX_BODY_CHARS) {
+                body.setLength(before); // written next time, at the start of a pack
+                break;
+            }
             if (first && addedChars > MAX_KEYS_CHARS) {
                 keys.add(e.msgId()); // keys too long to index: the id alone still finds the record
                 keysChars += e.msgId().length() + 1;

@@ -93,7 +93,7 @@ class TracePackerTest {
     void shouldStopAPackAtAnotherTraceTopic() {
         final List<TracePacker.Entry> entries = List.of(
                 entry(TraceRecords.subBefore(1, "g", "r1", "ID:1", 0, null), "ID:1", null),
-                new TracePacker.Entry("custom-trace", TraceRecords.subBefore(2, "g", "r2", "ID:2", 0, null), "ID:2",
+                TracePacker.Entry.of("custom-trace", TraceRecords.subBefore(2, "g", "r2", "ID:2", 0, null), "ID:2",
                         null));
 
         final List<TracePacker.Packed> packs = packAll(entries);
@@ -115,6 +115,6 @@ class TracePackerTest {
     }
 
     private static TracePacker.Entry entry(final String data, final String msgId, final String keys) {
-        return new TracePacker.Entry(TOPIC, data, msgId, keys);
+        return TracePacker.Entry.of(TOPIC, data, msgId, keys);
     }
 }

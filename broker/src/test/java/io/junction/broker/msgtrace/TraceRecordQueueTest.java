@@ -56,7 +56,7 @@ class TraceRecordQueueTest {
     }
 
     private static TracePacker.Entry entry(final int i) {
-        return new TracePacker.Entry(MessageTraceWriter.DEFAULT_TOPIC, "SubBefore\u0001" + i + '\u0002', "ID:" + i,
+        return TracePacker.Entry.of(MessageTraceWriter.DEFAULT_TOPIC, "SubBefore\u0001" + i + '\u0002', "ID:" + i,
                 null);
     }
 }
