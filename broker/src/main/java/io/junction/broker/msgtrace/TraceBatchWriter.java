@@ -116,9 +116,17 @@ public final class TraceBatchWriter implements AutoCloseable {
 
     /** Sends one trace message once fewer than {@code maxInFlight} are being stored (waits on this thread only). */
     private void sendOne(final TracePacker.Packed packed) throws InterruptedException {
+        if (packed.unwritable() > 0) {
+            queue.dropped(packed.unwritable());
+            LOG.warn("{} trace record(s) could not be written and were dropped", packed.unwritable());
+        }
+        final int written = packed.written();
+        if (written == 0) {
+            return;
+        }
         while (!inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
             if (queue.isClosed()) {
-                queue.dropped(packed.records());
+                queue.dropped(written);
                 return;
             }
         }
@@ -127,14 +135,14 @@ public final class TraceBatchWriter implements AutoCloseable {
                     .whenComplete((r, e) -> {
                         inFlight.release();
                         if (e == null) {
-                            stored.addAndGet(packed.records());
+                            stored.addAndGet(written);
                         } else {
-                            queue.dropped(packed.records());
+                            queue.dropped(written);
                         }
                     });
         } catch (final RuntimeException e) {
             inFlight.release();
-            queue.dropped(packed.records());
+            queue.dropped(written);
             LOG.debug("A trace message to {} was refused", packed.traceTopic(), e);
         }
     }

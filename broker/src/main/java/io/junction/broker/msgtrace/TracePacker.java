@@ -37,8 +37,18 @@ final class TracePacker {
         }
     }
 
-    /** One trace message: its body and its space-separated keys. */
-    record Packed(String traceTopic, byte[] body, String keys, int records) {
+    /**
+     * One trace message: its body and its space-separated keys.
+     *
+     * @param records     entries taken (the caller advances by this many)
+     * @param unwritable  of those, entries whose text could not be written (left out, to be counted as dropped)
+     */
+    record Packed(String traceTopic, byte[] body, String keys, int records, int unwritable) {
+
+        /** Records the body holds. */
+        int written() {
+            return records - unwritable;
+        }
     }
 
     private TracePacker() {
@@ -57,6 +67,7 @@ final class TracePacker {
         final StringBuilder body = new StringBuilder(Math.min(MAX_BODY_CHARS, 256 * (entries.size() - from)));
         final Set<String> keys = new LinkedHashSet<>();
         int keysChars = 0;
+        int unwritable = 0;
         int i = from;
         for (; i < entries.size(); i++) {
             final Entry e = entries.get(i);
@@ -70,7 +81,13 @@ final class TracePacker {
                 break;
             }
             final int before = body.length();
-            e.text().appendTo(body);
+            try {
+                e.text().appendTo(body);
+            } catch (final RuntimeException bug) {
+                body.setLength(before); // one record's fault must not stop the writer or lose the others
+                unwritable++;
+                continue;
+            }
             if (!first && body.length() > MAX_BODY_CHARS) {
                 body.setLength(before); // written next time, at the start of a pack
                 break;
@@ -84,7 +101,7 @@ final class TracePacker {
             }
         }
         return new Packed(traceTopic, body.toString().getBytes(StandardCharsets.UTF_8), String.join(" ", keys),
-                i - from);
+                i - from, unwritable);
     }
 
     /** The id and keys of {@code e} not yet in {@code keys}, once each. */

@@ -103,6 +103,27 @@ class TracePackerTest {
                 tuple("custom-trace", "ID:2"));
     }
 
+    @Test
+    void shouldLeaveOutARecordWhoseTextCannotBeWrittenAndKeepTheOthers() {
+        final List<TracePacker.Entry> entries = List.of(
+                entry(TraceRecords.subBefore(1, "g", "r1", "ID:1", 0, null), "ID:1", null),
+                new TracePacker.Entry(TOPIC, out -> {
+                    out.append("half a record");
+                    throw new IllegalStateException("a formatting bug");
+                }, "ID:2", null),
+                entry(TraceRecords.subBefore(3, "g", "r3", "ID:3", 0, null), "ID:3", null));
+
+        final TracePacker.Packed packed = TracePacker.pack(entries, 0);
+
+        assertThat(packed.records()).isEqualTo(3);
+        assertThat(packed.unwritable()).isEqualTo(1);
+        assertThat(packed.written()).isEqualTo(2);
+        assertThat(packed.keys()).isEqualTo("ID:1 ID:3");
+        assertThat(new String(packed.body(), StandardCharsets.UTF_8)).doesNotContain("half a record")
+                .isEqualTo(TraceRecords.subBefore(1, "g", "r1", "ID:1", 0, null)
+                        + TraceRecords.subBefore(3, "g", "r3", "ID:3", 0, null));
+    }
+
     private static List<TracePacker.Packed> packAll(final List<TracePacker.Entry> entries) {
         final List<TracePacker.Packed> packs = new ArrayList<>();
         int from = 0;
