@@ -55,7 +55,7 @@ public final class TraceBatchWriter implements AutoCloseable {
     }
 
     /** Queues one record; never blocks: when the queue is full (or the writer closed) the record is dropped. */
-    public void offer(final String traceTopic, final String data, final String msgId, final String keys) {
+    void offer(final String traceTopic, final String data, final String msgId, final String keys) {
         queue.offer(TracePacker.Entry.of(traceTopic, data, msgId, keys));
     }
 
