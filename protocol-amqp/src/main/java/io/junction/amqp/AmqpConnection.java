@@ -86,6 +86,11 @@ final class AmqpConnection extends ChannelInboundHandlerAdapter {
         return String.valueOf(ctx.channel().remoteAddress());
     }
 
+    /** The client's address as connections are listed ({@code host:port}). */
+    String listedRemote() {
+        return ClientRegistry.address(ctx.channel().remoteAddress());
+    }
+
     // ------------------------------------------------------------------------------------------------ netty
 
     @Override

@@ -146,6 +146,9 @@ final class ConsumerLink implements LinkHandler {
     private void pop(final boolean noWait) {
         final int max = Math.min(PopRequest.MAX_MESSAGES, sender.getCredit());
         popWaits = !noWait;
+        // Listed on the console's group page (a queue consumer sends no heartbeat)
+        endpoints.broker().clients().popConsumers().popped(plan.group(), "amqp", endpoints.containerId(),
+                endpoints.connection().listedRemote());
         final CompletableFuture<PopResult> pop = messaging.pop(new PopRequest(plan.group(), plan.topic(),
                 plan.filter(), max, endpoints.broker().settings().invisibleMs(),
                 noWait ? 0 : endpoints.broker().settings().longPollMs()));

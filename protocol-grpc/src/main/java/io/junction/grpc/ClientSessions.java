@@ -7,6 +7,7 @@ import apache.rocketmq.v2.SubscriptionEntry;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.grpc.stub.StreamObserver;
 import io.junction.spi.clients.ClientRegistry;
+import io.junction.spi.clients.PopConsumers;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,6 +151,11 @@ final class ClientSessions {
      * Lists {@code session}, whose Telemetry stream {@code stream} just opened from {@code remote}; close the
      * registration when the stream's call ends.
      */
+    /** Where receives note their consumer: POP consumers send no heartbeat, so the console lists them from this. */
+    PopConsumers popConsumers() {
+        return clients.popConsumers();
+    }
+
     ClientRegistry.Registration list(final Session session, final StreamObserver<TelemetryCommand> stream,
                                      final String user, final SocketAddress remote) {
         final Settings first = session.settings();

@@ -119,7 +119,7 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
             final ClientSessions.Session s = sessions.get(id);
             return s != null && s.connected();
         }, System::currentTimeMillis);
-        this.receiver = new ReceiveActivity(messaging, settings, held, responses);
+        this.receiver = new ReceiveActivity(messaging, settings, held, responses, sessions.popConsumers());
         this.offsets = new OffsetActivity(messaging, settings, responses);
         this.telemetry = new TelemetryActivity(messaging, settings, sessions);
         this.routeEndpoints = new RouteEndpoints(messaging.kvConfigs(), Endpoints.newBuilder()

@@ -26,7 +26,10 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.filter.Filters;
 import io.junction.core.filter.InvalidFilterException;
 import io.junction.core.filter.MessageFilter;
+import io.junction.spi.clients.ClientRegistry;
+import io.junction.spi.clients.PopConsumers;
 import io.junction.spi.kit.HeldMessages;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -50,10 +53,12 @@ final class ReceiveActivity {
     /** Push consumers' messages, kept invisible while they hold them; every settlement goes through it. */
     private final HeldMessages<String> held;
     private final Executor responses;
+    private final PopConsumers popConsumers;
 
     /** @param responses where a receive's messages are mapped and written (not on the store's thread) */
     ReceiveActivity(final Messaging messaging, final GrpcSettings settings, final HeldMessages<String> held,
-                    final Executor responses) {
+                    final Executor responses, final PopConsumers popConsumers) {
+        this.popConsumers = popConsumers;
         this.responses = responses;
         this.messaging = messaging;
         this.settings = settings;
@@ -110,6 +115,8 @@ final class ReceiveActivity {
         final boolean renew = request.getAutoRenew() && !clientId.isEmpty();
         final CallAccess callAccess = CallAccess.current();
         final String namespace = request.getMessageQueue().getTopic().getResourceNamespace();
+        final InetSocketAddress remote = ClientMetadata.remote();
+        popConsumers.popped(pop.group(), "grpc", clientId, ClientRegistry.address(remote));
         CompletableFuture<PopResult> popped;
         try {
             popped = messaging.pop(pop);

@@ -78,7 +78,8 @@ public final class CloudEventsFrontEnd implements ProtocolFrontEnd {
             held = new HeldMessages<>(context.messaging());
             subscriptions = new SubscriptionsHandler(context.messaging(), topics, held, json, mapping,
                     s -> new PushDispatcher(s, context.messaging(), held, client, mapping,
-                            context.eventLoops().worker().next(), concurrency, authorization), authorization);
+                            context.eventLoops().worker().next(), concurrency, authorization), authorization,
+                    context.clients().popConsumers());
             subscriptions.restore();
             routes.add(context.httpRoutes().register(IngressHandler.PREFIX, ingress));
             routes.add(context.httpRoutes().register(SubscriptionsHandler.PREFIX, subscriptions));

@@ -12,6 +12,8 @@ import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
+import io.junction.spi.clients.ClientRegistry;
+import io.junction.spi.clients.PopConsumers;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.junction.spi.kit.HeldMessages;
@@ -66,9 +68,14 @@ final class SubscriptionsHandler implements HttpHandler {
     /** Gives back what a receive popped for a caller no longer allowed to have it. */
     private final HeldMessages<?> held;
 
+    /** Pull consumers, by address, for the console (they send no heartbeat). */
+    private final PopConsumers popConsumers;
+
     SubscriptionsHandler(final Messaging messaging, final TopicProvisioner topics, final HeldMessages<?> held,
                          final ObjectMapper json, final CloudEventMapping mapping,
-                         final Function<Subscription, PushDispatcher> dispatchers, final Authorization authorization) {
+                         final Function<Subscription, PushDispatcher> dispatchers, final Authorization authorization,
+                         final PopConsumers popConsumers) {
+        this.popConsumers = popConsumers;
         this.messaging = messaging;
         this.topics = topics;
         this.held = held;
@@ -304,6 +311,7 @@ final class SubscriptionsHandler implements HttpHandler {
     private CompletableFuture<List<PoppedMessage>> pop(final Subscription s, final int max, final long deadline,
                                                        final Channel client) {
         final long waitMillis = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+        popConsumers.popped(s.name(), "http", "", ClientRegistry.address(client.remoteAddress()));
         final CompletableFuture<PopResult> popped = messaging.pop(new PopRequest(s.name(),
                 s.topic(), filters.getOrDefault(s.name(), MessageFilter.ALL), max,
                 s.visibilitySeconds() * 1000L, waitMillis));

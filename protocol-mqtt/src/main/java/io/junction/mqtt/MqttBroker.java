@@ -125,7 +125,7 @@ final class MqttBroker {
             for (SessionStore.Saved s : saved.values()) {
                 final Session session = new Session(s.clientId(), MqttNamespace.ofSessionKey(s.clientId(),
                         accessControl.enabled(), this::isTenant), loops.next(), messaging, held, settings, retained,
-                        qos2Ledger);
+                        qos2Ledger, clients.popConsumers());
                 session.setExpiry(true, s.expirySeconds());
                 durable.add(s.clientId());
                 sessions.put(s.clientId(), session);
@@ -156,7 +156,8 @@ final class MqttBroker {
                 return existing;
             }
             dropped[0] = existing;
-            return new Session(id, namespace, loop, messaging, held, settings, retained, qos2Ledger);
+            return new Session(id, namespace, loop, messaging, held, settings, retained, qos2Ledger,
+                    clients.popConsumers());
         });
         if (!present[0]) {
             qos2Ledger.delete(clientId); // a new session: no delivery state of an old one may resurface at a restart

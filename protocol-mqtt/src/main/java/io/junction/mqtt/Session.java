@@ -2,6 +2,7 @@ package io.junction.mqtt;
 
 import io.junction.core.Messaging;
 import io.junction.core.message.StoredMessage;
+import io.junction.spi.clients.PopConsumers;
 import io.junction.spi.kit.HeldMessages;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -50,10 +51,13 @@ final class Session {
     /** Outbound QoS 2 state kept durable for a persistent session (exactly once across a broker crash). */
     private final ExactlyOnce exactlyOnce;
     private boolean closed;
+    /** Where shared-subscription reads note their member (POP consumers send no heartbeat; the console lists them). */
+    private final PopConsumers popConsumers;
 
     Session(final String clientId, final MqttNamespace namespace, final EventLoop executor, final Messaging messaging,
             final HeldMessages<?> held, final MqttSettings settings, final RetainedStore retained,
-            final Qos2Ledger ledger) {
+            final Qos2Ledger ledger, final PopConsumers popConsumers) {
+        this.popConsumers = popConsumers;
         this.clientId = clientId;
         this.held = held;
         this.namespace = namespace;
@@ -68,6 +72,10 @@ final class Session {
 
     EventLoop executor() {
         return executor;
+    }
+
+    PopConsumers popConsumers() {
+        return popConsumers;
     }
 
     /** The front-end's held messages: shared-subscription reads give back through it. */

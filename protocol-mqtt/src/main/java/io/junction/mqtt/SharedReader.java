@@ -7,7 +7,9 @@ import io.junction.core.PoppedMessage;
 import io.junction.core.Receipt;
 import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
+import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.kit.HeldMessages;
+import io.netty.channel.Channel;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -77,6 +79,9 @@ final class SharedReader {
             return;
         }
         popping = true;
+        final Channel channel = session.channel();
+        session.popConsumers().popped(group, "mqtt", session.clientId,
+                channel == null ? "" : ClientRegistry.address(channel.remoteAddress()));
         inFlight = messaging.pop(new PopRequest(group, coreTopic, filter, Math.min(PopRequest.CLIENT_BATCH,
                 session.window()), INVISIBLE_MS, session.longPollMs()));
         inFlight.whenCompleteAsync(this::onPopped, session.executor());

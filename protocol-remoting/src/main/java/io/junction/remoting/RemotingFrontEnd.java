@@ -254,7 +254,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             RequestCode.GET_KVLIST_BY_NAMESPACE}) {
             processors.put(code, kvConfigs);
         }
-        final PopProcessor pop = new PopProcessor(m, filters, identity, config.intValue("max-long-poll-ms"));
+        final PopProcessor pop = new PopProcessor(m, filters, identity, config.intValue("max-long-poll-ms"),
+                this.clients.popConsumers());
         for (int code : new int[] {PopProcessor.QUERY_ASSIGNMENT, PopProcessor.POP_MESSAGE, PopProcessor.ACK_MESSAGE,
             PopProcessor.CHANGE_MESSAGE_INVISIBLETIME}) {
             processors.put(code, pop);

@@ -12,6 +12,7 @@ import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.clients.ClientRegistry.ClientConnection;
+import io.junction.spi.clients.PopConsumers.PopConsumer;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.netty.handler.codec.http.HttpMethod;
@@ -35,7 +36,9 @@ import java.util.stream.Collectors;
  * </pre>
  * A page holds at most {@value TopicsApi#MAX_ROWS} groups; one group's detail at most {@value #MAX_TOPICS} topics.
  * Clients are what their heartbeats tell the core (id and subscriptions), with the protocol and address of the
- * connections listed under the same client id in the {@link ClientRegistry} (empty when no front-end lists it).
+ * connections listed under the same client id in the {@link ClientRegistry} (empty when no front-end lists it); POP
+ * consumers, which send no heartbeat, are what the front-ends noted of their recent pops
+ * ({@code PopConsumers}).
  */
 final class GroupsApi implements HttpHandler {
 
@@ -96,6 +99,7 @@ final class GroupsApi implements HttpHandler {
         matching.stream().skip(offset).limit(limit).forEach(g -> {
             final ObjectNode n = config(g);
             n.put("clients", core.consumers().clients(g.name()).size());
+            n.put("popConsumers", connections.popConsumers().recent(g.name()).size());
             n.put("deadLetters", deadLetters(g.name()));
             final ArrayNode topics = n.putArray("topics");
             topics(g.name()).forEach(topics::add);
@@ -126,6 +130,7 @@ final class GroupsApi implements HttpHandler {
             final ObjectNode subs = cn.putObject("subscriptions");
             c.subscriptions().forEach((topic, s) -> subs.put(topic, s.type() + " " + s.expression()));
         }
+        popConsumers(n.putArray("popConsumers"), group);
         n.put("deadLetterTopic", SystemNames.deadLetterTopic(group)).put("deadLetters", deadLetters(group));
         final List<String> topics = topics(group);
         final List<CompletableFuture<List<QueueLag>>> lags = new ArrayList<>();
@@ -150,6 +155,32 @@ final class GroupsApi implements HttpHandler {
             }
             JsonReplies.json(exchange, HttpResponseStatus.OK, n);
         });
+    }
+
+    /**
+     * The group's recent POP consumers, as the front-ends noted their pops; what a front-end did not know (a Remoting
+     * pop names no client id, an AMQP or gRPC receive no address) is filled in from the connection listed under the
+     * same protocol with that address or client id.
+     */
+    private void popConsumers(final ArrayNode out, final String group) {
+        final List<PopConsumer> recent = connections.popConsumers().recent(group);
+        final List<ClientConnection> listed = recent.isEmpty() ? List.of() : connections.list();
+        for (final PopConsumer c : recent) {
+            String clientId = c.clientId();
+            String remote = c.remote();
+            for (final ClientConnection l : listed) {
+                if (!l.protocol().equals(c.protocol())) {
+                    continue;
+                }
+                if (clientId.isEmpty() && !remote.isEmpty() && remote.equals(l.remote())) {
+                    clientId = l.clientId();
+                } else if (remote.isEmpty() && !clientId.isEmpty() && clientId.equals(l.clientId())) {
+                    remote = l.remote();
+                }
+            }
+            out.addObject().put("protocol", c.protocol()).put("clientId", clientId).put("remote", remote)
+                    .put("lastPop", c.lastPop());
+        }
     }
 
     private void reset(final HttpExchange exchange, final String group, final JsonNode body) {

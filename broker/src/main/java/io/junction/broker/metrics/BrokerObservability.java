@@ -1,8 +1,10 @@
 package io.junction.broker.metrics;
 
 import io.junction.broker.msgtrace.MessageTraceWriter;
+import io.junction.broker.msgtrace.TraceBatchWriter;
 import io.junction.broker.tracing.MessageSpans;
 import io.junction.core.Messaging;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.Set;
@@ -43,8 +45,13 @@ public final class BrokerObservability implements AutoCloseable {
                                final MessageSpans spans) {
         this.registry = registry;
         this.spans = spans;
-        this.traces = new MessageTraceWriter(core, settings.traceTopics());
+        this.traces = new MessageTraceWriter(core, settings.traceTopics(), TraceBatchWriter.Settings.DEFAULT);
         this.enabled = settings.enabled();
+        FunctionCounter.builder("junction.trace.records.stored", traces, MessageTraceWriter::stored)
+                .description("message-trace records the broker stored").register(registry);
+        FunctionCounter.builder("junction.trace.records.dropped", traces, MessageTraceWriter::dropped)
+                .description("message-trace records the broker dropped (queue full or trace message refused)")
+                .register(registry);
         this.meters = new RocketMqMeters(registry, settings.maxTopics(), settings.maxGroups());
         this.halves = new HalfMessages(registry, MAX_OPEN_HALVES);
         this.consumed = new ConsumedTopics(settings.maxLagSeries());
@@ -71,5 +78,6 @@ public final class BrokerObservability implements AutoCloseable {
     @Override
     public void close() {
         sampler.shutdownNow();
+        traces.close();
     }
 }

@@ -97,18 +97,20 @@ public final class ObservedMessaging implements Messaging {
     private void sendEnded(final Message message, final String traceTopic, final long start, final SendResult result,
                            final Throwable failure) {
         rpc("send", start, failure);
+        // This runs on the thread that completed the send (the store's single appender): the type is worked out once
+        final String type = messageType(message);
         if (failure == null) {
-            stored(message);
+            stored(message, type);
         }
         if (traceTopic != null) {
             traces.published(traceTopic, protocol, message, result, (System.nanoTime() - start) / 1_000_000,
-                    traceMessageType(message));
+                    traceMessageType(type));
         }
     }
 
-    /** RocketMQ's MessageType ordinal of a message as sent, for its trace record. */
-    private static int traceMessageType(final Message m) {
-        return switch (messageType(m)) {
+    /** RocketMQ's MessageType ordinal of a message type, for its trace record. */
+    private static int traceMessageType(final String type) {
+        return switch (type) {
             case "Transaction" -> 1;
             case "Delay" -> 3;
             case "Fifo" -> 4;
@@ -123,14 +125,13 @@ public final class ObservedMessaging implements Messaging {
         sent.whenComplete((r, e) -> {
             rpc("send_batch", start, e);
             if (e == null) {
-                messages.forEach(this::stored);
+                messages.forEach(m -> stored(m, messageType(m)));
             }
         });
         return sent;
     }
 
-    private void stored(final Message m) {
-        final String type = messageType(m);
+    private void stored(final Message m, final String type) {
         meters.messageIn(protocol, m.topic(), type, m.body().length);
         if ("Transaction".equals(type)) {
             halves.sent(m.uniqueId(), meters.topic(m.topic()), protocol);

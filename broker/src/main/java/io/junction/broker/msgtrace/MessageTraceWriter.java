@@ -7,13 +7,12 @@ import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Writes RocketMQ trace records for the messages of topics with trace on (topic attribute {@code trace.enabled=true},
@@ -24,10 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * tools find it as they find the records clients write ({@code queryMsgTraceById}: the trace topic by key).
  *
  * <p>Records are written through the core directly (not through a front-end's wrapper: trace records are neither
- * counted nor traced themselves), without waiting; a record that cannot be stored is counted and dropped, never
- * failing the traced message.
+ * counted nor traced themselves), packed many to a trace message by a {@link TraceBatchWriter} as RocketMQ's clients
+ * pack theirs; the traced message never waits for them, and a record that cannot be stored is counted and dropped.
  */
-public final class MessageTraceWriter {
+public final class MessageTraceWriter implements AutoCloseable {
 
     /** The topic attribute that turns trace on. */
     public static final String ENABLED_ATTRIBUTE = "trace.enabled";
@@ -38,16 +37,28 @@ public final class MessageTraceWriter {
 
     private final Messaging core;
     private final Set<String> configuredTopics;
-    private final AtomicLong dropped = new AtomicLong();
+    private final TraceBatchWriter batches;
+    /**
+     * A delivery's request id (what pairs its SubBefore and SubAfter): this start's random prefix and a counter, not a
+     * random UUID per delivery (SecureRandom on the delivery path).
+     */
+    private final String requestIdPrefix = UUID.randomUUID().toString().replace("-", "") + '-';
+    private final AtomicLong deliveries = new AtomicLong();
 
     /** @param configuredTopics topics traced whatever their attributes say ({@code trace.topics}) */
-    public MessageTraceWriter(final Messaging core, final Set<String> configuredTopics) {
+    public MessageTraceWriter(final Messaging core, final Set<String> configuredTopics,
+                              final TraceBatchWriter.Settings batching) {
         this.core = core;
         this.configuredTopics = Set.copyOf(configuredTopics);
+        this.batches = new TraceBatchWriter(core, batching);
     }
 
-    /** What the ack of a traced delivery needs to write its record. */
-    public record Delivery(String traceTopic, String requestId, String msgId, String keys, long deliveredAt) {
+    /**
+     * What the ack of a traced delivery needs to write its record.
+     *
+     * @param request the delivery's number, which makes its request id
+     */
+    public record Delivery(String traceTopic, long request, String msgId, String keys, long deliveredAt) {
     }
 
     /**
@@ -74,15 +85,21 @@ public final class MessageTraceWriter {
     /** A message of a traced topic was stored ({@code result}) or refused ({@code result} null). */
     public void published(final String traceTopic, final String protocol, final Message m, final SendResult result,
                           final long costMs, final int msgType) {
-        final String group = m.property(MessageProperties.PRODUCER_GROUP) != null
-                ? m.property(MessageProperties.PRODUCER_GROUP) : protocol;
+        final String producerGroup = m.property(MessageProperties.PRODUCER_GROUP);
+        final String group = producerGroup != null ? producerGroup : protocol;
         final String msgId = result != null ? result.uniqueId() : m.uniqueId();
         if (msgId == null) {
             return; // a refused message without an id of its own: nothing a query could find it by
         }
-        write(traceTopic, TraceRecords.pub(System.currentTimeMillis(), group, m.topic(), msgId, m.tag(), m.keys(),
-                result != null ? host(result.storeHost()) : "", m.body().length, costMs, msgType,
-                result != null ? result.offsetMessageId() : null, result != null), msgId, m.keys());
+        // Formatted on the writer's thread: this one completes sends (the store's appender) or serves connections.
+        final long now = System.currentTimeMillis();
+        final String topic = m.topic();
+        final String tag = m.tag();
+        final String keys = m.keys();
+        final int bodyLength = m.body().length;
+        batches.offer(traceTopic, out -> TraceRecords.pub(out, now, group, topic, msgId, tag, keys,
+                result != null ? host(result.storeHost()) : "", bodyLength, costMs, msgType,
+                result != null ? result.offsetMessageId() : null, result != null), msgId, keys);
     }
 
     /** A stored message of a traced topic was handed to a consumer of {@code group}; returns what its ack needs. */
@@ -93,36 +110,40 @@ public final class MessageTraceWriter {
             return null;
         }
         final String keys = m.properties().get(MessageProperties.KEYS);
-        final String requestId = UUID.randomUUID().toString();
+        final long request = deliveries.incrementAndGet();
         final long now = System.currentTimeMillis();
-        write(traceTopic, TraceRecords.subBefore(now, group, requestId, msgId, reconsumeTimes, keys), msgId, keys);
-        return new Delivery(traceTopic, requestId, msgId, keys, now);
+        batches.offer(traceTopic, out -> TraceRecords.subBefore(out, now, group, requestId(request), msgId,
+                reconsumeTimes, keys), msgId, keys);
+        return new Delivery(traceTopic, request, msgId, keys, now);
     }
 
     /** The consumer acked ({@code consumed}) or dead-lettered a traced delivery. */
     public void settled(final Delivery d, final boolean consumed) {
         final long now = System.currentTimeMillis();
-        write(d.traceTopic(), TraceRecords.subAfter(d.requestId(), d.msgId(), now - d.deliveredAt(), consumed, d.keys(),
-                consumed ? TraceRecords.CONSUMED : TraceRecords.FAILED, now), d.msgId(), d.keys());
+        batches.offer(d.traceTopic(), out -> TraceRecords.subAfter(out, requestId(d.request()), d.msgId(),
+                now - d.deliveredAt(), consumed, d.keys(), consumed ? TraceRecords.CONSUMED : TraceRecords.FAILED,
+                now), d.msgId(), d.keys());
     }
 
-    /** Records that could not be stored since the start. */
+    /** Records that could not be stored since the start (queue full, or their trace message refused). */
     public long dropped() {
-        return dropped.get();
+        return batches.dropped();
     }
 
-    private void write(final String traceTopic, final String data, final String msgId, final String keys) {
-        final String recordKeys = keys == null || keys.isEmpty() ? msgId : msgId + ' ' + keys;
-        try {
-            core.send(Message.builder(traceTopic).body(data.getBytes(StandardCharsets.UTF_8)).keys(recordKeys)
-                    .build()).whenComplete((r, e) -> {
-                        if (e != null) {
-                            dropped.incrementAndGet();
-                        }
-                    });
-        } catch (final RuntimeException e) {
-            dropped.incrementAndGet();
-        }
+    /** Records stored since the start. */
+    public long stored() {
+        return batches.stored();
+    }
+
+    /** Stops writing after what is queued is written. */
+    @Override
+    public void close() {
+        batches.close();
+    }
+
+    /** The request id pairing a delivery's SubBefore and SubAfter records. */
+    private String requestId(final long request) {
+        return requestIdPrefix + Long.toHexString(request);
     }
 
     private static String host(final InetSocketAddress address) {

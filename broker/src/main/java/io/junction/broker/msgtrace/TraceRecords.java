@@ -1,7 +1,7 @@
 package io.junction.broker.msgtrace;
 
 /**
- * RocketMQ's message trace record text, one record per call, exactly as {@code TraceDataEncoder} of the RocketMQ
+ * RocketMQ's message trace record text, one record per call (as a string, or appended to a trace message's body), exactly as {@code TraceDataEncoder} of the RocketMQ
  * client writes and its tools decode it: fields separated by {@code \u0001}, each record ended by {@code \u0002}.
  *
  * <pre>
@@ -35,30 +35,53 @@ final class TraceRecords {
     static String pub(final long timestamp, final String group, final String topic, final String msgId,
                       final String tags, final String keys, final String storeHost, final int bodyLength,
                       final long costMs, final int msgType, final String offsetMsgId, final boolean success) {
-        return new StringBuilder(256).append("Pub").append(CONTENT).append(timestamp).append(CONTENT)
+        final StringBuilder out = new StringBuilder(256);
+        pub(out, timestamp, group, topic, msgId, tags, keys, storeHost, bodyLength, costMs, msgType, offsetMsgId,
+                success);
+        return out.toString();
+    }
+
+    static void pub(final StringBuilder out, final long timestamp, final String group, final String topic,
+                    final String msgId, final String tags, final String keys, final String storeHost,
+                    final int bodyLength, final long costMs, final int msgType, final String offsetMsgId,
+                    final boolean success) {
+        out.append("Pub").append(CONTENT).append(timestamp).append(CONTENT)
                 .append(REGION).append(CONTENT).append(group).append(CONTENT).append(topic).append(CONTENT)
                 .append(msgId).append(CONTENT).append(text(tags)).append(CONTENT).append(text(keys)).append(CONTENT)
                 .append(storeHost).append(CONTENT).append(bodyLength).append(CONTENT).append(costMs)
                 .append(CONTENT).append(msgType).append(CONTENT).append(text(offsetMsgId)).append(CONTENT)
-                .append(success).append(FIELD).toString();
+                .append(success).append(FIELD);
     }
 
     /** A delivery to a consumer of {@code group}, before it consumes. */
     static String subBefore(final long timestamp, final String group, final String requestId, final String msgId,
                             final int retryTimes, final String keys) {
-        return new StringBuilder(128).append("SubBefore").append(CONTENT).append(timestamp).append(CONTENT)
+        final StringBuilder out = new StringBuilder(128);
+        subBefore(out, timestamp, group, requestId, msgId, retryTimes, keys);
+        return out.toString();
+    }
+
+    static void subBefore(final StringBuilder out, final long timestamp, final String group, final String requestId,
+                          final String msgId, final int retryTimes, final String keys) {
+        out.append("SubBefore").append(CONTENT).append(timestamp).append(CONTENT)
                 .append(REGION).append(CONTENT).append(group).append(CONTENT).append(requestId).append(CONTENT)
-                .append(msgId).append(CONTENT).append(retryTimes).append(CONTENT).append(text(keys)).append(FIELD)
-                .toString();
+                .append(msgId).append(CONTENT).append(retryTimes).append(CONTENT).append(text(keys)).append(FIELD);
     }
 
     /** The consumer's outcome: acked ({@code success}) or given up (dead-lettered). */
     static String subAfter(final String requestId, final String msgId, final long costMs, final boolean success,
                            final String keys, final int contextCode, final long timestamp) {
-        return new StringBuilder(128).append("SubAfter").append(CONTENT).append(requestId).append(CONTENT)
+        final StringBuilder out = new StringBuilder(128);
+        subAfter(out, requestId, msgId, costMs, success, keys, contextCode, timestamp);
+        return out.toString();
+    }
+
+    static void subAfter(final StringBuilder out, final String requestId, final String msgId, final long costMs,
+                         final boolean success, final String keys, final int contextCode, final long timestamp) {
+        out.append("SubAfter").append(CONTENT).append(requestId).append(CONTENT)
                 .append(msgId).append(CONTENT).append(costMs).append(CONTENT).append(success).append(CONTENT)
                 .append(text(keys)).append(CONTENT).append(contextCode).append(CONTENT).append(timestamp)
-                .append(FIELD).toString();
+                .append(FIELD);
     }
 
     /** RocketMQ writes "null" for a missing field (StringBuilder of a null); the decoder reads it back as text. */

@@ -6,6 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.BytesMessage;
@@ -145,7 +149,11 @@ class ConsoleApiIT {
     @Test
     void shouldShowAGroupsLagAndResetItsOffsetsByTime() throws Exception {
         send("api-lag", 3, null);
-        try (Connection c = jms()) {
+        final long consumedFrom = System.currentTimeMillis();
+        final Connection c = new JmsConnectionFactory("dave", "dave-pw", broker.amqpUri()).createConnection();
+        c.setClientID("api-lag-consumer"); // the AMQP container id
+        try (c) {
+            c.start();
             final Session s = c.createSession(false, Session.CLIENT_ACKNOWLEDGE);
             final MessageConsumer consumer = s.createConsumer(s.createQueue("api-lag"));
             for (int i = 0; i < 3; i++) {
@@ -153,6 +161,16 @@ class ConsoleApiIT {
                 assertThat(m).isNotNull();
                 m.acknowledge();
             }
+            // A POP consumer sends no heartbeat: the group lists it from its pops, its address from its connection.
+            final JsonNode group = json(get("/admin/groups/api-lag"), 200);
+            assertThat(group.path("clients").size()).isZero();
+            final JsonNode pop = group.path("popConsumers").path(0);
+            assertThat(pop.path("protocol").asText()).isEqualTo("amqp");
+            assertThat(pop.path("clientId").asText()).isEqualTo("api-lag-consumer");
+            assertThat(pop.path("remote").asText()).startsWith("127.0.0.1:");
+            assertThat(pop.path("lastPop").asLong()).isGreaterThanOrEqualTo(consumedFrom);
+            assertThat(json(get("/admin/groups?q=api-lag"), 200).path("groups").path(0).path("popConsumers").asInt())
+                    .isEqualTo(1);
         }
         final JsonNode group = json(get("/admin/groups/api-lag"), 200);
         assertThat(group.path("name").asText()).isEqualTo("api-lag");
@@ -170,6 +188,40 @@ class ConsoleApiIT {
         assertThat(call("POST", "/admin/groups/api-lag/reset", ROOT, "{\"topic\":\"api-lag\"}", false).statusCode())
                 .isEqualTo(400);
         assertThat(call("GET", "/admin/groups/no-such-group", ROOT, null, false).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldListAnMqttSharedSubscriberAsItsGroupsPopConsumer() throws Exception {
+        final Mqtt5BlockingClient subscriber = Mqtt5Client.builder().identifier("api-shared-sub")
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort())
+                .simpleAuth().username("dave").password("dave-pw".getBytes(StandardCharsets.UTF_8)).applySimpleAuth()
+                .buildBlocking();
+        final Mqtt5BlockingClient publisher = Mqtt5Client.builder().identifier("api-shared-pub")
+                .serverHost("127.0.0.1").serverPort(broker.mqttPort())
+                .simpleAuth().username("dave").password("dave-pw".getBytes(StandardCharsets.UTF_8)).applySimpleAuth()
+                .buildBlocking();
+        subscriber.connect();
+        publisher.connect();
+        try (Mqtt5BlockingClient.Mqtt5Publishes publishes = subscriber.publishes(MqttGlobalPublishFilter.ALL)) {
+            subscriber.subscribeWith().topicFilter("$share/api-team/api-shared/#").qos(MqttQos.AT_LEAST_ONCE).send();
+            publisher.publishWith().topic("api-shared/a").qos(MqttQos.AT_LEAST_ONCE)
+                    .payload("shared".getBytes(StandardCharsets.UTF_8)).send();
+            assertThat(publishes.receive(WAIT.toSeconds(), TimeUnit.SECONDS)).isPresent();
+
+            // The share group reads by POP: no heartbeat, listed from its member's pops with its connection's address.
+            final JsonNode pop = await().atMost(WAIT).until(() -> {
+                final JsonNode groups = json(get("/admin/groups?q=api-team"), 200).path("groups");
+                return groups.size() == 0 ? MissingNode.getInstance()
+                        : json(get("/admin/groups/" + enc(groups.path(0).path("name").asText())), 200)
+                                .path("popConsumers").path(0);
+            }, n -> !n.isMissingNode());
+            assertThat(pop.path("protocol").asText()).isEqualTo("mqtt");
+            assertThat(pop.path("clientId").asText()).isEqualTo("api-shared-sub");
+            assertThat(pop.path("remote").asText()).startsWith("127.0.0.1:");
+        } finally {
+            publisher.disconnect();
+            subscriber.disconnect();
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.junction.conformance.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,6 +13,7 @@ import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
+import jakarta.jms.JMSSecurityException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
@@ -42,13 +44,15 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.support.ui.Select;
 
 /**
  * The web console in a real browser: Debian's headless Chromium driven by Selenium through its chromedriver, against a
  * broker with security on. The test logs in as a super user, then checks what the pages show of real clients'
  * traffic: a topic an MQTT publish created and its rate moving while a publisher runs, a message sent with Qpid JMS
- * found by its id with its body and its trace, a dead letter re-driven back to its queue, and an MQTT client listed
- * with its subscription and disconnected.
+ * found by its id with its body and its trace, a dead letter re-driven back to its queue (and the JMS consumer listed
+ * as the group's POP consumer), an MQTT client listed with its subscription and disconnected, and a user created,
+ * granted and revoked a rule, and deleted, with a namespace quota set (a real JMS client's sends show each change).
  *
  * <p>Skipped (an assumption) only when chromedriver is not installed ({@code apt-get install chromium
  * chromium-driver}, as {@code .ci/run} does).
@@ -236,6 +240,10 @@ class ConsoleBrowserIT {
         browser.findElement(link).click();
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
                 assertThat(browser.findElement(By.id("group-dead-letters")).getText()).isEqualTo("1"));
+        // The JMS consumer sent no heartbeat: the group lists it as a POP consumer, by its AMQP connection.
+        final WebElement popConsumer = browser.findElement(By.cssSelector("#group-pop-consumers tbody tr"));
+        assertThat(popConsumer.findElement(By.className("protocol")).getText()).isEqualTo("amqp");
+        assertThat(popConsumer.findElement(By.className("remote")).getText()).startsWith("127.0.0.1:");
         browser.findElement(By.id("redrive")).click();
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
                 assertThat(browser.findElement(By.id("redrive-result")).getText())
@@ -282,6 +290,69 @@ class ConsoleBrowserIT {
         assertThat(((Mqtt5DisconnectException) cause).getMqttMessage().getReasonCode())
                 .isEqualTo(Mqtt5DisconnectReasonCode.ADMINISTRATIVE_ACTION);
         await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElements(row)).isEmpty());
+    }
+
+    @Test
+    void shouldCreateAUserGrantAndRevokeARuleSetAQuotaAndDeleteTheUser() throws Exception {
+        show("security");
+        final By row = By.cssSelector("#user-table tr[data-user='console-erin']");
+        type(By.id("user-name"), "console-erin");
+        type(By.id("user-password"), "erin-pw");
+        browser.findElement(By.cssSelector("#user-form button[type='submit']")).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElement(By.id("security-done")).getText()).isEqualTo("Saved user console-erin.");
+            assertThat(browser.findElement(row).getText()).contains("default").contains("yes");
+        });
+        // A new user without rules may log in but not publish.
+        assertThatThrownBy(() -> sendAs("console-erin", "erin-pw", "console-erin-q"))
+                .isInstanceOf(JMSSecurityException.class);
+
+        new Select(browser.findElement(By.id("rule-user"))).selectByValue("console-erin");
+        type(By.id("rule-resource"), "Topic:console-erin*");
+        browser.findElement(By.cssSelector("#rule-form button[type='submit']")).click();
+        final By rule = By.cssSelector("#user-table tr[data-user='console-erin'] .rule");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(browser.findElement(rule)
+                .getAttribute("data-rule")).isEqualTo("ALLOW PUB on Topic:console-erin*"));
+        sendAs("console-erin", "erin-pw", "console-erin-q"); // granted: the send goes through
+
+        browser.findElement(rule).findElement(By.className("revoke")).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElement(By.id("security-done")).getText())
+                    .isEqualTo("Rule removed from console-erin.");
+            assertThat(browser.findElements(rule)).isEmpty();
+        });
+        assertThatThrownBy(() -> sendAs("console-erin", "erin-pw", "console-erin-q"))
+                .isInstanceOf(JMSSecurityException.class);
+
+        type(By.id("quota-namespace"), "console-ns");
+        type(By.id("quota-connections"), "7");
+        browser.findElement(By.cssSelector("#quota-form button[type='submit']")).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(browser.findElement(
+                By.cssSelector("#quota-table tr[data-namespace='console-ns'] .max-connections")).getText())
+                .isEqualTo("7"));
+
+        final WebElement delete = browser.findElement(row).findElement(By.className("delete"));
+        delete.click();
+        assertThat(delete.getText()).isEqualTo("Really delete?");
+        delete.click();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElements(row)).isEmpty());
+        assertThatThrownBy(() -> sendAs("console-erin", "erin-pw", "console-erin-q"))
+                .isInstanceOf(JMSSecurityException.class); // the user is gone: its password no longer opens
+    }
+
+    /** Sends one message to {@code queue} with Qpid JMS as {@code user}. */
+    private static void sendAs(final String user, final String password, final String queue) throws Exception {
+        try (Connection c = new JmsConnectionFactory(user, password, broker.amqpUri()).createConnection()) {
+            c.start();
+            final Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            s.createProducer(s.createQueue(queue)).send(s.createTextMessage("from " + user));
+        }
+    }
+
+    private static void type(final By field, final String text) {
+        final WebElement e = browser.findElement(field);
+        e.clear();
+        e.sendKeys(text);
     }
 
     private static Connection jms() throws Exception {

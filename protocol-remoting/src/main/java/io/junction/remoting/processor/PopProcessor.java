@@ -15,6 +15,8 @@ import io.junction.remoting.protocol.Json;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.ResponseCode;
 import io.junction.remoting.reply.ForeignRequests;
+import io.junction.spi.clients.ClientRegistry;
+import io.junction.spi.clients.PopConsumers;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -62,10 +64,13 @@ public final class PopProcessor implements RequestProcessor {
     private final BrokerIdentity identity;
     private final ForeignRequests foreignRequests;
     private final long maxPollMillis;
+    /** Where the console finds this group's POP consumers (they send no heartbeat); by address: no id in the request. */
+    private final PopConsumers popConsumers;
     private final Map<Key, Handle> handles = new ConcurrentHashMap<>();
 
     public PopProcessor(final Messaging messaging, final FilterCache filters, final BrokerIdentity identity,
-                        final long maxPollMillis) {
+                        final long maxPollMillis, final PopConsumers popConsumers) {
+        this.popConsumers = popConsumers;
         this.messaging = messaging;
         this.filters = filters;
         this.identity = identity;
@@ -139,6 +144,7 @@ public final class PopProcessor implements RequestProcessor {
                     "topic[" + topic + "] not exist, apply first please!"));
         }
         sweep();
+        popConsumers.popped(group, "remoting", "", ClientRegistry.address(channel.remoteAddress()));
         final CompletableFuture<PopResult> popped =
                 messaging.pop(new PopRequest(group, topic, filter, max, invisible, poll, start(request)));
         if (poll > 0 && !popped.isDone()) {

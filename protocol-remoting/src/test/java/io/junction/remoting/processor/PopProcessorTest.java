@@ -8,6 +8,7 @@ import io.junction.core.engine.TestStores;
 import io.junction.core.meta.TopicConfig;
 import io.junction.remoting.BrokerIdentity;
 import io.junction.remoting.protocol.RemotingCommand;
+import io.junction.spi.clients.PopConsumers;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -27,12 +28,15 @@ class PopProcessorTest {
     void shouldFreeALongPollingPopWhenItsClientGoesAway() throws Exception {
         try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
             store.topics().createOrUpdate(TopicConfig.of("t", 2)).join();
+            final PopConsumers popConsumers = new PopConsumers();
             final PopProcessor processor = new PopProcessor(store, new FilterCache(),
-                    new BrokerIdentity("b", "c", "127.0.0.1:9876"), 20_000);
+                    new BrokerIdentity("b", "c", "127.0.0.1:9876"), 20_000, popConsumers);
             final EmbeddedChannel client = new EmbeddedChannel();
             final CompletableFuture<RemotingCommand> parked = processor.process(client, popRequest(20_000));
             Thread.sleep(200); // let it park
             assertThat(parked).isNotDone();
+            assertThat(popConsumers.recent("g")).singleElement()
+                    .satisfies(c -> assertThat(c.protocol()).isEqualTo("remoting")); // listed for the console
             client.close();
             store.send(TestStores.text("t", "after the client left")).join();
             TestStores.awaitIndexed(store);

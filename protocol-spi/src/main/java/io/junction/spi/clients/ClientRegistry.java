@@ -20,6 +20,7 @@ public final class ClientRegistry {
 
     private final AtomicLong ids = new AtomicLong();
     private final ConcurrentMap<Long, ClientConnection> connections = new ConcurrentHashMap<>();
+    private final PopConsumers popConsumers = new PopConsumers();
 
     /**
      * One connected client.
@@ -64,11 +65,17 @@ public final class ClientRegistry {
         return all;
     }
 
+    /** The consumers that recently popped, per group (POP consumers send no heartbeat: front-ends note their pops). */
+    public PopConsumers popConsumers() {
+        return popConsumers;
+    }
+
     public Optional<ClientConnection> get(final long id) {
         return Optional.ofNullable(connections.get(id));
     }
 
-    private static String address(final SocketAddress remote) {
+    /** {@code host:port} of an address, as connections are listed (empty for none). */
+    public static String address(final SocketAddress remote) {
         if (remote instanceof InetSocketAddress a) {
             return a.getHostString() + ':' + a.getPort();
         }

@@ -1,5 +1,13 @@
-// Users, their ACL rules and the namespaces' quotas, read from the admin API (changes: junction admin, or the API).
+// Users, their ACL rules and the namespaces' quotas, read and changed through the admin security API
+// (GET/PUT/DELETE /admin/users..., GET/PUT /admin/quotas...). Changes are PUT or DELETE with JSON bodies: methods a
+// page of another site cannot send without a CORS preflight, which the broker never grants.
 import {api, whileShown} from './api.js';
+
+const ACTIONS = ['PUB', 'SUB', 'CREATE', 'UPDATE', 'DELETE', 'GET', 'LIST'];
+
+function path(name) {
+  return '/admin/users/' + encodeURIComponent(name);
+}
 
 export function security() {
   return {
@@ -7,7 +15,13 @@ export function security() {
     quotas: {},
     off: false,
     error: '',
+    done: '',
     stop: null,
+    actions: ACTIONS,
+    confirming: '',
+    userForm: {name: '', namespace: 'default', password: '', super: false, enabled: true},
+    ruleForm: {user: '', resource: 'Topic:*', actions: ['PUB'], decision: 'ALLOW'},
+    quotaForm: {namespace: 'default', messagesPerSecond: 0, bytesPerSecond: 0, maxConnections: 0},
 
     init() {
       this.stop = whileShown('security', 10000, () => this.refresh());
@@ -23,11 +37,83 @@ export function security() {
         this.quotas = await api('GET', '/admin/quotas');
         this.off = false;
         this.error = '';
+        if (!this.ruleForm.user && this.users.length) {
+          this.ruleForm.user = this.users[0].name;
+        }
       } catch (e) {
         // 409: the admin API's answer when security is off.
         this.off = e.status === 409;
         this.error = this.off ? '' : e.message;
       }
+    },
+
+    /** Runs a change, says what it did, and reloads the lists. */
+    async change(what, call) {
+      try {
+        await call();
+        this.done = what;
+        this.error = '';
+      } catch (e) {
+        this.done = '';
+        this.error = e.message;
+      }
+      await this.refresh();
+    },
+
+    /** Creates a user, or updates one (an empty password leaves the old one). */
+    async saveUser() {
+      const f = this.userForm;
+      const body = {namespace: f.namespace, super: f.super, enabled: f.enabled};
+      if (f.password) {
+        body.password = f.password;
+      }
+      await this.change('Saved user ' + f.name + '.', () => api('PUT', path(f.name), body));
+      this.userForm.password = '';
+    },
+
+    edit(u) {
+      this.userForm = {name: u.name, namespace: u.namespace, password: '', super: u.super, enabled: u.enabled};
+      this.ruleForm.user = u.name;
+    },
+
+    /** Deletes a user on the second click. */
+    async removeUser(name) {
+      if (this.confirming !== name) {
+        this.confirming = name;
+        return;
+      }
+      this.confirming = '';
+      await this.change('Deleted user ' + name + '.', () => api('DELETE', path(name)));
+    },
+
+    rulesOf(name) {
+      const u = this.users.find(x => x.name === name);
+      return u ? u.acl.map(r => ({resource: r.resource, actions: r.actions, decision: r.decision})) : [];
+    },
+
+    /** Grants (or denies, by the decision) a rule: the user's rules with this one added. */
+    async addRule() {
+      const f = this.ruleForm;
+      const rules = this.rulesOf(f.user).concat([{resource: f.resource, actions: f.actions, decision: f.decision}]);
+      await this.change('Rule added for ' + f.user + '.', () => api('PUT', path(f.user) + '/acl', {rules}));
+    },
+
+    /** Revokes one rule: the user's rules without it. */
+    async removeRule(name, index) {
+      const rules = this.rulesOf(name).filter((r, i) => i !== index);
+      await this.change('Rule removed from ' + name + '.', () => api('PUT', path(name) + '/acl', {rules}));
+    },
+
+    editQuota(ns, q) {
+      this.quotaForm = {namespace: ns, messagesPerSecond: q.messagesPerSecond, bytesPerSecond: q.bytesPerSecond,
+        maxConnections: q.maxConnections};
+    },
+
+    async saveQuota() {
+      const f = this.quotaForm;
+      await this.change('Quota of ' + f.namespace + ' set.', () => api('PUT',
+        '/admin/quotas/' + encodeURIComponent(f.namespace), {messagesPerSecond: Number(f.messagesPerSecond),
+          bytesPerSecond: Number(f.bytesPerSecond), maxConnections: Number(f.maxConnections)}));
     },
   };
 }
