@@ -120,6 +120,9 @@ public final class MappedSegmentFile implements SegmentFile {
             throw new IllegalArgumentException(file + ": read of " + length + " bytes at " + position
                     + " outside the segment");
         }
+        if (length == 0) {
+            return new CopiedRead(ByteBuffer.allocate(0).asReadOnlyBuffer(), position);
+        }
         final int index = position / window.regionSize();
         if (position + (long) length <= regionEnd(index)) {
             final MappedRegion region = regions.get(index);
