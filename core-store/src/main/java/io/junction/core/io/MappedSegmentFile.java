@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * through the one page cache.
  *
  * <p>Maps are unmapped explicitly (when the window evicts a region, or the segment closes), never while a
- * {@link SegmentRead} of them is open; see {@link MappedRegion}. A read that a region cannot cover (it crosses a region's
- * end by more than the window's overlap) gets bytes of its own: a copy when small, else a map of just that range,
- * unmapped when the read closes.
+ * {@link SegmentRead} of them is open; see {@link MappedRegion}. A read that a region cannot cover (it crosses a
+ * region's end by more than the window's overlap) gets bytes of its own: a copy when small, else a map of just that
+ * range, unmapped when the read closes.
  */
 public final class MappedSegmentFile implements SegmentFile {
     /** Factory for segments reading through one window of the default size, shared by the whole process. */

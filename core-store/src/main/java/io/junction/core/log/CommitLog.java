@@ -353,9 +353,9 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Visits valid records from {@code from} up to {@code to}; returns where it stopped (a record boundary). The visitor
-     * gets the bytes for the length of its call only (they may be unmapped after it), and one read serves the records
-     * of a region in turn.
+     * Visits valid records from {@code from} up to {@code to}; returns where it stopped (a record boundary). The
+     * visitor gets the bytes for the length of its call only (they may be unmapped after it), and one read serves the
+     * records of a region in turn.
      */
     public long scan(final long from, final long to, final RecordVisitor visitor) {
         long offset = from;
