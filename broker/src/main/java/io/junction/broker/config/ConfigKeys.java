@@ -35,6 +35,9 @@ public final class ConfigKeys {
 
     public static final ConfigKey SEGMENT_SIZE = ConfigKey.of("store.segment-size", INT_SIZE, "1g",
             "Commit-log segment file size (mapped sparsely).");
+    public static final ConfigKey MAPPED_WINDOW = ConfigKey.of("store.mapped-window", INT_SIZE, "128m",
+            "Most of the commit log mapped at once (regions least recently read are unmapped), so the most of it "
+                    + "resident in the broker; at least 1m.");
     public static final ConfigKey FLUSH_MODE = ConfigKey.choice("store.flush-mode", "ASYNC",
             "ASYNC: a send is acknowledged once in the page cache and forced within the flush interval; "
                     + "SYNC: acknowledged after an fsync covering it (group commit).", "ASYNC", "SYNC");
@@ -202,11 +205,12 @@ public final class ConfigKeys {
 
     private static List<ConfigKey> brokerKeys() {
         final List<ConfigKey> keys = new ArrayList<>(List.of(DATA_DIR, BROKER_HOST, BIND_ADDRESS, IO_THREADS,
-                SEGMENT_SIZE, FLUSH_MODE, FLUSH_INTERVAL_MS, FLUSH_THRESHOLD, MAX_MESSAGE_SIZE, AUTO_CREATE_TOPICS,
-                AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS, DISK_MAX_USED_RATIO,
-                DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS, TRANSACTION_MAX_CHECKS,
-                POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES, CLUSTER_NODE_ID, CLUSTER_MEMBERS,
-                CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, HTTP_PORT, HTTP_MAX_REQUEST_SIZE,
+                SEGMENT_SIZE, MAPPED_WINDOW, FLUSH_MODE, FLUSH_INTERVAL_MS, FLUSH_THRESHOLD, MAX_MESSAGE_SIZE,
+                AUTO_CREATE_TOPICS, AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS,
+                DISK_MAX_USED_RATIO, DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS,
+                TRANSACTION_MAX_CHECKS, POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES,
+                CLUSTER_NODE_ID, CLUSTER_MEMBERS, CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, HTTP_PORT,
+                HTTP_MAX_REQUEST_SIZE,
                 HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,

@@ -37,6 +37,7 @@ public final class StoreSettings {
         try {
             return StoreConfig.builder(config.dataDir())
                     .segmentSize(config.intSize(ConfigKeys.SEGMENT_SIZE))
+                    .mappedWindow(config.intSize(ConfigKeys.MAPPED_WINDOW))
                     .flushMode(FlushMode.valueOf(config.string(ConfigKeys.FLUSH_MODE)))
                     .flushInterval(Duration.ofMillis(config.intValue(ConfigKeys.FLUSH_INTERVAL_MS)))
                     .flushThresholdBytes(config.intSize(ConfigKeys.FLUSH_THRESHOLD))

@@ -32,6 +32,7 @@ class StoreSettingsTest {
     void shouldMapEveryStoreKey() throws Exception {
         final BrokerConfig config = loader.load(null, Path.of("/tmp/junction-test"), Map.ofEntries(
                 Map.entry("store.segment-size", "64m"),
+                Map.entry("store.mapped-window", "32m"),
                 Map.entry("store.flush-mode", "sync"),
                 Map.entry("store.flush-interval-ms", "200"),
                 Map.entry("store.flush-threshold", "1m"),
@@ -55,6 +56,7 @@ class StoreSettingsTest {
         final StoreConfig store = StoreSettings.toStoreConfig(config, StoreObserver.NONE);
 
         assertThat(store.segmentSize()).isEqualTo(64 << 20);
+        assertThat(store.mappedWindow()).isEqualTo(32 << 20);
         assertThat(store.flushMode().name()).isEqualTo("SYNC");
         assertThat(store.flushInterval()).isEqualTo(Duration.ofMillis(200));
         assertThat(store.flushThresholdBytes()).isEqualTo(1 << 20);

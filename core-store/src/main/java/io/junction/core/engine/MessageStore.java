@@ -15,7 +15,7 @@ import io.junction.core.StoreException;
 import io.junction.core.group.ConsumerRegistry;
 import io.junction.core.group.QueueLocks;
 import io.junction.core.index.MessageIndex;
-import io.junction.core.io.MappedSegmentFile;
+import io.junction.core.io.MappedWindow;
 import io.junction.core.io.SegmentFileFactory;
 import io.junction.core.log.CommitLog;
 import io.junction.core.log.LogAppender;
@@ -232,7 +232,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
      *                        process or holds corrupt metadata
      */
     public static MessageStore open(final StoreConfig config) {
-        return open(config, System::currentTimeMillis, MappedSegmentFile.FACTORY);
+        return open(config, System::currentTimeMillis, segmentFiles(config));
+    }
+
+    /** Segment files reading through a window of the configured size, of this store's own. */
+    private static SegmentFileFactory segmentFiles(final StoreConfig config) {
+        return MappedWindow.ofSize(config.mappedWindow()).segmentFiles();
     }
 
     /** Opens the store with a clock and a segment medium of the caller's choosing (tests). */
@@ -243,7 +248,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     /** Opens the store as one replica of a group (see {@link ReplicaRole}). */
     public static MessageStore open(final StoreConfig config, final ReplicaRole role) {
-        return open(config, System::currentTimeMillis, MappedSegmentFile.FACTORY, role);
+        return open(config, System::currentTimeMillis, segmentFiles(config), role);
     }
 
     /** Opens the store as one replica of a group, with a clock and a segment medium of the caller's choosing. */

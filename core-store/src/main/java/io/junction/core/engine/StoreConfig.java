@@ -1,5 +1,6 @@
 package io.junction.core.engine;
 
+import io.junction.core.io.MappedWindow;
 import io.junction.core.txn.TransactionResolution;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -35,6 +36,8 @@ import java.util.Objects;
  * @param transactionTimeoutResolution COMMIT or ROLLBACK: what happens to a half message checked back
  *                                 {@code transactionMaxChecks} times without an answer
  * @param popReviveInterval        how often popped messages past their invisible time are looked for and redelivered
+ * @param mappedWindow             bytes of the commit log mapped at once (and so the most of it kept resident); see
+ *                                 {@link MappedWindow}
  * @param maxDelay                 longest delivery delay a timer (delayed) message may ask for; keep it below
  *                                 {@code retention}, or a pending timer's record can be deleted before it fires
  */
@@ -60,9 +63,12 @@ public record StoreConfig(
         Duration transactionCheckInterval,
         int transactionMaxChecks,
         TransactionResolution transactionTimeoutResolution,
-        Duration popReviveInterval) {
+        Duration popReviveInterval,
+        long mappedWindow) {
 
     public static final int DEFAULT_SEGMENT_SIZE = 1 << 30;
+    /** Smallest {@code mappedWindow}: sixteen regions of 64 KiB. */
+    public static final long MIN_MAPPED_WINDOW = 1 << 20;
 
     public StoreConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -91,6 +97,9 @@ public record StoreConfig(
         Objects.requireNonNull(popReviveInterval, "popReviveInterval");
         if (!positive(popReviveInterval)) {
             throw new IllegalArgumentException("POP revive interval must be positive");
+        }
+        if (mappedWindow < MIN_MAPPED_WINDOW) {
+            throw new IllegalArgumentException("mapped window " + mappedWindow + " below 1 MiB");
         }
         if (transactionTimeoutResolution == null || transactionTimeoutResolution == TransactionResolution.UNKNOWN) {
             throw new IllegalArgumentException("transaction timeout resolution must be COMMIT or ROLLBACK");
@@ -135,6 +144,7 @@ public record StoreConfig(
         private int transactionMaxChecks = 15;
         private TransactionResolution transactionTimeoutResolution = TransactionResolution.ROLLBACK;
         private Duration popReviveInterval = Duration.ofMillis(100);
+        private long mappedWindow = MappedWindow.DEFAULT_SIZE;
 
         private Builder(final Path dataDir) {
             this.dataDir = dataDir;
@@ -235,6 +245,11 @@ public record StoreConfig(
             return this;
         }
 
+        public Builder mappedWindow(final long v) {
+            mappedWindow = v;
+            return this;
+        }
+
         public Builder popReviveInterval(final Duration v) {
             popReviveInterval = v;
             return this;
@@ -250,7 +265,7 @@ public record StoreConfig(
                     flushInterval, flushThresholdBytes, maxMessageSize, autoCreateTopics, defaultQueueCount,
                     retention, maxDiskUsedRatio, diskFullRatio, storeHost, observer, maxDelay, autoCreateGroups,
                     transactionFirstCheck, transactionCheckInterval, transactionMaxChecks,
-                    transactionTimeoutResolution, popReviveInterval);
+                    transactionTimeoutResolution, popReviveInterval, mappedWindow);
         }
     }
 }

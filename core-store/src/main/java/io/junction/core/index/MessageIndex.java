@@ -34,11 +34,11 @@ public final class MessageIndex {
         Files.createDirectories(dir);
         final List<IndexFile> files = new ArrayList<>();
         try (Stream<Path> list = Files.list(dir)) {
-            for (Path p : list.sorted().toList()) {
-                if (!p.getFileName().toString().matches("\\d{20}")) {
-                    continue;
-                }
-                final IndexFile f = IndexFile.open(p);
+            final List<Path> paths = list.filter(p -> p.getFileName().toString().matches("\\d{20}")).sorted()
+                    .toList();
+            for (Path p : paths) {
+                // Only the newest file is written; the others are full and stay unmapped (see IndexFile).
+                final IndexFile f = IndexFile.open(p, p != paths.get(paths.size() - 1));
                 if (f == null) {
                     LOG.warn("Index file {} is not valid; removing it (it is rebuilt from the log)", p);
                     Files.delete(p);
@@ -67,7 +67,7 @@ public final class MessageIndex {
         }
         final List<IndexFile> all = files;
         IndexFile current = all.isEmpty() ? null : all.get(all.size() - 1);
-        if (current == null || !current.hasRoomFor(keys.size())) {
+        if (current == null || current.sealed() || !current.hasRoomFor(keys.size())) {
             current = roll(info, keys.size());
         }
         current.add(keys, info.physicalOffset(), info.storeTimestamp());
@@ -80,6 +80,9 @@ public final class MessageIndex {
         final List<IndexFile> next = new ArrayList<>(files);
         next.add(created);
         files = FileList.copyOf(next);
+        if (next.size() > 1) {
+            next.get(next.size() - 2).seal(); // full: its pages need not stay resident
+        }
         return created;
     }
 

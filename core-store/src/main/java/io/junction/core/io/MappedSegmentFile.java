@@ -1,46 +1,58 @@
 package io.junction.core.io;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Writes through {@link FileChannel} and reads through a read-only memory map of the whole file.
+ * Writes through {@link FileChannel} and reads through regions mapped on demand within a {@link MappedWindow}, which
+ * bounds how much of the log is mapped (and so resident) at once.
  *
  * <p>Why not write through the map as well: a write to a memory-mapped page of a sparse file on a full disk raises
  * SIGBUS, while a channel write fails with a plain {@code IOException} ("No space left on device") that turns into a
- * clear error for that send. Reads through the map cost no copy and no system call; Linux keeps both views coherent
+ * clear error for that send. Reads through a map cost no copy and no system call; Linux keeps both views coherent
  * through the one page cache.
  *
- * <p>The map is never unmapped explicitly: a record view handed to a reader stays valid until the reader drops it,
- * even after the segment is deleted; the garbage collector unmaps it then.
+ * <p>Maps are unmapped explicitly (when the window evicts a region, or the segment closes), never while a
+ * {@link SegmentRead} of them is open; see {@link MappedRegion}. A read that a region cannot cover (it crosses a
+ * region's end by more than the window's overlap) gets bytes of its own: a copy when small, else a map of just that
+ * range, unmapped when the read closes.
  */
 public final class MappedSegmentFile implements SegmentFile {
-    /** Factory for this kind of segment. */
-    public static final SegmentFileFactory FACTORY = MappedSegmentFile::open;
+    /** Factory for segments reading through one window of the default size, shared by the whole process. */
+    public static final SegmentFileFactory FACTORY = MappedWindow.ofSize(MappedWindow.DEFAULT_SIZE).segmentFiles();
+    /** Reads up to this long that no region covers are copied; longer ones get a map of their own. */
+    private static final int MAX_COPIED_READ = 64 * 1024;
 
     private final Path file;
     private final long baseOffset;
     private final int capacity;
     private final FileChannel channel;
-    private final MappedByteBuffer map;
+    private final MappedWindow window;
+    private final AtomicReferenceArray<MappedRegion> regions;
+    private volatile boolean closed;
 
     private MappedSegmentFile(final Path file, final long baseOffset, final int capacity, final FileChannel channel,
-                              final MappedByteBuffer map) {
+                              final MappedWindow window) {
         this.file = file;
         this.baseOffset = baseOffset;
         this.capacity = capacity;
         this.channel = channel;
-        this.map = map;
+        this.window = window;
+        this.regions = new AtomicReferenceArray<>((int) ((capacity + (long) window.regionSize() - 1)
+                / window.regionSize()));
     }
 
     /** Opens {@code file}, creating a sparse file of {@code capacity} bytes when it is missing. */
-    public static MappedSegmentFile open(final Path file, final long baseOffset, final int capacity)
-            throws IOException {
+    public static MappedSegmentFile open(final Path file, final long baseOffset, final int capacity,
+                                         final MappedWindow window) throws IOException {
         final FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         try {
@@ -53,8 +65,7 @@ public final class MappedSegmentFile implements SegmentFile {
                 throw new IOException(file + ": size " + channel.size() + " but segments are " + capacity
                         + " bytes (was the segment size changed?)");
             }
-            final MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, 0, capacity);
-            return new MappedSegmentFile(file, baseOffset, capacity, channel, map);
+            return new MappedSegmentFile(file, baseOffset, capacity, channel, window);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -104,12 +115,90 @@ public final class MappedSegmentFile implements SegmentFile {
     }
 
     @Override
-    public ByteBuffer view() {
-        return map.duplicate();
+    public SegmentRead read(final int position, final int length) {
+        if (position < 0 || length < 0 || position + (long) length > capacity) {
+            throw new IllegalArgumentException(file + ": read of " + length + " bytes at " + position
+                    + " outside the segment");
+        }
+        if (length == 0) {
+            return new CopiedRead(ByteBuffer.allocate(0).asReadOnlyBuffer(), position);
+        }
+        final int index = position / window.regionSize();
+        if (position + (long) length <= regionEnd(index)) {
+            final MappedRegion region = regions.get(index);
+            final SegmentRead read = region == null ? null : region.acquire();
+            if (read != null) {
+                return read;
+            }
+            if (closed) {
+                return null;
+            }
+            try {
+                return window.map(this, index);
+            } catch (IOException e) {
+                throw new UncheckedIOException(file + ": cannot map region " + index, e);
+            }
+        }
+        return readOwn(position, length);
     }
 
+    /** The end (exclusive) of what region {@code index} maps: its share of the segment plus the overlap. */
+    private long regionEnd(final int index) {
+        return Math.min(capacity, (long) (index + 1) * window.regionSize() + window.overlap());
+    }
+
+    /** Bytes of its own for a read no region covers; null when the segment is closed. */
+    private SegmentRead readOwn(final int position, final int length) {
+        try {
+            if (length <= MAX_COPIED_READ) {
+                final ByteBuffer copy = ByteBuffer.allocate(length);
+                while (copy.hasRemaining()) {
+                    if (channel.read(copy, position + (long) copy.position()) < 0) {
+                        throw new IOException(file + ": ends before " + (position + length));
+                    }
+                }
+                return new CopiedRead(copy.flip().asReadOnlyBuffer(), position);
+            }
+            return new OwnMapRead(channel.map(FileChannel.MapMode.READ_ONLY, position, length), position);
+        } catch (ClosedChannelException e) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot read " + length + " bytes at " + position, e);
+        }
+    }
+
+    MappedRegion region(final int index) {
+        return regions.get(index);
+    }
+
+    void setRegion(final int index, final MappedRegion region) {
+        regions.set(index, region);
+    }
+
+    void clearRegion(final int index, final MappedRegion region) {
+        regions.compareAndSet(index, region, null);
+    }
+
+    /** Maps region {@code index} (the window's monitor is held); null when the segment is closed. */
+    MappedRegion mapRegion(final int index, final MappedWindow owner) throws IOException {
+        if (closed) {
+            return null;
+        }
+        final int start = index * owner.regionSize();
+        try {
+            final MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, start,
+                    regionEnd(index) - start);
+            return new MappedRegion(this, index, start, map, owner);
+        } catch (ClosedChannelException e) {
+            return null;
+        }
+    }
+
+    /** Closes the channel; regions are unmapped now, or as their open reads close. */
     @Override
     public void close() throws IOException {
+        closed = true;
+        window.retireAll(this);
         channel.close();
     }
 
@@ -122,5 +211,44 @@ public final class MappedSegmentFile implements SegmentFile {
     @Override
     public String toString() {
         return file.toString();
+    }
+
+    /** A small read no region covers: a copy, nothing to give back. */
+    private record CopiedRead(ByteBuffer buffer, int start) implements SegmentRead {
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A long read no region covers: a map of just its range, unmapped on close. */
+    private static final class OwnMapRead implements SegmentRead {
+        private final MappedByteBuffer map;
+        private final ByteBuffer buffer;
+        private final int start;
+        private boolean closed;
+
+        OwnMapRead(final MappedByteBuffer map, final int start) {
+            this.map = map;
+            this.buffer = map.asReadOnlyBuffer();
+            this.start = start;
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return buffer;
+        }
+
+        @Override
+        public int start() {
+            return start;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                Unmapper.unmap(map);
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * One fixed-size file below the commit log: positional writes, a durable force, and a read-only view of its bytes.
+ * One fixed-size file below the commit log: positional writes, a durable force, and reads lent for a while.
  *
  * <p>The log never touches {@code java.nio.channels} itself, so a test can put a medium underneath that fails writes
  * or forces at chosen moments.
@@ -35,8 +35,16 @@ public interface SegmentFile extends AutoCloseable {
      */
     void clearFrom(int position) throws IOException;
 
-    /** A read-only view of the whole segment; bytes never written read as zero. */
-    ByteBuffer view();
+    /**
+     * Lends the bytes {@code [position, position + length)} (and possibly more around them) to a reader until it closes
+     * the read; bytes never written read as zero. Nothing read through it may be used after the close (see
+     * {@link SegmentRead}).
+     *
+     * @return the read, or null when the segment is closed (deleted by retention after the caller found it)
+     * @throws IllegalArgumentException when the range is not inside the segment
+     * @throws java.io.UncheckedIOException when the bytes cannot be mapped or read
+     */
+    SegmentRead read(int position, int length);
 
     @Override
     void close() throws IOException;

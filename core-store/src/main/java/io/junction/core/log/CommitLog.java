@@ -3,6 +3,7 @@ package io.junction.core.log;
 import io.junction.core.io.FileList;
 import io.junction.core.io.SegmentFile;
 import io.junction.core.io.SegmentFileFactory;
+import io.junction.core.io.SegmentRead;
 import io.junction.core.message.RecordLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -282,8 +283,9 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * A read-only view of {@code size} bytes at {@code offset}, or null when the offset is no longer (or not yet) in
-     * the log.
+     * A read-only copy of {@code size} bytes at {@code offset}, or null when the offset is no longer (or not yet) in
+     * the log. A copy, as everything the log hands out: a mapped view would pin its region in memory for as long as
+     * the caller keeps it (see {@link io.junction.core.io.MappedWindow}).
      */
     public ByteBuffer read(final long offset, final int size) {
         final List<SegmentFile> all = segments;
@@ -296,7 +298,17 @@ public final class CommitLog implements AutoCloseable {
         if (size <= 0 || pos + (long) size > segmentSize) {
             return null;
         }
-        return segment.view().position(pos).limit(pos + size).slice();
+        try (SegmentRead read = segment.read(pos, size)) {
+            return read == null ? null : copy(read, pos, size);
+        }
+    }
+
+    /** A read-only heap copy of {@code size} bytes at segment position {@code pos} of a read covering them. */
+    private static ByteBuffer copy(final SegmentRead read, final int pos, final int size) {
+        final int p = pos - read.start();
+        final ByteBuffer copy = ByteBuffer.allocate(size);
+        copy.put(read.buffer().duplicate().limit(p + size).position(p));
+        return copy.flip().asReadOnlyBuffer();
     }
 
     /**
@@ -323,53 +335,84 @@ public final class CommitLog implements AutoCloseable {
             return null;
         }
         final SegmentFile segment = all.get(index);
-        final ByteBuffer view = segment.view();
         final int pos = (int) (offset - segment.baseOffset());
-        final int size = RecordCodec.check(view, pos, offset, offset < appendedFrom);
-        if (size <= 0) {
-            if (indexed && size == RecordCodec.INVALID) {
-                reportDamage(offset, -1);
-            }
-            return null;
+        final SegmentRead read = SegmentRecords.open(segment, pos);
+        if (read == null) {
+            return null; // deleted by retention since this reader found it
         }
-        return view.position(pos).limit(pos + size).slice();
+        try (read) {
+            final int size = SegmentRecords.check(read, segmentSize, pos, offset, offset < appendedFrom);
+            if (size <= 0) {
+                if (indexed && size == RecordCodec.INVALID) {
+                    reportDamage(offset, -1);
+                }
+                return null;
+            }
+            return copy(read, pos, size);
+        }
     }
 
-    /** Visits valid records from {@code from} up to {@code to}; returns where it stopped (a record boundary). */
+    /**
+     * Visits valid records from {@code from} up to {@code to}; returns where it stopped (a record boundary). The
+     * visitor gets the bytes for the length of its call only (they may be unmapped after it), and one read serves the
+     * records of a region in turn.
+     */
     public long scan(final long from, final long to, final RecordVisitor visitor) {
         long offset = from;
-        while (offset < to) {
-            final List<SegmentFile> all = segments;
-            final int index = indexOf(offset, all);
-            if (index < 0) {
-                return offset;
+        SegmentFile current = null;
+        SegmentRead read = null;
+        try {
+            while (offset < to) {
+                final List<SegmentFile> all = segments;
+                final int index = indexOf(offset, all);
+                if (index < 0) {
+                    return offset;
+                }
+                final SegmentFile segment = all.get(index);
+                final int pos = (int) (offset - segment.baseOffset());
+                final int head = Math.min(RecordLayout.BLANK_LENGTH, segmentSize - pos);
+                if (read != null && (segment != current || !read.covers(pos, head))) {
+                    read.close();
+                    read = null;
+                }
+                read = read == null ? segment.read(pos, head) : read;
+                read = read == null ? null : SegmentRecords.whole(segment, read, pos);
+                if (read == null) {
+                    return offset; // the segment was deleted meanwhile
+                }
+                current = segment;
+                final int size = SegmentRecords.check(read, segmentSize, pos, offset, true);
+                if (size == RecordCodec.BLANK) {
+                    offset = segment.baseOffset() + segmentSize;
+                    continue;
+                }
+                if (size == RecordCodec.INVALID) {
+                    // Written and checked before it became visible, so this is damage (a flipped bit): report, and
+                    // step to the next valid record boundary if there is one.
+                    final long next = resync(segment, pos, to);
+                    reportDamage(offset, next);
+                    offset = next;
+                    continue;
+                }
+                visitor.visit(read.buffer(), pos - read.start(), size);
+                offset += size;
             }
-            final SegmentFile segment = all.get(index);
-            final ByteBuffer view = segment.view();
-            final int pos = (int) (offset - segment.baseOffset());
-            final int size = RecordCodec.check(view, pos, offset);
-            if (size == RecordCodec.BLANK) {
-                offset = segment.baseOffset() + segmentSize;
-                continue;
+            return offset;
+        } finally {
+            if (read != null) {
+                read.close();
             }
-            if (size == RecordCodec.INVALID) {
-                // Written and checked before it became visible, so this is damage (a flipped bit): report, and
-                // step to the next valid record boundary if there is one.
-                final long next = resync(view, pos, segment.baseOffset(), to);
-                reportDamage(offset, next);
-                offset = next;
-                continue;
-            }
-            visitor.visit(view, pos, size);
-            offset += size;
         }
-        return offset;
     }
 
     /** Finds the next position after a corrupt record where a valid record starts (or the segment's end). */
-    private long resync(final ByteBuffer view, final int from, final long base, final long limit) {
-        final long found = firstValid(view, base, from + 1, (int) Math.min(segmentSize, limit - base));
-        return found >= 0 ? found : Math.min(base + segmentSize, limit);
+    private long resync(final SegmentFile segment, final int from, final long limit) {
+        final long base = segment.baseOffset();
+        try (SegmentRead whole = segment.read(0, segmentSize)) {
+            final long found = whole == null ? -1
+                    : firstValid(whole.buffer(), base, from + 1, (int) Math.min(segmentSize, limit - base));
+            return found >= 0 ? found : Math.min(base + segmentSize, limit);
+        }
     }
 
     /** The first position in [from, end) of a segment view where a valid record or blank filler starts, else -1. */

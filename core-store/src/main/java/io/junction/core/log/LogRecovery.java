@@ -1,6 +1,7 @@
 package io.junction.core.log;
 
 import io.junction.core.io.SegmentFile;
+import io.junction.core.io.SegmentRead;
 import io.junction.core.message.RecordLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -55,37 +56,42 @@ final class LogRecovery {
         scan:
         for (; index < all.size(); index++) {
             final SegmentFile segment = all.get(index);
-            final ByteBuffer view = segment.view();
-            int pos = (int) (offset - segment.baseOffset());
-            while (true) {
-                final int size = RecordCodec.check(view, pos, segment.baseOffset() + pos);
-                if (size == RecordCodec.BLANK) {
-                    offset = segment.baseOffset() + segmentSize;
-                    end = offset;
-                    continue scan;
-                }
-                if (size == RecordCodec.INVALID) {
-                    final long damaged = segment.baseOffset() + pos;
-                    final long next = unwritten(view, pos) ? -1 : validAfterDamage(index, pos, maxRecordSize);
-                    if (next < 0) {
-                        end = damaged;
-                        break scan;
-                    }
-                    damage.damaged(damaged, next);
-                    if (next >= segment.baseOffset() + segmentSize) {
-                        offset = next;
-                        end = next;
+            // The whole segment as one read (a map of its own when larger than a region, unmapped when done): only
+            // the pages recovery touches, from the checkpoint on, become resident, and only until it is done.
+            try (SegmentRead read = wholeSegment(segment)) {
+                final ByteBuffer view = read.buffer();
+                int pos = (int) (offset - segment.baseOffset());
+                while (true) {
+                    final int size = RecordCodec.check(view, pos, segment.baseOffset() + pos);
+                    if (size == RecordCodec.BLANK) {
+                        offset = segment.baseOffset() + segmentSize;
+                        end = offset;
                         continue scan;
                     }
-                    pos = (int) (next - segment.baseOffset());
-                    continue;
-                }
-                visitor.visit(view, pos, size);
-                pos += size;
-                end = segment.baseOffset() + pos;
-                if (pos == segmentSize) {
-                    offset = end;
-                    continue scan;
+                    if (size == RecordCodec.INVALID) {
+                        final long damaged = segment.baseOffset() + pos;
+                        final long next = unwritten(view, pos) ? -1
+                                : validAfterDamage(index, view, pos, maxRecordSize);
+                        if (next < 0) {
+                            end = damaged;
+                            break scan;
+                        }
+                        damage.damaged(damaged, next);
+                        if (next >= segment.baseOffset() + segmentSize) {
+                            offset = next;
+                            end = next;
+                            continue scan;
+                        }
+                        pos = (int) (next - segment.baseOffset());
+                        continue;
+                    }
+                    visitor.visit(view, pos, size);
+                    pos += size;
+                    end = segment.baseOffset() + pos;
+                    if (pos == segmentSize) {
+                        offset = end;
+                        continue scan;
+                    }
                 }
             }
         }
@@ -104,10 +110,8 @@ final class LogRecovery {
      * same segment within {@code maxRecordSize}, or at the next segment's start when the damage reaches this segment's
      * end; -1 when there is none (a tail).
      */
-    private long validAfterDamage(final int index, final int pos, final int maxRecordSize) {
-        final SegmentFile segment = all.get(index);
-        final ByteBuffer view = segment.view();
-        final long base = segment.baseOffset();
+    private long validAfterDamage(final int index, final ByteBuffer view, final int pos, final int maxRecordSize) {
+        final long base = all.get(index).baseOffset();
         final int windowEnd = (int) Math.min(segmentSize, (long) pos + maxRecordSize + 1);
         // Fast path: a flipped bit in the body or CRC leaves the size field intact.
         final int claimed = view.getInt(pos + RecordLayout.TOTAL_SIZE_OFFSET);
@@ -121,11 +125,21 @@ final class LogRecovery {
         }
         if (windowEnd == segmentSize && index + 1 < all.size()) {
             final SegmentFile nextSegment = all.get(index + 1);
-            if (RecordCodec.check(nextSegment.view(), 0, nextSegment.baseOffset()) != RecordCodec.INVALID) {
-                return nextSegment.baseOffset();
+            try (SegmentRead next = wholeSegment(nextSegment)) {
+                if (RecordCodec.check(next.buffer(), 0, nextSegment.baseOffset()) != RecordCodec.INVALID) {
+                    return nextSegment.baseOffset();
+                }
             }
         }
         return -1;
+    }
+
+    private SegmentRead wholeSegment(final SegmentFile segment) {
+        final SegmentRead read = segment.read(0, segmentSize);
+        if (read == null) {
+            throw new IllegalStateException(segment + " was closed during recovery");
+        }
+        return read;
     }
 
     /**

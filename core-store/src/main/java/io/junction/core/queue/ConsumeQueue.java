@@ -3,13 +3,12 @@ package io.junction.core.queue;
 import static io.junction.core.queue.QueueEntryDescriptor.ENTRY_LENGTH;
 
 import io.junction.core.io.FileList;
+import io.junction.core.io.SealableMappedFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -18,17 +17,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The index of one (topic, queue): fixed 20-byte entries ({@link QueueEntryDescriptor}) in memory-mapped files of
- * {@code entriesPerFile} entries, named by the byte position of their first entry (20 digits).
+ * The index of one (topic, queue): fixed 20-byte entries ({@link QueueEntryDescriptor}) in files of
+ * {@code entriesPerFile} entries, named by the byte position of their first entry (20 digits). The file being filled
+ * is memory-mapped; a full one is sealed (unmapped, read through its channel, see {@link SealableMappedFile}) when the
+ * next one starts, so the queue's resident pages do not grow with its length. Entries are handed out as copies.
  *
  * <p>Derived state: everything here can be rebuilt from the commit log. One dispatcher thread writes; any thread
  * reads entries below {@link #maxOffset()}, which is published after the entry is written.
  */
 public final class ConsumeQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumeQueue.class);
+    /** Entries read at a time when looking for a file's first and last entry at open. */
+    private static final int SCAN_CHUNK = 4096;
 
-    /** One mapped file of entries. */
-    private record QueueFile(long firstOffset, Path path, MappedByteBuffer map) {
+    /** One file of entries. */
+    private record QueueFile(long firstOffset, SealableMappedFile file) {
+        Path path() {
+            return file.path();
+        }
     }
 
     private final String topic;
@@ -55,37 +61,23 @@ public final class ConsumeQueue {
         final List<QueueFile> files = new ArrayList<>();
         if (Files.isDirectory(dir)) {
             try (Stream<Path> list = Files.list(dir)) {
-                for (Path p : list.sorted(Comparator.comparing(Path::getFileName)).toList()) {
-                    final String name = p.getFileName().toString();
-                    if (!name.matches("\\d{20}")) {
-                        continue;
-                    }
-                    final long position = Long.parseLong(name);
+                final List<Path> paths = list.filter(p -> p.getFileName().toString().matches("\\d{20}"))
+                        .sorted(Comparator.comparing(Path::getFileName)).toList();
+                for (Path p : paths) {
+                    final long position = Long.parseLong(p.getFileName().toString());
                     if (position % ((long) entriesPerFile * ENTRY_LENGTH) != 0) {
                         throw new IOException(p + ": not aligned to " + entriesPerFile
                                 + " entries per file (was the queue file size changed?)");
                     }
-                    files.add(new QueueFile(position / ENTRY_LENGTH, p, map(p, entriesPerFile)));
+                    // Only the last file is written to; the ones before it are full.
+                    files.add(new QueueFile(position / ENTRY_LENGTH, SealableMappedFile.open(p,
+                            (long) entriesPerFile * ENTRY_LENGTH, p != paths.get(paths.size() - 1))));
                 }
             }
         }
         final ConsumeQueue queue = new ConsumeQueue(topic, queueId, dir, entriesPerFile, files);
         queue.findBounds();
         return queue;
-    }
-
-    private static MappedByteBuffer map(final Path path, final int entries) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-            final long size = (long) entries * ENTRY_LENGTH;
-            if (ch.size() != size) {
-                if (ch.size() != 0) {
-                    throw new IOException(path + ": size " + ch.size() + ", expected " + size);
-                }
-                ch.write(ByteBuffer.allocate(1), size - 1);
-            }
-            return ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
-        }
     }
 
     /** Sets min to the first written entry and max past the last written one. */
@@ -98,18 +90,28 @@ public final class ConsumeQueue {
         }
         final QueueFile first = all.get(0);
         long min = first.firstOffset() + entriesPerFile;
-        for (int i = 0; i < entriesPerFile; i++) {
-            if (QueueEntryDescriptor.size(first.map(), i * ENTRY_LENGTH) > 0) {
-                min = first.firstOffset() + i;
-                break;
+        scanFirst:
+        for (int from = 0; from < entriesPerFile; from += SCAN_CHUNK) {
+            final int n = Math.min(SCAN_CHUNK, entriesPerFile - from);
+            final ByteBuffer chunk = first.file().copy(from * ENTRY_LENGTH, n * ENTRY_LENGTH);
+            for (int i = 0; i < n; i++) {
+                if (QueueEntryDescriptor.size(chunk, i * ENTRY_LENGTH) > 0) {
+                    min = first.firstOffset() + from + i;
+                    break scanFirst;
+                }
             }
         }
         final QueueFile last = all.get(all.size() - 1);
         long max = last.firstOffset();
-        for (int i = entriesPerFile - 1; i >= 0; i--) {
-            if (QueueEntryDescriptor.size(last.map(), i * ENTRY_LENGTH) > 0) {
-                max = last.firstOffset() + i + 1;
-                break;
+        scanLast:
+        for (int to = entriesPerFile; to > 0; to -= SCAN_CHUNK) {
+            final int from = Math.max(0, to - SCAN_CHUNK);
+            final ByteBuffer chunk = last.file().copy(from * ENTRY_LENGTH, (to - from) * ENTRY_LENGTH);
+            for (int i = to - from - 1; i >= 0; i--) {
+                if (QueueEntryDescriptor.size(chunk, i * ENTRY_LENGTH) > 0) {
+                    max = last.firstOffset() + from + i + 1;
+                    break scanLast;
+                }
             }
         }
         minOffset = Math.min(min, max);
@@ -141,8 +143,7 @@ public final class ConsumeQueue {
      */
     void put(final long queueOffset, final long logOffset, final int size, final long tagHash) throws IOException {
         final QueueFile file = fileFor(queueOffset, true);
-        QueueEntryDescriptor.write(file.map(), (int) (queueOffset - file.firstOffset()) * ENTRY_LENGTH, logOffset,
-                size, tagHash);
+        write(file, (int) (queueOffset - file.firstOffset()) * ENTRY_LENGTH, logOffset, size, tagHash);
         if (queueOffset >= maxOffset) {
             if (queueOffset > maxOffset) {
                 LOG.warn("Queue {}-{}: entries {}..{} missing (holes)", topic, queueId, maxOffset, queueOffset - 1);
@@ -151,8 +152,21 @@ public final class ConsumeQueue {
         }
     }
 
+    /** Writes an entry: into the map of the file being filled, or through the channel of a sealed one (re-indexing). */
+    private static void write(final QueueFile file, final int position, final long logOffset, final int size,
+                              final long tagHash) throws IOException {
+        final MappedByteBuffer map = file.file().writable();
+        if (map != null) {
+            QueueEntryDescriptor.write(map, position, logOffset, size, tagHash);
+        } else {
+            final ByteBuffer entry = ByteBuffer.allocate(ENTRY_LENGTH);
+            QueueEntryDescriptor.write(entry, 0, logOffset, size, tagHash);
+            file.file().write(position, entry);
+        }
+    }
+
     /**
-     * A view of consecutive entries starting at {@code queueOffset}, at most {@code maxEntries} and never across a
+     * A copy of consecutive entries starting at {@code queueOffset}, at most {@code maxEntries} and never across a
      * file; empty when the offset is outside [min, max).
      */
     public ByteBuffer entries(final long queueOffset, final int maxEntries) {
@@ -171,7 +185,7 @@ public final class ConsumeQueue {
         }
         final int index = (int) (queueOffset - file.firstOffset());
         final int count = (int) Math.min(Math.min(maxEntries, entriesPerFile - index), max - queueOffset);
-        return file.map().duplicate().position(index * ENTRY_LENGTH).limit((index + count) * ENTRY_LENGTH).slice();
+        return file.file().copy(index * ENTRY_LENGTH, count * ENTRY_LENGTH);
     }
 
     /** Drops entries pointing at or past {@code logEnd} (the log was truncated there). */
@@ -193,7 +207,7 @@ public final class ConsumeQueue {
                 try {
                     final QueueFile file = fileFor(q, false);
                     if (file != null) {
-                        QueueEntryDescriptor.write(file.map(), (int) (q - file.firstOffset()) * ENTRY_LENGTH, 0, 0, 0);
+                        write(file, (int) (q - file.firstOffset()) * ENTRY_LENGTH, 0, 0, 0);
                     }
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
@@ -210,7 +224,7 @@ public final class ConsumeQueue {
         }
         for (QueueFile f : files) {
             if (f.firstOffset() + entriesPerFile > lastFlushedMax && f.firstOffset() < max) {
-                f.map().force();
+                f.file().force();
             }
         }
         lastFlushedMax = max;
@@ -236,6 +250,7 @@ public final class ConsumeQueue {
         while (all.size() > 1 && all.get(0).firstOffset() + entriesPerFile <= min) {
             final QueueFile dropped = all.remove(0);
             files = FileList.copyOf(all);
+            dropped.file().close();
             Files.deleteIfExists(dropped.path());
         }
     }
@@ -247,6 +262,7 @@ public final class ConsumeQueue {
         maxOffset = 0;
         minOffset = 0;
         for (QueueFile f : all) {
+            f.file().close();
             Files.deleteIfExists(f.path());
         }
         Files.deleteIfExists(dir);
@@ -285,7 +301,8 @@ public final class ConsumeQueue {
         QueueFile created = null;
         while (nextFirst <= firstOffset) {
             final Path path = dir.resolve(String.format("%020d", nextFirst * ENTRY_LENGTH));
-            created = new QueueFile(nextFirst, path, map(path, entriesPerFile));
+            created = new QueueFile(nextFirst, SealableMappedFile.open(path, (long) entriesPerFile * ENTRY_LENGTH,
+                    false));
             next.add(created);
             nextFirst += entriesPerFile;
         }
@@ -293,6 +310,10 @@ public final class ConsumeQueue {
             minOffset = firstOffset + (queueOffset - firstOffset);
         }
         files = FileList.copyOf(next);
+        // The files before the new ones are full (dispatcher thread, their only writer): unmap them.
+        for (int i = Math.max(0, all.size() - 1); i < next.size() - 1; i++) {
+            next.get(i).file().seal();
+        }
         return created;
     }
 }

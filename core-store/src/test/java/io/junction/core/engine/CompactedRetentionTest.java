@@ -54,6 +54,7 @@ class CompactedRetentionTest {
             for (int i = 0; i < 60; i++) {
                 store.send(keyed("stream", "s", "s" + i, 40_000)).join();
             }
+            TestStores.awaitIndexed(store); // the queue's end is the dispatcher's: wait for it, not for the sends
             final long endBefore = store.maxOffset("table", 0);
             now[0] += Duration.ofHours(2).toMillis();
             store.send(TestStores.text("stream", "fresh")).join();

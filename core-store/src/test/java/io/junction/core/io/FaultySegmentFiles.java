@@ -14,7 +14,7 @@ public final class FaultySegmentFiles implements SegmentFileFactory {
         if (diskFull) {
             throw new IOException("No space left on device");
         }
-        final SegmentFile real = MappedSegmentFile.open(file, baseOffset, capacity);
+        final SegmentFile real = MappedSegmentFile.FACTORY.open(file, baseOffset, capacity);
         return new SegmentFile() {
             @Override
             public long baseOffset() {
@@ -55,8 +55,8 @@ public final class FaultySegmentFiles implements SegmentFileFactory {
             }
 
             @Override
-            public ByteBuffer view() {
-                return real.view();
+            public SegmentRead read(final int position, final int length) {
+                return real.read(position, length);
             }
 
             @Override
