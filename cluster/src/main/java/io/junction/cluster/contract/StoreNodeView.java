@@ -1,0 +1,15 @@
+package io.junction.cluster.contract;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * What a {@link ContractServer} tells about its node beyond the contract: the group's topology and the store's
+ * metadata tables whole (for {@link Operation#MIRROR}).
+ */
+public interface StoreNodeView {
+    StoreTopology topology();
+
+    /** The metadata tables and consumer offsets as the store exports them (name to bytes). */
+    Map<String, byte[]> tables() throws IOException;
+}
