@@ -388,6 +388,11 @@ public final class ClusterNode implements AutoCloseable {
             public Map<String, byte[]> tables() throws IOException {
                 return replica.store().exportTables();
             }
+
+            @Override
+            public List<String> consumerGroups() {
+                return replica.store().liveConsumerGroups();
+            }
         };
     }
 

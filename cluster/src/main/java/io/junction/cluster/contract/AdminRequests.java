@@ -113,10 +113,10 @@ final class AdminRequests {
             }
         }
         final Map<String, List<ConsumerClient>> clients = new HashMap<>();
-        for (GroupConfig g : m.groups().list()) {
-            final List<ConsumerClient> live = m.consumers().clients(g.name());
+        for (String group : view.consumerGroups()) {
+            final List<ConsumerClient> live = m.consumers().clients(group);
             if (!live.isEmpty()) {
-                clients.put(g.name(), live);
+                clients.put(group, live);
             }
         }
         return new MirrorSnapshot(tables, queues, clients, m.retention().toMillis());

@@ -99,6 +99,9 @@ public final class ContractServer implements AutoCloseable {
                     })
                     .bind(host, port).syncUninterruptibly().channel();
             LOG.info("Contract server on {}", channel.localAddress());
+            if (view instanceof StandaloneView standalone) {
+                standalone.bound((InetSocketAddress) channel.localAddress());
+            }
             return new ContractServer(group, channel, connections);
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package io.junction.cluster.contract;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -12,4 +13,7 @@ public interface StoreNodeView {
 
     /** The metadata tables and consumer offsets as the store exports them (name to bytes). */
     Map<String, byte[]> tables() throws IOException;
+
+    /** The consumer groups with live clients (heartbeats need no group in the table). */
+    List<String> consumerGroups();
 }
