@@ -413,7 +413,7 @@ class ProxyIT {
     }
 
     private static void awaitContains(final Set<String> received, final Set<String> expected, final String what) {
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).as(what)
+        await(what).atMost(WAIT).pollInterval(Duration.ofMillis(100))
                 .until(() -> received.containsAll(expected));
         assertThat(received).as(what).containsAll(expected);
     }
