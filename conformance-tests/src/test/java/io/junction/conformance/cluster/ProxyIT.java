@@ -200,7 +200,7 @@ class ProxyIT {
         assertThat(http.send(HttpRequest.newBuilder(URI.create(b.httpBase() + "/subscriptions/proxy-events"))
                 .header("content-type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString("{\"topic\":\"proxy-events\"}")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(201);
         final Set<String> eventsSent = new HashSet<>();
         for (int i = 0; i < COUNT; i++) {
             final String body = "event-a-" + i;
@@ -235,8 +235,10 @@ class ProxyIT {
         final long killedAt = System.nanoTime();
         leader.kill();
         final List<String> afterLeaderKill = new ArrayList<>();
+        final int[] attempts = {0};
         await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
-            afterLeaderKill.addAll(sendRemoting(remotingB, "after-leader-" + afterLeaderKill.size() + "-", 1));
+            // Each attempt its own body: a send that failed may still have been stored (at least once).
+            afterLeaderKill.addAll(sendRemoting(remotingB, "after-leader-" + attempts[0]++ + "-", 1));
             return afterLeaderKill.size() >= COUNT;
         });
         System.out.printf("ProxyIT: store leader kill to the %d-th acknowledged send through the proxy: %d ms%n",
@@ -249,7 +251,8 @@ class ProxyIT {
         // stored once.
         final List<String> all = readAll(b, remotingAcked.size());
         assertThat(new HashSet<>(all)).containsAll(remotingAcked);
-        assertThat(all).as("no acknowledged message stored twice").doesNotHaveDuplicates();
+        assertThat(all.stream().filter(remotingAcked::contains).toList())
+                .as("no acknowledged message stored twice").doesNotHaveDuplicates();
     }
 
     private void startStoreGroup() {
