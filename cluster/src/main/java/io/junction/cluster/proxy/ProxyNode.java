@@ -74,7 +74,7 @@ public final class ProxyNode implements AutoCloseable {
     public static ProxyNode start(final List<String> storeContracts, final int maxMessageSize,
                                   final Duration settleTimeout) {
         if (storeContracts.isEmpty()) {
-            throw new ClusterStartException("a proxy needs the store nodes' contract addresses", null);
+            throw new ClusterStartException("a proxy needs the store nodes' contract addresses");
         }
         for (String address : storeContracts) {
             try {
@@ -89,7 +89,7 @@ public final class ProxyNode implements AutoCloseable {
             if (System.nanoTime() - deadline > 0) {
                 node.close();
                 throw new ClusterStartException("the proxy reached no leader of its store group "
-                        + storeContracts + " within " + settleTimeout.toSeconds() + " s", null);
+                        + storeContracts + " within " + settleTimeout.toSeconds() + " s");
             }
             try {
                 Thread.sleep(LOCATE_INTERVAL.toMillis()); // Start-up retry pacing, not a test wait.
