@@ -219,6 +219,17 @@ final class MetadataMirror {
         }
     }
 
+    /** The clients whose heartbeats this proxy forwards, by group (to tell a new leader at once). */
+    Map<String, List<ConsumerClient>> localClients() {
+        final Map<String, List<ConsumerClient>> all = new HashMap<>();
+        localClients.forEach((group, clients) -> {
+            if (!clients.isEmpty()) {
+                all.put(group, List.copyOf(clients.values()));
+            }
+        });
+        return all;
+    }
+
     void addListener(final MembershipListener listener) {
         listeners.add(listener);
     }

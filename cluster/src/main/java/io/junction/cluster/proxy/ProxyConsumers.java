@@ -48,6 +48,19 @@ final class ProxyConsumers implements Messaging.Consumers {
                 .whenComplete((v, e) -> logFailure("heartbeat", group, e));
     }
 
+    /**
+     * Sends this proxy's clients' last heartbeats to the leader now: a new leader knows no clients (membership is
+     * its memory, not replicated), and theirs would come only with their next beat (RocketMQ: every 30 s).
+     */
+    void replayHeartbeats() {
+        mirror.localClients().forEach((group, clients) -> {
+            for (ConsumerClient c : clients) {
+                proxy.forward(m -> m.admin().heartbeat(group, c.clientId(), c.subscriptions(), c.broadcast()))
+                        .whenComplete((v, e) -> logFailure("heartbeat replay", group, e));
+            }
+        });
+    }
+
     @Override
     public void unregister(final String group, final String clientId) {
         mirror.unregister(group, clientId);

@@ -256,6 +256,11 @@ public final class ProxyMessaging implements Messaging {
         return consumers;
     }
 
+    /** Tells a leader this proxy just found about its consumer clients. */
+    void leaderFound() {
+        consumers.replayHeartbeats();
+    }
+
     @Override
     public Statistics statistics() {
         return statistics;

@@ -107,10 +107,16 @@ public final class ProxyNode implements AutoCloseable {
         return node;
     }
 
+    /** Looks for the leader; one found anew (after none, or another) hears of this proxy's consumer clients. */
     private boolean locate() {
         lastLocateMillis = System.currentTimeMillis();
         try {
-            return locator.locate();
+            final String before = locator.leaderAddress();
+            final boolean found = locator.locate();
+            if (found && !locator.leaderAddress().equals(before)) {
+                messaging.leaderFound();
+            }
+            return found;
         } catch (RuntimeException e) {
             LOG.warn("Proxy: looking for the leader failed", e);
             return false;

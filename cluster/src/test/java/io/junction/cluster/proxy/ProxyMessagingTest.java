@@ -211,13 +211,20 @@ class ProxyMessagingTest {
     @Test
     void shouldFailWithUnavailableAndFindTheStoreAgainAfterItComesBack() throws Exception {
         get(messaging.topics().createIfAbsent(TopicConfig.of("orders", 1)));
+        messaging.consumers().heartbeat("g", "client-1", Map.of("orders",
+                new ConsumerClient.Subscription("TAG", "*")), false);
+        await().atMost(SETTLE).until(() -> store.consumers().clients("g").size() == 1);
         final int port = server.address().getPort();
         server.close();
+        // A leader found anew knows no clients (membership is not replicated): the proxy tells it its own at once.
+        store.consumers().unregister("g", "client-1");
         assertThatThrownBy(() -> get(messaging.send(message("lost"))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
         await().atMost(SETTLE).until(() -> !proxy.reachesLeader());
         server = ContractServer.start("127.0.0.1", port, () -> store, MAX_MESSAGE);
         await().atMost(SETTLE).until(proxy::reachesLeader);
         assertThat(get(messaging.send(message("back"))).topic()).isEqualTo("orders");
+        await().atMost(SETTLE).until(() -> store.consumers().clients("g").size() == 1);
+        assertThat(store.consumers().clients("g")).extracting(ConsumerClient::clientId).containsExactly("client-1");
     }
 }
