@@ -1,6 +1,8 @@
 package io.junction.cluster;
 
 import io.junction.cluster.contract.ContractServer;
+import io.junction.cluster.contract.StoreNodeView;
+import io.junction.cluster.contract.StoreTopology;
 import io.junction.core.Messaging;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
@@ -145,7 +147,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         try {
             node.contract = ContractServer.start(settings.self().host(), settings.contractPort(), node.replica::store,
-                    storeConfig.maxMessageSize());
+                    node.view(), storeConfig.maxMessageSize());
         } catch (IllegalStateException e) {
             node.close();
             throw new ClusterStartException("cluster node " + settings.nodeId() + ": " + e.getMessage(), e);
@@ -366,6 +368,32 @@ public final class ClusterNode implements AutoCloseable {
         final String published = replica.store().kvConfigs().get(LeaderContracts.NAMESPACE, id).orElse(null);
         return leaders.client(id, published).orElseThrow(() -> new StoreException(StoreError.UNAVAILABLE,
                 "the leader " + id + " has not published its contract address yet"));
+    }
+
+    /** What this node's contract server tells proxies: who leads, where the members' contract servers are. */
+    private StoreNodeView view() {
+        return new StoreNodeView() {
+            @Override
+            public StoreTopology topology() {
+                RaftPeerId leader = null;
+                try {
+                    leader = server.getDivision(groupId).getInfo().getLeaderId();
+                } catch (IOException e) {
+                    // Not running (yet): no leader known.
+                }
+                return new StoreTopology(leader == null ? null : leader.toString(), contractAddresses());
+            }
+
+            @Override
+            public Map<String, byte[]> tables() throws IOException {
+                return replica.store().exportTables();
+            }
+
+            @Override
+            public List<String> consumerGroups() {
+                return replica.store().liveConsumerGroups();
+            }
+        };
     }
 
     /** Where this node's contract server listens. */

@@ -7,12 +7,58 @@ import io.junction.cluster.ClusterMember;
 import io.junction.cluster.ClusterMembers;
 import io.junction.cluster.ClusterSettings;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 /** Reads the {@code cluster.*} keys. */
 public final class ClusterSetup {
 
     private ClusterSetup() {
+    }
+
+    /**
+     * The node's role, checked against the other cluster keys.
+     *
+     * @throws BrokerStartException (exit code 1) for an unknown role or keys that do not fit it: a proxy without
+     *                              store contracts or with a node id, a store node without a node id, store
+     *                              contracts on a node that is not a proxy
+     */
+    public static NodeRole role(final BrokerConfig config) throws BrokerStartException {
+        final String value = config.string(ConfigKeys.CLUSTER_ROLE);
+        final NodeRole role = NodeRole.parse(value);
+        if (role == null) {
+            throw new BrokerStartException("cluster.role: all, store or proxy, not '" + value + "'", null);
+        }
+        final boolean hasNodeId = !config.string(ConfigKeys.CLUSTER_NODE_ID).isBlank();
+        final boolean hasContracts = !storeContracts(config).isEmpty();
+        switch (role) {
+            case PROXY -> {
+                if (!hasContracts) {
+                    throw new BrokerStartException("cluster.role=proxy needs cluster.store-contracts (the store "
+                            + "nodes' contract servers as host:port, comma-separated)", null);
+                }
+                if (hasNodeId) {
+                    throw new BrokerStartException("cluster.role=proxy joins no store group: leave cluster.node-id "
+                            + "empty", null);
+                }
+            }
+            case STORE -> {
+                if (!hasNodeId) {
+                    throw new BrokerStartException("cluster.role=store needs cluster.node-id and cluster.members", null);
+                }
+            }
+            default -> { }
+        }
+        if (role != NodeRole.PROXY && hasContracts) {
+            throw new BrokerStartException("cluster.store-contracts is for cluster.role=proxy, not " + value, null);
+        }
+        return role;
+    }
+
+    /** The store nodes' contract addresses a proxy starts from ({@code cluster.store-contracts}). */
+    public static List<String> storeContracts(final BrokerConfig config) {
+        return Arrays.stream(config.string(ConfigKeys.CLUSTER_STORE_CONTRACTS).split(","))
+                .map(String::trim).filter(s -> !s.isEmpty()).toList();
     }
 
     /**

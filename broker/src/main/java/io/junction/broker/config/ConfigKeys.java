@@ -87,6 +87,14 @@ public final class ConfigKeys {
     public static final ConfigKey CLUSTER_ELECTION_TIMEOUT_MS = ConfigKey.of("cluster.election-timeout-ms", INT,
             "1000", "Milliseconds without the leader's heartbeat before a follower stands for election (randomized "
                     + "up to twice that); a leader cut off from a majority for twice that steps down.");
+    public static final ConfigKey CLUSTER_ROLE = ConfigKey.of("cluster.role", STRING, "all",
+            "What this node runs: all (front-ends and, with cluster.node-id, a replica), store (a replica without "
+                    + "client listeners or console) or proxy (front-ends only over a store group reached through "
+                    + "cluster.store-contracts; no replica, no data).");
+    public static final ConfigKey CLUSTER_STORE_CONTRACTS = ConfigKey.of("cluster.store-contracts", STRING, "",
+            "A proxy's way in: the store nodes' contract servers (their cluster.contract-port on their "
+                    + "cluster.members host) as host:port, comma-separated; one reachable suffices, the proxy learns "
+                    + "the others and follows the leader.");
     public static final ConfigKey CLUSTER_CONTRACT_PORT = ConfigKey.of("cluster.contract-port", PORT, "0",
             "Port of this node's contract server on its cluster.members host: followers forward sends, POP, acks and "
                     + "offset commits to the leader's (0 picks a free port; each node publishes its own to the others).");
@@ -209,9 +217,9 @@ public final class ConfigKeys {
                 AUTO_CREATE_TOPICS, AUTO_CREATE_GROUPS, DEFAULT_QUEUE_COUNT, RETENTION_HOURS, MAX_DELAY_HOURS,
                 DISK_MAX_USED_RATIO, DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS,
                 TRANSACTION_MAX_CHECKS, POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES,
-                CLUSTER_NODE_ID, CLUSTER_MEMBERS, CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, HTTP_PORT,
-                HTTP_MAX_REQUEST_SIZE,
-                HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED, SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
+                CLUSTER_NODE_ID, CLUSTER_MEMBERS, CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, CLUSTER_ROLE,
+                CLUSTER_STORE_CONTRACTS, HTTP_PORT, HTTP_MAX_REQUEST_SIZE, HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED,
+                SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,
                 OTEL_TRACES_EXPORT_DELAY_MS, OTEL_SERVICE_NAME,

@@ -1,23 +1,24 @@
 package io.junction.broker.http;
 
-import io.junction.cluster.ClusterNode;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /cluster}: this node, the members, the leader, the term, the commit and applied indexes (each member's
- * replication progress when this node leads) and whether this node takes writes. Reading the Raft state is in-memory
- * and cheap, so it answers on the event loop.
+ * replication progress when this node leads) and whether this node takes writes; on a proxy, the store nodes it
+ * reaches and the leader it follows. Both are in-memory reads, so it answers on the event loop.
  */
 public final class ClusterHandler implements HttpHandler {
 
     public static final String PATH = "/cluster";
 
-    private final ClusterNode node;
+    private final Supplier<?> status;
 
-    public ClusterHandler(final ClusterNode node) {
-        this.node = node;
+    /** @param status the node's status of the moment (a record Jackson turns into JSON) */
+    public ClusterHandler(final Supplier<?> status) {
+        this.status = status;
     }
 
     @Override
@@ -25,6 +26,6 @@ public final class ClusterHandler implements HttpHandler {
         if (!Responses.allowGetOnly(exchange)) {
             return;
         }
-        JsonReplies.json(exchange, HttpResponseStatus.OK, JsonReplies.JSON.valueToTree(node.status()));
+        JsonReplies.json(exchange, HttpResponseStatus.OK, JsonReplies.JSON.valueToTree(status.get()));
     }
 }

@@ -19,6 +19,14 @@ public final class HealthState {
     /** A cluster node's "do I take writes now"; null on a single node (which always does while up). */
     private volatile BooleanSupplier writable;
 
+    /** A proxy's "do I reach my store group's leader now"; null elsewhere. */
+    private volatile BooleanSupplier leaderReached;
+
+    /** This broker is a proxy: health also tells whether it reaches its store group's leader (it can serve). */
+    public void reachesLeader(final BooleanSupplier reaches) {
+        this.leaderReached = reaches;
+    }
+
     /** This broker is a cluster node: health also tells whether it takes writes (it leads its group). */
     public void writable(final BooleanSupplier acceptsWrites) {
         this.writable = acceptsWrites;
@@ -50,13 +58,17 @@ public final class HealthState {
 
     /**
      * {@code {"status":"UP","listeners":{"http":"http://127.0.0.1:8080"}}}; a cluster node adds
-     * {@code "acceptsWrites":true|false} after the status.
+     * {@code "acceptsWrites":true|false} after the status, a proxy {@code "reachesLeader":true|false}.
      */
     String toJson() {
         final ObjectNode json = JsonReplies.JSON.createObjectNode().put("status", status.name());
         final BooleanSupplier canWrite = writable;
         if (canWrite != null) {
             json.put("acceptsWrites", status == Status.UP && canWrite.getAsBoolean());
+        }
+        final BooleanSupplier reaches = leaderReached;
+        if (reaches != null) {
+            json.put("reachesLeader", status == Status.UP && reaches.getAsBoolean());
         }
         final ObjectNode named = json.putObject("listeners");
         for (Endpoint endpoint : listeners) {

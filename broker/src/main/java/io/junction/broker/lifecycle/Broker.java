@@ -1,7 +1,6 @@
 package io.junction.broker.lifecycle;
 
 import io.junction.broker.cluster.ClientEndpointsPublisher;
-import io.junction.broker.cluster.ClusterSetup;
 import io.junction.broker.config.BrokerConfig;
 import io.junction.broker.config.ConfigException;
 import io.junction.broker.config.ConfigKeys;
@@ -26,11 +25,7 @@ import io.junction.broker.security.SecuritySetup;
 import io.junction.broker.tracing.MessageSpans;
 import io.junction.cluster.ClusterMember;
 import io.junction.cluster.ClusterNode;
-import io.junction.cluster.ClusterSettings;
-import io.junction.cluster.ReplicaMessaging;
 import io.junction.core.Messaging;
-import io.junction.core.engine.MessageStore;
-import io.junction.core.engine.StoreStats;
 import io.junction.core.engine.StoreConfig;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
@@ -55,7 +50,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,8 +64,6 @@ public final class Broker {
 
     private static final long FRONT_END_START_TIMEOUT_SECONDS = 30;
     private static final long FRONT_END_STOP_TIMEOUT_SECONDS = 10;
-    /** A cluster node starts its front-ends once a leader is elected; without a majority it refuses to start. */
-    private static final Duration CLUSTER_SETTLE_TIMEOUT = Duration.ofSeconds(60);
 
     private final ResourceStack resources;
     private final HealthState health;
@@ -98,33 +90,23 @@ public final class Broker {
         try {
             final BrokerMetrics metrics = resources.push("metrics", BrokerMetrics.create(otlpPush(config)));
             final StoreConfig storeConfig = StoreSettings.toStoreConfig(config, metrics.storeMetrics());
-            final ClusterSettings clusterSettings = ClusterSetup.settings(config);
-            final Messaging store;
-            final Supplier<StoreStats> stats;
-            final ClusterNode cluster;
-            if (clusterSettings == null) {
-                final MessageStore local = resources.push("store", openStore(storeConfig));
-                store = local;
-                stats = local::stats;
-                cluster = null;
-            } else {
-                final ReplicaMessaging replica = new ReplicaMessaging();
-                cluster = resources.push("cluster node", startCluster(clusterSettings, storeConfig, replica));
-                store = replica;
-                stats = () -> cluster.store().stats();
+            final BackEnd backEnd = BackEnd.open(config, storeConfig, resources);
+            final Messaging store = backEnd.messaging();
+            final ClusterNode cluster = backEnd.cluster();
+            if (backEnd.stats() != null) {
+                StoreStatsGauges.register(metrics.registry(), backEnd.stats());
+                if (backEnd.stats().get().recoveredFromCrash()) {
+                    LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
+                }
             }
-            StoreStatsGauges.register(metrics.registry(), stats);
-            if (cluster == null) {
+            if (backEnd.single()) {
                 awaitTraceTopic(store);
             } else {
-                // Every node starts as follower, and only the leader changes metadata: the trace topic is created
-                // on its first use (auto-creation) instead.
-                LOG.info("Cluster node: {} is created on its first use", MessageTraceWriter.DEFAULT_TOPIC);
+                // Only the leader changes metadata, and a node or proxy may start while another leads: the trace
+                // topic is created on its first use (auto-creation) instead.
+                LOG.info("Cluster: {} is created on its first use", MessageTraceWriter.DEFAULT_TOPIC);
             }
             store.topics().list().forEach(t -> metrics.storeMetrics().registerTopic(t.name()));
-            if (stats.get().recoveredFromCrash()) {
-                LOG.warn("The store in {} was not shut down cleanly last time; it recovered", config.dataDir());
-            }
 
             final MessageSpans spans = messageSpans(config);
             if (spans != null) {
@@ -140,9 +122,13 @@ public final class Broker {
             router.register(HealthHandler.PATH, new HealthHandler(health));
             router.register(MetricsHandler.PATH, new MetricsHandler(metrics));
             if (cluster != null) {
-                router.register(ClusterHandler.PATH, new ClusterHandler(cluster));
+                router.register(ClusterHandler.PATH, new ClusterHandler(cluster::status));
                 ClusterGauges.register(metrics.registry(), cluster);
                 health.writable(cluster::acceptsWrites);
+            }
+            if (backEnd.proxy() != null) {
+                router.register(ClusterHandler.PATH, new ClusterHandler(backEnd.proxy()::status));
+                health.reachesLeader(backEnd.proxy()::reachesLeader);
             }
             final String bindAddress = config.string(ConfigKeys.BIND_ADDRESS);
             final String advertisedHost = config.string(ConfigKeys.BROKER_HOST);
@@ -171,11 +157,16 @@ public final class Broker {
             router.register(SecurityAdminHandler.PATH, admin);
             router.register(SecurityAdminHandler.QUOTAS_PATH, admin);
             final ClientRegistry clients = new ClientRegistry();
-            resources.push("console", ConsoleRoutes.register(router, store, metrics.registry(), accessControl,
-                    cluster, clients));
+            if (backEnd.role().servesClients()) {
+                resources.push("console", ConsoleRoutes.register(router, store, metrics.registry(), accessControl,
+                        cluster, clients));
+            } else {
+                LOG.info("Store node: no client listeners and no console (cluster.role=store)");
+            }
             final List<Endpoint> endpoints = new ArrayList<>();
             final Map<String, CompletableFuture<List<Endpoint>>> starting = new LinkedHashMap<>();
-            for (final ProtocolFrontEnd frontEnd : frontEnds) {
+            for (final ProtocolFrontEnd frontEnd : backEnd.role().servesClients() ? frontEnds
+                    : List.<ProtocolFrontEnd>of()) {
                 final String name = frontEnd.name();
                 if (!config.frontEndEnabled(name)) {
                     LOG.info("Front-end {} is disabled ({}.enabled=false)", name, name);
@@ -192,9 +183,10 @@ public final class Broker {
                 endpoints.addAll(awaitStarted(e.getKey(), e.getValue()));
             }
             endpoints.addAll(httpEndpoints);
-            if (cluster != null) {
-                resources.push("cluster endpoints", ClientEndpointsPublisher.start(store, clusterSettings.nodeId(),
-                        clusterSettings.members().stream().map(ClusterMember::id).toList(), endpoints));
+            if (cluster != null && backEnd.role().servesClients()) {
+                resources.push("cluster endpoints", ClientEndpointsPublisher.start(store,
+                        backEnd.settings().nodeId(), backEnd.settings().members().stream().map(ClusterMember::id)
+                                .toList(), endpoints));
             }
             health.up(endpoints);
             return new Broker(resources, health, List.copyOf(endpoints), config.dataDir());
@@ -206,22 +198,6 @@ public final class Broker {
             throw new BrokerStartException(e.getMessage(), e);
         } catch (final RuntimeException e) {
             resources.closeAll();
-            throw new BrokerStartException(describe(e), e);
-        }
-    }
-
-    private static ClusterNode startCluster(final ClusterSettings settings, final StoreConfig storeConfig,
-                                            final ReplicaMessaging replica) throws BrokerStartException {
-        try {
-            final ClusterNode node = ClusterNode.start(settings, storeConfig, replica);
-            try {
-                node.awaitSettled(CLUSTER_SETTLE_TIMEOUT);
-            } catch (final RuntimeException e) {
-                node.close();
-                throw e;
-            }
-            return node;
-        } catch (final RuntimeException e) {
             throw new BrokerStartException(describe(e), e);
         }
     }
@@ -313,14 +289,6 @@ public final class Broker {
     public boolean stop() {
         health.stopping();
         return resources.closeAll();
-    }
-
-    private static MessageStore openStore(final StoreConfig config) throws BrokerStartException {
-        try {
-            return MessageStore.open(config);
-        } catch (final RuntimeException e) {
-            throw new BrokerStartException(describe(e), e);
-        }
     }
 
     /**

@@ -31,6 +31,17 @@ class HealthStateTest {
     }
 
     @Test
+    void shouldTellWhetherAProxyReachesItsLeader() {
+        final HealthState health = new HealthState();
+        final AtomicBoolean reaches = new AtomicBoolean(true);
+        health.reachesLeader(reaches::get);
+        health.up(List.of());
+        assertThat(health.toJson()).isEqualTo("{\"status\":\"UP\",\"reachesLeader\":true,\"listeners\":{}}");
+        reaches.set(false);
+        assertThat(health.toJson()).contains("\"reachesLeader\":false");
+    }
+
+    @Test
     void shouldEscapeListenerNamesAndAddresses() throws Exception {
         final HealthState health = new HealthState();
         health.up(List.of(new Endpoint("we\"ird", "tcp://host\\name:1\n")));

@@ -54,12 +54,27 @@ public final class ContractServer implements AutoCloseable {
      */
     public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                        final int maxMessageSize) {
-        return start(host, port, target, maxMessageSize, MAX_IN_FLIGHT);
+        return start(host, port, target, StandaloneView.of(target), maxMessageSize, MAX_IN_FLIGHT);
+    }
+
+    /**
+     * Binds the listener of a store group's member.
+     *
+     * @param view the group's topology and the store's tables, as this node knows them
+     */
+    public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
+                                       final StoreNodeView view, final int maxMessageSize) {
+        return start(host, port, target, view, maxMessageSize, MAX_IN_FLIGHT);
     }
 
     /** {@link #start(String, int, Supplier, int)} with another in-flight bound per connection (tests). */
     static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                 final int maxMessageSize, final int maxInFlight) {
+        return start(host, port, target, StandaloneView.of(target), maxMessageSize, maxInFlight);
+    }
+
+    private static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
+                                        final StoreNodeView view, final int maxMessageSize, final int maxInFlight) {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
             final Thread t = new Thread(r, "junction-contract-server");
             t.setDaemon(true);
@@ -79,11 +94,14 @@ public final class ContractServer implements AutoCloseable {
                             ch.pipeline().addLast(
                                     new LengthFieldBasedFrameDecoder(maxFrame, ContractFrame.LENGTH_OFFSET,
                                             ContractFrame.LENGTH_FIELD, 0, ContractFrame.LENGTH_FIELD),
-                                    new ContractServerHandler(target, maxInFlight));
+                                    new ContractServerHandler(target, view, maxInFlight));
                         }
                     })
                     .bind(host, port).syncUninterruptibly().channel();
             LOG.info("Contract server on {}", channel.localAddress());
+            if (view instanceof StandaloneView standalone) {
+                standalone.bound((InetSocketAddress) channel.localAddress());
+            }
             return new ContractServer(group, channel, connections);
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);

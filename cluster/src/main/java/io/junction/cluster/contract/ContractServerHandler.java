@@ -37,11 +37,14 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ContractServerHandler.class);
 
     private final Supplier<? extends Messaging> target;
+    private final StoreNodeView view;
     private final int maxInFlight;
     private final Map<Long, CompletableFuture<?>> pending = new HashMap<>();
 
-    ContractServerHandler(final Supplier<? extends Messaging> target, final int maxInFlight) {
+    ContractServerHandler(final Supplier<? extends Messaging> target, final StoreNodeView view,
+                          final int maxInFlight) {
         this.target = target;
+        this.view = view;
         this.maxInFlight = maxInFlight;
     }
 
@@ -155,7 +158,11 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
                     call = m.earliestStoreTime(WireFormat.readString(in), WireFormat.readInt(in));
                     writer = (out, r) -> out.writeLong((Long) r);
                 }
-                default -> throw new MalformedFrameException("operation " + op + " has no request");
+                default -> {
+                    final AdminRequests.Served served = AdminRequests.serve(op, m, view, in);
+                    call = served.call();
+                    writer = served.writer();
+                }
             }
         } catch (InvalidFilterException e) {
             answerError(ctx.channel(), id, StoreError.ILLEGAL_FILTER, e.getMessage());

@@ -19,9 +19,34 @@ enum Operation {
     SEARCH_OFFSET(15),
     EARLIEST_STORE_TIME(16),
     /** Drops the waiting request named by the frame's id (a long poll whose caller left); no answer. */
-    CANCEL(17);
+    CANCEL(17),
+    /** Who leads the store group and where every member's contract server is (any member answers). */
+    TOPOLOGY(18),
+    /** The metadata a proxy mirrors: tables, queue offset ranges, consumer clients, retention. */
+    MIRROR(19),
+    BROWSE(20),
+    LOOKUP(21),
+    QUERY_BY_ID(22),
+    QUERY_BY_KEY(23),
+    QUERY_BY_TIME(24),
+    TOPIC_CREATE_OR_UPDATE(25),
+    TOPIC_CREATE_IF_ABSENT(26),
+    TOPIC_DELETE(27),
+    GROUP_CREATE_OR_UPDATE(28),
+    GROUP_DELETE(29),
+    GROUP_REDRIVE(30),
+    GROUP_GET_OR_CREATE(31),
+    KV_PUT(32),
+    KV_DELETE(33),
+    HEARTBEAT(34),
+    UNREGISTER(35),
+    LOCK_QUEUES(36),
+    UNLOCK_QUEUES(37),
+    LAG(38),
+    RESET_OFFSETS(39),
+    RUNTIME_FIGURES(40);
 
-    private static final Operation[] BY_CODE = new Operation[32];
+    private static final Operation[] BY_CODE = new Operation[64];
 
     static {
         for (Operation op : values()) {

@@ -1,5 +1,7 @@
 package io.junction.cluster.contract;
 
+import io.junction.core.BrowseRequest;
+import io.junction.core.BrowseResult;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
@@ -49,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * server too. A filter that cannot be described ({@link io.junction.core.filter.MessageFilter#spec()} is null) is
  * never widened: the call fails with UNAVAILABLE.
  *
- * <p>The rest of {@link Messaging} (metadata, queries, administration) is read where the caller is and is not served
- * here: those calls fail (UNAVAILABLE) or throw {@link UnsupportedOperationException}.
+ * <p>Reads and queries are served too. The contract's synchronous calls (routes, metadata views, offsets, consumers)
+ * cannot wait on a network answer and throw {@link UnsupportedOperationException} here: a follower reads them from its
+ * replica, a proxy from its mirror, which {@link #admin()} feeds (and through which metadata changes go).
  */
 public final class RemoteMessaging implements Messaging, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RemoteMessaging.class);
@@ -61,6 +64,7 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
     private final int maxFrame;
     private final long callTimeoutMillis;
     private final AtomicLong ids = new AtomicLong();
+    private final RemoteAdmin admin = new RemoteAdmin(this);
     private final Object lock = new Object();
     /** The connection in use or being opened; replaced when it is lost. */
     private CompletableFuture<ContractConnection> connection;
@@ -131,7 +135,7 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
      *
      * @param waitMillis how long the server may hold the request (a long poll) on top of the call timeout
      */
-    private <T> CompletableFuture<T> call(final Operation op, final Consumer<ByteBuf> body,
+    <T> CompletableFuture<T> call(final Operation op, final Consumer<ByteBuf> body,
                                           final Function<ByteBuf, T> reader, final long waitMillis) {
         final long id = ids.incrementAndGet();
         final ByteBuf frame = ByteBufAllocator.DEFAULT.heapBuffer();
@@ -199,7 +203,7 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
         return new StoreException(StoreError.UNAVAILABLE, why);
     }
 
-    private static Void none(final ByteBuf in) {
+    static Void none(final ByteBuf in) {
         return null;
     }
 
@@ -350,11 +354,54 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
         }, WireFormat::readLong, 0);
     }
 
-    // ---- not served over the network: read where the caller is ----
-
-    private static <T> CompletableFuture<T> notServed(final String what) {
-        return CompletableFuture.failedFuture(unavailable(what + " is not served over the contract"));
+    @Override
+    public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
+        return call(Operation.BROWSE, out -> AdminCodec.writeBrowseRequest(out, request),
+                AdminCodec::readBrowseResult, 0);
     }
+
+    @Override
+    public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
+        return call(Operation.LOOKUP, out -> out.writeLong(commitLogOffset), AdminCodec::readOptionalStored, 0);
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
+        return call(Operation.QUERY_BY_ID, out -> {
+            WireFormat.writeString(out, topic);
+            WireFormat.writeString(out, messageId);
+        }, AdminCodec::readOptionalStored, 0);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
+                                                             final long beginTimestamp, final long endTimestamp) {
+        return call(Operation.QUERY_BY_KEY, out -> {
+            WireFormat.writeString(out, topic);
+            WireFormat.writeString(out, key);
+            out.writeInt(max);
+            out.writeLong(beginTimestamp);
+            out.writeLong(endTimestamp);
+        }, ContractCodec::readStoredList, 0);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
+                                                              final long endTimestamp, final int max) {
+        return call(Operation.QUERY_BY_TIME, out -> {
+            WireFormat.writeString(out, topic);
+            out.writeLong(beginTimestamp);
+            out.writeLong(endTimestamp);
+            out.writeInt(max);
+        }, ContractCodec::readStoredList, 0);
+    }
+
+    /** The metadata, membership and statistics operations of the same server (what a proxy mirrors or forwards). */
+    public RemoteAdmin admin() {
+        return admin;
+    }
+
+    // ---- synchronous in the contract: a proxy answers them from its mirror (RemoteAdmin feeds it) ----
 
     private static UnsupportedOperationException unsupported(final String what) {
         return new UnsupportedOperationException(what + " is not served over the contract");
@@ -383,28 +430,6 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
     @Override
     public Duration retention() {
         throw unsupported("retention");
-    }
-
-    @Override
-    public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
-        return notServed("lookup");
-    }
-
-    @Override
-    public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
-        return notServed("queryById");
-    }
-
-    @Override
-    public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
-                                                             final long beginTimestamp, final long endTimestamp) {
-        return notServed("queryByKey");
-    }
-
-    @Override
-    public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
-                                                              final long endTimestamp, final int max) {
-        return notServed("queryByTime");
     }
 
     @Override

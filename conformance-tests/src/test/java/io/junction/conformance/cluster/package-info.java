@@ -1,2 +1,5 @@
-/** Three broker processes forming one replicated store group: failover with every acknowledged message kept. */
+/**
+ * Broker processes forming one replicated store group: failover with every acknowledged message kept; store-only
+ * nodes behind stateless proxies.
+ */
 package io.junction.conformance.cluster;

@@ -556,6 +556,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 kvTable.export(), OFFSETS_TABLE, offsets.export());
     }
 
+    /** The consumer groups with at least one live client (a proxy mirrors their clients), sorted. */
+    public List<String> liveConsumerGroups() {
+        return consumers.liveGroups();
+    }
+
     /** Replaces the tables with a leader's {@link #exportTables} (a follower catching up from a snapshot). */
     public void replaceTables(final Map<String, byte[]> tables) throws IOException {
         if (!role.follower()) {

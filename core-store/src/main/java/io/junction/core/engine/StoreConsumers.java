@@ -57,6 +57,11 @@ final class StoreConsumers implements Messaging.Consumers {
         registry.unregister(group, clientId);
     }
 
+    /** The groups with at least one live client. */
+    List<String> liveGroups() {
+        return registry.groups();
+    }
+
     @Override
     public List<ConsumerClient> clients(final String group) {
         return registry.clients(group);

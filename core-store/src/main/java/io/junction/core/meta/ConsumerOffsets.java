@@ -106,6 +106,13 @@ public final class ConsumerOffsets {
         return encode(Map.copyOf(offsets));
     }
 
+    /** The offsets of an {@link #export} (a proxy mirroring a store group's offsets without keeping a file). */
+    public static Map<Key, Long> readExport(final byte[] table) {
+        final Map<Key, Long> offsets = new HashMap<>();
+        decodeInto(ByteBuffer.wrap(table), offsets);
+        return offsets;
+    }
+
     /** Replaces the table with one a leader shipped (a follower); written to the file by the next persist. */
     public void applyShipped(final byte[] table) {
         final Map<Key, Long> shipped = new HashMap<>();

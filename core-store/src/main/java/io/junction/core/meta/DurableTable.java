@@ -191,6 +191,21 @@ public final class DurableTable<V> {
         return encodeAll();
     }
 
+    /** The entries of an {@link #export} (a proxy mirroring a store group's tables without keeping a file). */
+    public static <V> List<V> readExport(final byte[] table, final Codec<V> codec) throws IOException {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(table))) {
+            final int count = in.readInt();
+            if (count < 0) {
+                throw new IOException("entry count " + count);
+            }
+            final List<V> values = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                values.add(codec.read(in));
+            }
+            return values;
+        }
+    }
+
     /**
      * Replaces the whole table with one {@link #export} produced (a replica catching up from a snapshot: the changes
      * the leader purged from its Raft log are in its table) and persists it.

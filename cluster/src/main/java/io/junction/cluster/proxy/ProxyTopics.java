@@ -1,0 +1,55 @@
+package io.junction.cluster.proxy;
+
+import io.junction.core.Messaging;
+import io.junction.core.meta.TopicConfig;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** Topic administration on a proxy: changes go to the leader and into the mirror as it answered; reads are the mirror's. */
+final class ProxyTopics implements Messaging.TopicAdmin {
+    private final ProxyMessaging proxy;
+    private final MetadataMirror mirror;
+
+    ProxyTopics(final ProxyMessaging proxy, final MetadataMirror mirror) {
+        this.proxy = proxy;
+        this.mirror = mirror;
+    }
+
+    @Override
+    public CompletableFuture<TopicConfig> createOrUpdate(final TopicConfig config) {
+        return proxy.forward(m -> m.admin().createOrUpdateTopic(config)).thenApply(this::mirrored);
+    }
+
+    @Override
+    public CompletableFuture<TopicConfig> createIfAbsent(final TopicConfig config) {
+        final Optional<TopicConfig> known = mirror.topics.get(config.name());
+        if (known.isPresent()) {
+            return CompletableFuture.completedFuture(known.get());
+        }
+        return proxy.forward(m -> m.admin().createTopicIfAbsent(config)).thenApply(this::mirrored);
+    }
+
+    private TopicConfig mirrored(final TopicConfig topic) {
+        mirror.topics.putLocal(topic.name(), topic);
+        return topic;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> delete(final String topic) {
+        return proxy.forward(m -> m.admin().deleteTopic(topic)).thenApply(deleted -> {
+            mirror.topics.removeLocal(topic);
+            return deleted;
+        });
+    }
+
+    @Override
+    public Optional<TopicConfig> get(final String topic) {
+        return mirror.topics.get(topic);
+    }
+
+    @Override
+    public Collection<TopicConfig> list() {
+        return mirror.topics.values();
+    }
+}
