@@ -32,9 +32,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three in-JVM replicas with a small Raft log (a snapshot every 32 entries, 8 kept, 1 MiB segments): the log stays
- * bounded while the commit log grows, and a replica the purged log no longer covers catches up from the leader's
- * snapshot, whether it was down or lost its whole data directory.
+ * Three in-JVM replicas with a small Raft log (a snapshot every 32 entries, 8 kept, 1 MiB segments; on a broker
+ * {@code cluster.snapshot-interval-entries=32}, {@code cluster.log-keep-entries=8}, {@code
+ * cluster.log-segment-size=1m}): the log stays bounded while the commit log grows, and a replica the purged log no
+ * longer covers catches up from the leader's snapshot, whether it was down or lost its whole data directory.
  */
 class RaftLogCatchUpTest {
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -1,0 +1,67 @@
+package io.junction.broker.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.junction.broker.config.BrokerConfig;
+import io.junction.broker.config.ConfigKeys;
+import io.junction.broker.config.ConfigLoader;
+import io.junction.broker.lifecycle.BrokerStartException;
+import io.junction.cluster.ClusterSettings;
+import io.junction.cluster.RaftLogLimits;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ClusterSetupTest {
+    private static final Map<String, String> NODE = Map.of("cluster.node-id", "n1",
+            "cluster.members", "n1@127.0.0.1:9870,n2@127.0.0.1:9871,n3@127.0.0.1:9872");
+
+    private final ConfigLoader loader = new ConfigLoader(ConfigKeys.broker());
+
+    @Test
+    void shouldDefaultToTheRaftLogLimitsTheClusterModuleDocuments() throws Exception {
+        final ClusterSettings settings = ClusterSetup.settings(config(Map.of()));
+
+        assertThat(settings.raftLog()).isEqualTo(RaftLogLimits.DEFAULT);
+    }
+
+    @Test
+    void shouldMapTheRaftLogLimitKeys() throws Exception {
+        final ClusterSettings settings = ClusterSetup.settings(config(Map.of(
+                "cluster.snapshot-interval-entries", "32",
+                "cluster.log-keep-entries", "8",
+                "cluster.log-segment-size", "1m")));
+
+        assertThat(settings.raftLog()).isEqualTo(new RaftLogLimits(32, 8, 1 << 20));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "cluster.snapshot-interval-entries; 0; cluster.snapshot-interval-entries must be 1 to",
+            "cluster.log-segment-size; 512k; cluster.log-segment-size must be at least 1m"})
+    void shouldRefuseRaftLogLimitsOutOfRangeNamingTheKey(final String key, final String value, final String reason)
+            throws Exception {
+        final BrokerConfig config = config(Map.of(key, value));
+
+        assertThatThrownBy(() -> ClusterSetup.settings(config)).isInstanceOf(BrokerStartException.class)
+                .hasMessageStartingWith("cluster: " + reason);
+    }
+
+    @Test
+    void shouldIgnoreTheClusterKeysOnASingleNode() throws Exception {
+        final BrokerConfig config = loader.load(null, Path.of("/tmp/junction-test"),
+                Map.of("cluster.snapshot-interval-entries", "0"));
+
+        assertThat(ClusterSetup.settings(config)).isNull();
+    }
+
+    private BrokerConfig config(final Map<String, String> overrides) throws Exception {
+        final Map<String, String> all = new HashMap<>(NODE);
+        all.putAll(overrides);
+        return loader.load(null, Path.of("/tmp/junction-test"), all);
+    }
+}
