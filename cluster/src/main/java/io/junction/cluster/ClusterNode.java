@@ -6,6 +6,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.core.txn.TransactionChecker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -33,6 +34,7 @@ import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.LeaderElectionManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -40,6 +42,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -85,9 +88,16 @@ public final class ClusterNode implements AutoCloseable {
     private final LeaderContracts leaders;
     /** Publishes this node's contract address (a metadata change: may wait for the leader, so on its own thread). */
     private final ScheduledExecutorService publisher;
+    /** Hands the leader's transaction check-backs to the other members' producers. */
+    private final MemberTransactionChecks memberChecks;
+    /** Whether Ratis was told not to start elections here (the replica is unfit to lead); role watcher only. */
+    private boolean electionsPaused;
+    /** The last term this node stepped down in because it was unfit to lead; role watcher only. */
+    private long steppedDownInTerm = -1;
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
                         final Consumer<MessageStore> opened) throws IOException {
+        this.memberChecks = new MemberTransactionChecks(settings, this::store);
         this.settings = settings;
         final UUID clusterId = ClusterIdentity.claim(settings);
         this.groupId = RaftGroupId.valueOf(clusterId);
@@ -101,7 +111,11 @@ public final class ClusterNode implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, opened);
+        // Every store this node opens checks back with the other members' producers too (only a leader's checks).
+        this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, store -> {
+            store.addTransactionChecker(memberChecks);
+            opened.accept(store);
+        });
         final RaftGroup group = RaftGroup.valueOf(groupId, peers);
         final RaftProperties properties = properties(settings);
         this.stateMachine = new StoreStateMachine(replica, this::wakeRoleWatcher, this::askLeader);
@@ -136,6 +150,15 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
                                     final Consumer<MessageStore> opened) {
+        return start(settings, storeConfig, opened, (group, half, times) -> { });
+    }
+
+    /**
+     * @param localProducers asks this node's front-ends' producers: the leader hands its transaction check-backs to
+     *                       every member
+     */
+    private static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
+                                     final Consumer<MessageStore> opened, final TransactionChecker localProducers) {
         final ClusterNode node;
         try {
             node = new ClusterNode(settings, storeConfig, opened);
@@ -145,7 +168,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         try {
             node.contract = ContractServer.start(settings.self().host(), settings.contractPort(), node.replica::store,
-                    storeConfig.maxMessageSize());
+                    localProducers, storeConfig.maxMessageSize());
         } catch (IllegalStateException e) {
             node.close();
             throw new ClusterStartException("cluster node " + settings.nodeId() + ": " + e.getMessage(), e);
@@ -157,6 +180,8 @@ public final class ClusterNode implements AutoCloseable {
             throw new ClusterStartException("cannot start the cluster node " + settings.nodeId() + " on "
                     + settings.self().address() + ": " + e.getMessage(), e);
         }
+        // At once, not at the first tick: a replica whose log is short must not stand for the first election.
+        node.roleWatcher.execute(node::watchRole);
         node.roleWatcher.scheduleWithFixedDelay(node::watchRole, ROLE_WATCH_MILLIS, ROLE_WATCH_MILLIS,
                 TimeUnit.MILLISECONDS);
         node.roleWatcher.scheduleWithFixedDelay(node::shipOffsets, OFFSETS_SHIP_MILLIS, OFFSETS_SHIP_MILLIS,
@@ -174,7 +199,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
                                     final ReplicaMessaging messaging) {
-        final ClusterNode node = start(settings, storeConfig, messaging::switchTo);
+        final ClusterNode node = start(settings, storeConfig, messaging::switchTo, messaging::checkWithProducers);
         messaging.forwardWritesTo(node::writer);
         return node;
     }
@@ -308,7 +333,13 @@ public final class ClusterNode implements AutoCloseable {
         try {
             final RaftServer.Division division = server.getDivision(groupId);
             final DivisionInfo info = division.getInfo();
-            if (info.isLeader()) {
+            final boolean unfit = stateMachine.unfitToLead();
+            if (unfit != electionsPaused) {
+                pauseElections(unfit);
+            }
+            if (info.isLeader() && unfit) {
+                stepDown(info.getCurrentTerm());
+            } else if (info.isLeader()) {
                 if (info.isLeaderReady()
                         && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex()) {
                     replica.promote(info.getCurrentTerm());
@@ -319,6 +350,47 @@ public final class ClusterNode implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("Cluster role watch failed; retrying", e);
         }
+    }
+
+    /**
+     * Tells Ratis whether this node may start elections (it still votes): a replica whose log lacks committed bytes
+     * must not lead until it fetched them from a leader. Ratis 3.3 has no way for a state machine to refuse leadership;
+     * pausing this server's elections is its admin operation for that (a paused follower whose leader is silent turns
+     * candidate without asking for votes, and follows the next leader that contacts it).
+     */
+    private void pauseElections(final boolean pause) {
+        final long callId = callIds.incrementAndGet();
+        final RaftClientReply reply = server.leaderElectionManagementAsync(pause
+                ? LeaderElectionManagementRequest.newPause(clientId, selfId, groupId, callId)
+                : LeaderElectionManagementRequest.newResume(clientId, selfId, groupId, callId)).join();
+        if (reply.isSuccess()) {
+            electionsPaused = pause;
+            LOG.info("Cluster node {} {} elections: {}", settings.nodeId(), pause ? "stays out of" : "stands for",
+                    pause ? "its log lacks committed entries it must fetch from a leader" : "its log is complete");
+        } else {
+            LOG.warn("Cluster node {} could not {} its elections; next tick: {}", settings.nodeId(),
+                    pause ? "pause" : "resume", reply.getException());
+        }
+    }
+
+    /**
+     * This node was elected while unfit to lead (before its elections were paused, or it was elected while its
+     * log is complete and then began installing a snapshot): it steps down, once per term, so that a complete replica
+     * leads; its store stays a follower's meanwhile, so it takes no writes.
+     */
+    private void stepDown(final long term) throws IOException {
+        if (steppedDownInTerm == term) {
+            return;
+        }
+        steppedDownInTerm = term;
+        LOG.warn("Cluster node {} was elected in term {} but its log is incomplete: stepping down", settings.nodeId(),
+                term);
+        server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId, groupId,
+                callIds.incrementAndGet(), null, settings.electionTimeout().toMillis())).whenComplete((r, e) -> {
+                    if (e != null || !r.isSuccess()) {
+                        LOG.warn("Stepping down failed: {}", e != null ? e.getMessage() : r.getException());
+                    }
+                });
     }
 
     /** Makes sure the replicated state shows this node's contract address; runs on the publisher thread. */
@@ -487,6 +559,7 @@ public final class ClusterNode implements AutoCloseable {
             contract.close();
         }
         leaders.close();
+        memberChecks.close();
         try {
             roleWatcher.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

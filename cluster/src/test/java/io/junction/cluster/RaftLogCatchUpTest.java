@@ -162,16 +162,7 @@ class RaftLogCatchUpTest {
         await(() -> damaged.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
                 "the follower to apply everything");
         stop(damaged, group);
-        // Its newest commit-log segments lost (as when a crash cuts a snapshot installation short): the log now ends
-        // before the offset its last snapshot recorded.
-        final Path logDir = dir.resolve(damaged.id()).resolve("commitlog");
-        final List<Path> segments;
-        try (Stream<Path> files = Files.list(logDir)) {
-            segments = files.sorted().toList();
-        }
-        assertThat(segments).hasSizeGreaterThan(2);
-        Files.delete(segments.get(segments.size() - 1));
-        Files.delete(segments.get(segments.size() - 2));
+        loseNewestSegments(damaged.id());
 
         final Node back = start(damaged.id(), members);
         group.add(back);
@@ -182,7 +173,59 @@ class RaftLogCatchUpTest {
         assertThat(readAll(back, 610)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 610));
     }
 
+    @Test
+    void shouldNotLeadWhileItsLogIsShorterThanItsSnapshotAndLeadOnceItFetchedTheRest() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = new ArrayList<>(List.of(start("n1", members), start("n2", members),
+                start("n3", members)));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        send(leader, 0, 600);
+        final Node damaged = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        final Node third = group.stream().filter(n -> n != leader && n != damaged).findFirst().orElseThrow();
+        await(() -> damaged.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
+                "the follower to apply everything");
+        for (Node n : List.copyOf(group)) {
+            stop(n, group);
+        }
+        loseNewestSegments(damaged.id());
+
+        // The damaged replica would win the next election (its election timeout is a tenth of the other's), were it
+        // to stand: its Raft log is as long as anyone's. It must not lead a log with a hole; the other one leads.
+        final Node back = start(damaged.id(), members, Duration.ofMillis(300));
+        final Node complete = start(leader.id(), members, Duration.ofMillis(3000));
+        group.addAll(List.of(back, complete));
+        assertThat(awaitLeader(group)).isSameAs(complete);
+        assertThat(back.node().roleChanges()).as("times the short replica reopened as leader").isZero();
+        assertThat(back.node().acceptsWrites()).isFalse();
+
+        // The leader's next entries make it fetch what it lacks; then it may lead again, and leads with everything.
+        send(complete, 600, 10);
+        await(() -> back.node().status().appliedLogEnd() == complete.node().status().appliedLogEnd(),
+                "the short replica to fetch what it lacks and apply the new sends");
+        assertSameLog(complete.node().store(), back.node().store());
+        stop(complete, group);
+        group.add(start(third.id(), members, Duration.ofMillis(3000)));
+        assertThat(awaitLeader(group)).isSameAs(back);
+        assertThat(readAll(back, 610)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 610));
+        assertThat(back.messaging().send(TestStores.text(TOPIC, "after")).join().queueOffset()).isEqualTo(610);
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * Deletes a stopped replica's two newest commit-log segments (as when a crash cuts a snapshot installation short):
+     * its log then ends before the offset its last snapshot recorded.
+     */
+    private void loseNewestSegments(final String id) throws IOException {
+        final List<Path> segments;
+        try (Stream<Path> files = Files.list(dir.resolve(id).resolve("commitlog"))) {
+            segments = files.sorted().toList();
+        }
+        assertThat(segments).hasSizeGreaterThan(2);
+        Files.delete(segments.get(segments.size() - 1));
+        Files.delete(segments.get(segments.size() - 2));
+    }
 
     /** Both logs hold the same bytes up to the leader's end. */
     private static void assertSameLog(final MessageStore leader, final MessageStore replica) throws IOException {
@@ -289,7 +332,11 @@ class RaftLogCatchUpTest {
 
 
     private Node start(final String id, final List<ClusterMember> members) {
-        final ClusterSettings settings = new ClusterSettings(id, members, ELECTION_TIMEOUT, dir.resolve(id),
+        return start(id, members, ELECTION_TIMEOUT);
+    }
+
+    private Node start(final String id, final List<ClusterMember> members, final Duration electionTimeout) {
+        final ClusterSettings settings = new ClusterSettings(id, members, electionTimeout, dir.resolve(id),
                 contractPorts.get(id), SMALL_LOG);
         final ReplicaMessaging messaging = new ReplicaMessaging();
         final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),

@@ -1,6 +1,7 @@
 package io.junction.cluster.contract;
 
 import io.junction.core.Messaging;
+import io.junction.core.txn.TransactionChecker;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -54,12 +55,27 @@ public final class ContractServer implements AutoCloseable {
      */
     public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                        final int maxMessageSize) {
-        return start(host, port, target, maxMessageSize, MAX_IN_FLIGHT);
+        return start(host, port, target, (group, half, times) -> { }, maxMessageSize, MAX_IN_FLIGHT);
+    }
+
+    /**
+     * Binds the listener; transaction check-backs the leader hands over ({@link TransactionCheckSender}) go to
+     * {@code localProducers}: this node's front-ends, which ask their connected producers.
+     */
+    public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
+                                       final TransactionChecker localProducers, final int maxMessageSize) {
+        return start(host, port, target, localProducers, maxMessageSize, MAX_IN_FLIGHT);
     }
 
     /** {@link #start(String, int, Supplier, int)} with another in-flight bound per connection (tests). */
     static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                 final int maxMessageSize, final int maxInFlight) {
+        return start(host, port, target, (group, half, times) -> { }, maxMessageSize, maxInFlight);
+    }
+
+    private static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
+                                        final TransactionChecker localProducers, final int maxMessageSize,
+                                        final int maxInFlight) {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
             final Thread t = new Thread(r, "junction-contract-server");
             t.setDaemon(true);
@@ -79,7 +95,7 @@ public final class ContractServer implements AutoCloseable {
                             ch.pipeline().addLast(
                                     new LengthFieldBasedFrameDecoder(maxFrame, ContractFrame.LENGTH_OFFSET,
                                             ContractFrame.LENGTH_FIELD, 0, ContractFrame.LENGTH_FIELD),
-                                    new ContractServerHandler(target, maxInFlight));
+                                    new ContractServerHandler(target, localProducers, maxInFlight));
                         }
                     })
                     .bind(host, port).syncUninterruptibly().channel();

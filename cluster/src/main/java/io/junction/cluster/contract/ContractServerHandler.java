@@ -9,6 +9,7 @@ import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.filter.InvalidFilterException;
+import io.junction.core.txn.TransactionChecker;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,11 +38,15 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ContractServerHandler.class);
 
     private final Supplier<? extends Messaging> target;
+    private final TransactionChecker localProducers;
     private final int maxInFlight;
     private final Map<Long, CompletableFuture<?>> pending = new HashMap<>();
 
-    ContractServerHandler(final Supplier<? extends Messaging> target, final int maxInFlight) {
+    /** @param localProducers asks this node's front-ends' producers (a check-back the leader hands over) */
+    ContractServerHandler(final Supplier<? extends Messaging> target, final TransactionChecker localProducers,
+                          final int maxInFlight) {
         this.target = target;
+        this.localProducers = localProducers;
         this.maxInFlight = maxInFlight;
     }
 
@@ -54,6 +59,10 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             }
             final long id = frame.readLong();
             final byte kind = frame.readByte();
+            if (kind == TransactionCheckFrame.KIND) {
+                checkWithLocalProducers(TransactionCheckFrame.read(frame));
+                return;
+            }
             final Operation op = Operation.of(kind);
             if (op == null) {
                 throw new MalformedFrameException("unknown operation " + kind);
@@ -74,6 +83,15 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
         } finally {
             frame.release();
+        }
+    }
+
+    /** A check-back the leader hands over: no answer; the producer's answer comes back as an endTransaction. */
+    private void checkWithLocalProducers(final TransactionCheckFrame.Check check) {
+        try {
+            localProducers.check(check.producerGroup(), check.halfMessage(), check.checkTimes());
+        } catch (RuntimeException e) {
+            LOG.warn("Checking half message {} with this node's producers failed", check.halfMessage().uniqueId(), e);
         }
     }
 
