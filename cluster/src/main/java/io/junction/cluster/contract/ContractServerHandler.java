@@ -60,7 +60,11 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             final long id = frame.readLong();
             final byte kind = frame.readByte();
             if (kind == TransactionCheckFrame.KIND) {
-                checkWithLocalProducers(TransactionCheckFrame.read(frame));
+                final TransactionCheckFrame.Check check = TransactionCheckFrame.read(frame);
+                if (frame.isReadable()) {
+                    throw new MalformedFrameException(frame.readableBytes() + " bytes after a check-back");
+                }
+                checkWithLocalProducers(check);
                 return;
             }
             final Operation op = Operation.of(kind);
