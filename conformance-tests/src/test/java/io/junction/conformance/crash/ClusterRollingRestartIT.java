@@ -28,13 +28,14 @@ import org.junit.jupiter.api.Test;
  * A rolling restart of a three-node store group under steady load: per node a RocketMQ Remoting producer (sync sends,
  * every node in its name-server list) and an MQTT 5 QoS 1 publisher. Each node in turn, the leader included, is
  * stopped with SIGTERM (it must exit 0), started again on the same ports, and waited for until its {@code /cluster}
- * shows it applied everything the leader had committed when it came back.
+ * shows it applied everything the leader had committed when it came back. A stopping leader hands its leadership to
+ * a follower ({@code ClusterNode.close}), so a node that was a follower at the start may lead by its turn.
  *
  * <p>Asserted: every acknowledged message is in the final leader's store with its exact bytes, read once by a fresh
  * RocketMQ consumer group per topic (no producer retries by itself, so none may be stored twice); while a follower
- * restarts the group keeps taking writes (its longest pause stays under an election timeout); and while the leader
- * restarts, writes resume (the longest pause, the leader's hand-over, is printed; measured against the same 5 s bound
- * as a failover). Sends that fail (a producer's node is down) are counted and printed; a failed send may still be
+ * restarts the group keeps taking writes (its longest pause stays under two election timeouts: no election); and
+ * while the leader restarts, writes resume (the longest pause, the leader's hand-over, is printed; measured against
+ * the same 5 s bound as a failover). Sends that fail (a producer's node is down) are counted and printed; a failed send may still be
  * stored (allowed).
  */
 @Tag("cluster")
@@ -102,7 +103,7 @@ class ClusterRollingRestartIT {
             final long caughtUp = System.nanoTime();
             final long gapMs = timeline.longestGapMillis(stoppedAt, caughtUp);
             if (wasLeader) {
-                leaderGapMs = gapMs;
+                leaderGapMs = Math.max(leaderGapMs, gapMs); // a node that took over may be restarted later too
             } else {
                 longestFollowerGapMs = Math.max(longestFollowerGapMs, gapMs);
             }
@@ -129,9 +130,9 @@ class ClusterRollingRestartIT {
         assertThat(verdict.foreign()).as("delivered messages nobody sent").isEmpty();
         assertThat(verdict.duplicatesByStream()).as("read once by a fresh group, no client retries: a duplicate was "
                 + "stored twice").isEmpty();
-        assertThat(leaderGapMs).as("the leader was restarted once").isNotNegative();
-        assertThat(longestFollowerGapMs).as("longest write gap while a follower restarted, ms")
-                .isLessThan(ELECTION_TIMEOUT_MS);
+        assertThat(leaderGapMs).as("a leader was restarted").isNotNegative();
+        assertThat(longestFollowerGapMs).as("longest write gap while a follower restarted (never an election), ms")
+                .isLessThan(2L * ELECTION_TIMEOUT_MS);
         assertThat(leaderGapMs).as("longest write gap while the leader restarted (its hand-over), ms")
                 .isLessThanOrEqualTo(HAND_OVER_BOUND_MS);
     }
