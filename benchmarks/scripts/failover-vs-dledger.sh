@@ -63,13 +63,14 @@ await_line() { # file pattern pid what [seconds]
 
 count() { grep -c "$2" "$1" 2>/dev/null || true; }
 
+# Ports below the ephemeral range (32768-60999 here), so that no client connection holds one when a node restarts.
 # ------------------------------------------------------------------------------------------------------- Junction
-jmembers="n1@127.0.0.1:45871,n2@127.0.0.1:45872,n3@127.0.0.1:45873"
+jmembers="n1@127.0.0.1:21871,n2@127.0.0.1:21872,n3@127.0.0.1:21873"
 junction_start() { # index
   local i="$1"
   log_of[$i]="$run/n$i-$(now_ms).log"
   java -Xmx"$heap" -jar "$jar" --data-dir "$run/n$i" --set cluster.node-id="n$i" --set cluster.members="$jmembers" \
-       --set cluster.contract-port=$((45880 + i)) --set remoting.port=$((45900 + i)) --set http.port=$((45910 + i)) \
+       --set cluster.contract-port=$((21880 + i)) --set remoting.port=$((21900 + i)) --set http.port=$((21910 + i)) \
        --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false --set kafka.enabled=false \
        --set http-cloudevents.enabled=false >"${log_of[$i]}" 2>&1 &
   pid_of[$i]=$!; pids+=("$!")
@@ -78,20 +79,20 @@ junction_ready() { await_line "${log_of[$1]}" "Junction ready" "${pid_of[$1]}" "
 junction_leader() {
   for _ in $(seq 1 600); do
     for i in 1 2 3; do
-      curl -s -m 1 "http://127.0.0.1:$((45910 + i))/cluster" 2>/dev/null | grep -q '"acceptsWrites":true' \
+      curl -s -m 1 "http://127.0.0.1:$((21910 + i))/cluster" 2>/dev/null | grep -q '"acceptsWrites":true' \
         && { echo "$i"; return 0; }
     done
     sleep 0.1
   done
   echo "no Junction leader within 60 s" >&2; exit 1
 }
-junction_namesrv() { echo "127.0.0.1:45901;127.0.0.1:45902;127.0.0.1:45903"; }
+junction_namesrv() { echo "127.0.0.1:21901;127.0.0.1:21902;127.0.0.1:21903"; }
 
 # ------------------------------------------------------------------------------------------------------- RocketMQ
-rpeers="n1-127.0.0.1:46913;n2-127.0.0.1:46923;n3-127.0.0.1:46933"
+rpeers="n1-127.0.0.1:22913;n2-127.0.0.1:22923;n3-127.0.0.1:22933"
 rocketmq_setup() {
   mkdir -p "$run/home"
-  printf 'listenPort=46876\nbindAddress=127.0.0.1\n' >"$run/ns.conf"
+  printf 'listenPort=22876\nbindAddress=127.0.0.1\n' >"$run/ns.conf"
   ROCKETMQ_HOME="$run/home" java -Xmx256m -Drocketmq.home.dir="$run/home" -Duser.home="$run/home" -cp "$rmqcp" \
       org.apache.rocketmq.namesrv.NamesrvStartup -c "$run/ns.conf" >"$run/namesrv.log" 2>&1 &
   ns_pid=$!; pids+=("$ns_pid")
@@ -102,9 +103,9 @@ rocketmq_setup() {
 brokerClusterName=BenchCluster
 brokerName=bench-dledger
 brokerId=0
-namesrvAddr=127.0.0.1:46876
-listenPort=$((46901 + 10 * i))
-haListenPort=$((46902 + 10 * i))
+namesrvAddr=127.0.0.1:22876
+listenPort=$((22901 + 10 * i))
+haListenPort=$((22902 + 10 * i))
 brokerIP1=127.0.0.1
 storePathRootDir=$run/r$i/store
 storePathCommitLog=$run/r$i/store/commitlog
@@ -136,15 +137,15 @@ rocketmq_leader() { # asks the probe which broker the name server lists as id 0
     done
     local addr; addr="$(grep '^LEADER ' "$run/probe.out" | tail -1 | cut -d' ' -f2)"
     case "$addr" in
-      *:46911) echo 1; return 0 ;;
-      *:46921) echo 2; return 0 ;;
-      *:46931) echo 3; return 0 ;;
+      *:22911) echo 1; return 0 ;;
+      *:22921) echo 2; return 0 ;;
+      *:22931) echo 3; return 0 ;;
     esac
     sleep 0.5
   done
   echo "no RocketMQ leader registered within about 2 minutes" >&2; exit 1
 }
-rocketmq_namesrv() { echo "127.0.0.1:46876"; }
+rocketmq_namesrv() { echo "127.0.0.1:22876"; }
 
 # ------------------------------------------------------------------------------------------------------- the run
 results="$work/results.txt"
