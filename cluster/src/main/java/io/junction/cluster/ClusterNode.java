@@ -34,7 +34,6 @@ import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.LeaderElectionManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -42,7 +41,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -68,8 +66,6 @@ public final class ClusterNode implements AutoCloseable {
     private static final long OFFSETS_SHIP_MILLIS = 1000;
     /** How often a node checks that the replicated state shows its contract address (and publishes it if not). */
     private static final long PUBLISH_CHECK_MILLIS = 1000;
-    /** A stopping leader waits this many election timeouts at most for its leadership transfer. */
-    private static final long HAND_OVER_TIMEOUT_FACTOR = 3;
 
     private final ClusterSettings settings;
     private final RaftGroupId groupId;
@@ -92,10 +88,8 @@ public final class ClusterNode implements AutoCloseable {
     private final ScheduledExecutorService publisher;
     /** Hands the leader's transaction check-backs to the other members' producers. */
     private final MemberTransactionChecks memberChecks;
-    /** Whether Ratis was told not to start elections here (the replica is unfit to lead); role watcher only. */
-    private boolean electionsPaused;
-    /** The last term this node stepped down in because it was unfit to lead; role watcher only. */
-    private long steppedDownInTerm = -1;
+    /** Whether this node stands for election, stepping down, handing its leadership over. */
+    private final LeadershipControls leadership;
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
                         final Consumer<MessageStore> opened) throws IOException {
@@ -130,6 +124,8 @@ public final class ClusterNode implements AutoCloseable {
                 .setOption(Files.isDirectory(settings.clusterDir().resolve("raft").resolve(clusterId.toString()))
                         ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
+        this.leadership = new LeadershipControls(server, groupId, selfId, clientId, callIds,
+                settings.electionTimeout());
         this.appliedPoller = Executors.newSingleThreadScheduledExecutor(r -> {
             final Thread t = new Thread(r, "junction-cluster-applied");
             t.setDaemon(true);
@@ -336,11 +332,9 @@ public final class ClusterNode implements AutoCloseable {
             final RaftServer.Division division = server.getDivision(groupId);
             final DivisionInfo info = division.getInfo();
             final boolean unfit = stateMachine.unfitToLead();
-            if (unfit != electionsPaused) {
-                pauseElections(unfit);
-            }
+            leadership.standForElections(!unfit);
             if (info.isLeader() && unfit) {
-                stepDown(info.getCurrentTerm());
+                leadership.stepDown(info.getCurrentTerm());
             } else if (info.isLeader()) {
                 if (info.isLeaderReady()
                         && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex()) {
@@ -351,88 +345,6 @@ public final class ClusterNode implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             LOG.warn("Cluster role watch failed; retrying", e);
-        }
-    }
-
-    /**
-     * Tells Ratis whether this node may start elections (it still votes): a replica whose log lacks committed bytes
-     * must not lead until it fetched them from a leader. Ratis 3.3 has no way for a state machine to refuse leadership;
-     * pausing this server's elections is its admin operation for that (a paused follower whose leader is silent turns
-     * candidate without asking for votes, and follows the next leader that contacts it).
-     */
-    private void pauseElections(final boolean pause) {
-        final long callId = callIds.incrementAndGet();
-        final RaftClientReply reply = server.leaderElectionManagementAsync(pause
-                ? LeaderElectionManagementRequest.newPause(clientId, selfId, groupId, callId)
-                : LeaderElectionManagementRequest.newResume(clientId, selfId, groupId, callId)).join();
-        if (reply.isSuccess()) {
-            electionsPaused = pause;
-            LOG.info("Cluster node {} {} elections: {}", settings.nodeId(), pause ? "stays out of" : "stands for",
-                    pause ? "its log lacks committed entries it must fetch from a leader" : "its log is complete");
-        } else {
-            LOG.warn("Cluster node {} could not {} its elections; next tick: {}", settings.nodeId(),
-                    pause ? "pause" : "resume", reply.getException());
-        }
-    }
-
-    /**
-     * This node was elected while unfit to lead (before its elections were paused, or it was elected while its
-     * log is complete and then began installing a snapshot): it steps down, once per term, so that a complete replica
-     * leads; its store stays a follower's meanwhile, so it takes no writes.
-     */
-    private void stepDown(final long term) throws IOException {
-        if (steppedDownInTerm == term) {
-            return;
-        }
-        steppedDownInTerm = term;
-        LOG.warn("Cluster node {} was elected in term {} but its log is incomplete: stepping down", settings.nodeId(),
-                term);
-        server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId, groupId,
-                callIds.incrementAndGet(), null, settings.electionTimeout().toMillis())).whenComplete((r, e) -> {
-                    if (e != null || !r.isSuccess()) {
-                        LOG.warn("Stepping down failed: {}", e != null ? e.getMessage() : r.getException());
-                    }
-                });
-    }
-
-    /** If this node leads, transfers leadership to the follower with the highest match index; waits a bounded time. */
-    private void handOverLeadership() {
-        try {
-            final DivisionInfo info = server.getDivision(groupId).getInfo();
-            if (!info.isLeader()) {
-                return;
-            }
-            final long[] matches = info.getFollowerMatchIndices();
-            final List<ServerRpcProto> followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
-            String best = null;
-            long bestMatch = Long.MIN_VALUE;
-            for (int i = 0; i < followers.size() && i < matches.length; i++) {
-                if (matches[i] > bestMatch) {
-                    bestMatch = matches[i];
-                    best = followers.get(i).getId().getId().toStringUtf8();
-                }
-            }
-            if (best == null) {
-                return;
-            }
-            final long timeoutMs = HAND_OVER_TIMEOUT_FACTOR * settings.electionTimeout().toMillis();
-            final long started = System.nanoTime();
-            final RaftClientReply reply = server.transferLeadershipAsync(new TransferLeadershipRequest(clientId,
-                    selfId, groupId, callIds.incrementAndGet(), RaftPeerId.valueOf(best), timeoutMs))
-                    .get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
-            final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            if (reply.isSuccess()) {
-                LOG.info("Cluster node {} stopping: leadership handed to {} in {} ms", settings.nodeId(), best, millis);
-            } else {
-                LOG.warn("Cluster node {} stopping: handing its leadership to {} failed after {} ms ({}); the others "
-                        + "elect a leader after their election timeout", settings.nodeId(), best, millis,
-                        reply.getException() == null ? "no reason given" : reply.getException().getMessage());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
-            LOG.warn("Cluster node {} stopping: handing its leadership over failed ({}); the others elect a leader "
-                    + "after their election timeout", settings.nodeId(), e.toString());
         }
     }
 
@@ -601,7 +513,7 @@ public final class ClusterNode implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        handOverLeadership();
+        leadership.handOver();
         try {
             forwarder.close();
         } catch (IOException e) {

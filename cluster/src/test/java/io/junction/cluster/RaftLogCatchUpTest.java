@@ -185,9 +185,11 @@ class RaftLogCatchUpTest {
         final Node third = group.stream().filter(n -> n != leader && n != damaged).findFirst().orElseThrow();
         await(() -> damaged.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
                 "the follower to apply everything");
-        for (Node n : List.copyOf(group)) {
-            stop(n, group);
-        }
+        // Followers first, the leader last: the leader's Raft log is then at least as long as the others' (a leader
+        // stopping with running followers would hand its leadership, and a longer log, to one of them).
+        stop(damaged, group);
+        stop(third, group);
+        stop(leader, group);
         loseNewestSegments(damaged.id());
 
         // The damaged replica would win the next election (its election timeout is a tenth of the other's), were it
