@@ -29,8 +29,11 @@ import org.slf4j.LoggerFactory;
  */
 final class LeadershipControls {
     private static final Logger LOG = LoggerFactory.getLogger(LeadershipControls.class);
-    /** A stopping leader waits this many election timeouts at most for its leadership transfer. */
-    private static final long HAND_OVER_TIMEOUT_FACTOR = 3;
+    /**
+     * A stopping leader waits this many election timeouts at most for its leadership transfer (it takes tens of
+     * milliseconds when the follower keeps up; one that does not would be no faster than an election).
+     */
+    private static final long HAND_OVER_TIMEOUT_FACTOR = 1;
 
     private final RaftServer server;
     private final RaftGroupId groupId;
