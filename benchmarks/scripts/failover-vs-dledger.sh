@@ -168,6 +168,7 @@ for broker in $order; do
     at="$(now_ms)"
     echo "MARK $at" >&3
     kill -KILL "${pid_of[$leader]}"
+    wait "${pid_of[$leader]}" 2>/dev/null || true # reaped here, without bash's "Killed" notice
     ms=timeout
     for _ in $(seq 1 1200); do
       line="$(grep "^FIRST $at " "$run/probe.out" || true)"
