@@ -353,12 +353,21 @@ public final class ClusterNode implements AutoCloseable {
         final String mine = LeaderContracts.addressText(contract.address());
         try {
             final MessageStore current = replica.store();
-            if (current == null || mine.equals(current.kvConfigs().get(LeaderContracts.NAMESPACE,
-                    settings.nodeId()).orElse(null))) {
+            if (current == null) {
+                return;
+            }
+            final boolean shown = mine.equals(current.kvConfigs().get(LeaderContracts.NAMESPACE,
+                    settings.nodeId()).orElse(null));
+            // A replica whose log is short fetches what it lacks before it applies its next entry; in a quiet group
+            // that could be long. Publishing again (the same value: idempotent) makes that entry, so it fetches now
+            // and may stand for election sooner. The put returns once the entry is applied here, after the fetch.
+            final boolean nudge = stateMachine.awaitingFetch();
+            if (shown && !nudge) {
                 return;
             }
             current.kvConfigs().put(LeaderContracts.NAMESPACE, settings.nodeId(), mine).get(30, TimeUnit.SECONDS);
-            LOG.info("Cluster node {} published its contract address {}", settings.nodeId(), mine);
+            LOG.info("Cluster node {} published its contract address {}{}", settings.nodeId(), mine,
+                    nudge ? " (again, so that its short log is completed from the leader)" : "");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {

@@ -84,6 +84,11 @@ final class StoreStateMachine extends BaseStateMachine {
         return unfetchedLogEnd >= 0 || installing || replica.isBroken();
     }
 
+    /** Whether this replica's log ends before its last snapshot's offset and waits for an entry to fetch the rest. */
+    boolean awaitingFetch() {
+        return unfetchedLogEnd >= 0;
+    }
+
     /** Snapshots of the leader installed here since start (a replica the leader's log no longer covered). */
     long snapshotInstalls() {
         return installs.get();
