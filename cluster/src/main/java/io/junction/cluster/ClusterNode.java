@@ -8,6 +8,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
+import io.junction.core.txn.TransactionChecker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -87,9 +88,14 @@ public final class ClusterNode implements AutoCloseable {
     private final LeaderContracts leaders;
     /** Publishes this node's contract address (a metadata change: may wait for the leader, so on its own thread). */
     private final ScheduledExecutorService publisher;
+    /** Hands the leader's transaction check-backs to the other members' producers. */
+    private final MemberTransactionChecks memberChecks;
+    /** Whether this node stands for election, stepping down, handing its leadership over. */
+    private final LeadershipControls leadership;
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
                         final Consumer<MessageStore> opened) throws IOException {
+        this.memberChecks = new MemberTransactionChecks(settings, this::store);
         this.settings = settings;
         final UUID clusterId = ClusterIdentity.claim(settings);
         this.groupId = RaftGroupId.valueOf(clusterId);
@@ -103,7 +109,11 @@ public final class ClusterNode implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, opened);
+        // Every store this node opens checks back with the other members' producers too (only a leader's checks).
+        this.replica = new ReplicatedStore(storeConfig, this::submit, this::forward, store -> {
+            store.addTransactionChecker(memberChecks);
+            opened.accept(store);
+        });
         final RaftGroup group = RaftGroup.valueOf(groupId, peers);
         final RaftProperties properties = properties(settings);
         this.stateMachine = new StoreStateMachine(replica, this::wakeRoleWatcher, this::askLeader);
@@ -116,6 +126,8 @@ public final class ClusterNode implements AutoCloseable {
                 .setOption(Files.isDirectory(settings.clusterDir().resolve("raft").resolve(clusterId.toString()))
                         ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
+        this.leadership = new LeadershipControls(server, groupId, selfId, clientId, callIds,
+                settings.electionTimeout());
         this.appliedPoller = Executors.newSingleThreadScheduledExecutor(r -> {
             final Thread t = new Thread(r, "junction-cluster-applied");
             t.setDaemon(true);
@@ -138,6 +150,15 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
                                     final Consumer<MessageStore> opened) {
+        return start(settings, storeConfig, opened, (group, half, times) -> { });
+    }
+
+    /**
+     * @param localProducers asks this node's front-ends' producers: the leader hands its transaction check-backs to
+     *                       every member
+     */
+    private static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
+                                     final Consumer<MessageStore> opened, final TransactionChecker localProducers) {
         final ClusterNode node;
         try {
             node = new ClusterNode(settings, storeConfig, opened);
@@ -147,7 +168,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         try {
             node.contract = ContractServer.start(settings.self().host(), settings.contractPort(), node.replica::store,
-                    node.view(), storeConfig.maxMessageSize());
+                    node.view(), localProducers, storeConfig.maxMessageSize());
         } catch (IllegalStateException e) {
             node.close();
             throw new ClusterStartException("cluster node " + settings.nodeId() + ": " + e.getMessage(), e);
@@ -159,6 +180,8 @@ public final class ClusterNode implements AutoCloseable {
             throw new ClusterStartException("cannot start the cluster node " + settings.nodeId() + " on "
                     + settings.self().address() + ": " + e.getMessage(), e);
         }
+        // At once, not at the first tick: a replica whose log is short must not stand for the first election.
+        node.roleWatcher.execute(node::watchRole);
         node.roleWatcher.scheduleWithFixedDelay(node::watchRole, ROLE_WATCH_MILLIS, ROLE_WATCH_MILLIS,
                 TimeUnit.MILLISECONDS);
         node.roleWatcher.scheduleWithFixedDelay(node::shipOffsets, OFFSETS_SHIP_MILLIS, OFFSETS_SHIP_MILLIS,
@@ -176,7 +199,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
                                     final ReplicaMessaging messaging) {
-        final ClusterNode node = start(settings, storeConfig, messaging::switchTo);
+        final ClusterNode node = start(settings, storeConfig, messaging::switchTo, messaging::checkWithProducers);
         messaging.forwardWritesTo(node::writer);
         return node;
     }
@@ -310,7 +333,11 @@ public final class ClusterNode implements AutoCloseable {
         try {
             final RaftServer.Division division = server.getDivision(groupId);
             final DivisionInfo info = division.getInfo();
-            if (info.isLeader()) {
+            final boolean unfit = stateMachine.unfitToLead();
+            leadership.standForElections(!unfit);
+            if (info.isLeader() && unfit) {
+                leadership.stepDown(info.getCurrentTerm());
+            } else if (info.isLeader()) {
                 if (info.isLeaderReady()
                         && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex()) {
                     replica.promote(info.getCurrentTerm());
@@ -328,12 +355,21 @@ public final class ClusterNode implements AutoCloseable {
         final String mine = LeaderContracts.addressText(contract.address());
         try {
             final MessageStore current = replica.store();
-            if (current == null || mine.equals(current.kvConfigs().get(LeaderContracts.NAMESPACE,
-                    settings.nodeId()).orElse(null))) {
+            if (current == null) {
+                return;
+            }
+            final boolean shown = mine.equals(current.kvConfigs().get(LeaderContracts.NAMESPACE,
+                    settings.nodeId()).orElse(null));
+            // A replica whose log is short fetches what it lacks before it applies its next entry; in a quiet group
+            // that could be long. Publishing again (the same value: idempotent) makes that entry, so it fetches now
+            // and may stand for election sooner. The put returns once the entry is applied here, after the fetch.
+            final boolean nudge = stateMachine.awaitingFetch();
+            if (shown && !nudge) {
                 return;
             }
             current.kvConfigs().put(LeaderContracts.NAMESPACE, settings.nodeId(), mine).get(30, TimeUnit.SECONDS);
-            LOG.info("Cluster node {} published its contract address {}", settings.nodeId(), mine);
+            LOG.info("Cluster node {} published its contract address {}{}", settings.nodeId(), mine,
+                    nudge ? " (again, so that its short log is completed from the leader)" : "");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
@@ -501,25 +537,32 @@ public final class ClusterNode implements AutoCloseable {
                 replica.appliedEnd(), acceptsWrites(), members);
     }
 
+    /**
+     * Stops this node. A leader first hands its leadership to the most up-to-date follower (Ratis' leadership transfer:
+     * that follower stands for election at once instead of after an election timeout), so a rolling restart pauses
+     * the group's writes for about the new leader's store reopening rather than a whole failover.
+     */
     @Override
     public void close() {
+        roleWatcher.shutdownNow();
+        try {
+            roleWatcher.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        leadership.handOver();
         try {
             forwarder.close();
         } catch (IOException e) {
             LOG.warn("Closing the Raft client failed", e);
         }
-        roleWatcher.shutdownNow();
         appliedPoller.shutdownNow();
         publisher.shutdownNow();
         if (contract != null) {
             contract.close();
         }
         leaders.close();
-        try {
-            roleWatcher.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        memberChecks.close();
         try {
             server.close();
         } catch (IOException e) {

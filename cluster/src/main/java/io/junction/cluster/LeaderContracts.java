@@ -41,23 +41,31 @@ final class LeaderContracts implements AutoCloseable {
         return address.getHostString() + ":" + address.getPort();
     }
 
+    /** A published {@code host:port} (unresolved), or empty when the text is not one. */
+    static Optional<InetSocketAddress> parseAddress(final String published) {
+        final int colon = published == null ? -1 : published.lastIndexOf(':');
+        if (colon <= 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(InetSocketAddress.createUnresolved(published.substring(0, colon),
+                    Integer.parseInt(published.substring(colon + 1))));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty(); // Not a number, or not a port.
+        }
+    }
+
     /**
      * The client for a member whose address is {@code published} ({@code host:port}), or empty when the text is not
      * an address. A member that published a new address gets a new client; the old one is closed.
      */
     Optional<Messaging> client(final String memberId, final String published) {
-        final int colon = published == null ? -1 : published.lastIndexOf(':');
-        if (colon <= 0) {
+        final Optional<InetSocketAddress> parsed = parseAddress(published);
+        if (parsed.isEmpty()) {
             return Optional.empty();
         }
-        final int port;
-        try {
-            port = Integer.parseInt(published.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
+        final InetSocketAddress address = parsed.get();
         final RemoteMessaging client = clients.compute(memberId, (id, current) -> {
-            final InetSocketAddress address = InetSocketAddress.createUnresolved(published.substring(0, colon), port);
             if (current != null && current.address().equals(address)) {
                 return current;
             }

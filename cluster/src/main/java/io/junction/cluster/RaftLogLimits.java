@@ -8,16 +8,28 @@ package io.junction.cluster;
  *
  * <p>The log then holds about {@code segmentBytes + (snapshotEveryEntries + keptEntries) x entry size} (an entry is at
  * most about 4 MiB of commit log, or one larger message).
+ *
+ * <p>Configured by {@code cluster.snapshot-interval-entries}, {@code cluster.log-keep-entries} and {@code
+ * cluster.log-segment-size}; the messages of the checks below name them.
  */
 public record RaftLogLimits(long snapshotEveryEntries, long keptEntries, long segmentBytes) {
 
     /** 1,024 entries between snapshots, 256 kept, 64 MiB segments. */
     public static final RaftLogLimits DEFAULT = new RaftLogLimits(1024, 256, 64L << 20);
+    /** Smaller segments would be rolled for nearly every entry (an entry carries up to about 4 MiB). */
+    private static final long MIN_SEGMENT_BYTES = 1 << 20;
 
     public RaftLogLimits {
-        if (snapshotEveryEntries < 1 || keptEntries < 0 || segmentBytes < (1 << 20)) {
-            throw new IllegalArgumentException("Raft log limits: snapshot every >= 1 entries, kept >= 0 entries, "
-                    + "segments >= 1 MiB; not " + snapshotEveryEntries + ", " + keptEntries + ", " + segmentBytes);
+        if (snapshotEveryEntries < 1 || snapshotEveryEntries > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("cluster.snapshot-interval-entries must be 1 to " + Integer.MAX_VALUE
+                    + ", not " + snapshotEveryEntries);
+        }
+        if (keptEntries < 0) {
+            throw new IllegalArgumentException("cluster.log-keep-entries must be at least 0, not " + keptEntries);
+        }
+        if (segmentBytes < MIN_SEGMENT_BYTES) {
+            throw new IllegalArgumentException("cluster.log-segment-size must be at least 1m, not " + segmentBytes
+                    + " bytes");
         }
     }
 }

@@ -32,7 +32,8 @@ import java.util.function.Supplier;
  * offset commits go to the {@link #forwardWritesTo writer}: the local store while this node leads, the leader's
  * contract server while it follows, so a client of a follower is served as if the node led. Reads (pull, queries,
  * offsets, metadata) are served by the local replica. Transaction checkers are registered again on each reopened
- * store: a leader checks half messages back with its own front-ends' producers only.
+ * store, so a leader checks half messages back with its own front-ends' producers; the leader hands the same checks to
+ * the other members, whose contract servers pass them to {@link #checkWithProducers}.
  */
 public final class ReplicaMessaging implements Messaging {
     private final Set<TransactionChecker> checkers = new CopyOnWriteArraySet<>();
@@ -45,6 +46,14 @@ public final class ReplicaMessaging implements Messaging {
         store = next;
         for (TransactionChecker checker : checkers) {
             next.addTransactionChecker(checker);
+        }
+    }
+
+    /** Asks this node's front-ends' producers about a half message (a check-back the leader handed over). */
+    public void checkWithProducers(final String producerGroup, final StoredMessage halfMessage,
+                                   final int checkTimes) {
+        for (TransactionChecker checker : checkers) {
+            checker.check(producerGroup, halfMessage, checkTimes);
         }
     }
 

@@ -112,6 +112,11 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         return leaderTerm >= 0 && broken == null;
     }
 
+    /** Whether this replica gave up following its group (see {@link #broken}). */
+    boolean isBroken() {
+        return broken != null;
+    }
+
     long roleChanges() {
         return roleChanges.get();
     }

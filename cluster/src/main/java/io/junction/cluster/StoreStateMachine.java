@@ -60,9 +60,12 @@ final class StoreStateMachine extends BaseStateMachine {
     private final AtomicLong installs = new AtomicLong();
     /** A log end recorded by an installed snapshot that the log does not reach yet (see initialize); else -1. */
     private volatile long unfetchedLogEnd = -1;
+    /** Fetching the leader's log and tables for an installed snapshot (see reinitialize). */
+    private volatile boolean installing;
 
     /**
-     * @param roleChanged wakes the node's role watcher (called on Ratis' threads: must not block)
+     * @param roleChanged wakes the node's role watcher: a role, or whether this replica may lead, changed (called on
+     *                    Ratis' threads: must not block)
      * @param askLeader   sends a read-only {@link SnapshotQuery} to the group's leader
      */
     StoreStateMachine(final ReplicatedStore replica, final Runnable roleChanged,
@@ -70,6 +73,20 @@ final class StoreStateMachine extends BaseStateMachine {
         this.replica = replica;
         this.roleChanged = roleChanged;
         this.askLeader = askLeader;
+    }
+
+    /**
+     * Whether this replica must not lead now: its log lacks committed bytes it must fetch from a leader (it ends before
+     * its last snapshot's offset, or a leader's snapshot is being installed), or it broke. A leader answers from its own
+     * log, so a short one would serve (and build on) a log with a hole, and fetch the hole from itself.
+     */
+    boolean unfitToLead() {
+        return unfetchedLogEnd >= 0 || installing || replica.isBroken();
+    }
+
+    /** Whether this replica's log ends before its last snapshot's offset and waits for an entry to fetch the rest. */
+    boolean awaitingFetch() {
+        return unfetchedLogEnd >= 0;
     }
 
     /** Snapshots of the leader installed here since start (a replica the leader's log no longer covered). */
@@ -115,6 +132,8 @@ final class StoreStateMachine extends BaseStateMachine {
             if (unfetchedLogEnd >= 0) {
                 fetchFromLeader(unfetchedLogEnd);
                 unfetchedLogEnd = -1;
+                // It may stand for election again.
+                roleChanged.run();
             }
             final ByteBuffer payload = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
             replica.apply(entry.getTerm(), payload);
@@ -181,7 +200,14 @@ final class StoreStateMachine extends BaseStateMachine {
         }
         final long logEnd = logEndOf(snapshot);
         LOG.info("Catching up from the leader's snapshot at {} (log end {})", snapshot.getTermIndex(), logEnd);
-        fetchFromLeader(logEnd);
+        installing = true;
+        roleChanged.run();
+        try {
+            fetchFromLeader(logEnd);
+        } finally {
+            installing = false;
+            roleChanged.run();
+        }
         setLastAppliedTermIndex(snapshot.getTermIndex());
         installs.incrementAndGet();
         LOG.info("Installed the leader's snapshot at {}: log end {}", snapshot.getTermIndex(), logEnd);

@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -59,6 +60,11 @@ class FollowerForwardingTest {
 
 
     private List<Node> startGroup() throws IOException {
+        return startGroup(TestStores.small(dir).build().transactionFirstCheck());
+    }
+
+    /** @param transactionFirstCheck when each store first checks an unresolved half message back */
+    private List<Node> startGroup(final Duration transactionFirstCheck) throws IOException {
         final List<ClusterMember> members = new ArrayList<>();
         final List<Integer> contractPorts = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
@@ -73,8 +79,8 @@ class FollowerForwardingTest {
             final ClusterSettings settings = new ClusterSettings(m.id(), members, ELECTION_TIMEOUT,
                     dir.resolve(m.id()), contractPorts.get(members.indexOf(m)));
             final ReplicaMessaging messaging = new ReplicaMessaging();
-            final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(m.id())).build(),
-                    messaging);
+            final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(m.id()))
+                    .transactionFirstCheck(transactionFirstCheck).build(), messaging);
             final Node n = new Node(m.id(), messaging, node);
             nodes.add(n);
             group.add(n);
@@ -84,7 +90,11 @@ class FollowerForwardingTest {
 
     /** Three replicas that all know the topic and every member's contract address: forwarding can start. */
     private List<Node> startGroupWithTopic() throws IOException {
-        final List<Node> group = startGroup();
+        return startGroupWithTopic(TestStores.small(dir).build().transactionFirstCheck());
+    }
+
+    private List<Node> startGroupWithTopic(final Duration transactionFirstCheck) throws IOException {
+        final List<Node> group = startGroup(transactionFirstCheck);
         awaitLeader(group).messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         for (Node n : group) {
             await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
@@ -233,6 +243,36 @@ class FollowerForwardingTest {
             return true;
         });
         assertThat(readAll(next.messaging(), 1)).containsExactly("half");
+    }
+
+    @Test
+    void shouldCheckBackAHalfMessageWithAProducerConnectedOnlyToAFollower() throws Exception {
+        final List<Node> group = startGroupWithTopic(Duration.ofMillis(500));
+        final Node leader = awaitLeader(group);
+        final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        final Node other = group.stream().filter(n -> n != leader && n != follower).findFirst().orElseThrow();
+        // The producer of "pg" is connected to the follower only (as a front-end registers it there); it never ends
+        // its transaction by itself, and answers COMMIT when checked back. A producer of another group is on the
+        // third node: it is asked too (each node's front-ends pick their own group's producers), and answers nothing.
+        final List<String> asked = new CopyOnWriteArrayList<>();
+        follower.messaging().addTransactionChecker((producerGroup, half, times) -> {
+            asked.add(producerGroup + "#" + times + "@" + half.uniqueId());
+            follower.messaging().endTransaction(TransactionEnd.byOffset(producerGroup, half.commitLogOffset(),
+                    half.uniqueId(), TransactionResolution.COMMIT));
+        });
+        final List<String> askedElsewhere = new CopyOnWriteArrayList<>();
+        other.messaging().addTransactionChecker((producerGroup, half, times) -> askedElsewhere.add(producerGroup));
+        final SendResult half = follower.messaging().send(Message.builder(TOPIC).queueId(0).tag("t")
+                .property(MessageProperties.TRANSACTION_PREPARED, "true")
+                .property(MessageProperties.PRODUCER_GROUP, "pg")
+                .body("checked-back".getBytes(StandardCharsets.UTF_8)).build()).get(20, TimeUnit.SECONDS);
+
+        // Delivered once, on every replica, after exactly one check-back reached the follower's producer.
+        for (Node n : group) {
+            assertThat(readAll(n.messaging(), 1)).containsExactly("checked-back");
+        }
+        assertThat(asked).containsExactly("pg#1@" + half.uniqueId());
+        assertThat(askedElsewhere).containsExactly("pg");
     }
 
     /** One forwarded send; null when it failed (no leader yet, or the old one's connection was lost). */

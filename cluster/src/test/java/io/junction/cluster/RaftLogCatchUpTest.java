@@ -32,9 +32,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three in-JVM replicas with a small Raft log (a snapshot every 32 entries, 8 kept, 1 MiB segments): the log stays
- * bounded while the commit log grows, and a replica the purged log no longer covers catches up from the leader's
- * snapshot, whether it was down or lost its whole data directory.
+ * Three in-JVM replicas with a small Raft log (a snapshot every 32 entries, 8 kept, 1 MiB segments; on a broker
+ * {@code cluster.snapshot-interval-entries=32}, {@code cluster.log-keep-entries=8}, {@code
+ * cluster.log-segment-size=1m}): the log stays bounded while the commit log grows, and a replica the purged log no
+ * longer covers catches up from the leader's snapshot, whether it was down or lost its whole data directory.
  */
 class RaftLogCatchUpTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -161,16 +162,7 @@ class RaftLogCatchUpTest {
         await(() -> damaged.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
                 "the follower to apply everything");
         stop(damaged, group);
-        // Its newest commit-log segments lost (as when a crash cuts a snapshot installation short): the log now ends
-        // before the offset its last snapshot recorded.
-        final Path logDir = dir.resolve(damaged.id()).resolve("commitlog");
-        final List<Path> segments;
-        try (Stream<Path> files = Files.list(logDir)) {
-            segments = files.sorted().toList();
-        }
-        assertThat(segments).hasSizeGreaterThan(2);
-        Files.delete(segments.get(segments.size() - 1));
-        Files.delete(segments.get(segments.size() - 2));
+        loseNewestSegments(damaged.id());
 
         final Node back = start(damaged.id(), members);
         group.add(back);
@@ -181,7 +173,64 @@ class RaftLogCatchUpTest {
         assertThat(readAll(back, 610)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 610));
     }
 
+    @Test
+    void shouldNotLeadWhileItsLogIsShorterThanItsSnapshotAndLeadOnceItFetchedTheRest() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = new ArrayList<>(List.of(start("n1", members), start("n2", members),
+                start("n3", members)));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        send(leader, 0, 600);
+        final Node damaged = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        final Node third = group.stream().filter(n -> n != leader && n != damaged).findFirst().orElseThrow();
+        await(() -> damaged.node().status().appliedLogEnd() == leader.node().status().appliedLogEnd(),
+                "the follower to apply everything");
+        // Followers first, the leader last: the leader's Raft log is then at least as long as the others' (a leader
+        // stopping with running followers would hand its leadership, and a longer log, to one of them).
+        stop(damaged, group);
+        stop(third, group);
+        stop(leader, group);
+        loseNewestSegments(damaged.id());
+
+        // The damaged replica would win the next election (its election timeout is a tenth of the other's), were it
+        // to stand: its Raft log is as long as anyone's. It must not lead a log with a hole; the other one leads.
+        final Node back = start(damaged.id(), members, Duration.ofMillis(300));
+        final Node complete = start(leader.id(), members, Duration.ofMillis(3000));
+        group.addAll(List.of(back, complete));
+        assertThat(awaitLeader(group)).isSameAs(complete);
+        assertThat(back.node().roleChanges()).as("times the short replica reopened as leader").isZero();
+        assertThat(back.node().acceptsWrites()).isFalse();
+
+        // Without any send (it makes an entry itself): it fetches what it lacks; then it may lead again, and leads with
+        // everything.
+        await(() -> back.node().status().appliedLogEnd() == complete.node().status().appliedLogEnd(),
+                "the short replica to fetch what it lacks with no send to the group");
+        assertSameLog(complete.node().store(), back.node().store());
+        send(complete, 600, 10);
+        await(() -> back.node().status().appliedLogEnd() == complete.node().status().appliedLogEnd(),
+                "the replica to apply the new sends");
+        stop(complete, group);
+        group.add(start(third.id(), members, Duration.ofMillis(3000)));
+        assertThat(awaitLeader(group)).isSameAs(back);
+        assertThat(readAll(back, 610)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 610));
+        assertThat(back.messaging().send(TestStores.text(TOPIC, "after")).join().queueOffset()).isEqualTo(610);
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * Deletes a stopped replica's two newest commit-log segments (as when a crash cuts a snapshot installation short):
+     * its log then ends before the offset its last snapshot recorded.
+     */
+    private void loseNewestSegments(final String id) throws IOException {
+        final List<Path> segments;
+        try (Stream<Path> files = Files.list(dir.resolve(id).resolve("commitlog"))) {
+            segments = files.sorted().toList();
+        }
+        assertThat(segments).hasSizeGreaterThan(2);
+        Files.delete(segments.get(segments.size() - 1));
+        Files.delete(segments.get(segments.size() - 2));
+    }
 
     /** Both logs hold the same bytes up to the leader's end. */
     private static void assertSameLog(final MessageStore leader, final MessageStore replica) throws IOException {
@@ -288,7 +337,11 @@ class RaftLogCatchUpTest {
 
 
     private Node start(final String id, final List<ClusterMember> members) {
-        final ClusterSettings settings = new ClusterSettings(id, members, ELECTION_TIMEOUT, dir.resolve(id),
+        return start(id, members, ELECTION_TIMEOUT);
+    }
+
+    private Node start(final String id, final List<ClusterMember> members, final Duration electionTimeout) {
+        final ClusterSettings settings = new ClusterSettings(id, members, electionTimeout, dir.resolve(id),
                 contractPorts.get(id), SMALL_LOG);
         final ReplicaMessaging messaging = new ReplicaMessaging();
         final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),

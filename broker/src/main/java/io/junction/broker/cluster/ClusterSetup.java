@@ -6,6 +6,7 @@ import io.junction.broker.lifecycle.BrokerStartException;
 import io.junction.cluster.ClusterMember;
 import io.junction.cluster.ClusterMembers;
 import io.junction.cluster.ClusterSettings;
+import io.junction.cluster.RaftLogLimits;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -75,9 +76,16 @@ public final class ClusterSetup {
             final List<ClusterMember> members = ClusterMembers.parse(config.string(ConfigKeys.CLUSTER_MEMBERS));
             return new ClusterSettings(nodeId, members,
                     Duration.ofMillis(config.intValue(ConfigKeys.CLUSTER_ELECTION_TIMEOUT_MS)), config.dataDir(),
-                    config.port(ConfigKeys.CLUSTER_CONTRACT_PORT));
+                    config.port(ConfigKeys.CLUSTER_CONTRACT_PORT), raftLogLimits(config));
         } catch (final IllegalArgumentException e) {
             throw new BrokerStartException("cluster: " + e.getMessage(), e);
         }
+    }
+
+    /** {@code cluster.snapshot-interval-entries}, {@code cluster.log-keep-entries}, {@code cluster.log-segment-size}. */
+    static RaftLogLimits raftLogLimits(final BrokerConfig config) {
+        return new RaftLogLimits(config.intValue(ConfigKeys.CLUSTER_SNAPSHOT_INTERVAL_ENTRIES),
+                config.intValue(ConfigKeys.CLUSTER_LOG_KEEP_ENTRIES),
+                config.intSize(ConfigKeys.CLUSTER_LOG_SEGMENT_SIZE));
     }
 }

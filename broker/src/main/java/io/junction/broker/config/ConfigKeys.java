@@ -99,6 +99,15 @@ public final class ConfigKeys {
             "Port of this node's contract server on its cluster.members host: followers forward sends, POP, acks and "
                     + "offset commits to the leader's (0 picks a free port; each node publishes its own to the others).");
 
+    public static final ConfigKey CLUSTER_SNAPSHOT_INTERVAL_ENTRIES = ConfigKey.of(
+            "cluster.snapshot-interval-entries", INT, "1024", "Raft entries applied between two snapshots (at least "
+                    + "1); after each, the Raft log is purged up to it. See \"A bounded Raft log\".");
+    public static final ConfigKey CLUSTER_LOG_KEEP_ENTRIES = ConfigKey.of("cluster.log-keep-entries", INT, "256",
+            "Raft entries kept below the latest snapshot when the log is purged, so a follower just behind catches "
+                    + "up from the log rather than from the leader's snapshot.");
+    public static final ConfigKey CLUSTER_LOG_SEGMENT_SIZE = ConfigKey.of("cluster.log-segment-size", INT_SIZE, "64m",
+            "Size of a Raft log segment file, at least 1m; the log is purged by whole closed segments.");
+
     /** Prefix of the shared HTTP listener's keys, TLS ones included ({@code http.tls-enabled}, …). */
     public static final String HTTP_PREFIX = "http";
     public static final ConfigKey HTTP_PORT = ConfigKey.of("http.port", PORT, "8080",
@@ -218,7 +227,8 @@ public final class ConfigKeys {
                 DISK_MAX_USED_RATIO, DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS,
                 TRANSACTION_MAX_CHECKS, POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES,
                 CLUSTER_NODE_ID, CLUSTER_MEMBERS, CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, CLUSTER_ROLE,
-                CLUSTER_STORE_CONTRACTS, HTTP_PORT, HTTP_MAX_REQUEST_SIZE, HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED,
+                CLUSTER_STORE_CONTRACTS, CLUSTER_SNAPSHOT_INTERVAL_ENTRIES, CLUSTER_LOG_KEEP_ENTRIES,
+                CLUSTER_LOG_SEGMENT_SIZE, HTTP_PORT, HTTP_MAX_REQUEST_SIZE, HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED,
                 SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
                 SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,

@@ -1,6 +1,7 @@
 package io.junction.cluster.contract;
 
 import io.junction.core.Messaging;
+import io.junction.core.txn.TransactionChecker;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -31,6 +32,8 @@ public final class ContractServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ContractServer.class);
     /** Requests a connection may have waiting before the server stops reading it. */
     static final int MAX_IN_FLIGHT = 512;
+    /** A standalone server's: no front-end of its own to hand check-backs to. */
+    private static final TransactionChecker NO_PRODUCERS = (group, half, times) -> { };
 
     private final EventLoopGroup group;
     private final Channel channel;
@@ -54,27 +57,31 @@ public final class ContractServer implements AutoCloseable {
      */
     public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                        final int maxMessageSize) {
-        return start(host, port, target, StandaloneView.of(target), maxMessageSize, MAX_IN_FLIGHT);
+        return start(host, port, target, StandaloneView.of(target), NO_PRODUCERS, maxMessageSize, MAX_IN_FLIGHT);
     }
 
     /**
      * Binds the listener of a store group's member.
      *
-     * @param view the group's topology and the store's tables, as this node knows them
+     * @param view           the group's topology and the store's tables, as this node knows them
+     * @param localProducers where transaction check-backs the leader hands over ({@link TransactionCheckSender}) go:
+     *                       this node's front-ends, which ask their connected producers
      */
     public static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
-                                       final StoreNodeView view, final int maxMessageSize) {
-        return start(host, port, target, view, maxMessageSize, MAX_IN_FLIGHT);
+                                       final StoreNodeView view, final TransactionChecker localProducers,
+                                       final int maxMessageSize) {
+        return start(host, port, target, view, localProducers, maxMessageSize, MAX_IN_FLIGHT);
     }
 
     /** {@link #start(String, int, Supplier, int)} with another in-flight bound per connection (tests). */
     static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
                                 final int maxMessageSize, final int maxInFlight) {
-        return start(host, port, target, StandaloneView.of(target), maxMessageSize, maxInFlight);
+        return start(host, port, target, StandaloneView.of(target), NO_PRODUCERS, maxMessageSize, maxInFlight);
     }
 
     private static ContractServer start(final String host, final int port, final Supplier<? extends Messaging> target,
-                                        final StoreNodeView view, final int maxMessageSize, final int maxInFlight) {
+                                        final StoreNodeView view, final TransactionChecker localProducers,
+                                        final int maxMessageSize, final int maxInFlight) {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, r -> {
             final Thread t = new Thread(r, "junction-contract-server");
             t.setDaemon(true);
@@ -94,7 +101,7 @@ public final class ContractServer implements AutoCloseable {
                             ch.pipeline().addLast(
                                     new LengthFieldBasedFrameDecoder(maxFrame, ContractFrame.LENGTH_OFFSET,
                                             ContractFrame.LENGTH_FIELD, 0, ContractFrame.LENGTH_FIELD),
-                                    new ContractServerHandler(target, view, maxInFlight));
+                                    new ContractServerHandler(target, view, localProducers, maxInFlight));
                         }
                     })
                     .bind(host, port).syncUninterruptibly().channel();

@@ -9,6 +9,7 @@ import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.filter.InvalidFilterException;
+import io.junction.core.txn.TransactionChecker;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -38,13 +39,16 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
 
     private final Supplier<? extends Messaging> target;
     private final StoreNodeView view;
+    private final TransactionChecker localProducers;
     private final int maxInFlight;
     private final Map<Long, CompletableFuture<?>> pending = new HashMap<>();
 
+    /** @param localProducers asks this node's front-ends' producers (a check-back the leader hands over) */
     ContractServerHandler(final Supplier<? extends Messaging> target, final StoreNodeView view,
-                          final int maxInFlight) {
+                          final TransactionChecker localProducers, final int maxInFlight) {
         this.target = target;
         this.view = view;
+        this.localProducers = localProducers;
         this.maxInFlight = maxInFlight;
     }
 
@@ -57,6 +61,14 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             }
             final long id = frame.readLong();
             final byte kind = frame.readByte();
+            if (kind == TransactionCheckFrame.KIND) {
+                final TransactionCheckFrame.Check check = TransactionCheckFrame.read(frame);
+                if (frame.isReadable()) {
+                    throw new MalformedFrameException(frame.readableBytes() + " bytes after a check-back");
+                }
+                checkWithLocalProducers(check);
+                return;
+            }
             final Operation op = Operation.of(kind);
             if (op == null) {
                 throw new MalformedFrameException("unknown operation " + kind);
@@ -77,6 +89,15 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
         } finally {
             frame.release();
+        }
+    }
+
+    /** A check-back the leader hands over: no answer; the producer's answer comes back as an endTransaction. */
+    private void checkWithLocalProducers(final TransactionCheckFrame.Check check) {
+        try {
+            localProducers.check(check.producerGroup(), check.halfMessage(), check.checkTimes());
+        } catch (RuntimeException e) {
+            LOG.warn("Checking half message {} with this node's producers failed", check.halfMessage().uniqueId(), e);
         }
     }
 

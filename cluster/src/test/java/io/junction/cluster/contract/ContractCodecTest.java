@@ -156,6 +156,30 @@ class ContractCodecTest {
     }
 
     @Test
+    void shouldRoundTripATransactionCheckFrame() {
+        final StoredMessage half = new StoredMessage("RMQ_SYS_TRANS_HALF_TOPIC", 0, 1, 2, 3, 0, 0, 4, null, 5, null, 0,
+                -1, Map.of("REAL_TOPIC", "orders", "PGROUP", "pg"),
+                ByteBuffer.wrap("half".getBytes(StandardCharsets.UTF_8)), ByteBuffer.allocate(0));
+        final ByteBuf buf = Unpooled.buffer();
+        try {
+            TransactionCheckFrame.write(buf, "pg", half, 3);
+            assertThat(buf.readInt()).as("length field").isEqualTo(buf.readableBytes());
+            buf.readLong();
+            assertThat(buf.readByte()).isEqualTo(TransactionCheckFrame.KIND);
+            assertThat(Operation.of(TransactionCheckFrame.KIND)).as("no operation shares the kind").isNull();
+            final TransactionCheckFrame.Check back = TransactionCheckFrame.read(buf);
+            assertThat(buf.isReadable()).as("every byte read").isFalse();
+            assertThat(back.producerGroup()).isEqualTo("pg");
+            assertThat(back.checkTimes()).isEqualTo(3);
+            assertThat(back.halfMessage().commitLogOffset()).isEqualTo(half.commitLogOffset());
+            assertThat(back.halfMessage().properties()).isEqualTo(half.properties());
+            assertThat(new String(back.halfMessage().bodyBytes(), StandardCharsets.UTF_8)).isEqualTo("half");
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
     void shouldRoundTripRequestsAndEnds() {
         final MessageFilter tag = TagFilter.parse("a || b");
         final PullRequest pull = new PullRequest("g", "t", 2, 17, 32, tag, 1500);

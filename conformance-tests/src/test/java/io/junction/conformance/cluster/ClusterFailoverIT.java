@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.time.Duration;
@@ -20,6 +21,10 @@ import org.apache.rocketmq.client.apis.ClientServiceProvider;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.TransactionListener;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
+import org.apache.rocketmq.client.producer.TransactionSendResult;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
@@ -34,7 +39,9 @@ import org.junit.jupiter.api.Test;
  * with acknowledgements to the leader, another to a follower (which forwards to the leader); the leader is SIGKILLed; the two survivors elect a leader, which serves every
  * acknowledged message to a RocketMQ consumer and takes new sends; the killed node restarts, rejoins as a follower
  * and catches up with the group's log. A RocketMQ 5 gRPC producer given only the leader's address keeps sending
- * after the kill: the route lists every node's gRPC address and the client fails over between them.
+ * after the kill: the route lists every node's gRPC address and the client fails over between them. A Remoting
+ * transactional producer that knows only a follower leaves its transaction unknown: the leader's check-back reaches
+ * it through the follower, it answers COMMIT, and the message is delivered once.
  */
 @Tag("cluster")
 class ClusterFailoverIT {
@@ -72,6 +79,8 @@ class ClusterFailoverIT {
                     .set("cluster.contract-port", Integer.toString(FreePorts.next()))
                     .set("cluster.election-timeout-ms", "1000")
                     .set("store.segment-size", "16m")
+                    // The transactional producer's half message is checked back within the test's waits.
+                    .set("store.transaction-first-check-ms", "1000")
                     .jvmArgs("-Xmx256m")
                     .start()));
         }
@@ -99,60 +108,104 @@ class ClusterFailoverIT {
         assertThat(forwarded).hasSize(FOLLOWER_SENDS);
         assertThat(follower.get("/cluster").body()).contains("\"acceptsWrites\":false");
 
-        // A gRPC producer that was given the leader only: its route (taken once every node published its gRPC
-        // address) lists all three nodes.
-        for (int i = 0; i < nodes.size(); i++) {
-            final RunningBroker n = nodes.get(i);
-            final String published = "published n" + (i + 1) + "/grpc";
-            awaitTrue(() -> n.process().stdout().contains(published), "node n" + (i + 1) + " to publish its gRPC address");
+        // A transactional producer that knows only the follower, and never ends its transaction by itself: the
+        // leader's check-back reaches it through the follower, it answers COMMIT, and the message is delivered.
+        final AtomicInteger checks = new AtomicInteger();
+        final TransactionMQProducer txn = transactionalProducer(follower, checks);
+        final List<String> committed = new ArrayList<>();
+        try {
+            final TransactionSendResult half = txn.sendMessageInTransaction(new Message(TOPIC,
+                    "txn-via-follower".getBytes(StandardCharsets.UTF_8)), null);
+            assertThat(half.getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+            assertThat(half.getLocalTransactionState()).isEqualTo(LocalTransactionState.UNKNOW);
+            awaitTrue(() -> checks.get() > 0, "the leader's check-back to reach the follower's producer");
+            committed.add("txn-via-follower");
+
+            // A gRPC producer that was given the leader only: its route (taken once every node published its gRPC
+            // address) lists all three nodes.
+            for (int i = 0; i < nodes.size(); i++) {
+                final RunningBroker n = nodes.get(i);
+                final String published = "published n" + (i + 1) + "/grpc";
+                awaitTrue(() -> n.process().stdout().contains(published),
+                        "node n" + (i + 1) + " to publish its gRPC address");
+            }
+            final Producer grpc = ClientServiceProvider.loadService().newProducerBuilder()
+                    .setClientConfiguration(ClientConfiguration.newBuilder().setEndpoints(leader.grpcEndpoint())
+                            .enableSsl(false).setRequestTimeout(Duration.ofSeconds(3)).build())
+                    .setTopics(TOPIC).build();
+            final List<String> grpcAcked = new ArrayList<>(sendGrpc(grpc, "grpc-before-", 0, 5, 5));
+            assertThat(grpcAcked).hasSize(5);
+
+            final long killedAt = System.nanoTime();
+            leader.kill();
+            final List<RunningBroker> survivors = nodes.stream().filter(n -> n != leader).toList();
+            final RunningBroker next = awaitLeader(survivors);
+            final List<String> after = send(next, "after-", 10);
+            System.out.printf("ClusterFailoverIT: failover (kill to first acknowledged send on the new leader) %d ms%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
+            assertThat(after).hasSize(10);
+            // The same gRPC producer object: its channel moves to a surviving node (sends during the election may
+            // fail).
+            final List<String> grpcAfter = sendGrpc(grpc, "grpc-after-", 0, 200, GRPC_SENDS_AFTER_KILL);
+            grpc.close();
+            System.out.printf("ClusterFailoverIT: the gRPC producer given only the killed node sent %d messages after "
+                    + "the kill%n", grpcAfter.size());
+            assertThat(grpcAfter).as("sends acknowledged after the kill to a producer given only the killed node")
+                    .hasSize(GRPC_SENDS_AFTER_KILL);
+            grpcAcked.addAll(grpcAfter);
+            assertThat(next.get("/metrics").body()).contains("junction_cluster_accepts_writes 1.0",
+                    "junction_cluster_role_changes_total", "junction_cluster_term");
+
+            final Set<String> expected = new HashSet<>(acked);
+            expected.addAll(forwarded);
+            expected.addAll(after);
+            expected.addAll(grpcAcked);
+            expected.addAll(committed);
+            final List<MessageExt> consumed = consumeAll(next, expected.size());
+            final List<String> bodies = consumed.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8))
+                    .toList();
+            assertThat(new HashSet<>(bodies)).containsAll(expected);
+            assertThat(bodies.stream().filter(b -> b.startsWith("via-follower-")).toList())
+                    .as("each forwarded send stored once").hasSize(FOLLOWER_SENDS);
+            assertThat(bodies.stream().filter(b -> b.equals("txn-via-follower")).toList())
+                    .as("the transaction committed through the follower's check-back, delivered once").hasSize(1);
+            assertThat(consumed.stream().map(m -> m.getQueueId() + "/" + m.getQueueOffset()).distinct().count())
+                    .as("no two messages share a queue offset").isEqualTo(consumed.size());
+
+            // The killed node comes back (new client ports, same Raft address and data) and catches up as a follower.
+            leader.startOnNewPorts();
+            final long leaderApplied = number(next.get("/cluster").body(), "appliedLogEnd");
+            awaitTrue(() -> {
+                final String status = leader.get("/cluster").body();
+                return number(status, "appliedLogEnd") >= leaderApplied && status.contains("\"acceptsWrites\":false");
+            }, "the restarted node to catch up as a follower");
+            assertThat(leader.get("/health").body()).contains("\"acceptsWrites\":false");
+        } finally {
+            txn.shutdown();
         }
-        final Producer grpc = ClientServiceProvider.loadService().newProducerBuilder()
-                .setClientConfiguration(ClientConfiguration.newBuilder().setEndpoints(leader.grpcEndpoint())
-                        .enableSsl(false).setRequestTimeout(Duration.ofSeconds(3)).build())
-                .setTopics(TOPIC).build();
-        final List<String> grpcAcked = new ArrayList<>(sendGrpc(grpc, "grpc-before-", 0, 5, 5));
-        assertThat(grpcAcked).hasSize(5);
+    }
 
-        final long killedAt = System.nanoTime();
-        leader.kill();
-        final List<RunningBroker> survivors = nodes.stream().filter(n -> n != leader).toList();
-        final RunningBroker next = awaitLeader(survivors);
-        final List<String> after = send(next, "after-", 10);
-        System.out.printf("ClusterFailoverIT: failover (kill to first acknowledged send on the new leader) %d ms%n",
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
-        assertThat(after).hasSize(10);
-        // The same gRPC producer object: its channel moves to a surviving node (sends during the election may fail).
-        final List<String> grpcAfter = sendGrpc(grpc, "grpc-after-", 0, 200, GRPC_SENDS_AFTER_KILL);
-        grpc.close();
-        System.out.printf("ClusterFailoverIT: the gRPC producer given only the killed node sent %d messages after the "
-                + "kill%n", grpcAfter.size());
-        assertThat(grpcAfter).as("sends acknowledged after the kill to a producer given only the killed node")
-                .hasSize(GRPC_SENDS_AFTER_KILL);
-        grpcAcked.addAll(grpcAfter);
-        assertThat(next.get("/metrics").body()).contains("junction_cluster_accepts_writes 1.0",
-                "junction_cluster_role_changes_total", "junction_cluster_term");
+    /** A Remoting transactional producer of {@code node} whose transactions stay unknown until checked back. */
+    private static TransactionMQProducer transactionalProducer(final RunningBroker node, final AtomicInteger checks)
+            throws Exception {
+        final TransactionMQProducer producer = new TransactionMQProducer("failover-txn");
+        producer.setNamesrvAddr(node.nameServer());
+        producer.setInstanceName("failover-txn-" + System.nanoTime());
+        producer.setSendMsgTimeout(5000);
+        producer.setTransactionListener(new TransactionListener() {
+            @Override
+            public LocalTransactionState executeLocalTransaction(final Message msg, final Object arg) {
+                return LocalTransactionState.UNKNOW;
+            }
 
-        final Set<String> expected = new HashSet<>(acked);
-        expected.addAll(forwarded);
-        expected.addAll(after);
-        expected.addAll(grpcAcked);
-        final List<MessageExt> consumed = consumeAll(next, expected.size());
-        final List<String> bodies = consumed.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8))
-                .toList();
-        assertThat(new HashSet<>(bodies)).containsAll(expected);
-        assertThat(bodies.stream().filter(b -> b.startsWith("via-follower-")).toList())
-                .as("each forwarded send stored once").hasSize(FOLLOWER_SENDS);
-        assertThat(consumed.stream().map(m -> m.getQueueId() + "/" + m.getQueueOffset()).distinct().count())
-                .as("no two messages share a queue offset").isEqualTo(consumed.size());
-
-        // The killed node comes back (new client ports, same Raft address and data) and catches up as a follower.
-        leader.startOnNewPorts();
-        final long leaderApplied = number(next.get("/cluster").body(), "appliedLogEnd");
-        awaitTrue(() -> {
-            final String status = leader.get("/cluster").body();
-            return number(status, "appliedLogEnd") >= leaderApplied && status.contains("\"acceptsWrites\":false");
-        }, "the restarted node to catch up as a follower");
-        assertThat(leader.get("/health").body()).contains("\"acceptsWrites\":false");
+            @Override
+            public LocalTransactionState checkLocalTransaction(final MessageExt msg) {
+                checks.incrementAndGet();
+                return LocalTransactionState.COMMIT_MESSAGE;
+            }
+        });
+        producer.start();
+        return producer;
     }
 
     private static List<String> send(final RunningBroker node, final String prefix, final int count)
