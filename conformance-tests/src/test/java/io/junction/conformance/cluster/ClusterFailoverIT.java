@@ -2,6 +2,7 @@ package io.junction.conformance.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.ClusterLaunch;
 import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -66,14 +66,11 @@ class ClusterFailoverIT {
 
     @Test
     void shouldKeepEveryAcknowledgedMessageWhenTheLeaderIsKilled() throws Exception {
-        final String members = "n1@127.0.0.1:" + FreePorts.next() + ",n2@127.0.0.1:" + FreePorts.next()
-                + ",n3@127.0.0.1:" + FreePorts.next();
-        // Together: a node starts its front-ends only once the group has a leader, which takes a majority.
-        final List<CompletableFuture<RunningBroker>> starting = new ArrayList<>();
+        final String members = ClusterLaunch.members(3);
+        final List<RunningBroker.Builder> builders = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            final String id = "n" + i;
-            starting.add(CompletableFuture.supplyAsync(() -> RunningBroker.builder()
-                    .set("cluster.node-id", id)
+            builders.add(RunningBroker.builder()
+                    .set("cluster.node-id", "n" + i)
                     .set("cluster.members", members)
                     // A port of the fixture's: "any free port" could take a port it handed to another node.
                     .set("cluster.contract-port", Integer.toString(FreePorts.next()))
@@ -81,20 +78,9 @@ class ClusterFailoverIT {
                     .set("store.segment-size", "16m")
                     // The transactional producer's half message is checked back within the test's waits.
                     .set("store.transaction-first-check-ms", "1000")
-                    .jvmArgs("-Xmx256m")
-                    .start()));
+                    .jvmArgs("-Xmx256m"));
         }
-        RuntimeException failed = null;
-        for (CompletableFuture<RunningBroker> node : starting) {
-            try {
-                nodes.add(node.join()); // every started node is closed after the test, even if another failed
-            } catch (RuntimeException e) {
-                failed = e;
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
+        ClusterLaunch.startTogether(builders, nodes);
         final RunningBroker leader = awaitLeader(nodes);
         final List<String> acked = send(leader, "before-", SENDS);
         assertThat(acked).hasSize(SENDS);

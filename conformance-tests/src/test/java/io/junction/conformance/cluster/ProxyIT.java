@@ -9,6 +9,7 @@ import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.ClusterLaunch;
 import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import jakarta.jms.BytesMessage;
@@ -33,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.qpid.jms.JmsConnectionFactory;
@@ -269,45 +269,27 @@ class ProxyIT {
         final String members = "n1@127.0.0.1:" + raft[0] + ",n2@127.0.0.1:" + raft[1] + ",n3@127.0.0.1:" + raft[2];
         final String contracts = "127.0.0.1:" + contract[0] + ",127.0.0.1:" + contract[1] + ",127.0.0.1:"
                 + contract[2];
-        final List<CompletableFuture<RunningBroker>> starting = new ArrayList<>();
+        final List<RunningBroker.Builder> storeNodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            final String id = "n" + (i + 1);
-            final int port = contract[i];
-            starting.add(CompletableFuture.supplyAsync(() -> RunningBroker.builder()
+            storeNodes.add(RunningBroker.builder()
                     .set("cluster.role", "store")
-                    .set("cluster.node-id", id)
+                    .set("cluster.node-id", "n" + (i + 1))
                     .set("cluster.members", members)
-                    .set("cluster.contract-port", Integer.toString(port))
+                    .set("cluster.contract-port", Integer.toString(contract[i]))
                     .set("cluster.election-timeout-ms", "1000")
                     .set("store.segment-size", "16m")
-                    .jvmArgs("-Xmx192m")
-                    .start()));
+                    .jvmArgs("-Xmx192m"));
         }
-        collect(starting, stores);
-        final List<CompletableFuture<RunningBroker>> proxying = new ArrayList<>();
+        ClusterLaunch.startTogether(storeNodes, stores);
+        final List<RunningBroker.Builder> proxyNodes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            proxying.add(CompletableFuture.supplyAsync(() -> RunningBroker.builder()
+            proxyNodes.add(RunningBroker.builder()
                     .set("cluster.role", "proxy")
                     .set("cluster.store-contracts", contracts)
                     .set("kafka.enabled", "false")
-                    .jvmArgs("-Xmx256m")
-                    .start()));
+                    .jvmArgs("-Xmx256m"));
         }
-        collect(proxying, proxies);
-    }
-
-    private static void collect(final List<CompletableFuture<RunningBroker>> starting, final List<RunningBroker> into) {
-        RuntimeException failed = null;
-        for (CompletableFuture<RunningBroker> node : starting) {
-            try {
-                into.add(node.join()); // every started process is closed after the test, even if another failed
-            } catch (RuntimeException e) {
-                failed = e;
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
+        ClusterLaunch.startTogether(proxyNodes, proxies);
     }
 
     private static void assertNoClientPort(final int port) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.junction.conformance.history.History;
+import io.junction.conformance.support.ClusterLaunch;
 import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -177,33 +177,19 @@ class ClusterChaosIT {
     }
 
     private void startCluster() {
-        final String members = IntStream.rangeClosed(1, NODES).mapToObj(i -> "n" + i + "@127.0.0.1:" + FreePorts.next())
-                .collect(Collectors.joining(","));
-        // Together: a node starts its front-ends only once the group has a leader, which takes a majority.
-        final List<CompletableFuture<RunningBroker>> starting = new ArrayList<>();
+        final String members = ClusterLaunch.members(NODES);
+        final List<RunningBroker.Builder> builders = new ArrayList<>();
         for (int i = 1; i <= NODES; i++) {
-            final String id = "n" + i;
-            starting.add(CompletableFuture.supplyAsync(() -> RunningBroker.builder()
-                    .set("cluster.node-id", id)
+            builders.add(RunningBroker.builder()
+                    .set("cluster.node-id", "n" + i)
                     .set("cluster.members", members)
                     .set("cluster.contract-port", Integer.toString(FreePorts.next()))
                     .set("cluster.election-timeout-ms", Integer.toString(ELECTION_TIMEOUT_MS))
                     .set("store.segment-size", "16m")
                     .set("kafka.enabled", "false")
-                    .jvmArgs("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
-                    .start()));
+                    .jvmArgs("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         }
-        RuntimeException failed = null;
-        for (CompletableFuture<RunningBroker> node : starting) {
-            try {
-                nodes.add(node.join()); // every started node is closed after the test, even if another failed
-            } catch (RuntimeException e) {
-                failed = e;
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
+        ClusterLaunch.startTogether(builders, nodes);
     }
 
     /** Per node one producer of each protocol; the Remoting one lists that node first among its name servers. */
