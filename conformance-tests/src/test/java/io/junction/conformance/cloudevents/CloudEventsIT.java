@@ -488,8 +488,9 @@ class CloudEventsIT {
             postBatch(topic, "ka", 40);
             await().atMost(Duration.ofSeconds(20)).until(() -> sink.answered.size() == 40);
             // At most push-concurrency (16) deliveries run at once, each on a connection of its own that is then
-            // reused: one connection per event would be 40.
-            assertThat(sink.connections.get()).isBetween(1, 16);
+            // reused: one connection per event would be 40. A connection idle for 4 s is closed, and a delivery that
+            // times out goes again on a new one, so a stalled machine may need some more (22 seen in a full run).
+            assertThat(sink.connections.get()).isBetween(1, 32);
             send(request("/subscriptions/" + name).DELETE());
         }
     }
