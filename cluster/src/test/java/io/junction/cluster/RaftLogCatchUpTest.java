@@ -202,16 +202,19 @@ class RaftLogCatchUpTest {
         assertThat(back.node().acceptsWrites()).isFalse();
 
         // Without any send (it makes an entry itself): it fetches what it lacks; then it may lead again, and leads with
-        // everything.
+        // everything. (Once complete, its far shorter timeout may win it the leadership at any moment: nothing is sent
+        // until the leadership has settled on it.)
         await(() -> back.node().status().appliedLogEnd() == complete.node().status().appliedLogEnd(),
                 "the short replica to fetch what it lacks with no send to the group");
         assertSameLog(complete.node().store(), back.node().store());
-        send(complete, 600, 10);
-        await(() -> back.node().status().appliedLogEnd() == complete.node().status().appliedLogEnd(),
-                "the replica to apply the new sends");
         stop(complete, group);
-        group.add(start(third.id(), members, Duration.ofMillis(3000)));
+        final Node last = start(third.id(), members, Duration.ofMillis(3000));
+        group.add(last);
         assertThat(awaitLeader(group)).isSameAs(back);
+        send(back, 600, 10);
+        await(() -> last.node().status().appliedLogEnd() == back.node().status().appliedLogEnd(),
+                "the other replica to apply the new sends");
+        assertSameLog(back.node().store(), last.node().store());
         assertThat(readAll(back, 610)).extracting(TestStores::body).containsExactlyElementsOf(bodies(0, 610));
         assertThat(back.messaging().send(TestStores.text(TOPIC, "after")).join().queueOffset()).isEqualTo(610);
     }

@@ -89,9 +89,12 @@ final class ProxyConsumers implements Messaging.Consumers {
     public Set<Integer> lockQueues(final String group, final String clientId, final String topic,
                                    final Set<Integer> queues) {
         final LockKey key = new LockKey(group, clientId, topic);
-        proxy.forward(m -> m.admin().lockQueues(group, clientId, topic, queues)).whenComplete((held, e) -> {
+        // Read before asking: a fast answer must not turn this call into a synchronous grant (one round later, always).
+        final Set<Integer> held = new HashSet<>(granted.getOrDefault(key, Set.of()));
+        held.retainAll(queues);
+        proxy.forward(m -> m.admin().lockQueues(group, clientId, topic, queues)).whenComplete((grants, e) -> {
             if (e == null) {
-                granted.merge(key, Set.copyOf(held), (old, now) -> {
+                granted.merge(key, Set.copyOf(grants), (old, now) -> {
                     final Set<Integer> all = new HashSet<>(old);
                     all.removeAll(queues);
                     all.addAll(now);
@@ -101,8 +104,6 @@ final class ProxyConsumers implements Messaging.Consumers {
                 logFailure("queue lock", group, e);
             }
         });
-        final Set<Integer> held = new HashSet<>(granted.getOrDefault(key, Set.of()));
-        held.retainAll(queues);
         return held;
     }
 
