@@ -24,7 +24,30 @@ public record StoreGroup(String name, List<String> contracts) {
         if (contracts.isEmpty()) {
             throw new IllegalArgumentException("store group " + name + " lists no contract address");
         }
+        for (String address : contracts) {
+            checkAddress(name, address);
+        }
         contracts = List.copyOf(contracts);
+    }
+
+    private static void checkAddress(final String group, final String address) {
+        final int colon = address.lastIndexOf(':');
+        int port = -1;
+        if (colon > 0) {
+            try {
+                port = Integer.parseInt(address.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("store group " + group + ": '" + address + "' is not host:port");
+        }
+    }
+
+    /** The one group {@code cluster.store-contracts} names. */
+    public static StoreGroup single(final List<String> contracts) {
+        return new StoreGroup(DEFAULT_NAME, contracts);
     }
 
     /**
