@@ -59,6 +59,8 @@ class ProxyGroupsIT {
     private static final int QUEUES = 4;
     private static final int COUNT = 40;
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Route and send answers on a shared machine under load (seconds-long JVM pauses seen) without a client retry. */
+    private static final int CLIENT_TIMEOUT_MS = 15_000;
 
     static {
         // keep the gRPC client's own log files out of the user's home
@@ -101,7 +103,8 @@ class ProxyGroupsIT {
         final DefaultMQProducer producer = new DefaultMQProducer("groups-producer");
         producer.setNamesrvAddr(proxy.nameServer());
         producer.setInstanceName("groups-" + System.nanoTime());
-        producer.setSendMsgTimeout(5000);
+        producer.setSendMsgTimeout(CLIENT_TIMEOUT_MS);
+        producer.setMqClientApiTimeout(CLIENT_TIMEOUT_MS);
         producer.start();
         clients.add(producer::shutdown);
         final Map<Integer, List<String>> sentPerQueue = new HashMap<>();
@@ -239,6 +242,7 @@ class ProxyGroupsIT {
         consumer.setNamesrvAddr(proxy.nameServer());
         consumer.setInstanceName("groups-reader-" + System.nanoTime());
         consumer.setAutoCommit(false);
+        consumer.setMqClientApiTimeout(CLIENT_TIMEOUT_MS);
         consumer.start();
         final Map<Integer, List<MessageExt>> perQueue = new HashMap<>();
         try {
@@ -276,7 +280,7 @@ class ProxyGroupsIT {
 
     private static ClientConfiguration grpcConfig(final RunningBroker proxy) {
         return ClientConfiguration.newBuilder().setEndpoints(proxy.grpcEndpoint()).enableSsl(false)
-                .setRequestTimeout(Duration.ofSeconds(5)).build();
+                .setRequestTimeout(Duration.ofMillis(CLIENT_TIMEOUT_MS)).build();
     }
 
     private Mqtt5BlockingClient mqtt(final RunningBroker proxy, final String clientId) {
