@@ -19,15 +19,12 @@ import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -36,7 +33,8 @@ import java.util.function.Function;
  * ({@link TopicPlacement}, read from {@link PlacementBook}); a topic without a placement lives wholly on the metadata
  * group, exactly as behind a one-group proxy. Sends go to the open segment of the logical queue; offset reads walk the
  * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}); receipts
- * name the group that issued them ({@link GroupedReceipt}); queries ask every group holding the topic and merge.
+ * name the group that issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the
+ * topic and merge ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
  * Consumer offsets are kept in logical offsets in the metadata group.
  *
  * <p>Commit-log offsets are per group: {@link #lookup} reads the metadata group's log only.
@@ -51,6 +49,9 @@ public final class GroupedMessaging implements Messaging {
     private final GroupedTopics topics;
     private final GroupedGroups groupAdmin;
     private final GroupedConsumers consumers;
+    private final ReceiptRouter receipts;
+    private final MergedQueries queries;
+    private final SpreadBrowser browser;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
     /**
@@ -70,6 +71,9 @@ public final class GroupedMessaging implements Messaging {
         this.topics = new GroupedTopics(this.groups, book);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
+        this.receipts = new ReceiptRouter(this.groups);
+        this.queries = new MergedQueries(this.groups, book);
+        this.browser = new SpreadBrowser(this.groups, book);
     }
 
     private Messaging group(final String name) {
@@ -167,125 +171,45 @@ public final class GroupedMessaging implements Messaging {
         return placement == null ? metadata.pop(request) : pops.pop(placement, request);
     }
 
-    /**
-     * Browses group after group (in placement order); positions are the logical queues'. Segments made at creation
-     * map queue for queue; a queue's later segments are not browsed yet.
-     */
     @Override
     public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
-        final TopicPlacement placement = book.get(request.topic());
-        if (placement == null) {
-            return metadata.browse(request);
-        }
-        final long[] positions = new long[placement.queueCount()];
-        Arrays.fill(positions, -1);
-        if (request.positions() != null) {
-            System.arraycopy(request.positions(), 0, positions, 0,
-                    Math.min(positions.length, request.positions().length));
-        }
-        return browseFrom(placement, request, placement.groups(), 0, new ArrayList<>(), positions, true);
-    }
-
-    private CompletableFuture<BrowseResult> browseFrom(final TopicPlacement placement, final BrowseRequest request,
-                                                       final List<String> order, final int index,
-                                                       final List<StoredMessage> found, final long[] positions,
-                                                       final boolean end) {
-        final int remaining = request.maxMessages() - found.size();
-        if (index == order.size() || remaining <= 0) {
-            return CompletableFuture.completedFuture(new BrowseResult(found, positions,
-                    end && index == order.size()));
-        }
-        final String name = order.get(index);
-        final BrowseRequest asked = new BrowseRequest(request.group(), request.topic(), request.filter(), positions,
-                remaining);
-        return group(name).browse(asked).thenCompose(r -> {
-            for (int q = 0; q < placement.queueCount(); q++) {
-                final QueueSegment open = placement.openSegment(q);
-                if (open.group().equals(name) && open.identity(q) && q < r.positions().length) {
-                    positions[q] = r.positions()[q];
-                }
-            }
-            r.messages().forEach(m -> found.add(LogicalMessages.fromGroup(placement, name, m)));
-            return browseFrom(placement, request, order, index + 1, found, positions, end && r.end());
-        });
-    }
-
-    private GroupedReceipt.Routed routeOf(final String handle) {
-        return GroupedReceipt.route(handle, groups.keySet());
-    }
-
-    private Messaging target(final GroupedReceipt.Routed routed) {
-        return routed.group() == null ? metadata : group(routed.group());
+        return browser.browse(request);
     }
 
     @Override
     public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
-        final GroupedReceipt.Routed routed = routeOf(receiptHandle);
-        return target(routed).ack(group, routed.handle());
+        return receipts.ack(group, receiptHandle);
     }
 
     @Override
     public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
-        final Map<String, List<String>> byGroup = new LinkedHashMap<>();
-        for (String handle : receiptHandles) {
-            final GroupedReceipt.Routed routed = routeOf(handle);
-            byGroup.computeIfAbsent(routed.group() == null ? metadataGroup : routed.group(), g -> new ArrayList<>())
-                    .add(routed.handle());
-        }
-        return allOrFirstFailure(byGroup, (name, handles) -> group(name).ack(group, handles));
+        return receipts.ack(group, receiptHandles);
     }
 
     @Override
-    public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receipts) {
-        final Map<String, List<Receipt>> byGroup = new LinkedHashMap<>();
-        for (Receipt receipt : receipts) {
-            if (receipt instanceof GroupedReceipt grouped) {
-                byGroup.computeIfAbsent(grouped.group(), g -> new ArrayList<>()).add(grouped.inner());
-            } else {
-                byGroup.computeIfAbsent(metadataGroup, g -> new ArrayList<>()).add(receipt);
-            }
-        }
-        return allOrFirstFailure(byGroup, (name, rs) -> group(name).ackReceipts(group, rs));
-    }
-
-    /** Every group's part is done; then fails with the first part's failure, if any (each valid one was acked). */
-    private static <T> CompletableFuture<Void> allOrFirstFailure(
-            final Map<String, T> parts, final BiFunction<String, T, CompletableFuture<Void>> call) {
-        final List<CompletableFuture<Void>> calls = new ArrayList<>();
-        parts.forEach((name, part) -> calls.add(call.apply(name, part)));
-        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).handle((v, e) -> {
-            for (CompletableFuture<Void> c : calls) {
-                if (c.isCompletedExceptionally()) {
-                    return c;
-                }
-            }
-            return CompletableFuture.<Void>completedFuture(null);
-        }).thenCompose(Function.identity());
+    public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receiptList) {
+        return receipts.ackReceipts(group, receiptList);
     }
 
     @Override
     public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
                                                          final long invisibleMillis) {
-        final GroupedReceipt.Routed routed = routeOf(receiptHandle);
-        return target(routed).changeInvisibleTime(group, routed.handle(), invisibleMillis).thenApply(routed::rewrap);
+        return receipts.changeInvisibleTime(group, receiptHandle, invisibleMillis);
     }
 
     @Override
     public CompletableFuture<String> nack(final String group, final String receiptHandle) {
-        final GroupedReceipt.Routed routed = routeOf(receiptHandle);
-        return target(routed).nack(group, routed.handle()).thenApply(routed::rewrap);
+        return receipts.nack(group, receiptHandle);
     }
 
     @Override
     public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
-        final GroupedReceipt.Routed routed = routeOf(receiptHandle);
-        return target(routed).giveBack(group, routed.handle());
+        return receipts.giveBack(group, receiptHandle);
     }
 
     @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
-        final GroupedReceipt.Routed routed = routeOf(receiptHandle);
-        return target(routed).deadLetter(group, routed.handle());
+        return receipts.deadLetter(group, receiptHandle);
     }
 
     /** The delayed message waits in the group its queue's segment was open on: each holding group is asked in turn. */
@@ -388,43 +312,19 @@ public final class GroupedMessaging implements Messaging {
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
-        return fromEveryGroup(topic, m -> m.queryById(topic, messageId).thenApply(o -> o.map(List::of)
-                .orElse(List.of()))).thenApply(found -> found.stream().findFirst());
+        return queries.queryById(topic, messageId);
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
                                                              final long beginTimestamp, final long endTimestamp) {
-        return fromEveryGroup(topic, m -> m.queryByKey(topic, key, max, beginTimestamp, endTimestamp))
-                .thenApply(found -> found.stream()
-                        .sorted(Comparator.comparingLong(StoredMessage::storeTimestamp).reversed())
-                        .limit(max).toList());
+        return queries.queryByKey(topic, key, max, beginTimestamp, endTimestamp);
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
                                                               final long endTimestamp, final int max) {
-        return fromEveryGroup(topic, m -> m.queryByTime(topic, beginTimestamp, endTimestamp, max))
-                .thenApply(found -> found.stream()
-                        .sorted(Comparator.comparingLong(StoredMessage::storeTimestamp))
-                        .limit(max).toList());
-    }
-
-    /** Asks every group holding the topic and merges their answers, each message in its logical queue. */
-    private CompletableFuture<List<StoredMessage>> fromEveryGroup(
-            final String topic, final Function<Messaging, CompletableFuture<List<StoredMessage>>> query) {
-        final TopicPlacement placement = book.get(topic);
-        final List<String> names = placement == null ? List.of(metadataGroup) : placement.groups();
-        final List<CompletableFuture<List<StoredMessage>>> answers = new ArrayList<>();
-        for (String name : names) {
-            answers.add(query.apply(group(name)).thenApply(list -> list.stream()
-                    .map(m -> LogicalMessages.fromGroup(placement, name, m)).toList()));
-        }
-        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            final List<StoredMessage> all = new ArrayList<>();
-            answers.forEach(a -> all.addAll(a.join()));
-            return all;
-        });
+        return queries.queryByTime(topic, beginTimestamp, endTimestamp, max);
     }
 
     /** The metadata group's topic: its queue count is the logical queue count. */

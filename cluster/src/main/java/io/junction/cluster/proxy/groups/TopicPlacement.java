@@ -117,16 +117,6 @@ public record TopicPlacement(String topic, List<List<QueueSegment>> queues) {
         return count;
     }
 
-    /** The logical queue whose segment holds a physical position of a group, or -1 when none does. */
-    public int logicalQueueOf(final String group, final int physicalQueue, final long physicalOffset) {
-        for (int q = 0; q < queues.size(); q++) {
-            if (segmentOf(q, group, physicalQueue, physicalOffset) != null) {
-                return q;
-            }
-        }
-        return -1;
-    }
-
     /** The segment of logical queue {@code queue} holding a physical position of a group, or null. */
     public QueueSegment segmentOf(final int queue, final String group, final int physicalQueue,
                                   final long physicalOffset) {

@@ -31,9 +31,9 @@ class TopicPlacementTest {
         assertThat(p.openSegment(0).group()).isEqualTo("g2");
         assertThat(p.segmentFor(0, 2).group()).isEqualTo("g1");
         assertThat(p.segmentFor(0, 3).group()).isEqualTo("g2");
-        assertThat(p.logicalQueueOf("g1", 0, 2)).isZero();
-        assertThat(p.logicalQueueOf("g1", 0, 3)).as("past the seal").isEqualTo(-1);
-        assertThat(p.logicalQueueOf("g1", 4, 7)).isEqualTo(2);
+        assertThat(p.segmentOf(0, "g1", 0, 2)).isEqualTo(p.queue(0).get(0));
+        assertThat(p.segmentOf(0, "g1", 0, 3)).as("past the seal").isNull();
+        assertThat(p.segmentOf(2, "g1", 4, 6)).as("before the segment").isNull();
         assertThat(p.segmentOf(2, "g1", 4, 9).toLogical(9)).isEqualTo(2);
     }
 
