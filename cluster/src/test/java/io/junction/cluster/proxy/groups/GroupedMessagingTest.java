@@ -114,6 +114,12 @@ class GroupedMessagingTest {
                 .isEqualTo(4);
         assertThat(((GroupedMessaging) messaging).placement(TOPIC).format()).isEqualTo("g1;g2;g1;g2");
         assertThat(stores.get(1).route(TOPIC)).as("the topic exists where its segments are").isPresent();
+        assertThat(proxy.reachesLeader()).isTrue();
+        assertThat(proxy.status()).isInstanceOfSatisfying(GroupedProxyStatus.class, status -> {
+            assertThat(status.groups()).extracting(GroupedProxyStatus.Group::name).containsExactly("g1", "g2");
+            assertThat(status.groups()).allSatisfy(g -> assertThat(g.status().leaderContract()).isNotNull());
+            assertThat(status.placements()).containsEntry(TOPIC, "g1;g2;g1;g2");
+        });
 
         final List<SendResult> results = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
