@@ -18,9 +18,12 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.TestStores;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.txn.TransactionEnd;
+import io.junction.core.txn.TransactionResolution;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -258,6 +261,38 @@ class GroupedMessagingTest {
         assertThatThrownBy(() -> get(messaging.ack("popper", ofG2.receiptHandle())))
                 .as("acked once, in its own group").satisfies(e -> assertThat(StoreException.errorOf(e))
                         .isEqualTo(StoreError.ILLEGAL_ARGUMENT));
+    }
+
+    @Test
+    void shouldKeepAReceiptsGroupThroughVisibilityChangesAndEndTransactionsWhereTheHalfMessageIs() throws Exception {
+        get(messaging.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
+        get(messaging.send(message(TOPIC, 0, "on-g1")));
+        get(messaging.send(message(TOPIC, 1, "on-g2")));
+        stores.forEach(TestStores::awaitIndexed);
+        final List<PoppedMessage> popped = new ArrayList<>();
+        await().atMost(SETTLE).until(() -> {
+            popped.addAll(get(messaging.pop(new PopRequest("changer", TOPIC, MessageFilter.ALL, 2, 60_000, 0)))
+                    .messages());
+            return popped.size() >= 2;
+        });
+        for (PoppedMessage m : popped) {
+            final String group = body(m.message()).equals("on-g1") ? "g1." : "g2.";
+            assertThat(m.receiptHandle()).startsWith(group);
+            final String changed = get(messaging.changeInvisibleTime("changer", m.receiptHandle(), 60_000));
+            assertThat(changed).as("the new receipt names the same group").startsWith(group);
+            get(messaging.ack("changer", changed));
+        }
+
+        // A half message sent to queue 1 lives in g2; its end is refused by g1 (nothing there) and taken by g2.
+        final SendResult half = get(messaging.send(Message.builder(TOPIC).queueId(1)
+                .body("half".getBytes(StandardCharsets.UTF_8))
+                .property(MessageProperties.TRANSACTION_PREPARED, "true")
+                .property(MessageProperties.PRODUCER_GROUP, "tx-producer").build()));
+        get(messaging.endTransaction(TransactionEnd.byOffset("tx-producer", half.commitLogOffset(), half.uniqueId(),
+                TransactionResolution.COMMIT)));
+        await().atMost(SETTLE).until(() -> stores.get(1).maxOffset(TOPIC, 1) == 2);
+        assertThat(get(messaging.queryById(TOPIC, half.uniqueId())).map(GroupedMessagingTest::body))
+                .contains("half");
     }
 
     @Test
