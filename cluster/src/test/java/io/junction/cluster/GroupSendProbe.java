@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A measurement, not a test of speed (it asserts only that every send was stored): the send throughput of three
- * in-JVM replicas and the bytes this JVM wrote to disk per message ({@code /proc/self/io} write_bytes: all three
- * replicas, commit logs and Raft logs). Runs only when asked:
+ * in-JVM replicas; the bytes their commit logs and Raft logs hold per message (the Raft log is not purged during the
+ * run: no snapshot); and the bytes this JVM wrote to disk per message ({@code /proc/self/io} write_bytes: every file
+ * of the three replicas, consume queues and indexes included, counted by page). Runs only when asked:
  *
  * <pre>
  * mvn -B -o -pl cluster -am test -Dtest=GroupSendProbe -Dsurefire.failIfNoSpecifiedTests=false -Djunction.probe=true
@@ -38,6 +40,7 @@ class GroupSendProbe {
     private static final int WARM_UP = 2_000;
     private static final int MEASURED = Integer.getInteger("junction.probe.messages", 20_000);
     private static final int IN_FLIGHT = 64;
+    private static final RaftLogLimits UNPURGED = new RaftLogLimits(1_000_000, 1_000, 64L << 20);
 
     @TempDir
     Path dir;
@@ -63,7 +66,7 @@ class GroupSendProbe {
             final ReplicaMessaging messaging = new ReplicaMessaging();
             replicas.add(messaging);
             nodes.add(ClusterNode.start(new ClusterSettings(id, members, Duration.ofMillis(1500), dir.resolve(id),
-                    contractPorts.get(i), RaftLogLimits.DEFAULT), StoreConfig.builder(dir.resolve(id))
+                    contractPorts.get(i), UNPURGED), StoreConfig.builder(dir.resolve(id))
                     .segmentSize(64 << 20).build(), messaging::switchTo));
         }
         final int leader = ReplicaAwaits.awaitLeader(List.of(0, 1, 2), nodes::get, i -> "n" + (i + 1),
@@ -79,6 +82,16 @@ class GroupSendProbe {
         final long written = writeBytes() - bytesBefore;
 
         assertThat(stored).hasSize(MEASURED);
+        final long logEnd = nodes.get(leader).store().logEnd();
+        ReplicaAwaits.await(() -> nodes.stream().allMatch(n -> n.status().appliedLogEnd() == logEnd),
+                "every replica to apply everything", Duration.ofSeconds(60));
+        long raftBytes = 0;
+        for (int i = 1; i <= 3; i++) {
+            raftBytes += raftLogContentBytes(dir.resolve("n" + i).resolve("cluster").resolve("raft"));
+        }
+        final int total = WARM_UP + MEASURED;
+        System.out.printf("PROBE per message (%d sent, 3 replicas): commit logs %.0f B, Raft logs %.0f B%n", total,
+                3.0 * logEnd / total, raftBytes / (double) total);
         System.out.printf("PROBE 3 replicas, %d sends of %d B, %d in flight: %.0f sends/s; disk writes %.0f B per "
                         + "message (all replicas; %.2fx the body bytes)%n", MEASURED, BODY_BYTES, IN_FLIGHT,
                 MEASURED / (elapsed / 1e9), written / (double) MEASURED, written / (double) MEASURED / BODY_BYTES);
@@ -104,6 +117,25 @@ class GroupSendProbe {
         }
         CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
         return stored;
+    }
+
+    /** The bytes of Raft log segments, each up to its last non-zero byte (Ratis preallocates with zeros). */
+    private static long raftLogContentBytes(final Path raft) throws IOException {
+        final List<Path> segments;
+        try (Stream<Path> files = Files.walk(raft)) {
+            segments = files.filter(Files::isRegularFile).filter(p -> p.getFileName().toString().startsWith("log_"))
+                    .toList();
+        }
+        long total = 0;
+        for (Path segment : segments) {
+            final byte[] bytes = Files.readAllBytes(segment);
+            int last = bytes.length - 1;
+            while (last >= 0 && bytes[last] == 0) {
+                last--;
+            }
+            total += last + 1;
+        }
+        return total;
     }
 
     private static long writeBytes() throws IOException {
