@@ -111,7 +111,7 @@ public final class ConfigKeys {
             "Raft entries kept below the latest snapshot when the log is purged, so a follower just behind catches "
                     + "up from the log rather than from the leader's snapshot.");
     public static final ConfigKey CLUSTER_LOG_SEGMENT_SIZE = ConfigKey.of("cluster.log-segment-size", INT_SIZE, "64m",
-            "Size of a Raft log segment file, at least 1m; the log is purged by whole closed segments.");
+            "Size of a Raft log segment file, at least 16k; the log is purged by whole closed segments.");
 
     /** Prefix of the shared HTTP listener's keys, TLS ones included ({@code http.tls-enabled}, …). */
     public static final String HTTP_PREFIX = "http";

@@ -45,7 +45,7 @@ class ClusterSetupTest {
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {
             "cluster.snapshot-interval-entries; 0; cluster.snapshot-interval-entries must be 1 to",
-            "cluster.log-segment-size; 512k; cluster.log-segment-size must be at least 1m"})
+            "cluster.log-segment-size; 8k; cluster.log-segment-size must be at least 16k"})
     void shouldRefuseRaftLogLimitsOutOfRangeNamingTheKey(final String key, final String value, final String reason)
             throws Exception {
         final BrokerConfig config = config(Map.of(key, value));

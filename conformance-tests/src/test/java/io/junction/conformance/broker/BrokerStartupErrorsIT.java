@@ -165,7 +165,7 @@ class BrokerStartupErrorsIT {
 
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {"cluster.snapshot-interval-entries; 0; must be 1 to",
-            "cluster.log-segment-size; 4k; must be at least 1m"})
+            "cluster.log-segment-size; 4k; must be at least 16k"})
     void shouldExitWith1ForRaftLogLimitsOutOfRange(final String key, final String value, final String reason) {
         try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set("cluster.node-id", "n1")
                 .set("cluster.members", "n1@127.0.0.1:" + FreePorts.next()).set(key, value).start()) {
