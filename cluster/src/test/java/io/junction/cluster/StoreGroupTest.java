@@ -67,9 +67,10 @@ class StoreGroupTest {
         return members;
     }
 
-
     private Node start(final String id, final List<ClusterMember> members) {
-        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(600), dir.resolve(id),
+        // Not shorter: on a loaded CI machine a 600 ms timeout let a replica that missed two heartbeats depose a
+        // healthy leader, failing a send in flight with "not the leader".
+        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(1500), dir.resolve(id),
                 contractPorts.get(id));
         final ReplicaMessaging messaging = new ReplicaMessaging();
         final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),
