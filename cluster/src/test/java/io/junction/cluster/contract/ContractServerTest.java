@@ -15,7 +15,6 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.TestStores;
-import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.filter.TagFilter;
 import io.junction.core.message.Message;
@@ -34,7 +33,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -219,22 +217,8 @@ class ContractServerTest {
     @Test
     void shouldAnswerAStoreRefusalWithAnErrorFrameAndKeepTheConnection() throws Exception {
         // A filter kind no module on the server defines: refused as a bad filter, not widened, not a closed connection.
-        final MessageFilter unknownKind = new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return false;
-            }
-
-            @Override
-            public FilterSpec spec() {
-                return new FilterSpec.Extension("nobody-defines-this", List.of());
-            }
-        };
+        final MessageFilter unknownKind =
+                HandMadeFilters.extension("nobody-defines-this", List.of(), properties -> false);
         assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", unknownKind, 4, 60_000, 0))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_FILTER));
         final Message huge = Message.builder("orders").body(new byte[MAX_MESSAGE + 1]).build();
@@ -246,17 +230,7 @@ class ContractServerTest {
 
     @Test
     void shouldRefuseToWidenAFilterItCannotDescribe() {
-        final MessageFilter local = new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return false;
-            }
-        };
+        final MessageFilter local = HandMadeFilters.frontEndLocal(properties -> false);
         assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", local, 4, 60_000, 0))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
     }
