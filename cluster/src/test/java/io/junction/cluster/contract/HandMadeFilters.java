@@ -17,37 +17,36 @@ final class HandMadeFilters {
 
     /** A filter without a wire description ({@link MessageFilter#spec()} left to its default). */
     static MessageFilter frontEndLocal(final Predicate<Map<String, String>> matches) {
-        return new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return matches.test(properties);
-            }
-        };
+        return new ByProperties(matches);
     }
 
     /** A filter described as the extension {@code kind} with {@code arguments}. */
     static MessageFilter extension(final String kind, final List<String> arguments,
                                    final Predicate<Map<String, String>> matches) {
-        return new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return matches.test(properties);
-            }
-
+        return new ByProperties(matches) {
             @Override
             public FilterSpec spec() {
                 return new FilterSpec.Extension(kind, arguments);
             }
         };
+    }
+
+    /** Every tag hash passes; the properties decide. */
+    private static class ByProperties implements MessageFilter {
+        private final Predicate<Map<String, String>> matches;
+
+        ByProperties(final Predicate<Map<String, String>> matches) {
+            this.matches = matches;
+        }
+
+        @Override
+        public boolean matchesTagHash(final long tagHash) {
+            return true;
+        }
+
+        @Override
+        public boolean matches(final Map<String, String> properties) {
+            return matches.test(properties);
+        }
     }
 }
