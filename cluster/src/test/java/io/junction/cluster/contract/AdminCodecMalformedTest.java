@@ -1,5 +1,6 @@
 package io.junction.cluster.contract;
 
+import static io.junction.cluster.contract.WireRoundTrip.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -39,18 +39,6 @@ class AdminCodecMalformedTest {
     private record Kind(String name, byte[] sample, Function<ByteBuf, ?> read) {
     }
 
-    private static byte[] bytes(final Consumer<ByteBuf> write) {
-        final ByteBuf buf = Unpooled.buffer();
-        try {
-            write.accept(buf);
-            final byte[] out = new byte[buf.readableBytes()];
-            buf.readBytes(out);
-            return out;
-        } finally {
-            buf.release();
-        }
-    }
-
     private static final TopicConfig TOPIC = new TopicConfig("orders", 4, TopicType.FIFO, TopicConfig.PERM_READ,
             Map.of("message.type", "FIFO"));
     private static final GroupConfig GROUP = new GroupConfig("g", 3, true, false, Map.of("k", "v"));
@@ -60,29 +48,29 @@ class AdminCodecMalformedTest {
     /** Every kind the admin operations carry, requests and answers. */
     private static List<Kind> kinds() {
         return List.of(
-                new Kind("topology", bytes(b -> AdminCodec.writeTopology(b, new StoreTopology("n1",
+                new Kind("topology", written(b -> AdminCodec.writeTopology(b, new StoreTopology("n1",
                         Map.of("n1", "10.0.0.1:9801")))), AdminCodec::readTopology),
-                new Kind("mirror", bytes(b -> AdminCodec.writeMirror(b, new MirrorSnapshot(Map.of("topics",
+                new Kind("mirror", written(b -> AdminCodec.writeMirror(b, new MirrorSnapshot(Map.of("topics",
                         new byte[] {1, 2}), List.of(new QueueRange("orders", 0, 1, 5)), Map.of("g", List.of(CLIENT)),
                         1000L))), AdminCodec::readMirror),
-                new Kind("topic", bytes(b -> AdminCodec.writeTopic(b, TOPIC)), AdminCodec::readTopic),
-                new Kind("group", bytes(b -> AdminCodec.writeGroup(b, GROUP)), AdminCodec::readGroup),
-                new Kind("optional group", bytes(b -> AdminCodec.writeOptionalGroup(b, Optional.of(GROUP))),
+                new Kind("topic", written(b -> AdminCodec.writeTopic(b, TOPIC)), AdminCodec::readTopic),
+                new Kind("group", written(b -> AdminCodec.writeGroup(b, GROUP)), AdminCodec::readGroup),
+                new Kind("optional group", written(b -> AdminCodec.writeOptionalGroup(b, Optional.of(GROUP))),
                         AdminCodec::readOptionalGroup),
-                new Kind("browse request", bytes(b -> AdminCodec.writeBrowseRequest(b, new BrowseRequest("g",
+                new Kind("browse request", written(b -> AdminCodec.writeBrowseRequest(b, new BrowseRequest("g",
                         "orders", TagFilter.parse("a || b"), new long[] {3, 9}, 16))), AdminCodec::readBrowseRequest),
-                new Kind("browse result", bytes(b -> AdminCodec.writeBrowseResult(b, new BrowseResult(List.of(),
+                new Kind("browse result", written(b -> AdminCodec.writeBrowseResult(b, new BrowseResult(List.of(),
                         new long[] {4}, false))), AdminCodec::readBrowseResult),
-                new Kind("subscriptions", bytes(b -> AdminCodec.writeSubscriptions(b, CLIENT.subscriptions())),
+                new Kind("subscriptions", written(b -> AdminCodec.writeSubscriptions(b, CLIENT.subscriptions())),
                         AdminCodec::readSubscriptions),
-                new Kind("clients", bytes(b -> AdminCodec.writeClients(b, List.of(CLIENT))), AdminCodec::readClients),
-                new Kind("queue ids", bytes(b -> AdminCodec.writeQueueIds(b, Set.of(0, 2))),
+                new Kind("clients", written(b -> AdminCodec.writeClients(b, List.of(CLIENT))), AdminCodec::readClients),
+                new Kind("queue ids", written(b -> AdminCodec.writeQueueIds(b, Set.of(0, 2))),
                         AdminCodec::readQueueIds),
-                new Kind("lags", bytes(b -> AdminCodec.writeLags(b, List.of(new QueueLag(0, 5, 9, 4, 1000, 900)))),
+                new Kind("lags", written(b -> AdminCodec.writeLags(b, List.of(new QueueLag(0, 5, 9, 4, 1000, 900)))),
                         AdminCodec::readLags),
-                new Kind("queue offsets", bytes(b -> AdminCodec.writeQueueOffsets(b, Map.of(0, 12L))),
+                new Kind("queue offsets", written(b -> AdminCodec.writeQueueOffsets(b, Map.of(0, 12L))),
                         AdminCodec::readQueueOffsets),
-                new Kind("runtime figures", bytes(b -> AdminCodec.writeRuntime(b, new RuntimeFigures(1L,
+                new Kind("runtime figures", written(b -> AdminCodec.writeRuntime(b, new RuntimeFigures(1L,
                         new RuntimeFigures.Rates(1, 2, 3), new RuntimeFigures.Rates(0, 0, 0),
                         new RuntimeFigures.Rates(4, 5, 6), new RuntimeFigures.Rates(7, 8, 9),
                         new RuntimeFigures.Totals(10, 11, 12), new RuntimeFigures.Totals(13, 14, 15), 16, 17, 18,
@@ -113,7 +101,7 @@ class AdminCodecMalformedTest {
     @Test
     void shouldFailACountOrLengthLargerThanTheBodyWithoutAllocatingIt() {
         for (int count : new int[] {Integer.MAX_VALUE, 1 << 30, 65_537, -2}) {
-            final byte[] lying = bytes(b -> b.writeInt(count));
+            final byte[] lying = written(b -> b.writeInt(count));
             for (Kind kind : kinds()) {
                 if (kind.name().equals("optional group") || kind.name().equals("runtime figures")) {
                     continue; // these open with a flag or a timestamp, not a count
@@ -123,7 +111,7 @@ class AdminCodecMalformedTest {
             }
         }
         // More tables than a store has: refused before reading them.
-        final byte[] tables = bytes(b -> {
+        final byte[] tables = written(b -> {
             b.writeInt(17);
             for (int i = 0; i < 17; i++) {
                 WireFormat.writeString(b, "t" + i);
@@ -150,19 +138,19 @@ class AdminCodecMalformedTest {
 
     @Test
     void shouldFailABodyOfAnotherKind() {
-        final byte[] topic = bytes(b -> AdminCodec.writeTopic(b, TOPIC));
-        final byte[] group = bytes(b -> AdminCodec.writeGroup(b, GROUP));
+        final byte[] topic = written(b -> AdminCodec.writeTopic(b, TOPIC));
+        final byte[] group = written(b -> AdminCodec.writeGroup(b, GROUP));
         assertThat(readFailure(whole(AdminCodec::readGroup), topic)).as("a topic read as a group")
                 .isInstanceOf(MalformedFrameException.class);
         assertThat(readFailure(whole(AdminCodec::readTopic), group)).as("a group read as a topic")
                 .isInstanceOf(MalformedFrameException.class);
-        final byte[] lags = bytes(b -> AdminCodec.writeLags(b, List.of(new QueueLag(0, 5, 9, 4, 1000, 900))));
+        final byte[] lags = written(b -> AdminCodec.writeLags(b, List.of(new QueueLag(0, 5, 9, 4, 1000, 900))));
         assertThat(readFailure(whole(AdminCodec::readSubscriptions), lags)).as("lags read as subscriptions")
                 .isInstanceOf(MalformedFrameException.class);
-        final byte[] ids = bytes(b -> AdminCodec.writeQueueIds(b, Set.of(1)));
+        final byte[] ids = written(b -> AdminCodec.writeQueueIds(b, Set.of(1)));
         assertThat(readFailure(whole(AdminCodec::readBrowseRequest), ids)).as("queue ids read as a browse request")
                 .isInstanceOf(MalformedFrameException.class);
-        final byte[] mirror = bytes(b -> AdminCodec.writeMirror(b, new MirrorSnapshot(Map.of(), List.of(),
+        final byte[] mirror = written(b -> AdminCodec.writeMirror(b, new MirrorSnapshot(Map.of(), List.of(),
                 Map.of(), 1L)));
         assertThat(readFailure(whole(AdminCodec::readClients), mirror)).as("a mirror read as clients")
                 .isInstanceOf(MalformedFrameException.class);
