@@ -5,7 +5,6 @@ import io.junction.bench.measure.FixedRateReport;
 import io.junction.bench.measure.OpenLoopLatency;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -38,7 +37,9 @@ public final class RemotingFixedRate {
     }
 
     public static void main(final String[] args) throws Exception {
-        final Map<String, String> o = options(args);
+        final Map<String, String> o = LoadOptions.parse(args, "RemotingFixedRate --namesrv HOST:PORT --rate N "
+                + "[--label NAME] [--threads 32] [--warmup 10] [--duration 30] [--size 1024] [--queues 8] "
+                + "[--broker-pids PID,PID]");
         final String nameServer = o.getOrDefault("namesrv", "127.0.0.1:9876");
         final String label = o.getOrDefault("label", "broker");
         final double rate = Double.parseDouble(o.getOrDefault("rate", "1000"));
@@ -49,24 +50,18 @@ public final class RemotingFixedRate {
         final int queues = Integer.parseInt(o.getOrDefault("queues", "8"));
         final long[] brokerPids = o.containsKey("broker-pids")
                 ? Arrays.stream(o.get("broker-pids").split(",")).mapToLong(Long::parseLong).toArray() : new long[0];
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-bench-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
 
         final String run = label + "-" + ProcessHandle.current().pid() + "-" + Long.toString(System.nanoTime(), 36);
         final String topic = "rate-" + run;
         final FixedRateDriver driver = new FixedRateDriver(rate, warmup, duration, threads, brokerPids);
         final OpenLoopLatency latency = driver.latency();
 
-        final DefaultMQProducer producer = new DefaultMQProducer("rate-producer-" + run);
-        producer.setNamesrvAddr(nameServer);
-        producer.setInstanceName("rate-producer-" + run);
-        producer.setSendMsgTimeout(10_000);
-        producer.start();
+        final DefaultMQProducer producer = LoadProducer.start(nameServer, "rate-producer-" + run);
         final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("rate-consumer-" + run);
         final FixedRateReport report;
         final boolean drained;
         try {
-            RemotingLoad.createTopic(producer, topic, queues);
+            LoadProducer.createTopic(producer, topic, queues);
             consumer.setNamesrvAddr(nameServer);
             consumer.setInstanceName("rate-consumer-" + run);
             consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -105,18 +100,5 @@ public final class RemotingFixedRate {
         System.out.println(report.line(label) + " threads=" + threads + " size=" + size + " queues=" + queues
                 + " drained=" + drained);
         System.exit(report.missing() > 0 || report.failed() > 0 ? 2 : 0);
-    }
-
-    private static Map<String, String> options(final String[] args) {
-        final Map<String, String> out = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                System.err.println("usage: RemotingFixedRate --namesrv HOST:PORT --rate N [--label NAME] [--threads 32] "
-                        + "[--warmup 10] [--duration 30] [--size 1024] [--queues 8] [--broker-pids PID,PID]");
-                System.exit(1);
-            }
-            out.put(args[i].substring(2), args[++i]);
-        }
-        return out;
     }
 }

@@ -4,15 +4,12 @@ import io.junction.bench.measure.ProcessCpu;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.common.message.Message;
 
 /**
  * Load main: sync sends of fixed-size bodies from many threads for a fixed time, then a push consumer draining the
@@ -35,13 +32,13 @@ import org.apache.rocketmq.common.message.Message;
  * 2 when some were not (or sends failed), 1 on a usage error.
  */
 public final class RemotingLoad {
-    private static final String DEFAULT_TOPIC_KEY = "TBW102";
-
     private RemotingLoad() {
     }
 
     public static void main(final String[] args) throws Exception {
-        final Map<String, String> o = options(args);
+        final Map<String, String> o = LoadOptions.parse(args, "RemotingLoad --namesrv HOST:PORT [--label NAME] "
+                + "[--threads 32] [--seconds 30] [--warmup-seconds 5] [--size 1024] [--queues 8] [--drains 1] "
+                + "[--warmup-drains 0] [--drain-timeout-seconds 300] [--broker-pids PID,PID]");
         final String nameServer = o.getOrDefault("namesrv", "127.0.0.1:9876");
         final String label = o.getOrDefault("label", "broker");
         final int threads = Integer.parseInt(o.getOrDefault("threads", "32"));
@@ -55,24 +52,18 @@ public final class RemotingLoad {
         final ProcessCpu brokers = new ProcessCpu(o.containsKey("broker-pids")
                 ? Arrays.stream(o.get("broker-pids").split(",")).mapToLong(Long::parseLong).toArray()
                 : new long[0]);
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-bench-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
 
         final String run = label + "-" + ProcessHandle.current().pid() + "-" + Long.toString(System.nanoTime(), 36);
         final String topic = "bench-" + run;
         final byte[] body = new byte[size];
         new Random(42).nextBytes(body);
 
-        final DefaultMQProducer producer = new DefaultMQProducer("bench-producer-" + run);
-        producer.setNamesrvAddr(nameServer);
-        producer.setInstanceName("bench-producer-" + run);
-        producer.setSendMsgTimeout(10_000);
-        producer.start();
+        final DefaultMQProducer producer = LoadProducer.start(nameServer, "bench-producer-" + run);
         final SendPhase.Result warm;
         final SendPhase.Result measured;
         final long[] sendCpu = new long[2]; // broker, this client: CPU nanoseconds of the measured send phase
         try {
-            createTopic(producer, topic, queues);
+            LoadProducer.createTopic(producer, topic, queues);
             warm = SendPhase.run(producer, topic, body, threads, warmup);
             // Warm the consume path as well (broker and client compile it), so the measured drain runs compiled code.
             DrainPhase.run(nameServer, "bench-warm-" + run, topic, 1 + warm.sent(), drainTimeout);
@@ -135,51 +126,5 @@ public final class RemotingLoad {
 
     /** One measured drain with the CPU time the brokers and this client spent during it. */
     private record MeasuredDrain(DrainPhase.Result result, long brokerNanos, long clientNanos) {
-    }
-
-    /**
-     * Creates the topic through its cluster's brokers (UPDATE_AND_CREATE_TOPIC) and waits until it has a route. A
-     * broker that just started may not have registered with its name server yet: retried for up to a minute.
-     */
-    @SuppressWarnings("deprecation") // MQAdmin.createTopic: deprecated in the client, still what it offers producers
-    static void createTopic(final DefaultMQProducer producer, final String topic, final int queues)
-            throws Exception {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        boolean created = false;
-        while (true) {
-            try {
-                if (!created) {
-                    producer.createTopic(DEFAULT_TOPIC_KEY, topic, queues, Map.of());
-                    created = true;
-                }
-                if (producer.fetchPublishMessageQueues(topic).size() >= queues) {
-                    producer.send(new Message(topic, new byte[] {1})); // one message to make the route live
-                    return;
-                }
-            } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topic " + topic + " has no route after 60 s");
-            }
-            Thread.sleep(200);
-        }
-    }
-
-    private static Map<String, String> options(final String[] args) {
-        final Map<String, String> out = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                System.err.println("usage: RemotingLoad --namesrv HOST:PORT [--label NAME] [--threads 32] "
-                        + "[--seconds 30] [--warmup-seconds 5] [--size 1024] [--queues 8] [--drains 1] [--warmup-drains 0] "
-                        + "[--drain-timeout-seconds 300] "
-                        + "[--broker-pids PID,PID]");
-                System.exit(1);
-            }
-            out.put(args[i].substring(2), args[++i]);
-        }
-        return out;
     }
 }

@@ -27,75 +27,148 @@ import java.util.function.BiConsumer;
  */
 final class AdminRequests {
 
-    /** A request being served: its future and how to write its result. */
-    record Served(CompletableFuture<?> call, BiConsumer<ByteBuf, Object> writer) {
-    }
-
-    private static final BiConsumer<ByteBuf, Object> NOTHING = (out, r) -> { };
+    private static final BiConsumer<ByteBuf, Object> NOTHING = DecodedRequest.NOTHING;
 
     private AdminRequests() {
     }
 
-    static Served serve(final Operation op, final Messaging m, final StoreNodeView view, final ByteBuf in) {
+    /** Reads the body of an admin operation whole; the call on the store is made afterwards, if it decodes. */
+    static DecodedRequest decode(final Operation op, final StoreNodeView view, final ByteBuf in) {
         return switch (op) {
-            case TOPOLOGY -> done(view.topology(), (out, r) -> AdminCodec.writeTopology(out, (StoreTopology) r));
-            case MIRROR -> done(mirror(m, view), (out, r) -> AdminCodec.writeMirror(out, (MirrorSnapshot) r));
-            case BROWSE -> new Served(m.browse(AdminCodec.readBrowseRequest(in).compile()),
-                    (out, r) -> AdminCodec.writeBrowseResult(out, (BrowseResult) r));
-            case LOOKUP -> new Served(m.lookup(WireFormat.readLong(in)), AdminRequests::writeOptionalStored);
-            case QUERY_BY_ID -> new Served(m.queryById(WireFormat.readString(in), WireFormat.readString(in)),
-                    AdminRequests::writeOptionalStored);
-            case QUERY_BY_KEY -> new Served(m.queryByKey(WireFormat.readString(in), WireFormat.readString(in),
-                    WireFormat.readInt(in), WireFormat.readLong(in), WireFormat.readLong(in)),
-                    AdminRequests::writeStoredList);
-            case QUERY_BY_TIME -> new Served(m.queryByTime(WireFormat.readString(in), WireFormat.readLong(in),
-                    WireFormat.readLong(in), WireFormat.readInt(in)), AdminRequests::writeStoredList);
-            case TOPIC_CREATE_OR_UPDATE -> new Served(m.topics().createOrUpdate(AdminCodec.readTopic(in)),
-                    (out, r) -> AdminCodec.writeTopic(out, (TopicConfig) r));
-            case TOPIC_CREATE_IF_ABSENT -> new Served(m.topics().createIfAbsent(AdminCodec.readTopic(in)),
-                    (out, r) -> AdminCodec.writeTopic(out, (TopicConfig) r));
-            case TOPIC_DELETE -> new Served(m.topics().delete(WireFormat.readString(in)), AdminRequests::writeBoolean);
-            case GROUP_CREATE_OR_UPDATE -> new Served(m.groups().createOrUpdate(AdminCodec.readGroup(in)),
-                    (out, r) -> AdminCodec.writeGroup(out, (GroupConfig) r));
-            case GROUP_DELETE -> new Served(m.groups().delete(WireFormat.readString(in)), AdminRequests::writeBoolean);
-            case GROUP_REDRIVE -> new Served(m.groups().redriveDeadLetters(WireFormat.readString(in),
-                    WireFormat.readInt(in)), (out, r) -> out.writeInt((Integer) r));
-            case GROUP_GET_OR_CREATE -> done(m.groups().getOrCreate(WireFormat.readString(in)),
-                    (out, r) -> AdminCodec.writeOptionalGroup(out, castOptional(r)));
-            case KV_PUT -> new Served(m.kvConfigs().put(WireFormat.readString(in), WireFormat.readString(in),
-                    WireFormat.readString(in)), NOTHING);
-            case KV_DELETE -> new Served(m.kvConfigs().delete(WireFormat.readString(in), WireFormat.readString(in)),
-                    AdminRequests::writeBoolean);
+            case TOPOLOGY -> new DecodedRequest(m -> done(view.topology()),
+                    (out, r) -> AdminCodec.writeTopology(out, (StoreTopology) r));
+            case MIRROR -> new DecodedRequest(m -> done(mirror(m, view)),
+                    (out, r) -> AdminCodec.writeMirror(out, (MirrorSnapshot) r));
+            case BROWSE -> {
+                final AdminCodec.BrowseRequestSpec request = AdminCodec.readBrowseRequest(in);
+                yield new DecodedRequest(m -> m.browse(request.compile()),
+                        (out, r) -> AdminCodec.writeBrowseResult(out, (BrowseResult) r));
+            }
+            case LOOKUP -> {
+                final long offset = WireFormat.readLong(in);
+                yield new DecodedRequest(m -> m.lookup(offset), AdminRequests::writeOptionalStored);
+            }
+            case QUERY_BY_ID -> {
+                final String topic = WireFormat.readString(in);
+                final String messageId = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.queryById(topic, messageId), AdminRequests::writeOptionalStored);
+            }
+            case QUERY_BY_KEY -> {
+                final String topic = WireFormat.readString(in);
+                final String key = WireFormat.readString(in);
+                final int max = WireFormat.readInt(in);
+                final long begin = WireFormat.readLong(in);
+                final long end = WireFormat.readLong(in);
+                yield new DecodedRequest(m -> m.queryByKey(topic, key, max, begin, end),
+                        AdminRequests::writeStoredList);
+            }
+            case QUERY_BY_TIME -> {
+                final String topic = WireFormat.readString(in);
+                final long begin = WireFormat.readLong(in);
+                final long end = WireFormat.readLong(in);
+                final int max = WireFormat.readInt(in);
+                yield new DecodedRequest(m -> m.queryByTime(topic, begin, end, max), AdminRequests::writeStoredList);
+            }
+            case TOPIC_CREATE_OR_UPDATE -> {
+                final TopicConfig topic = AdminCodec.readTopic(in);
+                yield new DecodedRequest(m -> m.topics().createOrUpdate(topic), AdminRequests::writeTopic);
+            }
+            case TOPIC_CREATE_IF_ABSENT -> {
+                final TopicConfig topic = AdminCodec.readTopic(in);
+                yield new DecodedRequest(m -> m.topics().createIfAbsent(topic), AdminRequests::writeTopic);
+            }
+            case TOPIC_DELETE -> {
+                final String topic = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.topics().delete(topic), AdminRequests::writeBoolean);
+            }
+            case GROUP_CREATE_OR_UPDATE -> {
+                final GroupConfig group = AdminCodec.readGroup(in);
+                yield new DecodedRequest(m -> m.groups().createOrUpdate(group),
+                        (out, r) -> AdminCodec.writeGroup(out, (GroupConfig) r));
+            }
+            case GROUP_DELETE -> {
+                final String group = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.groups().delete(group), AdminRequests::writeBoolean);
+            }
+            case GROUP_REDRIVE -> {
+                final String group = WireFormat.readString(in);
+                final int max = WireFormat.readInt(in);
+                yield new DecodedRequest(m -> m.groups().redriveDeadLetters(group, max),
+                        (out, r) -> out.writeInt((Integer) r));
+            }
+            case GROUP_GET_OR_CREATE -> {
+                final String group = WireFormat.readString(in);
+                yield new DecodedRequest(m -> done(m.groups().getOrCreate(group)),
+                        (out, r) -> AdminCodec.writeOptionalGroup(out, castOptional(r)));
+            }
+            case KV_PUT -> {
+                final String namespace = WireFormat.readString(in);
+                final String key = WireFormat.readString(in);
+                final String value = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.kvConfigs().put(namespace, key, value), NOTHING);
+            }
+            case KV_DELETE -> {
+                final String namespace = WireFormat.readString(in);
+                final String key = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.kvConfigs().delete(namespace, key), AdminRequests::writeBoolean);
+            }
             case HEARTBEAT -> {
-                m.consumers().heartbeat(WireFormat.readString(in), WireFormat.readString(in),
-                        AdminCodec.readSubscriptions(in), WireFormat.readBoolean(in));
-                yield done(null, NOTHING);
+                final String group = WireFormat.readString(in);
+                final String clientId = WireFormat.readString(in);
+                final Map<String, ConsumerClient.Subscription> subscriptions = AdminCodec.readSubscriptions(in);
+                final boolean broadcast = WireFormat.readBoolean(in);
+                yield new DecodedRequest(m -> {
+                    m.consumers().heartbeat(group, clientId, subscriptions, broadcast);
+                    return done(null);
+                }, NOTHING);
             }
             case UNREGISTER -> {
-                m.consumers().unregister(WireFormat.readString(in), WireFormat.readString(in));
-                yield done(null, NOTHING);
+                final String group = WireFormat.readString(in);
+                final String clientId = WireFormat.readString(in);
+                yield new DecodedRequest(m -> {
+                    m.consumers().unregister(group, clientId);
+                    return done(null);
+                }, NOTHING);
             }
-            case LOCK_QUEUES -> done(m.consumers().lockQueues(WireFormat.readString(in), WireFormat.readString(in),
-                    WireFormat.readString(in), AdminCodec.readQueueIds(in)),
-                    (out, r) -> AdminCodec.writeQueueIds(out, castSet(r)));
+            case LOCK_QUEUES -> {
+                final String group = WireFormat.readString(in);
+                final String clientId = WireFormat.readString(in);
+                final String topic = WireFormat.readString(in);
+                final Set<Integer> queues = AdminCodec.readQueueIds(in);
+                yield new DecodedRequest(m -> done(m.consumers().lockQueues(group, clientId, topic, queues)),
+                        (out, r) -> AdminCodec.writeQueueIds(out, castSet(r)));
+            }
             case UNLOCK_QUEUES -> {
-                m.consumers().unlockQueues(WireFormat.readString(in), WireFormat.readString(in),
-                        WireFormat.readString(in), AdminCodec.readQueueIds(in));
-                yield done(null, NOTHING);
+                final String group = WireFormat.readString(in);
+                final String clientId = WireFormat.readString(in);
+                final String topic = WireFormat.readString(in);
+                final Set<Integer> queues = AdminCodec.readQueueIds(in);
+                yield new DecodedRequest(m -> {
+                    m.consumers().unlockQueues(group, clientId, topic, queues);
+                    return done(null);
+                }, NOTHING);
             }
-            case LAG -> new Served(m.consumers().lag(WireFormat.readString(in), WireFormat.readString(in)),
-                    (out, r) -> AdminCodec.writeLags(out, castList(r)));
-            case RESET_OFFSETS -> new Served(m.consumers().resetOffsets(WireFormat.readString(in),
-                    WireFormat.readString(in), WireFormat.readLong(in)),
-                    (out, r) -> AdminCodec.writeQueueOffsets(out, castMap(r)));
-            case RUNTIME_FIGURES -> new Served(m.statistics().runtime(),
+            case LAG -> {
+                final String group = WireFormat.readString(in);
+                final String topic = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.consumers().lag(group, topic),
+                        (out, r) -> AdminCodec.writeLags(out, castList(r)));
+            }
+            case RESET_OFFSETS -> {
+                final String group = WireFormat.readString(in);
+                final String topic = WireFormat.readString(in);
+                final long timestamp = WireFormat.readLong(in);
+                yield new DecodedRequest(m -> m.consumers().resetOffsets(group, topic, timestamp),
+                        (out, r) -> AdminCodec.writeQueueOffsets(out, castMap(r)));
+            }
+            case RUNTIME_FIGURES -> new DecodedRequest(m -> m.statistics().runtime(),
                     (out, r) -> AdminCodec.writeRuntime(out, (RuntimeFigures) r));
             default -> throw new MalformedFrameException("operation " + op + " has no request");
         };
     }
 
-    private static Served done(final Object result, final BiConsumer<ByteBuf, Object> writer) {
-        return new Served(CompletableFuture.completedFuture(result), writer);
+    private static CompletableFuture<?> done(final Object result) {
+        return CompletableFuture.completedFuture(result);
     }
 
     /** The store's tables, every queue's range, every group's live clients, its retention. */
@@ -128,6 +201,10 @@ final class AdminRequests {
 
     private static void writeStoredList(final ByteBuf out, final Object r) {
         ContractCodec.writeStoredList(out, castList(r));
+    }
+
+    private static void writeTopic(final ByteBuf out, final Object r) {
+        AdminCodec.writeTopic(out, (TopicConfig) r);
     }
 
     private static void writeBoolean(final ByteBuf out, final Object r) {

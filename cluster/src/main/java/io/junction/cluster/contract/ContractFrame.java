@@ -16,8 +16,9 @@ package io.junction.cluster.contract;
  *
  * <p>A request's kind is its {@link Operation} code; the answer carries the request's id with kind {@link #RESULT}
  * (the operation's result) or {@link #ERROR} (a {@code StoreError} name and a text). {@link Operation#CANCEL} names
- * the request to drop in its id and has no answer. A frame longer than the limit, or a body that does not decode,
- * closes its connection; nothing else does.
+ * the request to drop in its id and has no answer. A frame longer than the limit, or a header that does not make
+ * sense (an unknown kind, an id in use), closes its connection; nothing else does. A request body that does not
+ * decode is answered with an {@code ILLEGAL_ARGUMENT} error: its length kept the stream in step.
  */
 final class ContractFrame {
     static final int LENGTH_OFFSET = 0;

@@ -5,11 +5,14 @@ import io.junction.cluster.contract.ContractCodec.PullRequestSpec;
 import io.junction.core.Messaging;
 import io.junction.core.PopResult;
 import io.junction.core.PullResult;
+import io.junction.core.RecallHandle;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.filter.InvalidFilterException;
+import io.junction.core.message.Message;
 import io.junction.core.txn.TransactionChecker;
+import io.junction.core.txn.TransactionEnd;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -42,6 +45,9 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
     private final TransactionChecker localProducers;
     private final int maxInFlight;
     private final Map<Long, CompletableFuture<?>> pending = new HashMap<>();
+
+    private static final BiConsumer<ByteBuf, Object> NOTHING = DecodedRequest.NOTHING;
+    private static final BiConsumer<ByteBuf, Object> WRITE_LONG = (out, r) -> out.writeLong((Long) r);
 
     /** @param localProducers asks this node's front-ends' producers (a check-back the leader hands over) */
     ContractServerHandler(final Supplier<? extends Messaging> target, final StoreNodeView view,
@@ -102,94 +108,29 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void serve(final ChannelHandlerContext ctx, final long id, final Operation op, final ByteBuf in) {
-        final CompletableFuture<?> call;
-        final BiConsumer<ByteBuf, Object> writer;
+        // The whole body is decoded before the store is called: a body that does not decode (cut short, a count
+        // beyond its bytes, garbage, bytes after its end) is answered as a bad request and has changed nothing.
+        // The frame's length kept the stream in step, so the connection goes on serving.
+        final DecodedRequest request;
         try {
-            final Messaging m = target.get();
-            switch (op) {
-                case SEND -> {
-                    call = m.send(ContractCodec.readMessage(in));
-                    writer = (out, r) -> ContractCodec.writeSendResult(out, (SendResult) r);
-                }
-                case SEND_BATCH -> {
-                    call = m.sendBatch(ContractCodec.readMessages(in));
-                    writer = (out, r) -> ContractCodec.writeSendResults(out, castList(r));
-                }
-                case PULL -> {
-                    final PullRequestSpec request = ContractCodec.readPullRequest(in);
-                    call = m.pull(request.compile());
-                    writer = (out, r) -> ContractCodec.writePullResult(out, (PullResult) r);
-                }
-                case POP -> {
-                    final PopRequestSpec request = ContractCodec.readPopRequest(in);
-                    call = m.pop(request.compile());
-                    writer = (out, r) -> ContractCodec.writePopResult(out, (PopResult) r);
-                }
-                case ACK -> {
-                    call = m.ack(WireFormat.readString(in), WireFormat.readString(in));
-                    writer = (out, r) -> { };
-                }
-                case ACK_LIST -> {
-                    call = m.ack(WireFormat.readString(in), WireFormat.readStrings(in));
-                    writer = (out, r) -> { };
-                }
-                case CHANGE_INVISIBLE_TIME -> {
-                    call = m.changeInvisibleTime(WireFormat.readString(in), WireFormat.readString(in),
-                            WireFormat.readLong(in));
-                    writer = (out, r) -> WireFormat.writeString(out, (String) r);
-                }
-                case NACK -> {
-                    call = m.nack(WireFormat.readString(in), WireFormat.readString(in));
-                    writer = (out, r) -> WireFormat.writeString(out, (String) r);
-                }
-                case GIVE_BACK -> {
-                    call = m.giveBack(WireFormat.readString(in), WireFormat.readString(in));
-                    writer = (out, r) -> { };
-                }
-                case DEAD_LETTER -> {
-                    call = m.deadLetter(WireFormat.readString(in), WireFormat.readString(in));
-                    writer = (out, r) -> { };
-                }
-                case RECALL -> {
-                    call = m.recall(ContractCodec.readRecallHandle(in));
-                    writer = (out, r) -> { };
-                }
-                case END_TRANSACTION -> {
-                    call = m.endTransaction(ContractCodec.readTransactionEnd(in));
-                    writer = (out, r) -> { };
-                }
-                case COMMIT_OFFSET -> {
-                    // Memory only on the store (the offset table is made durable in the background).
-                    m.commitOffset(WireFormat.readString(in), WireFormat.readString(in),
-                            WireFormat.readInt(in), WireFormat.readLong(in));
-                    call = CompletableFuture.completedFuture(null);
-                    writer = (out, r) -> { };
-                }
-                case QUERY_OFFSET -> {
-                    call = CompletableFuture.completedFuture(m.queryOffset(WireFormat.readString(in),
-                            WireFormat.readString(in), WireFormat.readInt(in)));
-                    writer = (out, r) -> out.writeLong((Long) r);
-                }
-                case SEARCH_OFFSET -> {
-                    call = m.searchOffset(WireFormat.readString(in), WireFormat.readInt(in),
-                            WireFormat.readLong(in));
-                    writer = (out, r) -> out.writeLong((Long) r);
-                }
-                case EARLIEST_STORE_TIME -> {
-                    call = m.earliestStoreTime(WireFormat.readString(in), WireFormat.readInt(in));
-                    writer = (out, r) -> out.writeLong((Long) r);
-                }
-                default -> {
-                    final AdminRequests.Served served = AdminRequests.serve(op, m, view, in);
-                    call = served.call();
-                    writer = served.writer();
-                }
+            request = decode(op, view, in);
+            if (in.isReadable()) {
+                throw new MalformedFrameException(in.readableBytes() + " bytes after the " + op + " body");
             }
+        } catch (MalformedFrameException e) {
+            LOG.debug("Malformed {} body on contract connection {}: {}", op, ctx.channel().remoteAddress(),
+                    e.getMessage());
+            answerError(ctx.channel(), id, StoreError.ILLEGAL_ARGUMENT, "malformed " + op + " body: "
+                    + e.getMessage());
+            return;
+        }
+        final CompletableFuture<?> call;
+        final BiConsumer<ByteBuf, Object> writer = request.writer();
+        try {
+            call = request.call().apply(target.get());
         } catch (InvalidFilterException e) {
             answerError(ctx.channel(), id, StoreError.ILLEGAL_FILTER, e.getMessage());
             return;
-        } catch (MalformedFrameException e) {
-            throw e;
         } catch (StoreException e) {
             answerError(ctx.channel(), id, e.error(), e.getMessage());
             return;
@@ -198,10 +139,6 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             // answer, not the connection's end.
             answerError(ctx.channel(), id, StoreError.ILLEGAL_ARGUMENT, String.valueOf(e.getMessage()));
             return;
-        }
-        if (in.isReadable()) {
-            call.cancel(true);
-            throw new MalformedFrameException(in.readableBytes() + " bytes after the " + op + " body");
         }
         pending.put(id, call);
         if (pending.size() >= maxInFlight) {
@@ -222,6 +159,103 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
                         String.valueOf(rootMessage(failure)));
             }
         }));
+    }
+
+    /** Reads the body of a message operation (an admin one: {@link AdminRequests}); the call is not made yet. */
+    private static DecodedRequest decode(final Operation op, final StoreNodeView view, final ByteBuf in) {
+        return switch (op) {
+            case SEND -> {
+                final Message message = ContractCodec.readMessage(in);
+                yield new DecodedRequest(m -> m.send(message),
+                        (out, r) -> ContractCodec.writeSendResult(out, (SendResult) r));
+            }
+            case SEND_BATCH -> {
+                final List<Message> messages = ContractCodec.readMessages(in);
+                yield new DecodedRequest(m -> m.sendBatch(messages),
+                        (out, r) -> ContractCodec.writeSendResults(out, castList(r)));
+            }
+            case PULL -> {
+                final PullRequestSpec request = ContractCodec.readPullRequest(in);
+                yield new DecodedRequest(m -> m.pull(request.compile()),
+                        (out, r) -> ContractCodec.writePullResult(out, (PullResult) r));
+            }
+            case POP -> {
+                final PopRequestSpec request = ContractCodec.readPopRequest(in);
+                yield new DecodedRequest(m -> m.pop(request.compile()),
+                        (out, r) -> ContractCodec.writePopResult(out, (PopResult) r));
+            }
+            case ACK -> {
+                final String group = WireFormat.readString(in);
+                final String handle = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.ack(group, handle), NOTHING);
+            }
+            case ACK_LIST -> {
+                final String group = WireFormat.readString(in);
+                final List<String> handles = WireFormat.readStrings(in);
+                yield new DecodedRequest(m -> m.ack(group, handles), NOTHING);
+            }
+            case CHANGE_INVISIBLE_TIME -> {
+                final String group = WireFormat.readString(in);
+                final String handle = WireFormat.readString(in);
+                final long invisibleMillis = WireFormat.readLong(in);
+                yield new DecodedRequest(m -> m.changeInvisibleTime(group, handle, invisibleMillis),
+                        (out, r) -> WireFormat.writeString(out, (String) r));
+            }
+            case NACK -> {
+                final String group = WireFormat.readString(in);
+                final String handle = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.nack(group, handle),
+                        (out, r) -> WireFormat.writeString(out, (String) r));
+            }
+            case GIVE_BACK -> {
+                final String group = WireFormat.readString(in);
+                final String handle = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.giveBack(group, handle), NOTHING);
+            }
+            case DEAD_LETTER -> {
+                final String group = WireFormat.readString(in);
+                final String handle = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.deadLetter(group, handle), NOTHING);
+            }
+            case RECALL -> {
+                final RecallHandle handle = ContractCodec.readRecallHandle(in);
+                yield new DecodedRequest(m -> m.recall(handle), NOTHING);
+            }
+            case END_TRANSACTION -> {
+                final TransactionEnd end = ContractCodec.readTransactionEnd(in);
+                yield new DecodedRequest(m -> m.endTransaction(end), NOTHING);
+            }
+            case COMMIT_OFFSET -> {
+                final String group = WireFormat.readString(in);
+                final String topic = WireFormat.readString(in);
+                final int queueId = WireFormat.readInt(in);
+                final long offset = WireFormat.readLong(in);
+                // Memory only on the store (the offset table is made durable in the background).
+                yield new DecodedRequest(m -> {
+                    m.commitOffset(group, topic, queueId, offset);
+                    return CompletableFuture.completedFuture(null);
+                }, NOTHING);
+            }
+            case QUERY_OFFSET -> {
+                final String group = WireFormat.readString(in);
+                final String topic = WireFormat.readString(in);
+                final int queueId = WireFormat.readInt(in);
+                yield new DecodedRequest(
+                        m -> CompletableFuture.completedFuture(m.queryOffset(group, topic, queueId)), WRITE_LONG);
+            }
+            case SEARCH_OFFSET -> {
+                final String topic = WireFormat.readString(in);
+                final int queueId = WireFormat.readInt(in);
+                final long timestamp = WireFormat.readLong(in);
+                yield new DecodedRequest(m -> m.searchOffset(topic, queueId, timestamp), WRITE_LONG);
+            }
+            case EARLIEST_STORE_TIME -> {
+                final String topic = WireFormat.readString(in);
+                final int queueId = WireFormat.readInt(in);
+                yield new DecodedRequest(m -> m.earliestStoreTime(topic, queueId), WRITE_LONG);
+            }
+            default -> AdminRequests.decode(op, view, in);
+        };
     }
 
     @SuppressWarnings("unchecked")

@@ -1,6 +1,9 @@
 package io.junction.cluster.contract;
 
-/** A frame whose body does not decode: its connection is closed (the peer does not speak the contract). */
+/**
+ * Bytes that do not decode. A request body that does not is answered as a bad request; a frame header or an answer
+ * that does not closes the connection (the peer does not speak the contract).
+ */
 final class MalformedFrameException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.junction.cluster.contract;
 
+import static io.junction.cluster.contract.WireRoundTrip.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,25 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiConsumer;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** Round trips of the types the proxy operations carry, field by field, every byte read. */
 class AdminCodecTest {
-
-    private static <T, R> R roundTrip(final T value, final BiConsumer<ByteBuf, T> write,
-                                      final Function<ByteBuf, R> read) {
-        final ByteBuf buf = Unpooled.buffer();
-        try {
-            write.accept(buf, value);
-            final R back = read.apply(buf);
-            assertThat(buf.isReadable()).as("every byte read").isFalse();
-            return back;
-        } finally {
-            buf.release();
-        }
-    }
 
     @Test
     void shouldRoundTripTopologyWithAndWithoutALeader() {

@@ -1,5 +1,6 @@
 package io.junction.cluster.contract;
 
+import static io.junction.cluster.contract.WireRoundTrip.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,7 +36,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,18 +43,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ContractCodecTest {
     @TempDir
     Path dir;
-
-    private static <T> T roundTrip(final T value, final BiConsumer<ByteBuf, T> write, final Function<ByteBuf, T> read) {
-        final ByteBuf buf = Unpooled.buffer();
-        try {
-            write.accept(buf, value);
-            final T back = read.apply(buf);
-            assertThat(buf.isReadable()).as("every byte read").isFalse();
-            return back;
-        } finally {
-            buf.release();
-        }
-    }
 
     private static Message message(final int sysFlag) throws Exception {
         final Map<String, String> props = new LinkedHashMap<>();
@@ -296,17 +284,7 @@ class ContractCodecTest {
 
     @Test
     void shouldRefuseToDescribeAFilterThatReadsItsFrontEndsState() {
-        final MessageFilter local = new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return properties.containsKey("x");
-            }
-        };
+        final MessageFilter local = HandMadeFilters.frontEndLocal(properties -> properties.containsKey("x"));
         final ByteBuf buf = Unpooled.buffer();
         assertThatThrownBy(() -> FilterCodec.writeFilter(buf, local)).isInstanceOf(IllegalArgumentException.class);
         buf.release();

@@ -1,5 +1,6 @@
 package io.junction.cluster.contract;
 
+import static io.junction.cluster.contract.WireRoundTrip.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -15,16 +16,20 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.TestStores;
-import io.junction.core.filter.FilterSpec;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.filter.TagFilter;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.meta.TopicType;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -33,8 +38,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -46,6 +54,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ContractServerTest {
     private static final int MAX_MESSAGE = 256 * 1024;
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    /** A topic made only through raw admin frames (the one the other tests use is made before each). */
+    private static final TopicConfig ADMIN_MADE = new TopicConfig("admin-made", 4, TopicType.NORMAL,
+            TopicConfig.PERM_READ | TopicConfig.PERM_WRITE, Map.of());
 
     @TempDir
     Path dir;
@@ -54,6 +65,21 @@ class ContractServerTest {
     private ContractServer server;
     private EventLoopGroup clientLoops;
     private RemoteMessaging remote;
+
+    /** One answer frame: the request id it answers, RESULT or ERROR, and its body. */
+    private record Answer(long id, byte kind, byte[] body) {
+        StoreError error() {
+            assertThat(kind).as("kind of the answer to request %d", id).isEqualTo(ContractFrame.ERROR);
+            final ByteBuf in = Unpooled.wrappedBuffer(body);
+            return ContractCodec.readErrorKind(in);
+        }
+
+        String errorText() {
+            final ByteBuf in = Unpooled.wrappedBuffer(body);
+            WireFormat.readString(in);
+            return WireFormat.readString(in);
+        }
+    }
 
     @BeforeEach
     void start() {
@@ -146,7 +172,7 @@ class ContractServerTest {
     }
 
     @Test
-    void shouldCloseOnlyTheConnectionOfAnOversizeOrMalformedFrame() throws Exception {
+    void shouldCloseOnlyTheConnectionOfAnOversizeFrameOrAnUnknownOperation() throws Exception {
         final ByteArrayOutputStream big = new ByteArrayOutputStream();
         final DataOutputStream bigFrame = new DataOutputStream(big);
         bigFrame.writeInt(ContractFrame.maxFrameLength(MAX_MESSAGE) + 1);
@@ -154,14 +180,7 @@ class ContractServerTest {
         bigFrame.writeByte(Operation.SEND.code);
         assertClosedByServer(big.toByteArray());
 
-        final ByteArrayOutputStream bad = new ByteArrayOutputStream();
-        final DataOutputStream badFrame = new DataOutputStream(bad);
-        badFrame.writeInt(ContractFrame.HEADER_AFTER_LENGTH + 4);
-        badFrame.writeLong(1);
-        badFrame.writeByte(Operation.SEND.code);
-        badFrame.writeInt(1 << 30); // a topic length beyond the frame
-        assertClosedByServer(bad.toByteArray());
-
+        // (A body that does not decode is answered instead: ContractServerMalformedBodyTest.)
         final ByteArrayOutputStream unknown = new ByteArrayOutputStream();
         final DataOutputStream unknownFrame = new DataOutputStream(unknown);
         unknownFrame.writeInt(ContractFrame.HEADER_AFTER_LENGTH);
@@ -219,22 +238,8 @@ class ContractServerTest {
     @Test
     void shouldAnswerAStoreRefusalWithAnErrorFrameAndKeepTheConnection() throws Exception {
         // A filter kind no module on the server defines: refused as a bad filter, not widened, not a closed connection.
-        final MessageFilter unknownKind = new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return false;
-            }
-
-            @Override
-            public FilterSpec spec() {
-                return new FilterSpec.Extension("nobody-defines-this", List.of());
-            }
-        };
+        final MessageFilter unknownKind =
+                HandMadeFilters.extension("nobody-defines-this", List.of(), properties -> false);
         assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", unknownKind, 4, 60_000, 0))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_FILTER));
         final Message huge = Message.builder("orders").body(new byte[MAX_MESSAGE + 1]).build();
@@ -246,17 +251,7 @@ class ContractServerTest {
 
     @Test
     void shouldRefuseToWidenAFilterItCannotDescribe() {
-        final MessageFilter local = new MessageFilter() {
-            @Override
-            public boolean matchesTagHash(final long tagHash) {
-                return true;
-            }
-
-            @Override
-            public boolean matches(final Map<String, String> properties) {
-                return false;
-            }
-        };
+        final MessageFilter local = HandMadeFilters.frontEndLocal(properties -> false);
         assertThatThrownBy(() -> get(remote.pop(new PopRequest("g", "orders", local, 4, 60_000, 0))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
     }
@@ -272,5 +267,95 @@ class ContractServerTest {
         // The next call tries to reconnect and fails the same way, at once rather than hanging.
         assertThatThrownBy(() -> get(remote.send(message("nobody", "a"))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
+    }
+
+    private static void request(final DataOutputStream out, final long id, final Operation op, final byte[] body)
+            throws IOException {
+        out.writeInt(ContractFrame.HEADER_AFTER_LENGTH + body.length);
+        out.writeLong(id);
+        out.writeByte(op.code);
+        out.write(body);
+        out.flush();
+    }
+
+    private static Answer answer(final DataInputStream in) throws IOException {
+        final int length = in.readInt();
+        final long id = in.readLong();
+        final byte kind = in.readByte();
+        final byte[] body = new byte[length - ContractFrame.HEADER_AFTER_LENGTH];
+        in.readFully(body);
+        return new Answer(id, kind, body);
+    }
+
+    /** Sends a request whose body does not decode and expects the bad-request answer for it. */
+    private static void assertRefused(final DataOutputStream out, final DataInputStream in, final long id,
+                                      final Operation op, final byte[] body) throws IOException {
+        request(out, id, op, body);
+        final Answer a = answer(in);
+        assertThat(a.id()).isEqualTo(id);
+        assertThat(a.error()).as("error for %s body %s", op, Arrays.toString(body))
+                .isEqualTo(StoreError.ILLEGAL_ARGUMENT);
+        assertThat(a.errorText()).startsWith("malformed " + op + " body");
+    }
+
+    @Test
+    void shouldAnswerMalformedAdminBodiesWithAnErrorChangeNothingAndKeepServing() throws Exception {
+        final byte[] topic = written(b -> AdminCodec.writeTopic(b, ADMIN_MADE));
+        final byte[] group = written(b -> AdminCodec.writeGroup(b, new GroupConfig("g-wrong-kind", 3, false, false,
+                Map.of())));
+        final byte[] garbage = new byte[48];
+        new Random(7).nextBytes(garbage);
+        try (Socket socket = new Socket("127.0.0.1", server.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+
+            // Truncated: the topic entry without its last bytes.
+            assertRefused(out, in, 1, Operation.TOPIC_CREATE_OR_UPDATE, Arrays.copyOf(topic, topic.length - 3));
+            // Oversized: a whole topic entry and bytes after it. Refused before the store is called.
+            final byte[] longer = Arrays.copyOf(topic, topic.length + 5);
+            assertRefused(out, in, 2, Operation.TOPIC_CREATE_IF_ABSENT, longer);
+            // A count beyond the body: a million queue ids in four bytes.
+            assertRefused(out, in, 3, Operation.LOCK_QUEUES, written(b -> {
+                WireFormat.writeString(b, "g");
+                WireFormat.writeString(b, "client");
+                WireFormat.writeString(b, "admin-made");
+                b.writeInt(1_000_000);
+            }));
+            // Wrong kind: a topic entry where a group belongs, and a group's where a topic belongs.
+            assertRefused(out, in, 4, Operation.GROUP_CREATE_OR_UPDATE, topic);
+            assertRefused(out, in, 5, Operation.TOPIC_CREATE_OR_UPDATE, group);
+            // Garbage, and nothing at all, for operations that carry a body.
+            assertRefused(out, in, 6, Operation.BROWSE, garbage);
+            assertRefused(out, in, 7, Operation.HEARTBEAT, garbage);
+            assertRefused(out, in, 8, Operation.QUERY_BY_KEY, new byte[0]);
+            assertRefused(out, in, 9, Operation.RESET_OFFSETS, new byte[] {0, 0, 0, 1});
+            // A message operation's body that lies about a length is refused the same way.
+            assertRefused(out, in, 10, Operation.SEND, written(b -> b.writeInt(1 << 30)));
+
+            assertThat(store.topics().get(ADMIN_MADE.name())).as("topic after refused creates").isEmpty();
+            assertThat(store.groups().get("g-wrong-kind")).as("group after a refused create").isEmpty();
+
+            // The same connection serves a good request after all of them.
+            request(out, 11, Operation.TOPIC_CREATE_OR_UPDATE, topic);
+            final Answer created = answer(in);
+            assertThat(created.id()).isEqualTo(11);
+            assertThat(created.kind()).isEqualTo(ContractFrame.RESULT);
+            assertThat(AdminCodec.readTopic(Unpooled.wrappedBuffer(created.body())).name()).isEqualTo("admin-made");
+            request(out, 12, Operation.LOCK_QUEUES, written(b -> {
+                WireFormat.writeString(b, "g");
+                WireFormat.writeString(b, "client");
+                WireFormat.writeString(b, "admin-made");
+                AdminCodec.writeQueueIds(b, Set.of(0, 1));
+            }));
+            final Answer locked = answer(in);
+            assertThat(locked.kind()).isEqualTo(ContractFrame.RESULT);
+            assertThat(AdminCodec.readQueueIds(Unpooled.wrappedBuffer(locked.body()))).containsExactlyInAnyOrder(0, 1);
+        }
+        assertThat(store.topics().get("admin-made")).map(TopicConfig::queueCount).contains(4);
+        // And another connection is served as well.
+        final SendResult sent = get(remote.send(message("after", "a")));
+        assertThat(get(store.lookup(sent.commitLogOffset())).orElseThrow().bodyBytes())
+                .isEqualTo("after".getBytes(StandardCharsets.UTF_8));
     }
 }

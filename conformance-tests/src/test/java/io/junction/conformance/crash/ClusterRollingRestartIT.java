@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.junction.conformance.history.History;
 import io.junction.conformance.support.ClusterLaunch;
 import io.junction.conformance.support.FreePorts;
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,9 +43,7 @@ import org.junit.jupiter.api.Test;
 @Tag("long")
 class ClusterRollingRestartIT {
     static {
-        // Keep the RocketMQ client's own log files out of the home directory.
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     private static final int NODES = 3;

@@ -1,6 +1,7 @@
 package io.junction.conformance.crash;
 
 import io.junction.conformance.support.BrokerProcess;
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,9 +16,7 @@ import java.util.Map;
  */
 final class CrashBroker {
     static {
-        // Keep the RocketMQ client's own log files out of the home directory.
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     static final Duration START_DEADLINE = Duration.ofSeconds(60);

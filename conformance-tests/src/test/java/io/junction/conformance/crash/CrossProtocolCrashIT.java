@@ -7,7 +7,6 @@ import io.junction.conformance.history.History;
 import io.junction.conformance.support.BrokerProcess;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -88,21 +87,16 @@ class CrossProtocolCrashIT {
     @Test
     @Timeout(value = 3, unit = TimeUnit.HOURS)
     void shouldKeepEveryAcknowledgedMessageAcrossKillsOnEveryProtocol() throws Exception {
-        final int kills = Integer.getInteger("junction.crash.kills", 10);
-        final long seed = Long.getLong("junction.crash.seed", new SecureRandom().nextLong());
-        System.out.println("CrossProtocolCrashIT: " + kills + " kills, seed " + seed
-                + " (replay with -Djunction.crash.seed=" + seed + ")");
-        final Random random = new Random(seed);
-        final int probeRound = 1 + random.nextInt((kills + 1) / 2);
+        final KillRounds rounds = KillRounds.fromSystemProperties("CrossProtocolCrashIT", 10);
+        final int kills = rounds.kills();
+        final int probeRound = 1 + rounds.random().nextInt((kills + 1) / 2);
         broker = new CrashBroker(dir.resolve("data"));
         probe = new PopProbe(http, ledger, TOPIC_PROBE, "crash-probe", PROBE_VISIBILITY);
         subscriptionD = new PullSubscription(http, "crash-d");
         ledger.ordered("B"); // one MQTT topic is one queue: its messages arrive in publish order
         final long started = System.nanoTime();
 
-        for (int round = 1; round <= kills; round++) {
-            killRound(round, round == probeRound, random);
-        }
+        rounds.run(round -> killRound(round, round == probeRound, rounds));
         drainAfterRestart();
         for (Future<?> f : closing) {
             f.get(30, TimeUnit.SECONDS);
@@ -153,8 +147,9 @@ class CrossProtocolCrashIT {
     }
 
     /** One round: start (recover), load with consumers running, SIGKILL at a random moment, clean up. */
-    private void killRound(final int round, final boolean probeRound, final Random random) throws Exception {
-        final long killAfterMillis = 500 + random.nextInt(2001);
+    private void killRound(final int round, final boolean probeRound, final KillRounds rounds) throws Exception {
+        final long killAfterMillis = rounds.nextKillDelayMillis();
+        final Random random = rounds.random();
         final long roundStarted = System.nanoTime();
         final BrokerProcess process = broker.start();
         final long healthyAfter = millisSince(roundStarted);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.conformance.support.BrokerProcess;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -89,15 +88,10 @@ class KafkaTransactionCrashIT {
     @Test
     @Timeout(value = 2, unit = TimeUnit.HOURS)
     void shouldShowExactlyTheCommittedTransactionsAfterKills() throws Exception {
-        final int kills = Integer.getInteger("junction.crash.kills", 6);
-        final long seed = Long.getLong("junction.crash.seed", new SecureRandom().nextLong());
-        System.out.println("KafkaTransactionCrashIT: " + kills + " kills, seed " + seed
-                + " (replay with -Djunction.crash.seed=" + seed + ")");
-        final Random random = new Random(seed);
+        final KillRounds rounds = KillRounds.fromSystemProperties("KafkaTransactionCrashIT", 6);
+        final int kills = rounds.kills();
         broker = new CrashBroker(dir.resolve("data"));
-        for (int round = 1; round <= kills; round++) {
-            killRound(round, random);
-        }
+        rounds.run(round -> killRound(round, rounds));
 
         final BrokerProcess process = broker.start();
         final List<String> read;
@@ -166,8 +160,8 @@ class KafkaTransactionCrashIT {
     }
 
     /** One round: start (recover), transactions until the SIGKILL at a random moment, the producer closed. */
-    private void killRound(final int round, final Random random) throws Exception {
-        final long killAfterMillis = 500 + random.nextInt(2001);
+    private void killRound(final int round, final KillRounds rounds) throws Exception {
+        final long killAfterMillis = rounds.nextKillDelayMillis();
         final BrokerProcess process = broker.start();
         final String bootstrap = "127.0.0.1:" + process.setting("kafka.port");
         if (round == 1) {
@@ -178,7 +172,7 @@ class KafkaTransactionCrashIT {
             }
         }
         final AtomicBoolean killed = new AtomicBoolean();
-        final Random producerRandom = new Random(random.nextLong());
+        final Random producerRandom = new Random(rounds.random().nextLong());
         final int[] done = new int[Outcome.values().length];
         final KafkaProducer<String, String> producer = producer(bootstrap);
         try {

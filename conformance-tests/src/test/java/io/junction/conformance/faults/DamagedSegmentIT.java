@@ -2,6 +2,7 @@ package io.junction.conformance.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,8 +36,7 @@ class DamagedSegmentIT {
     private static final int DAMAGED = 7;
 
     static {
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     @TempDir

@@ -9,6 +9,7 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException;
 import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode;
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -51,8 +52,7 @@ class DiskFullIT {
     private static final Duration WATCH = Duration.ofSeconds(10); // the broker looks at the disk every second
 
     static {
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     @TempDir

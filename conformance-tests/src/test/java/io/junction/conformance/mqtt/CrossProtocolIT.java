@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
@@ -30,8 +31,7 @@ class CrossProtocolIT {
     private static RunningBroker broker;
 
     static {
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     @BeforeAll

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
@@ -42,8 +43,7 @@ class BrokerMessageTraceIT {
     private static final int MESSAGES = 20;
 
     static {
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     @Test

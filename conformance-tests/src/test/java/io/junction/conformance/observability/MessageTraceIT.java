@@ -3,6 +3,7 @@ package io.junction.conformance.observability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -40,8 +41,7 @@ class MessageTraceIT {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     static {
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     @TempDir

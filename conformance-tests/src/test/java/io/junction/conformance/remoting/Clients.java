@@ -1,15 +1,18 @@
 package io.junction.conformance.remoting;
 
+import static org.awaitility.Awaitility.await;
+
 import io.junction.conformance.support.RunningBroker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 
 /** Client set-up shared by the Remoting conformance tests. */
 final class Clients {
@@ -34,16 +37,25 @@ final class Clients {
                 .filter(q -> q.getTopic().equals(topic)).count();
     }
 
-    /** Reads {@code count} messages of a topic from its first offset with a fresh lite-pull group. */
+    /**
+     * Reads {@code count} messages of a topic from its first offset with a fresh lite-pull group. The consumer takes
+     * every queue itself ({@code assign}, each from its first offset) instead of waiting for a rebalance to hand them
+     * over, which for a new client can take many seconds (the client rebalances every 20 s unless the broker nudges
+     * it). A topic that has no route yet (a dead-letter topic whose send-back is still under way) is asked for again
+     * until the deadline.
+     */
     static List<MessageExt> drain(final RunningBroker broker, final String topic, final int count,
                                   final Duration deadline) throws MQClientException {
         final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(Names.unique("drain"));
         consumer.setNamesrvAddr(broker.nameServer());
         consumer.setInstanceName(Names.unique("c"));
-        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
-        consumer.subscribe(topic, "*");
         consumer.start();
         try {
+            final Collection<MessageQueue> queues = queuesOf(consumer, topic, deadline);
+            consumer.assign(queues);
+            for (MessageQueue q : queues) {
+                consumer.seekToBegin(q);
+            }
             final List<MessageExt> out = new ArrayList<>();
             final long end = System.nanoTime() + deadline.toNanos();
             while (out.size() < count && System.nanoTime() < end) {
@@ -53,5 +65,12 @@ final class Clients {
         } finally {
             consumer.shutdown();
         }
+    }
+
+    private static Collection<MessageQueue> queuesOf(final DefaultLitePullConsumer consumer, final String topic,
+                                                     final Duration deadline) {
+        return await().atMost(deadline)
+                .pollInterval(Duration.ofMillis(200)).ignoreException(MQClientException.class)
+                .until(() -> consumer.fetchMessageQueues(topic), queues -> !queues.isEmpty());
     }
 }

@@ -1,5 +1,6 @@
 package io.junction.conformance.remoting;
 
+import io.junction.conformance.support.RocketMqClientLogs;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Fresh topic, group and client names, so tests sharing a broker never share topics or groups. */
@@ -7,9 +8,7 @@ final class Names {
     private static final AtomicInteger SEQ = new AtomicInteger();
 
     static {
-        // Keep the client's own log files out of the home directory (set before any RocketMQ client class loads).
-        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-client-logs");
-        System.setProperty("rocketmq.client.logLevel", "WARN");
+        RocketMqClientLogs.keepOutOfHome();
     }
 
     private Names() {

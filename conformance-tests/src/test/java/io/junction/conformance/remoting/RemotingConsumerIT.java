@@ -124,7 +124,7 @@ class RemotingConsumerIT {
         consumer.start();
         try {
             producer.send(new Message(topic, "R", "again".getBytes(StandardCharsets.UTF_8)));
-            // delay level 3 (10 s) before the second delivery
+            // the broker's back-off (delay level 3 + reconsume times: 10 s) before the second delivery
             await().atMost(Duration.ofSeconds(45)).until(() -> attempts.size() >= 2);
             assertThat(attempts).startsWith(0, 1);
             assertThat(topics).hasSameSizeAs(attempts).containsOnly(topic);
@@ -282,6 +282,9 @@ class RemotingConsumerIT {
         consumer.subscribe(topic, "F");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
             msgs.forEach(m -> attempts.add(m.getReconsumeTimes()));
+            // Back in 1 s (delay level 1) instead of the broker's 10 s: the subject here is the dead letter, the
+            // broker's own back-off is shouldRedeliverAfterReconsumeLaterWithReconsumeTimesIncremented's.
+            ctx.setDelayLevelWhenNextConsume(1);
             return ConsumeConcurrentlyStatus.RECONSUME_LATER;
         });
         consumer.start();

@@ -18,6 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.acl.common.AclClientRPCHook;
 import org.apache.rocketmq.acl.common.SessionCredentials;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
@@ -89,8 +92,13 @@ class RemotingSecurityIT {
     }
 
     @AfterAll
-    static void stop() {
-        CLOSE.forEach(Runnable::run);
+    static void stop() throws InterruptedException {
+        // Side by side: each client is a client instance of its own, and a RocketMQ client's shutdown unregisters
+        // from the broker and stops its threads one after another; the class's 30-odd clients one at a time add up.
+        final ExecutorService closing = Executors.newFixedThreadPool(8);
+        CLOSE.forEach(closing::execute);
+        closing.shutdown();
+        assertThat(closing.awaitTermination(60, TimeUnit.SECONDS)).as("every client shut down").isTrue();
     }
 
     private static RPCHook hook(final String user, final String secret) {

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One mapped region of a segment file, lent to readers and unmapped only when none holds it.
  *
  * <p>The count of open reads decides when the map may go: {@link #retire} (the window evicts the region, or its
- * segment closes) unmaps it at once when no read is open, else the last {@link SegmentRead#close} does. Once the
+ * segment closes) unmaps it at once when no read is open, else the last read's {@link SegmentRead#close} does. Once the
  * count is {@link #UNMAPPED} an {@link #acquire} fails and the reader maps the region again, so no read can ever see
  * an unmapped page. Both sides move the one atomic count, so exactly one of them unmaps.
  */
@@ -22,6 +22,8 @@ final class MappedRegion {
     private final ByteBuffer readOnly;
     private final MappedWindow window;
     private final AtomicInteger reads = new AtomicInteger();
+    /** What each read runs when it closes (one object for all of them). */
+    private final Runnable release = this::release;
     private volatile boolean retired;
     /** When a read last started here: the window evicts the least recently used region. */
     volatile long lastUse;
@@ -54,7 +56,7 @@ final class MappedRegion {
             }
             if (reads.compareAndSet(n, n + 1)) {
                 lastUse = System.nanoTime();
-                return new Read();
+                return new MappedRead(readOnly.duplicate(), start, release);
             }
         }
     }
@@ -77,30 +79,6 @@ final class MappedRegion {
         if (reads.compareAndSet(0, UNMAPPED)) {
             Unmapper.unmap(map);
             window.unmapped();
-        }
-    }
-
-    /** One open read; closing it twice gives the region back once. */
-    private final class Read implements SegmentRead {
-        private final ByteBuffer buffer = readOnly.duplicate();
-        private boolean closed;
-
-        @Override
-        public ByteBuffer buffer() {
-            return buffer;
-        }
-
-        @Override
-        public int start() {
-            return start;
-        }
-
-        @Override
-        public void close() {
-            if (!closed) {
-                closed = true;
-                release();
-            }
         }
     }
 }

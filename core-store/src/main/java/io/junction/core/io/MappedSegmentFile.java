@@ -159,7 +159,9 @@ public final class MappedSegmentFile implements SegmentFile {
                 }
                 return new CopiedRead(copy.flip().asReadOnlyBuffer(), position);
             }
-            return new OwnMapRead(channel.map(FileChannel.MapMode.READ_ONLY, position, length), position);
+            // A long read no region covers: a map of just its range, unmapped when the read closes.
+            final MappedByteBuffer own = channel.map(FileChannel.MapMode.READ_ONLY, position, length);
+            return new MappedRead(own.asReadOnlyBuffer(), position, () -> Unmapper.unmap(own));
         } catch (ClosedChannelException e) {
             return null;
         } catch (IOException e) {
@@ -217,38 +219,6 @@ public final class MappedSegmentFile implements SegmentFile {
     private record CopiedRead(ByteBuffer buffer, int start) implements SegmentRead {
         @Override
         public void close() {
-        }
-    }
-
-    /** A long read no region covers: a map of just its range, unmapped on close. */
-    private static final class OwnMapRead implements SegmentRead {
-        private final MappedByteBuffer map;
-        private final ByteBuffer buffer;
-        private final int start;
-        private boolean closed;
-
-        OwnMapRead(final MappedByteBuffer map, final int start) {
-            this.map = map;
-            this.buffer = map.asReadOnlyBuffer();
-            this.start = start;
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return buffer;
-        }
-
-        @Override
-        public int start() {
-            return start;
-        }
-
-        @Override
-        public void close() {
-            if (!closed) {
-                closed = true;
-                Unmapper.unmap(map);
-            }
         }
     }
 }

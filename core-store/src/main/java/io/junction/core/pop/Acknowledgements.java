@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -121,17 +122,17 @@ final class Acknowledgements {
      */
     CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
                                                   final long invisibleMillis) {
-        final ReceiptHandle h;
-        final OpenCheckpoint ck;
+        final Held held;
         try {
             if (invisibleMillis < 0) {
                 throw new StoreException(StoreError.ILLEGAL_ARGUMENT, "invisible time must not be negative");
             }
-            h = validHandle(group, receiptHandle);
-            ck = ledger.openCheckpoint(h);
+            held = held(group, receiptHandle);
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
+        final ReceiptHandle h = held.handle();
+        final OpenCheckpoint ck = held.ck();
         if (invisibleMillis == 0 && ck.inPlace && store.group(group).map(GroupConfig::inPlace).orElse(false)
                 && !store.group(group).map(GroupConfig::fifo).orElse(false)) {
             // Given back now: available again in its place at once (the handle is done with), as the revive of an
@@ -158,24 +159,21 @@ final class Acknowledgements {
      * Moves a popped message to the group's dead-letter topic now (the consumer gave up on it) and acknowledges it.
      */
     CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
-        final ReceiptHandle h;
-        final OpenCheckpoint ck;
+        final Held held;
         try {
-            h = validHandle(group, receiptHandle);
-            ck = ledger.openCheckpoint(h);
+            held = held(group, receiptHandle);
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        final PullResult read = store.read(h.topic(), h.queueId(), h.queueOffset(), 1, null);
-        if (read.messages().isEmpty() || read.messages().get(0).queueOffset() != h.queueOffset()) {
+        final ReceiptHandle h = held.handle();
+        final Optional<StoredMessage> stored = stillStored(h);
+        if (stored.isEmpty()) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
                     "the message of this receipt handle is no longer stored"));
         }
-        final StoredMessage m = read.messages().get(0);
+        final StoredMessage m = stored.get();
         final String origin = m.properties().getOrDefault(MessageProperties.RETRY_TOPIC, h.topic());
-        return redelivery.deadLetter(group, origin, m, h.reconsumeTimes() + 1)
-                .thenCompose(r -> ledger.appendAck(ck, h.index()))
-                .thenAccept(r -> acked(ck, h.index()));
+        return ackAfter(redelivery.deadLetter(group, origin, m, h.reconsumeTimes() + 1), held);
     }
 
     /**
@@ -184,15 +182,14 @@ final class Acknowledgements {
      * (not at the next revive) with the count it had. The handle no longer works afterwards.
      */
     CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
-        final ReceiptHandle h;
-        final OpenCheckpoint ck;
+        final Held held;
         try {
-            h = validHandle(group, receiptHandle);
-            ck = ledger.openCheckpoint(h);
+            held = held(group, receiptHandle);
         } catch (StoreException e) {
             return CompletableFuture.failedFuture(e);
         }
-        final int index = h.index();
+        final OpenCheckpoint ck = held.ck();
+        final int index = held.handle().index();
         if (ck.inPlace) {
             return ledger.appendGiveBack(ck, index).thenAccept(r -> {
                 if (ck.finish(index)) {
@@ -201,16 +198,36 @@ final class Acknowledgements {
                 }
             });
         }
+        final ReceiptHandle h = held.handle();
+        final CompletableFuture<?> copied = stillStored(h)
+                .<CompletableFuture<?>>map(m -> redelivery.giveBack(group, h.topic(), m))
+                .orElseGet(() -> CompletableFuture.completedFuture(null)); // gone with retention: nothing to give back
+        return ackAfter(copied, held);
+    }
+
+    /** A receipt handle checked against its group, with the open checkpoint of its pop. */
+    private record Held(ReceiptHandle handle, OpenCheckpoint ck) {
+    }
+
+    /** The popped message behind a receipt handle of {@code group}; throws for an invalid or finished handle. */
+    private Held held(final String group, final String receiptHandle) {
+        final ReceiptHandle h = validHandle(group, receiptHandle);
+        return new Held(h, ledger.openCheckpoint(h));
+    }
+
+    /** The message at the handle's queue offset, unless retention has removed it since the pop. */
+    private Optional<StoredMessage> stillStored(final ReceiptHandle h) {
         final PullResult read = store.read(h.topic(), h.queueId(), h.queueOffset(), 1, null);
-        final CompletableFuture<?> copied = read.messages().isEmpty()
-                || read.messages().get(0).queueOffset() != h.queueOffset()
-                ? CompletableFuture.completedFuture(null) // gone with retention: nothing left to give back
-                : redelivery.giveBack(group, h.topic(), read.messages().get(0));
-        return copied.thenCompose(r -> ledger.appendAck(ck, index)).thenAccept(r -> {
-            if (ck.finish(index)) {
-                ledger.closeIfDone(ck);
-            }
-        });
+        if (read.messages().isEmpty() || read.messages().get(0).queueOffset() != h.queueOffset()) {
+            return Optional.empty();
+        }
+        return Optional.of(read.messages().get(0));
+    }
+
+    /** Once {@code step} (the message's copy elsewhere) is done: the durable ack record, then the message is done. */
+    private CompletableFuture<Void> ackAfter(final CompletableFuture<?> step, final Held held) {
+        final int index = held.handle().index();
+        return step.thenCompose(r -> ledger.appendAck(held.ck(), index)).thenAccept(r -> acked(held.ck(), index));
     }
 
     /** A negative acknowledgement: redelivery after the group's back-off for this attempt. */

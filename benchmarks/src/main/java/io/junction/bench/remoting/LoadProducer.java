@@ -1,0 +1,65 @@
+package io.junction.bench.remoting;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+/**
+ * The producer side the Remoting load mains share: one started {@code DefaultMQProducer} (the client's log files in
+ * the temporary directory, warnings only) and a new topic with a live route, made the same way against Junction and
+ * Apache RocketMQ so both brokers are measured from the same starting point.
+ */
+final class LoadProducer {
+    private static final String DEFAULT_TOPIC_KEY = "TBW102";
+
+    private LoadProducer() {
+    }
+
+    /**
+     * A started producer of group {@code name} (also its instance name, so two runs in one JVM never share a client),
+     * with a send timeout long enough for a broker under full load.
+     */
+    static DefaultMQProducer start(final String nameServer, final String name) throws Exception {
+        // Read when the client's logger class loads: before the first client object is made.
+        System.setProperty("rocketmq.client.logRoot", System.getProperty("java.io.tmpdir") + "/rocketmq-bench-logs");
+        System.setProperty("rocketmq.client.logLevel", "WARN");
+        final DefaultMQProducer producer = new DefaultMQProducer(name);
+        producer.setNamesrvAddr(nameServer);
+        producer.setInstanceName(name);
+        producer.setSendMsgTimeout(10_000);
+        producer.start();
+        return producer;
+    }
+
+    /**
+     * Creates the topic through its cluster's brokers (UPDATE_AND_CREATE_TOPIC) and waits until it has a route. A
+     * broker that just started may not have registered with its name server yet: retried for up to a minute.
+     */
+    @SuppressWarnings("deprecation") // MQAdmin.createTopic: deprecated in the client, still what it offers producers
+    static void createTopic(final DefaultMQProducer producer, final String topic, final int queues)
+            throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        boolean created = false;
+        while (true) {
+            try {
+                if (!created) {
+                    producer.createTopic(DEFAULT_TOPIC_KEY, topic, queues, Map.of());
+                    created = true;
+                }
+                if (producer.fetchPublishMessageQueues(topic).size() >= queues) {
+                    producer.send(new Message(topic, new byte[] {1})); // one message to make the route live
+                    return;
+                }
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topic " + topic + " has no route after 60 s");
+            }
+            Thread.sleep(200);
+        }
+    }
+}
