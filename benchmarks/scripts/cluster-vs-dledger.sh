@@ -145,12 +145,12 @@ END {
   if (("junction3" in runs) && ("dledger" in runs)) {
     t = med["junction3", "tps"] / med["dledger", "tps"]; p = med["junction3", "send_p99_ms"] / med["dledger", "send_p99_ms"]
     printf "\n3-replica Junction / DLedger: saturation throughput %.2fx (bar >= 1.50: %s), send p99 at the fixed rate " \
-           "%.2fx (bar <= 1.00: %s)\n", t, t >= 1.5 ? "PASS" : "FAIL", p, p <= 1.0 ? "PASS" : "FAIL"
+           "%.2fx (bar <= 1.00: %s)\n", t, (t >= 1.5 ? "PASS" : "FAIL"), p, (p <= 1.0 ? "PASS" : "FAIL")
   }
   if (("junction3" in runs) && ("junction1" in runs)) {
     t = med["junction3", "tps"] / med["junction1", "tps"]
     printf "3-replica / single-node Junction: saturation throughput %.2fx (bar >= 0.50: %s), send p99 at the fixed " \
-           "rate %.2fx\n", t, t >= 0.5 ? "PASS" : "FAIL", med["junction3", "send_p99_ms"] / med["junction1", "send_p99_ms"]
+           "rate %.2fx\n", t, (t >= 0.5 ? "PASS" : "FAIL"), med["junction3", "send_p99_ms"] / med["junction1", "send_p99_ms"]
   }
   print "send/s, p50/p99: saturation (closed loop); at the rate: send-ack and end-to-end latency from the intended send"
   print "time; CPU us: the brokers'"'"' CPU per message at the rate (all three nodes, RocketMQ with its name server);"
