@@ -29,55 +29,10 @@ drains="${DRAINS:-3}"
 warmup_drains="${WARMUP_DRAINS:-1}"
 jport=39876; jhttp=38080; nport=39877; bport=30911
 
-jar="${JUNCTION_JAR:-broker/target/junction.jar}"
-classes="benchmarks/target/classes"
-[ -f "$jar" ] && [ -f "$classes/io/junction/bench/remoting/RemotingLoad.class" ] \
-  || { echo "build first: mvn -B -q -DskipTests package" >&2; exit 1; }
-
-version="$(sed -n 's:.*<rocketmq.version>\(.*\)</rocketmq.version>.*:\1:p' pom.xml | head -1)"
-cpfile="benchmarks/target/rocketmq-${version}.classpath"
-if [ ! -s "$cpfile" ]; then
-  mvn -B -q -f benchmarks/peers/rocketmq/pom.xml dependency:build-classpath -Drocketmq.version="$version" \
-      -Dmdep.outputFile="$PWD/$cpfile" >&2
-fi
-rmqcp="$(cat "$cpfile")"
-
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  if [ "${KEEP:-0}" = 1 ]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-await_line() { # file pattern pid what
-  for _ in $(seq 1 600); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
-    kill -0 "$3" 2>/dev/null || { echo "$4 exited before it was ready:" >&2; tail -20 "$1" >&2; exit 1; }
-    sleep 0.1
-  done
-  echo "$4 not ready within 60 s" >&2; tail -20 "$1" >&2; exit 1
-}
-
-stop() { # pid
-  kill -TERM "$1" 2>/dev/null || return 0
-  for _ in $(seq 1 300); do kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null || true; return 0; }; sleep 0.1; done
-  kill -KILL "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true
-}
-
-rss() { # pid -> "rss_kb anon_kb file_kb"
-  awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^RssFile/ {f=$2} END {print r, a, f}' "/proc/$1/status"
-}
-
-wait_for_quiet() {
-  [ -n "${MAX_LOAD:-}" ] || return 0
-  for _ in $(seq 1 $(( ${MAX_WAIT:-600} / 5 ))); do
-    awk -v max="$MAX_LOAD" '{exit !($1 < max)}' /proc/loadavg && return 0
-    sleep 5
-  done
-}
+. benchmarks/scripts/lib/brokers.sh
+bench_require_build io/junction/bench/remoting/RemotingLoad.class
+rocketmq_classpath
+bench_work
 
 load() { # label namesrv broker-pids -> RESULT line
   java -Xmx1g -cp "$classes:$rmqcp" io.junction.bench.remoting.RemotingLoad --namesrv "$2" --label "$1" \

@@ -12,27 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 size="${2:-256}"
-jar="${JUNCTION_JAR:-broker/target/junction.jar}"
-classes="benchmarks/target/classes"
 port=29876; http=29080
-[ -f "$jar" ] && [ -f "$classes/io/junction/bench/remoting/RemotingLoad.class" ] \
-  || { echo "build first: mvn -B -q -DskipTests package" >&2; exit 1; }
-version="$(sed -n 's:.*<rocketmq.version>\(.*\)</rocketmq.version>.*:\1:p' pom.xml | head -1)"
-cpfile="benchmarks/target/rocketmq-${version}.classpath"
-if [ ! -s "$cpfile" ]; then
-  mvn -B -q -f benchmarks/peers/rocketmq/pom.xml dependency:build-classpath -Drocketmq.version="$version" \
-      -Dmdep.outputFile="$PWD/$cpfile" >&2
-fi
-
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. benchmarks/scripts/lib/brokers.sh
+bench_require_build io/junction/bench/remoting/RemotingLoad.class
+rocketmq_classpath
+bench_work
 
 java -jar "$jar" --data-dir "$work/data" --set remoting.port=$port --set http.port=$http \
   --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false \
@@ -44,15 +28,16 @@ for _ in $(seq 1 600); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && brea
 broker="$(pgrep -P "$launcher" java | head -1 || true)"
 broker="${broker:-$launcher}"
 
-rss() { awk '/RssAnon/ {a = $2} /RssFile/ {f = $2} END {printf "%d %d\n", a / 1024, f / 1024}' "/proc/$1/status"; }
-read -r anon0 file0 < <(rss "$broker")
+# Anonymous and file-backed resident memory in MB (the library's rss gives kB with the total first).
+rss_mb() { awk '/RssAnon/ {a = $2} /RssFile/ {f = $2} END {printf "%d %d\n", a / 1024, f / 1024}' "/proc/$1/status"; }
+read -r anon0 file0 < <(rss_mb "$broker")
 echo "broker pid $broker before the load: anonymous $anon0 MB, file-backed $file0 MB"
 
-(while kill -0 "$broker" 2>/dev/null; do echo "$(date +%s) $(rss "$broker")"; sleep 1; done) >"$work/samples" &
+(while kill -0 "$broker" 2>/dev/null; do echo "$(date +%s) $(rss_mb "$broker")"; sleep 1; done) >"$work/samples" &
 pids+=($!)
-java -Xmx1g -cp "$classes:$(cat "$cpfile")" io.junction.bench.remoting.RemotingLoad --namesrv 127.0.0.1:$port \
+java -Xmx1g -cp "$classes:$rmqcp" io.junction.bench.remoting.RemotingLoad --namesrv 127.0.0.1:$port \
   --label junction --seconds "$seconds" --size "$size" --queues 8 --broker-pids "$broker" 2>&1 | grep -v '|-'
-read -r anon1 file1 < <(rss "$broker")
+read -r anon1 file1 < <(rss_mb "$broker")
 awk '{ if ($2 > a) a = $2; if ($3 > f) f = $3 } END { printf "peak during the load: anonymous %d MB, file-backed %d MB\n", a, f }' \
   "$work/samples"
 echo "after the load: anonymous $anon1 MB, file-backed $file1 MB; data directory $(du -sm "$work/data" | cut -f1) MB"

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -47,6 +49,7 @@ import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
@@ -92,6 +95,11 @@ public final class ClusterNode implements AutoCloseable {
     private final MemberTransactionChecks memberChecks;
     /** Whether this node stands for election, stepping down, handing its leadership over. */
     private final LeadershipControls leadership;
+    /**
+     * Told how long each commit-log range this node proposed took to be committed (the metrics' commit latency); set
+     * once by the broker after start, so volatile rather than a constructor argument threaded through every start.
+     */
+    private volatile LongConsumer commitLatency = nanos -> { };
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
                         final Consumer<MessageStore> opened) throws IOException {
@@ -246,6 +254,9 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Proposes an entry through this node; completes once it is committed and applied here. */
     private CompletableFuture<Void> submit(final ByteBuffer entry) {
+        // Only message appends count for the commit latency: metadata and offset shipments are rare and not sends.
+        final boolean append = ReplicaEntry.type(entry) == ReplicaEntry.LOG_RANGE;
+        final long proposed = System.nanoTime();
         final RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(selfId)
@@ -264,8 +275,20 @@ public final class ClusterNode implements AutoCloseable {
             if (!r.isSuccess()) {
                 throw new CompletionException(unavailable(r.getException()));
             }
+            if (append) {
+                commitLatency.accept(System.nanoTime() - proposed);
+            }
             return null;
         });
+    }
+
+    /**
+     * Tells {@code observer} the nanoseconds from proposing each commit-log range (one appender batch of sends) to its
+     * commit by a majority, as this leader learns it (Ratis answers once the entry is committed and applied here).
+     * Called on Ratis' threads: the observer must be quick and must not block.
+     */
+    public void observeCommitLatency(final LongConsumer observer) {
+        this.commitLatency = Objects.requireNonNull(observer, "observer");
     }
 
     /**
@@ -527,6 +550,9 @@ public final class ClusterNode implements AutoCloseable {
             final long[] matches = info.isLeader() ? info.getFollowerMatchIndices() : new long[0];
             final List<ServerRpcProto> followers = info.isLeader()
                     ? roleInfo.getLeaderInfo().getFollowerInfoList() : List.of();
+            final TermIndex last = division.getRaftLog().getLastEntryTermIndex();
+            // Only the leader knows how far each member is behind its log.
+            final long leaderLast = info.isLeader() && last != null ? last.getIndex() : -1;
             for (ClusterMember m : settings.members()) {
                 long match = -1;
                 long lastContactMs = -1;
@@ -540,7 +566,9 @@ public final class ClusterNode implements AutoCloseable {
                         }
                     }
                 }
-                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs, contracts.get(m.id())));
+                final long lag = leaderLast >= 0 && match >= 0 ? Math.max(0, leaderLast - match) : -1;
+                members.add(new ClusterStatus.Member(m.id(), m.address(), match, lastContactMs, lag,
+                        contracts.get(m.id())));
             }
         } catch (IOException | RuntimeException e) {
             LOG.debug("Cluster status unavailable", e);

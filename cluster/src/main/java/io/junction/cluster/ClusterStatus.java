@@ -26,8 +26,11 @@ public record ClusterStatus(String node, String role, String leader, long term, 
      * @param matchIndex    the last Raft index known to be on its disk (the leader knows every member's; a follower
      *                      only its own), -1 when unknown
      * @param lastContactMs milliseconds since the leader last heard from it, -1 when unknown
+     * @param lagEntries    Raft entries the leader's log holds past its match index (0 once it caught up); the leader
+     *                      knows every member's, a follower none: -1
      * @param contract      the address of its contract server (where followers forward), null until it published it
      */
-    public record Member(String id, String address, long matchIndex, long lastContactMs, String contract) {
+    public record Member(String id, String address, long matchIndex, long lastContactMs, long lagEntries,
+                         String contract) {
     }
 }

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -165,6 +166,37 @@ class StoreGroupTest {
                 && back.messaging().maxOffset(TOPIC, 0) == count + 1, "the restarted node to catch up");
         assertThat(back.node().acceptsWrites()).isFalse();
         assertThat(readAll(back, count + 1)).extracting(TestStores::body).contains("m0", "after");
+    }
+
+    @Test
+    void shouldShowEachMembersLagAndTheCommitLatencyOfEverySend() throws IOException {
+        final List<ClusterMember> members = members();
+        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
+        final List<Long> latencies = new CopyOnWriteArrayList<>();
+        group.forEach(n -> n.node().observeCommitLatency(latencies::add));
+        final Node leader = awaitLeader(group);
+        leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+        final int before = latencies.size();
+        final int sends = 20;
+        for (int i = 0; i < sends; i++) {
+            // One at a time: each send is its own appender batch, so its own Raft entry.
+            leader.messaging().send(TestStores.text(TOPIC, "m" + i)).join();
+        }
+        // Each acknowledged send was committed by a majority first: its entry's latency was recorded by then.
+        assertThat(latencies.size() - before).isGreaterThanOrEqualTo(sends);
+        assertThat(latencies).allSatisfy(nanos -> assertThat(nanos).isPositive());
+
+        // Once the followers have written everything, the leader shows every member at lag 0; a follower knows none.
+        await(() -> leader.node().status().members().stream().allMatch(m -> m.lagEntries() == 0),
+                "every member to catch up with the leader's log");
+        assertThat(leader.node().status().members()).extracting(ClusterStatus.Member::matchIndex)
+                .allSatisfy(match -> assertThat(match).isPositive());
+        for (Node n : group) {
+            if (n != leader) {
+                assertThat(n.node().status().members()).extracting(ClusterStatus.Member::lagEntries)
+                        .containsOnly(-1L);
+            }
+        }
     }
 
     @Test

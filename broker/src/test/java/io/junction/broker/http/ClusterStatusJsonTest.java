@@ -13,8 +13,8 @@ class ClusterStatusJsonTest {
     @Test
     void shouldRenderEveryFieldOperatorsScriptAgainst() throws Exception {
         final ClusterStatus status = new ClusterStatus("n1", "LEADER", "n1", 3, 42, 41, 4096, true,
-                List.of(new ClusterStatus.Member("n1", "127.0.0.1:9001", 42, -1, "127.0.0.1:9101"),
-                        new ClusterStatus.Member("n\"2", "127.0.0.1:9002", 40, 12, null)));
+                List.of(new ClusterStatus.Member("n1", "127.0.0.1:9001", 42, -1, 0, "127.0.0.1:9101"),
+                        new ClusterStatus.Member("n\"2", "127.0.0.1:9002", 40, 12, 2, null)));
         // Through text, as a client reads it.
         final JsonNode json = JsonReplies.JSON.readTree(JsonReplies.JSON.valueToTree(status).toString());
         assertThat(json.get("node").asText()).isEqualTo("n1");
@@ -30,6 +30,7 @@ class ClusterStatusJsonTest {
         assertThat(json.get("members").get(1).get("id").asText()).isEqualTo("n\"2");
         assertThat(json.get("members").get(1).get("matchIndex").asLong()).isEqualTo(40);
         assertThat(json.get("members").get(1).get("lastContactMs").asLong()).isEqualTo(12);
+        assertThat(json.get("members").get(1).get("lagEntries").asLong()).isEqualTo(2);
         assertThat(json.get("members").get(1).get("contract").isNull()).isTrue();
     }
 

@@ -41,7 +41,11 @@ import org.junit.jupiter.api.Test;
  * and catches up with the group's log. A RocketMQ 5 gRPC producer given only the leader's address keeps sending
  * after the kill: the route lists every node's gRPC address and the client fails over between them. A Remoting
  * transactional producer that knows only a follower leaves its transaction unknown: the leader's check-back reaches
- * it through the follower, it answers COMMIT, and the message is delivered once.
+ * it through the follower, it answers COMMIT, and the message is delivered once. Across the kill: a delayed message
+ * sent before it and due after it fires once; of two half messages left unknown at the kill, the one the producer
+ * commits when the new leader checks back is delivered once, the one it rolls back never. Before the kill the leader's
+ * {@code /metrics} shows every member at replication lag 0 and a commit latency for every send; after the killed node
+ * rejoins, the new leader shows it at lag 0 too.
  */
 @Tag("cluster")
 class ClusterFailoverIT {
@@ -51,6 +55,13 @@ class ClusterFailoverIT {
     private static final Pattern CONTRACT = Pattern.compile("\"contract\":\"[^\"]+\"");
     private static final Pattern NUMBER = Pattern.compile("\"%s\":(-?\\d+)");
     private static final int GRPC_SENDS_AFTER_KILL = 10;
+    private static final String COMMIT_AFTER_KILL = "txn-commit-after-kill";
+    private static final String ROLLBACK_AFTER_KILL = "txn-rollback-after-kill";
+    private static final String DELAYED = "delayed-across-kill";
+    /** When the delayed message is due after its send: past the kill, within the failover's usual few seconds. */
+    private static final long DELAY_MS = 6000;
+    private static final Pattern LAG_ZERO = Pattern.compile(
+            "(?m)^junction_cluster_member_lag_entries\\{member=\"n\\d\"} 0\\.0$");
 
     static {
         // keep the gRPC client's own log files out of the user's home
@@ -76,8 +87,9 @@ class ClusterFailoverIT {
                     .set("cluster.contract-port", Integer.toString(FreePorts.next()))
                     .set("cluster.election-timeout-ms", "1000")
                     .set("store.segment-size", "16m")
-                    // The transactional producer's half message is checked back within the test's waits.
+                    // The transactional producer's half messages are checked back within the test's waits.
                     .set("store.transaction-first-check-ms", "1000")
+                    .set("store.transaction-check-interval-ms", "1000")
                     .jvmArgs("-Xmx256m"));
         }
         ClusterLaunch.startTogether(builders, nodes);
@@ -97,7 +109,8 @@ class ClusterFailoverIT {
         // A transactional producer that knows only the follower, and never ends its transaction by itself: the
         // leader's check-back reaches it through the follower, it answers COMMIT, and the message is delivered.
         final AtomicInteger checks = new AtomicInteger();
-        final TransactionMQProducer txn = transactionalProducer(follower, checks);
+        final AfterKill afterKill = new AfterKill();
+        final TransactionMQProducer txn = transactionalProducer(follower, checks, afterKill);
         final List<String> committed = new ArrayList<>();
         try {
             final TransactionSendResult half = txn.sendMessageInTransaction(new Message(TOPIC,
@@ -122,8 +135,31 @@ class ClusterFailoverIT {
             final List<String> grpcAcked = new ArrayList<>(sendGrpc(grpc, "grpc-before-", 0, 5, 5));
             assertThat(grpcAcked).hasSize(5);
 
+            // The replication metrics of the leader, before it dies: every member at lag 0 once the followers wrote
+            // everything, and one commit latency per send at least (each sync send was its own appender batch).
+            awaitTrue(() -> LAG_ZERO.matcher(leader.get("/metrics").body()).results().count() == 3,
+                    "the leader to show every member at replication lag 0");
+            assertThat(metric(leader.get("/metrics").body(), "junction_cluster_commit_latency_seconds_count"))
+                    .isGreaterThanOrEqualTo(SENDS + FOLLOWER_SENDS);
+            assertThat(metric(leader.get("/metrics").body(), "junction_cluster_commit_latency_seconds_sum"))
+                    .isPositive();
+
+            // Across the kill: two half messages left unknown, resolved by check-backs only after the kill (one
+            // COMMIT, one ROLLBACK), and a delayed message due a few seconds after the kill.
+            for (String body : List.of(COMMIT_AFTER_KILL, ROLLBACK_AFTER_KILL)) {
+                final TransactionSendResult pending = txn.sendMessageInTransaction(new Message(TOPIC,
+                        body.getBytes(StandardCharsets.UTF_8)), null);
+                assertThat(pending.getLocalTransactionState()).isEqualTo(LocalTransactionState.UNKNOW);
+            }
+            final long fireAt = System.currentTimeMillis() + DELAY_MS;
+            assertThat(sendDelayed(leader, DELAYED, fireAt)).isEqualTo(SendStatus.SEND_OK);
+
             final long killedAt = System.nanoTime();
+            final long killedAtMs = System.currentTimeMillis();
             leader.kill();
+            // Only now: an answer the dying leader got could have resolved them before the kill.
+            afterKill.killed = true;
+            assertThat(killedAtMs).as("the delayed message is due after the kill").isLessThan(fireAt);
             final List<RunningBroker> survivors = nodes.stream().filter(n -> n != leader).toList();
             final RunningBroker next = awaitLeader(survivors);
             final List<String> after = send(next, "after-", 10);
@@ -142,11 +178,16 @@ class ClusterFailoverIT {
             assertThat(next.get("/metrics").body()).contains("junction_cluster_accepts_writes 1.0",
                     "junction_cluster_role_changes_total", "junction_cluster_term");
 
+            awaitTrue(() -> afterKill.committed && afterKill.rolledBack,
+                    "the new leader's check-backs to resolve both transactions left unknown at the kill");
+            committed.add(COMMIT_AFTER_KILL);
+
             final Set<String> expected = new HashSet<>(acked);
             expected.addAll(forwarded);
             expected.addAll(after);
             expected.addAll(grpcAcked);
             expected.addAll(committed);
+            expected.add(DELAYED);
             final List<MessageExt> consumed = consumeAll(next, expected.size());
             final List<String> bodies = consumed.stream().map(m -> new String(m.getBody(), StandardCharsets.UTF_8))
                     .toList();
@@ -155,6 +196,16 @@ class ClusterFailoverIT {
                     .as("each forwarded send stored once").hasSize(FOLLOWER_SENDS);
             assertThat(bodies.stream().filter(b -> b.equals("txn-via-follower")).toList())
                     .as("the transaction committed through the follower's check-back, delivered once").hasSize(1);
+            assertThat(bodies.stream().filter(COMMIT_AFTER_KILL::equals).toList())
+                    .as("the transaction committed by a check-back after the kill, delivered once").hasSize(1);
+            assertThat(bodies).as("the transaction rolled back after the kill, never delivered")
+                    .doesNotContain(ROLLBACK_AFTER_KILL);
+            assertThat(bodies.stream().filter(DELAYED::equals).toList())
+                    .as("the delayed message due after the kill, fired once").hasSize(1);
+            final MessageExt delayed = consumed.stream()
+                    .filter(m -> DELAYED.equals(new String(m.getBody(), StandardCharsets.UTF_8))).findFirst()
+                    .orElseThrow();
+            assertThat(delayed.getStoreTimestamp()).as("not fired before it was due").isGreaterThanOrEqualTo(fireAt);
             assertThat(consumed.stream().map(m -> m.getQueueId() + "/" + m.getQueueOffset()).distinct().count())
                     .as("no two messages share a queue offset").isEqualTo(consumed.size());
 
@@ -166,14 +217,40 @@ class ClusterFailoverIT {
                 return number(status, "appliedLogEnd") >= leaderApplied && status.contains("\"acceptsWrites\":false");
             }, "the restarted node to catch up as a follower");
             assertThat(leader.get("/health").body()).contains("\"acceptsWrites\":false");
+            // The new leader shows the restarted member's lag falling to 0 with the others'.
+            awaitTrue(() -> LAG_ZERO.matcher(next.get("/metrics").body()).results().count() == 3,
+                    "the new leader to show every member, the restarted one too, at replication lag 0");
+            assertThat(next.get("/cluster").body()).contains("\"lagEntries\":0");
         } finally {
             txn.shutdown();
         }
     }
 
-    /** A Remoting transactional producer of {@code node} whose transactions stay unknown until checked back. */
-    private static TransactionMQProducer transactionalProducer(final RunningBroker node, final AtomicInteger checks)
-            throws Exception {
+    /** What the transactional producer answers for the half messages sent just before the kill, once it happened. */
+    private static final class AfterKill {
+        volatile boolean killed;
+        volatile boolean committed;
+        volatile boolean rolledBack;
+
+        LocalTransactionState answer(final String body) {
+            if (!killed) {
+                return LocalTransactionState.UNKNOW;
+            }
+            if (COMMIT_AFTER_KILL.equals(body)) {
+                committed = true;
+                return LocalTransactionState.COMMIT_MESSAGE;
+            }
+            rolledBack = true;
+            return LocalTransactionState.ROLLBACK_MESSAGE;
+        }
+    }
+
+    /**
+     * A Remoting transactional producer of {@code node} whose transactions stay unknown until checked back: it commits
+     * the one sent through the follower at once, and resolves the two sent before the kill only after it.
+     */
+    private static TransactionMQProducer transactionalProducer(final RunningBroker node, final AtomicInteger checks,
+                                                               final AfterKill afterKill) throws Exception {
         final TransactionMQProducer producer = new TransactionMQProducer("failover-txn");
         producer.setNamesrvAddr(node.nameServer());
         producer.setInstanceName("failover-txn-" + System.nanoTime());
@@ -186,12 +263,39 @@ class ClusterFailoverIT {
 
             @Override
             public LocalTransactionState checkLocalTransaction(final MessageExt msg) {
+                final String body = new String(msg.getBody(), StandardCharsets.UTF_8);
+                if (COMMIT_AFTER_KILL.equals(body) || ROLLBACK_AFTER_KILL.equals(body)) {
+                    return afterKill.answer(body);
+                }
                 checks.incrementAndGet();
                 return LocalTransactionState.COMMIT_MESSAGE;
             }
         });
         producer.start();
         return producer;
+    }
+
+    /** Sends one message due at {@code fireAt} (the 5.x deliver-time property) to {@code node}. */
+    private static SendStatus sendDelayed(final RunningBroker node, final String body, final long fireAt)
+            throws Exception {
+        final DefaultMQProducer producer = new DefaultMQProducer("failover-delayed");
+        producer.setNamesrvAddr(node.nameServer());
+        producer.setInstanceName("failover-delayed-" + System.nanoTime());
+        producer.setSendMsgTimeout(5000);
+        producer.start();
+        try {
+            final Message message = new Message(TOPIC, body.getBytes(StandardCharsets.UTF_8));
+            message.setDeliverTimeMs(fireAt);
+            return producer.send(message).getSendStatus();
+        } finally {
+            producer.shutdown();
+        }
+    }
+
+    /** The value of an unlabelled series in a Prometheus text page, -1 when it is missing. */
+    private static double metric(final String page, final String series) {
+        final Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(page);
+        return m.find() ? Double.parseDouble(m.group(1)) : -1;
     }
 
     private static List<String> send(final RunningBroker node, final String prefix, final int count)

@@ -1,0 +1,193 @@
+# Sourced by the side-by-side scripts (not run): starting, waiting for and stopping Junction and Apache RocketMQ
+# processes, and the helpers around them. The caller has cd'd to the repository root, runs with `set -euo pipefail`,
+# and sets before calling:
+#   run   the directory of the current run (logs, data directories)
+#   heap  the brokers' -Xmx
+# Processes started here are recorded in `pids` (killed by bench_cleanup, the EXIT trap bench_work installs), the
+# current process of a numbered node in `pid_of[i]` and its log in `log_of[i]`.
+
+pids=()                # every process the script started, for the cleanup
+declare -A pid_of=()   # node index -> pid of the process running it now
+declare -A log_of=()   # node index -> the log of its current process (a new file per start)
+
+# The work directory ($work) and the EXIT trap that kills what was started and removes it (KEEP=1 keeps it).
+bench_work() {
+  work="$(mktemp -d)"
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+bench_cleanup() {
+  { exec 3>&-; } 2>/dev/null || true
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ "${KEEP:-0}" = 1 ]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
+}
+
+# Fails unless the broker jar and the benchmark class CLASS (a path under benchmarks/target/classes) are built.
+bench_require_build() { # class-file
+  jar="${JUNCTION_JAR:-broker/target/junction.jar}"
+  classes="benchmarks/target/classes"
+  [ -f "$jar" ] && [ -f "$classes/$1" ] || { echo "build first: mvn -B -q -DskipTests package" >&2; exit 1; }
+}
+
+# Sets rmqcp: the classpath of RocketMQ (broker, name server, client) of the version the parent pom pins, resolved
+# by Maven once and cached in benchmarks/target.
+rocketmq_classpath() {
+  local version cpfile
+  version="$(sed -n 's:.*<rocketmq.version>\(.*\)</rocketmq.version>.*:\1:p' pom.xml | head -1)"
+  cpfile="benchmarks/target/rocketmq-${version}.classpath"
+  if [ ! -s "$cpfile" ]; then
+    mvn -B -q -f benchmarks/peers/rocketmq/pom.xml dependency:build-classpath -Drocketmq.version="$version" \
+        -Dmdep.outputFile="$PWD/$cpfile" >&2
+  fi
+  rmqcp="$(cat "$cpfile")"
+}
+
+now_ms() { date +%s%3N; }
+
+# Waits until FILE holds a line matching PATTERN; fails (with the file's tail) if PID exits first or after SECONDS.
+await_line() { # file pattern pid what [seconds]
+  local limit=$(( ${5:-90} * 10 ))
+  for _ in $(seq 1 "$limit"); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    kill -0 "$3" 2>/dev/null || { echo "$4 exited before it was ready:" >&2; tail -20 "$1" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "$4 not ready within ${5:-90} s" >&2; tail -20 "$1" >&2; exit 1
+}
+
+count() { grep -c "$2" "$1" 2>/dev/null || true; }
+
+# SIGTERM, then SIGKILL after 30 s.
+stop() { # pid
+  kill -TERM "$1" 2>/dev/null || return 0
+  for _ in $(seq 1 300); do kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null || true; return 0; }; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true
+}
+
+rss() { # pid -> "rss_kb anon_kb file_kb"
+  awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^RssFile/ {f=$2} END {print r, a, f}' "/proc/$1/status"
+}
+
+# With MAX_LOAD set: waits (at most MAX_WAIT seconds, default 600) until the 1-minute load average is below it.
+wait_for_quiet() {
+  [ -n "${MAX_LOAD:-}" ] || return 0
+  for _ in $(seq 1 $(( ${MAX_WAIT:-600} / 5 ))); do
+    awk -v max="$MAX_LOAD" '{exit !($1 < max)}' /proc/loadavg && return 0
+    sleep 5
+  done
+}
+
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# ---------------------------------------------------------------------------------------- Junction, 3-node store group
+# Ports from jbase (default 21870; below the ephemeral range 32768-60999, so that no client connection holds one when
+# a node restarts): Raft jbase+i, contract server jbase+10+i, Remoting jbase+30+i, HTTP jbase+40+i. JUNCTION_SET adds
+# "key=value ..." settings to every node.
+jbase="${jbase:-21870}"
+junction_members() { echo "n1@127.0.0.1:$((jbase + 1)),n2@127.0.0.1:$((jbase + 2)),n3@127.0.0.1:$((jbase + 3))"; }
+junction_remoting_port() { echo $((jbase + 30 + $1)); }
+junction_http_port() { echo $((jbase + 40 + $1)); }
+junction_start() { # index
+  local i="$1" kv
+  local extra=()
+  for kv in ${JUNCTION_SET:-}; do extra+=(--set "$kv"); done
+  log_of[$i]="$run/n$i-$(now_ms).log"
+  java -Xmx"$heap" -jar "$jar" --data-dir "$run/n$i" --set cluster.node-id="n$i" \
+       --set cluster.members="$(junction_members)" --set cluster.contract-port=$((jbase + 10 + i)) \
+       --set remoting.port="$(junction_remoting_port "$i")" --set http.port="$(junction_http_port "$i")" \
+       --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false --set kafka.enabled=false \
+       --set http-cloudevents.enabled=false "${extra[@]}" >"${log_of[$i]}" 2>&1 &
+  pid_of[$i]=$!; pids+=("$!")
+}
+junction_ready() { await_line "${log_of[$1]}" "Junction ready" "${pid_of[$1]}" "Junction n$1"; }
+# The index of the node whose GET /cluster says it takes writes.
+junction_leader() {
+  for _ in $(seq 1 600); do
+    for i in 1 2 3; do
+      curl -s -m 1 "http://127.0.0.1:$(junction_http_port "$i")/cluster" 2>/dev/null \
+        | grep -q '"acceptsWrites":true' && { echo "$i"; return 0; }
+    done
+    sleep 0.1
+  done
+  echo "no Junction leader within 60 s" >&2; exit 1
+}
+junction_namesrv() {
+  echo "127.0.0.1:$(junction_remoting_port 1);127.0.0.1:$(junction_remoting_port 2);127.0.0.1:$(junction_remoting_port 3)"
+}
+
+# A single Junction node (no cluster) on the ports of node index 0 (Remoting jbase+30, HTTP jbase+40).
+junction_single_start() {
+  local kv
+  local extra=()
+  for kv in ${JUNCTION_SET:-}; do extra+=(--set "$kv"); done
+  log_of[0]="$run/single-$(now_ms).log"
+  java -Xmx"$heap" -jar "$jar" --data-dir "$run/single" --set remoting.port="$(junction_remoting_port 0)" \
+       --set http.port="$(junction_http_port 0)" --set grpc.enabled=false --set mqtt.enabled=false \
+       --set amqp.enabled=false --set kafka.enabled=false --set http-cloudevents.enabled=false "${extra[@]}" \
+       >"${log_of[0]}" 2>&1 &
+  pid_of[0]=$!; pids+=("$!")
+  junction_ready 0
+}
+
+# ----------------------------------------------------------------------------- RocketMQ DLedger: 3 brokers, 1 name server
+# Ports from rbase (default 22870): name server rbase+6, broker i listens on rbase+31+10i (HA +1, DLedger +2).
+# Needs rmqcp (rocketmq_classpath). ns_pid: the name server's pid.
+rbase="${rbase:-22870}"
+ns_pid=
+rocketmq_namesrv() { echo "127.0.0.1:$((rbase + 6))"; }
+rocketmq_broker_port() { echo $((rbase + 31 + 10 * $1)); }
+rocketmq_namesrv_start() {
+  mkdir -p "$run/home"
+  printf 'listenPort=%s\nbindAddress=127.0.0.1\n' $((rbase + 6)) >"$run/ns.conf"
+  ROCKETMQ_HOME="$run/home" java -Xmx256m -Drocketmq.home.dir="$run/home" -Duser.home="$run/home" -cp "$rmqcp" \
+      org.apache.rocketmq.namesrv.NamesrvStartup -c "$run/ns.conf" >"$run/namesrv.log" 2>&1 &
+  ns_pid=$!; pids+=("$ns_pid")
+  await_line "$run/namesrv.log" "boot success" "$ns_pid" "RocketMQ name server"
+}
+# The name server and three brokers' configuration of one DLedger group (ASYNC_FLUSH: a send is acknowledged once a
+# majority holds it, like Junction's default flush mode).
+rocketmq_setup() {
+  rocketmq_namesrv_start
+  local peers="n1-127.0.0.1:$((rbase + 43));n2-127.0.0.1:$((rbase + 53));n3-127.0.0.1:$((rbase + 63))"
+  for i in 1 2 3; do
+    mkdir -p "$run/r$i/home"
+    cat >"$run/r$i.conf" <<CONF
+brokerClusterName=BenchCluster
+brokerName=bench-dledger
+brokerId=0
+namesrvAddr=$(rocketmq_namesrv)
+listenPort=$(rocketmq_broker_port "$i")
+haListenPort=$(( $(rocketmq_broker_port "$i") + 1 ))
+brokerIP1=127.0.0.1
+storePathRootDir=$run/r$i/store
+storePathCommitLog=$run/r$i/store/commitlog
+flushDiskType=ASYNC_FLUSH
+autoCreateTopicEnable=true
+autoCreateSubscriptionGroup=true
+enableDLegerCommitLog=true
+dLegerGroup=bench-dledger
+dLegerPeers=$peers
+dLegerSelfId=n$i
+CONF
+  done
+}
+rocketmq_start() { # index
+  local i="$1"
+  log_of[$i]="$run/r$i-$(now_ms).log"
+  ROCKETMQ_HOME="$run/r$i/home" java -Xmx"$heap" -Drocketmq.home.dir="$run/r$i/home" -Duser.home="$run/r$i/home" \
+      -cp "$rmqcp" org.apache.rocketmq.broker.BrokerStartup -c "$run/r$i.conf" >"${log_of[$i]}" 2>&1 &
+  pid_of[$i]=$!; pids+=("$!")
+}
+rocketmq_ready() { await_line "${log_of[$1]}" "boot success" "${pid_of[$1]}" "RocketMQ broker r$1"; }
+# Which broker index a broker address (host:port, as the name server lists it) belongs to.
+rocketmq_index_of() { # address
+  for i in 1 2 3; do
+    case "$1" in *:"$(rocketmq_broker_port "$i")") echo "$i"; return 0 ;; esac
+  done
+  return 1
+}
+rocketmq_stop_all() {
+  for i in 1 2 3; do [ -n "${pid_of[$i]:-}" ] && stop "${pid_of[$i]}"; done
+  if [ -n "$ns_pid" ]; then stop "$ns_pid"; ns_pid=''; fi
+}
