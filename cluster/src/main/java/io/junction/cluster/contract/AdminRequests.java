@@ -55,6 +55,8 @@ final class AdminRequests {
             case TOPIC_CREATE_IF_ABSENT -> new Served(m.topics().createIfAbsent(AdminCodec.readTopic(in)),
                     (out, r) -> AdminCodec.writeTopic(out, (TopicConfig) r));
             case TOPIC_DELETE -> new Served(m.topics().delete(WireFormat.readString(in)), AdminRequests::writeBoolean);
+            case SEAL_QUEUE -> new Served(m.topics().sealQueue(WireFormat.readString(in), WireFormat.readInt(in)),
+                    (out, r) -> out.writeLong((Long) r));
             case GROUP_CREATE_OR_UPDATE -> new Served(m.groups().createOrUpdate(AdminCodec.readGroup(in)),
                     (out, r) -> AdminCodec.writeGroup(out, (GroupConfig) r));
             case GROUP_DELETE -> new Served(m.groups().delete(WireFormat.readString(in)), AdminRequests::writeBoolean);
