@@ -11,6 +11,7 @@ import io.junction.core.log.LogAppender;
 import io.junction.core.queue.ConsumeQueueStore;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -30,9 +31,13 @@ final class QueueSealing {
     private final LogAppender appender;
     private final Function<String, Optional<TopicConfig>> topicLookup;
     private final Function<Message, CompletableFuture<?>> appendSystemRecord;
+    /** Answers the reads parked at a queue's end: after a seal nothing more comes, they go on elsewhere. */
+    private final BiConsumer<String, Integer> wakeReaders;
 
     QueueSealing(final LogAppender appender, final Function<String, Optional<TopicConfig>> topicLookup,
-                 final Function<Message, CompletableFuture<?>> appendSystemRecord) {
+                 final Function<Message, CompletableFuture<?>> appendSystemRecord,
+                 final BiConsumer<String, Integer> wakeReaders) {
+        this.wakeReaders = wakeReaders;
         this.appender = appender;
         this.topicLookup = topicLookup;
         this.appendSystemRecord = appendSystemRecord;
@@ -49,8 +54,10 @@ final class QueueSealing {
             return CompletableFuture.failedFuture(new StoreException(StoreError.QUEUE_NOT_FOUND, "queue " + queueId
                     + " of topic " + topic + " does not exist"));
         }
-        return appender.seal(topic, queueId).thenCompose(end -> appendSystemRecord.apply(record(topic, queueId, end))
-                .thenApply(stored -> end));
+        return appender.seal(topic, queueId).thenCompose(end -> {
+            wakeReaders.accept(topic, queueId);
+            return appendSystemRecord.apply(record(topic, queueId, end)).thenApply(stored -> end);
+        });
     }
 
     /** The queue's final end, or -1 while it is open. */

@@ -4,6 +4,9 @@ import static io.junction.core.engine.TestStores.readAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.PullStatus;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
@@ -15,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +98,22 @@ class QueueSealingTest {
             assertThat(store.maxOffset("busy", 0)).isEqualTo(end);
             assertThat(readAll(store, "busy", 0)).extracting(TestStores::body).containsExactlyElementsOf(
                     acknowledgedBodies);
+        }
+    }
+
+    @Test
+    void shouldAnswerReadsWaitingAtTheEndOfAQueueWhenItIsSealed() throws Exception {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("waited", 1)).join();
+            store.send(to("waited", 0, "a")).join();
+            TestStores.awaitIndexed(store);
+            final CompletableFuture<PullResult> parked = store.pull(new PullRequest("g", "waited", 0, 1, 10, null,
+                    60_000));
+            assertThat(store.topics().sealQueue("waited", 0).join()).isEqualTo(1L);
+            // Far less than the 60 s the read asked to wait: nothing more will come to a sealed queue.
+            assertThat(parked.get(20, TimeUnit.SECONDS).status()).isEqualTo(PullStatus.NO_NEW_MESSAGE);
+            assertThat(store.pull(new PullRequest("g", "waited", 0, 1, 10, null, 60_000)).get(20, TimeUnit.SECONDS)
+                    .status()).as("a read at a sealed end does not wait").isEqualTo(PullStatus.NO_NEW_MESSAGE);
         }
     }
 
