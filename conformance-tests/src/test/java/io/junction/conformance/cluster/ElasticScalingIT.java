@@ -213,8 +213,8 @@ class ElasticScalingIT {
                         + "answered in %d ms, longest Remoting send during the scaling (the write pause at the seam) "
                         + "%d ms, longest Remoting send overall %d ms, longest "
                         + "consumer wait while producing %d ms (ended %d ms after the scale request)%n",
-                remotingAcked.size(), mqttAcked.size(), failures.size(), scaleMillis, seamMillis, longestSendMillis.get(),
-                longestStallMillis.get(),
+                remotingAcked.size(), mqttAcked.size(), failures.size(), scaleMillis, seamMillis,
+                longestSendMillis.get(), longestStallMillis.get(),
                 TimeUnit.NANOSECONDS.toMillis(longestStallEnded.get() - scaleBegan));
 
         final List<String> readRemoting = new ArrayList<>();

@@ -207,8 +207,8 @@ final class QueueScaler {
             queues.add(segments);
         }
         for (QueueSegment added : plan.added) {
-            queues.add(List.of(new QueueSegment(added.group(), added.physicalQueue(), 0, physicalStart(before.topic(), added),
-                    QueueSegment.OPEN)));
+            queues.add(List.of(new QueueSegment(added.group(), added.physicalQueue(), 0,
+                    physicalStart(before.topic(), added), QueueSegment.OPEN)));
         }
         return new TopicPlacement(before.topic(), queues);
     }
