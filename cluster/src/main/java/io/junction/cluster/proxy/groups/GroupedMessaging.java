@@ -117,7 +117,11 @@ public final class GroupedMessaging implements Messaging {
     public CompletableFuture<SendResult> send(final Message message) {
         final TopicPlacement placement = book.get(message.topic());
         if (placement == null) {
-            return metadata.send(message);
+            // A topic wholly on the metadata group being scaled for the first time: its placement comes next.
+            return metadata.send(message).exceptionallyCompose(e -> !SealedQueueRetry.sealed(e)
+                    ? CompletableFuture.failedFuture(e)
+                    : moves.placed(message.topic()).thenCompose(placed -> placed ? send(message)
+                            : CompletableFuture.failedFuture(e)));
         }
         final int queue = logicalQueue(placement, message);
         if (!placement.hasQueue(queue)) {

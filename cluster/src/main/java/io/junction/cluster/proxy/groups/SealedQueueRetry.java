@@ -54,6 +54,21 @@ final class SealedQueueRetry {
         }).thenCompose(f -> f);
     }
 
+    /** Whether the topic has a placement, waiting for one (refreshing the mirror) up to {@link #PATIENCE_MILLIS}. */
+    CompletableFuture<Boolean> placed(final String topic) {
+        return placed(topic, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PATIENCE_MILLIS));
+    }
+
+    private CompletableFuture<Boolean> placed(final String topic, final long deadline) {
+        if (book.get(topic) != null) {
+            return CompletableFuture.completedFuture(true);
+        }
+        if (System.nanoTime() - deadline > 0) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return refresh().thenComposeAsync(refreshed -> placed(topic, deadline), PAUSE);
+    }
+
     /** The queue's open segment once it is not {@code sealed} any more, or null past the deadline. */
     private CompletableFuture<QueueSegment> nextSegment(final String topic, final int queue,
                                                        final QueueSegment sealed, final long deadline) {

@@ -200,6 +200,27 @@ class QueueScalingTest {
     }
 
     @Test
+    void shouldScaleATopicThatLivedWhollyOnTheMetadataGroup() throws Exception {
+        get(stores.get(0).topics().createOrUpdate(TopicConfig.of(TOPIC, 1)));
+        final GroupedMessaging messaging = (GroupedMessaging) proxies.get(0).messaging();
+        await().atMost(SETTLE).until(() -> messaging.route(TOPIC).isPresent());
+        assertThat(messaging.placement(TOPIC)).isNull();
+        get(messaging.send(message(0, "a")));
+        get(messaging.send(message(0, "b")));
+
+        final TopicPlacement after = get(messaging.scale(TOPIC, 1, List.of("g2")));
+        assertThat(after.format()).isEqualTo("g1:0:0:0:2,g2:0:2:0:-");
+        assertThat(get(messaging.send(message(0, "c"))).queueOffset()).isEqualTo(2);
+        stores.forEach(TestStores::awaitIndexed);
+        assertThat(stores.get(1).maxOffset(TOPIC, 0)).isEqualTo(1);
+        final PullResult first = get(messaging.pull(new PullRequest("r", TOPIC, 0, 0, 10, MessageFilter.ALL, 0)));
+        final List<StoredMessage> read = new ArrayList<>(first.messages());
+        read.addAll(get(messaging.pull(new PullRequest("r", TOPIC, 0, first.nextOffset(), 10, MessageFilter.ALL, 0)))
+                .messages());
+        assertThat(read).extracting(QueueScalingTest::body).containsExactly("a", "b", "c");
+    }
+
+    @Test
     void shouldRefuseScalingThatWouldRemoveQueuesOrNameUnknownGroups() throws Exception {
         final GroupedMessaging messaging = (GroupedMessaging) proxies.get(0).messaging();
         get(messaging.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
