@@ -225,6 +225,9 @@ public final class LogAppender implements AutoCloseable {
         }
         if (!seals.isEmpty()) {
             refuseSealed(batch);
+            if (batch.isEmpty()) {
+                return;
+            }
         }
         int chunkStart = 0;
         staging.clear();
