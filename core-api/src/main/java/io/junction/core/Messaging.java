@@ -278,6 +278,17 @@ public interface Messaging {
         Optional<TopicConfig> get(String topic);
 
         Collection<TopicConfig> list();
+
+        /**
+         * Seals a physical queue (the write fence of scaling a topic across store groups): ordered with the writes,
+         * it answers the queue's final end offset, and no write stored after it lands in that queue (each is refused
+         * with {@link StoreError#QUEUE_SEALED}). Durable and replicated like a write; sealing again answers the same
+         * end. Stores that cannot seal refuse it.
+         */
+        default CompletableFuture<Long> sealQueue(final String topic, final int queueId) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE,
+                    "this store cannot seal queues"));
+        }
     }
 
     /** Creates, changes, deletes and lists consumer groups. */

@@ -25,5 +25,10 @@ public enum StoreError {
     /** The store is not running (starting, stopping or stopped). */
     UNAVAILABLE,
     /** Too many requests are waiting; retry later. */
-    BUSY
+    BUSY,
+    /**
+     * The queue is sealed: its writes have moved to another queue or store group (a topic scaled across store
+     * groups). Retriable: a proxy that meets it reads the topic's placement again and sends to the new queue.
+     */
+    QUEUE_SEALED
 }

@@ -64,7 +64,7 @@ final class Statuses {
             case ILLEGAL_ARGUMENT -> illegalArgument;
             case ILLEGAL_FILTER -> Code.ILLEGAL_FILTER_EXPRESSION;
             case DISK_FULL, IO_ERROR -> Code.INTERNAL_SERVER_ERROR;
-            case UNAVAILABLE -> Code.INTERNAL_SERVER_ERROR;
+            case UNAVAILABLE, QUEUE_SEALED -> Code.INTERNAL_SERVER_ERROR;
             case BUSY -> Code.TOO_MANY_REQUESTS;
         };
         return of(code, t.getMessage());

@@ -55,7 +55,7 @@ final class Responses {
                 case PERMISSION_DENIED -> HttpResponseStatus.FORBIDDEN;
                 case MESSAGE_TOO_LARGE -> HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
                 case ILLEGAL_MESSAGE, ILLEGAL_ARGUMENT, ILLEGAL_FILTER -> HttpResponseStatus.BAD_REQUEST;
-                case DISK_FULL, IO_ERROR, UNAVAILABLE -> HttpResponseStatus.SERVICE_UNAVAILABLE;
+                case DISK_FULL, IO_ERROR, UNAVAILABLE, QUEUE_SEALED -> HttpResponseStatus.SERVICE_UNAVAILABLE;
                 case BUSY -> HttpResponseStatus.TOO_MANY_REQUESTS;
             };
             return new Problem(status, null, se.error() + ": " + se.getMessage());

@@ -30,7 +30,7 @@ final class KafkaErrors {
             case ILLEGAL_ARGUMENT -> Errors.INVALID_REQUEST;
             // Retriable for the client: it backs off and sends again.
             case DISK_FULL, IO_ERROR -> Errors.KAFKA_STORAGE_ERROR;
-            case UNAVAILABLE -> Errors.NOT_LEADER_OR_FOLLOWER;
+            case UNAVAILABLE, QUEUE_SEALED -> Errors.NOT_LEADER_OR_FOLLOWER;
             case BUSY -> Errors.REQUEST_TIMED_OUT;
         };
     }

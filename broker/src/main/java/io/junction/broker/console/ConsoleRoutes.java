@@ -1,6 +1,7 @@
 package io.junction.broker.console;
 
 import io.junction.cluster.ClusterNode;
+import io.junction.cluster.proxy.groups.GroupedProxy;
 import io.junction.core.Messaging;
 import io.junction.spi.clients.ClientRegistry;
 import io.junction.spi.http.HttpRoutes;
@@ -33,17 +34,18 @@ public final class ConsoleRoutes implements AutoCloseable {
      * @param core     the message core, unobserved (the console's reads are not client traffic)
      * @param cluster  this node's cluster membership, or null when not clustered
      * @param clients  the front-ends' connected clients
+     * @param proxy    the proxy's link to its store groups (topic scaling), or null when this node is not a proxy
      */
     public static ConsoleRoutes register(final HttpRoutes routes, final Messaging core, final MeterRegistry registry,
                                          final AccessControl access, final ClusterNode cluster,
-                                         final ClientRegistry clients) {
+                                         final ClientRegistry clients, final GroupedProxy proxy) {
         final TrafficHistory traffic = new TrafficHistory(registry);
         final ExecutorService work = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(MAX_QUEUED), new DefaultThreadFactory("junction-console", true));
         routes.register(ConsoleAssets.PATH, new ConsoleAssets());
         routes.register(OverviewApi.PATH, new AdminAccess(access,
                 new OverviewApi(core, registry, traffic, cluster, work)));
-        routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic)));
+        routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic, proxy)));
         routes.register(GroupsApi.PATH, new AdminAccess(access, new GroupsApi(core, clients)));
         routes.register(MessagesApi.PATH, new AdminAccess(access, new MessagesApi(core)));
         routes.register(ConnectionsApi.PATH, new AdminAccess(access, new ConnectionsApi(clients)));

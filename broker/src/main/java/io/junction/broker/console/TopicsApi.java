@@ -12,6 +12,9 @@ import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.junction.cluster.proxy.groups.GroupedProxy;
+import io.junction.cluster.proxy.groups.QueueSegment;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +28,9 @@ import java.util.Map;
  * GET    /admin/topics/{name}                      one topic with each queue's offsets
  * POST   /admin/topics                             {"name", "queues", "type", "attributes"} creates or updates
  * DELETE /admin/topics/{name}                      deletes the topic, its queues and offsets
+ * POST   /admin/topics/{name}/scale?queues=N&amp;groups=g1,g2   (a proxy over several store groups) moves the writes
+ *                                                   of queues outside the named groups there and adds queues up to N;
+ *                                                   answers the new placement
  * </pre>
  * A page holds at most {@value #MAX_ROWS} topics. Retry, dead-letter and the store's own topics are listed only with
  * {@code system=true}. Queue offsets and route lookups read memory; changes are the store's futures.
@@ -33,13 +39,17 @@ final class TopicsApi implements HttpHandler {
 
     static final String PATH = "/admin/topics";
     static final int MAX_ROWS = 200;
+    private static final String SCALE = "/scale";
 
     private final Messaging core;
     private final TrafficHistory traffic;
+    /** The proxy's link to its store groups, null when this node is not a proxy (nothing to scale across). */
+    private final GroupedProxy proxy;
 
-    TopicsApi(final Messaging core, final TrafficHistory traffic) {
+    TopicsApi(final Messaging core, final TrafficHistory traffic, final GroupedProxy proxy) {
         this.core = core;
         this.traffic = traffic;
+        this.proxy = proxy;
     }
 
     @Override
@@ -49,7 +59,9 @@ final class TopicsApi implements HttpHandler {
                 : "";
         final HttpMethod method = exchange.request().method();
         try {
-            if (name.isEmpty() && HttpMethod.GET.equals(method)) {
+            if (name.endsWith(SCALE) && HttpMethod.POST.equals(method)) {
+                scale(exchange, name.substring(0, name.length() - SCALE.length()));
+            } else if (name.isEmpty() && HttpMethod.GET.equals(method)) {
                 list(exchange);
             } else if (name.isEmpty() && HttpMethod.POST.equals(method)) {
                 create(exchange, JsonReplies.body(exchange));
@@ -77,6 +89,49 @@ final class TopicsApi implements HttpHandler {
         } catch (final IllegalArgumentException e) {
             JsonReplies.problem(exchange, HttpResponseStatus.BAD_REQUEST, e.getMessage());
         }
+    }
+
+    private void scale(final HttpExchange exchange, final String topic) {
+        if (proxy == null) {
+            JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND,
+                    "scaling is done by a proxy over several store groups (cluster.role=proxy)");
+            return;
+        }
+        final TopicConfig config = core.topics().get(topic).orElse(null);
+        if (config == null) {
+            JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no topic " + topic);
+            return;
+        }
+        final int queues = (int) JsonReplies.longParam(exchange, "queues", config.queueCount(), 1,
+                TopicConfig.MAX_QUEUES);
+        final List<String> groups = Arrays.stream(JsonReplies.param(exchange, "groups", "").split(","))
+                .map(String::trim).filter(g -> !g.isEmpty()).toList();
+        if (groups.isEmpty()) {
+            throw new IllegalArgumentException("groups names the store groups the topic's writes go to: groups=g1,g2");
+        }
+        proxy.scale(topic, queues, groups).whenComplete((placement, e) -> {
+            if (e != null) {
+                JsonReplies.failure(exchange, e);
+                return;
+            }
+            final ObjectNode answer = JsonReplies.JSON.createObjectNode().put("topic", topic)
+                    .put("placement", placement.format());
+            final ArrayNode logical = answer.putArray("queues");
+            for (int q = 0; q < placement.queueCount(); q++) {
+                final ArrayNode segments = logical.addArray();
+                for (QueueSegment s : placement.queue(q)) {
+                    final ObjectNode n = segments.addObject().put("group", s.group())
+                            .put("physicalQueue", s.physicalQueue()).put("logicalStart", s.logicalStart())
+                            .put("physicalStart", s.physicalStart());
+                    if (s.open()) {
+                        n.putNull("sealedEnd");
+                    } else {
+                        n.put("sealedEnd", s.sealedEnd());
+                    }
+                }
+            }
+            JsonReplies.json(exchange, HttpResponseStatus.OK, answer);
+        });
     }
 
     private void list(final HttpExchange exchange) {

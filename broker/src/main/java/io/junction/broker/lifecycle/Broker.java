@@ -159,7 +159,7 @@ public final class Broker {
             final ClientRegistry clients = new ClientRegistry();
             if (backEnd.role().servesClients()) {
                 resources.push("console", ConsoleRoutes.register(router, store, metrics.registry(), accessControl,
-                        cluster, clients));
+                        cluster, clients, backEnd.proxy()));
             } else {
                 LOG.info("Store node: no client listeners and no console (cluster.role=store)");
             }

@@ -81,6 +81,12 @@ final class AdminRequests {
                 final String topic = WireFormat.readString(in);
                 yield new DecodedRequest(m -> m.topics().delete(topic), AdminRequests::writeBoolean);
             }
+            case SEAL_QUEUE -> {
+                final String topic = WireFormat.readString(in);
+                final int queueId = WireFormat.readInt(in);
+                yield new DecodedRequest(m -> m.topics().sealQueue(topic, queueId),
+                        (out, r) -> out.writeLong((Long) r));
+            }
             case GROUP_CREATE_OR_UPDATE -> {
                 final GroupConfig group = AdminCodec.readGroup(in);
                 yield new DecodedRequest(m -> m.groups().createOrUpdate(group),

@@ -44,7 +44,9 @@ enum Operation {
     UNLOCK_QUEUES(37),
     LAG(38),
     RESET_OFFSETS(39),
-    RUNTIME_FIGURES(40);
+    RUNTIME_FIGURES(40),
+    /** Seals a physical queue (the write fence of scaling) and answers its final end. */
+    SEAL_QUEUE(41);
 
     private static final Operation[] BY_CODE = new Operation[64];
 

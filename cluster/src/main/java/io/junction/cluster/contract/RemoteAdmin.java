@@ -49,6 +49,14 @@ public final class RemoteAdmin {
                 WireFormat::readBoolean, 0);
     }
 
+    /** Seals a physical queue of the node's group (see {@code Messaging.TopicAdmin#sealQueue}): its final end. */
+    public CompletableFuture<Long> sealQueue(final String topic, final int queueId) {
+        return remote.call(Operation.SEAL_QUEUE, out -> {
+            WireFormat.writeString(out, topic);
+            out.writeInt(queueId);
+        }, WireFormat::readLong, 0);
+    }
+
     public CompletableFuture<GroupConfig> createOrUpdateGroup(final GroupConfig group) {
         return remote.call(Operation.GROUP_CREATE_OR_UPDATE, out -> AdminCodec.writeGroup(out, group),
                 AdminCodec::readGroup, 0);

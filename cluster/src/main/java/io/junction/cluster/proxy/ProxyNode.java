@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -161,6 +162,18 @@ public final class ProxyNode implements AutoCloseable {
             LOG.debug("Proxy: the metadata snapshot failed", e);
             locator.suspect();
             return false;
+        }
+    }
+
+    /**
+     * Refreshes the metadata mirror now, off the caller's thread (a send that met a sealed queue wants the new
+     * placement before the next periodic refresh); completes when done, true if the leader answered.
+     */
+    public CompletableFuture<Boolean> refreshMirrorNow() {
+        try {
+            return CompletableFuture.supplyAsync(this::refreshMirror, thread);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(false); // Closed.
         }
     }
 

@@ -43,6 +43,12 @@ final class ProxyTopics implements Messaging.TopicAdmin {
         });
     }
 
+    /** Seals the queue on the group's leader (the write fence of scaling; nothing to mirror). */
+    @Override
+    public CompletableFuture<Long> sealQueue(final String topic, final int queueId) {
+        return proxy.forward(m -> m.admin().sealQueue(topic, queueId));
+    }
+
     @Override
     public Optional<TopicConfig> get(final String topic) {
         return mirror.topics.get(topic);

@@ -120,6 +120,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final StoreKvConfigs kvConfigs;
     private final Retention retention;
     private final ReplicaRole role;
+    private final QueueSealing sealing;
 
     private MessageStore(final StoreConfig config, final DataDirectory dataDir, final LongSupplier clock,
                          final SegmentFileFactory segments, final ReplicaRole role) throws IOException {
@@ -168,13 +169,16 @@ public final class MessageStore implements Messaging, AutoCloseable {
             appender.fence(new StoreException(StoreError.UNAVAILABLE,
                     "this node is a follower of its cluster; send to the leader"));
         }
-        this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount());
+        this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount(),
+                this::queueSealing);
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
                 config.autoCreateGroups());
         this.sending = new SendPath(config, clock, availability, topicTable::get, topics, appender,
                 this::transactionService, traffic);
         this.pulling = new PullPath(availability, topicTable::get, queues, reader, waiters, readPool,
-                config.observer(), traffic);
+                config.observer(), traffic, (topic, queue) -> appender.sealedEnd(topic, queue) >= 0);
+        this.sealing = new QueueSealing(appender, topicTable::get, sending::appendSystemRecord,
+                waiters::arrived);
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
                 m -> sending.routed(m, DeliveryTime.NONE), sending::appendSystemRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
@@ -206,6 +210,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         dispatcher.resetTo(end);
         pops.recover(); // before the first checkpoint, which moves the revive replay positions
         transactions.recover(); // likewise for the half and op replay positions
+        sealing.replay(queues, reader); // before the appender takes a write
         checkpoints.write();
         flusher.start();
         if (!role.follower()) {
@@ -221,6 +226,10 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     private PopService popService() {
         return pops;
+    }
+
+    private QueueSealing queueSealing() {
+        return sealing;
     }
 
     private TransactionService transactionService() {

@@ -12,6 +12,7 @@ import io.junction.core.stats.TrafficCounters;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -27,10 +28,14 @@ final class PullPath {
     private final Executor readPool;
     private final StoreObserver observer;
     private final TrafficCounters traffic;
+    /** Whether a queue is sealed: a read at its end never waits, nothing more will come. */
+    private final BiPredicate<String, Integer> sealed;
 
     PullPath(final Availability availability, final Function<String, Optional<TopicConfig>> topicLookup,
              final ConsumeQueueStore queues, final QueueReader reader, final LongPollWaiters waiters,
-             final Executor readPool, final StoreObserver observer, final TrafficCounters traffic) {
+             final Executor readPool, final StoreObserver observer, final TrafficCounters traffic,
+             final BiPredicate<String, Integer> sealed) {
+        this.sealed = sealed;
         this.availability = availability;
         this.topicLookup = topicLookup;
         this.queues = queues;
@@ -58,7 +63,7 @@ final class PullPath {
         // thread: parking only queues it, and a read task that would find nothing cost a hand-over to a reading
         // thread and its wake-up for every message of a fan-out.
         if (request.maxWaitMillis() > 0 && queues.maxOffset(request.topic(), request.queueId()) == request.offset()
-                && park(request, result)) {
+                && !sealed.test(request.topic(), request.queueId()) && park(request, result)) {
             return result;
         }
         readPool.execute(() -> readOrPark(request, result, true));
@@ -78,8 +83,10 @@ final class PullPath {
                 parked.cancel();
             }
         });
-        // An entry may have landed between the look at the queue and the parking: look once more.
-        if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()) {
+        // An entry may have landed (or the queue been sealed) between the look at the queue and the parking: look
+        // once more.
+        if (queues.maxOffset(request.topic(), request.queueId()) > request.offset()
+                || sealed.test(request.topic(), request.queueId())) {
             waiters.arrived(request.topic(), request.queueId());
         }
         return true;
@@ -90,6 +97,7 @@ final class PullPath {
         try {
             final PullResult r = reader.read(request);
             if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0
+                    && !sealed.test(request.topic(), request.queueId())
                     && availability.running() && park(request, result)) {
                 return;
             }

@@ -213,7 +213,8 @@ final class SendPath {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic name '" + message.topic()
                     + "' is not valid");
         }
-        if (TimerService.TOPIC.equals(message.topic()) || SystemNames.isTransactionTopic(message.topic())) {
+        if (TimerService.TOPIC.equals(message.topic()) || SystemNames.isTransactionTopic(message.topic())
+                || QueueSealing.TOPIC.equals(message.topic())) {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic " + message.topic()
                     + " is reserved for the store");
         }
@@ -250,6 +251,11 @@ final class SendPath {
                     .properties(original.properties()).uniqueId(uniqueId).sysFlag(original.sysFlag())
                     .bornTimestamp(original.bornTimestamp()).bornHost(original.bornHost())
                     .reconsumeTimes(original.reconsumeTimes()).build();
+        }
+        if (special && appender.sealedEnd(topic.name(), queueId) >= 0) {
+            // The log would take it (the timer or half topic), but it would land in a sealed queue later.
+            return CompletableFuture.failedFuture(new StoreException(StoreError.QUEUE_SEALED, "queue " + queueId
+                    + " of topic " + topic.name() + " is sealed: its writes have moved elsewhere"));
         }
         if (TransactionMessages.isHalf(message)) {
             // A delay a half message asks for is ignored.

@@ -14,6 +14,7 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /** Topic administration; metadata writes run on the admin thread, never the caller's. */
 final class StoreTopics implements Messaging.TopicAdmin {
@@ -23,9 +24,13 @@ final class StoreTopics implements Messaging.TopicAdmin {
     private final ConsumeQueueStore queues;
     private final Executor adminPool;
     private final int defaultQueueCount;
+    /** Supplied late: sealing appends its record through the send path, made after this. */
+    private final Supplier<QueueSealing> sealing;
 
     StoreTopics(final DurableTable<TopicConfig> table, final ConsumerOffsets offsets, final LogAppender appender,
-                final ConsumeQueueStore queues, final Executor adminPool, final int defaultQueueCount) {
+                final ConsumeQueueStore queues, final Executor adminPool, final int defaultQueueCount,
+                final Supplier<QueueSealing> sealing) {
+        this.sealing = sealing;
         this.table = table;
         this.offsets = offsets;
         this.appender = appender;
@@ -88,6 +93,11 @@ final class StoreTopics implements Messaging.TopicAdmin {
                         e);
             }
         }, adminPool);
+    }
+
+    @Override
+    public CompletableFuture<Long> sealQueue(final String topic, final int queueId) {
+        return sealing.get().seal(topic, queueId);
     }
 
     @Override

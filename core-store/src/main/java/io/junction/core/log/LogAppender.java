@@ -45,6 +45,8 @@ public final class LogAppender implements AutoCloseable {
     private long batchStart;
     /** Lock-free: senders on many threads must not contend on a lock to hand a record over. */
     private final ConcurrentLinkedQueue<PendingAppend> queue = new ConcurrentLinkedQueue<>();
+    /** Sealed queues and their final ends: every later write to one is refused (see {@link #seal}). */
+    private final QueueSeals seals = new QueueSeals();
     /** Set while the appender thread is about to park; senders unpark it only then. */
     private volatile boolean idle;
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_SIZE);
@@ -139,9 +141,39 @@ public final class LogAppender implements AutoCloseable {
         return done;
     }
 
+    /**
+     * Seals a queue on the appender thread, in log order: the answer is its final end, the queue offset the next write
+     * would have had; every record queued behind the seal and every later one for that queue is refused with
+     * {@link StoreError#QUEUE_SEALED}. Sealing a sealed queue answers the same end.
+     */
+    public CompletableFuture<Long> seal(final String topic, final int queueId) {
+        if (fenced != null) {
+            return CompletableFuture.failedFuture(fenced);
+        }
+        if (!running) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
+        }
+        final long[] end = new long[1];
+        return runOnAppender(() -> end[0] = seals.seal(topic, queueId, queueOffsets.peek(topic, queueId)))
+                .thenApply(v -> end[0]);
+    }
+
+    /** Restores a seal found in the log at open, before the appender starts. */
+    public void restoreSeal(final String topic, final int queueId, final long end) {
+        seals.seal(topic, queueId, end);
+    }
+
+    /** The final end of a sealed queue, or -1 while it is open (any thread). */
+    public long sealedEnd(final String topic, final int queueId) {
+        return seals.end(topic, queueId);
+    }
+
     /** Forgets the queue offsets of a deleted topic. */
     public CompletableFuture<Void> forgetTopic(final String topic) {
-        return runOnAppender(() -> queueOffsets.forget(topic));
+        return runOnAppender(() -> {
+            queueOffsets.forget(topic);
+            seals.forget(topic);
+        });
     }
 
     private void run() {
@@ -158,9 +190,15 @@ public final class LogAppender implements AutoCloseable {
                     idle = false;
                     continue;
                 }
-                do {
-                    batch.add(next);
-                } while (batch.size() < MAX_BATCH && (next = queue.poll()) != null);
+                batch.add(next);
+                // A control runs alone, so the records of a batch all meet the same seals.
+                if (next.control != null) {
+                    next.control.run();
+                    continue;
+                }
+                while (batch.size() < MAX_BATCH && (next = queue.peek()) != null && next.control == null) {
+                    batch.add(queue.poll());
+                }
                 appendBatch(batch);
             } catch (RuntimeException | Error e) {
                 LOG.error("Appender failed on a batch of {}", batch.size(), e);
@@ -185,6 +223,12 @@ public final class LogAppender implements AutoCloseable {
             fail(batch, 0, fenced);
             return;
         }
+        if (!seals.isEmpty()) {
+            refuseSealed(batch);
+            if (batch.isEmpty()) {
+                return;
+            }
+        }
         int chunkStart = 0;
         staging.clear();
         batchStart = log.writeOffset();
@@ -192,15 +236,6 @@ public final class LogAppender implements AutoCloseable {
         final long now = clock.getAsLong();
         for (int i = 0; i < batch.size(); i++) {
             final PendingAppend r = batch.get(i);
-            if (r.control != null) {
-                if (!writeStaging(batch, chunkStart, i, stagingOffset)) {
-                    return;
-                }
-                chunkStart = i + 1;
-                stagingOffset = log.writeOffset();
-                r.control.run();
-                continue;
-            }
             if (r.members != null) {
                 // A batch is written on its own, as a unit: the staging buffer would mix it with single records.
                 if (!writeStaging(batch, chunkStart, i, stagingOffset) || !writeUnit(batch, i, now)) {
@@ -261,6 +296,19 @@ public final class LogAppender implements AutoCloseable {
             return;
         }
         handOn(batch, 0, batch.size(), batchStart);
+    }
+
+    /** Fails and drops the batch's records aimed at a sealed queue. */
+    private void refuseSealed(final List<PendingAppend> batch) {
+        batch.removeIf(r -> {
+            final long end = seals.end(r.topic, r.queueId);
+            if (end < 0) {
+                return false;
+            }
+            r.fail(new StoreException(StoreError.QUEUE_SEALED, "queue " + r.queueId + " of topic " + r.topic
+                    + " is sealed at offset " + end + ": its writes have moved elsewhere"));
+            return true;
+        });
     }
 
     /**

@@ -25,6 +25,15 @@ final class QueueOffsetCounter {
         return counters[queueId]++;
     }
 
+    /** The offset the next record of a queue would get, handing out nothing. */
+    long peek(final String topic, final int queueId) {
+        long[] counters = next.get(topic);
+        if (counters == null || counters.length <= queueId) {
+            counters = grow(topic, counters, queueId);
+        }
+        return counters[queueId];
+    }
+
     /** Hands out {@code count} consecutive offsets of a queue at once (a batch) and returns the first. */
     long reserve(final String topic, final int queueId, final int count) {
         final long first = next(topic, queueId);

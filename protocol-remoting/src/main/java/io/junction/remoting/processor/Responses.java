@@ -51,7 +51,7 @@ public final class Responses {
             case PERMISSION_DENIED -> ResponseCode.NO_PERMISSION;
             case MESSAGE_TOO_LARGE, ILLEGAL_MESSAGE, ILLEGAL_ARGUMENT -> ResponseCode.MESSAGE_ILLEGAL;
             case ILLEGAL_FILTER -> ResponseCode.SUBSCRIPTION_PARSE_FAILED;
-            case DISK_FULL, UNAVAILABLE -> ResponseCode.SERVICE_NOT_AVAILABLE;
+            case DISK_FULL, UNAVAILABLE, QUEUE_SEALED -> ResponseCode.SERVICE_NOT_AVAILABLE;
             case BUSY -> ResponseCode.SYSTEM_BUSY;
             case QUEUE_NOT_FOUND, IO_ERROR -> ResponseCode.SYSTEM_ERROR;
         };

@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The contract over several store groups. Metadata (topics, consumer groups, offsets, key-value configs, membership,
@@ -52,12 +53,24 @@ public final class GroupedMessaging implements Messaging {
     private final ReceiptRouter receipts;
     private final MergedQueries queries;
     private final SpreadBrowser browser;
+    private final QueueScaler scaler;
+    private final SealedQueueRetry moves;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
     /**
      * @param groups the store groups' contracts by name, in order: the first is the metadata group
      */
     public GroupedMessaging(final Map<String, Messaging> groups) {
+        this(groups, () -> CompletableFuture.completedFuture(true));
+    }
+
+    /**
+     * @param groups          the store groups' contracts by name, in order: the first is the metadata group
+     * @param metadataRefresh refreshes the metadata group's mirror now (a send that met a sealed queue looks for the
+     *                        queue's new segment at once rather than at the mirror's next refresh)
+     */
+    public GroupedMessaging(final Map<String, Messaging> groups,
+                            final Supplier<CompletableFuture<Boolean>> metadataRefresh) {
         if (groups.isEmpty()) {
             throw new IllegalArgumentException("no store group");
         }
@@ -74,6 +87,8 @@ public final class GroupedMessaging implements Messaging {
         this.receipts = new ReceiptRouter(this.groups);
         this.queries = new MergedQueries(this.groups, book);
         this.browser = new SpreadBrowser(this.groups, book);
+        this.scaler = new QueueScaler(this.groups, book);
+        this.moves = new SealedQueueRetry(book, metadataRefresh);
     }
 
     private Messaging group(final String name) {
@@ -102,16 +117,27 @@ public final class GroupedMessaging implements Messaging {
     public CompletableFuture<SendResult> send(final Message message) {
         final TopicPlacement placement = book.get(message.topic());
         if (placement == null) {
-            return metadata.send(message);
+            // A topic wholly on the metadata group being scaled for the first time: its placement comes next.
+            return metadata.send(message).exceptionallyCompose(e -> !SealedQueueRetry.sealed(e)
+                    ? CompletableFuture.failedFuture(e)
+                    : moves.placed(message.topic()).thenCompose(placed -> placed ? send(message)
+                            : CompletableFuture.failedFuture(e)));
         }
         final int queue = logicalQueue(placement, message);
         if (!placement.hasQueue(queue)) {
             return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + message.topic()
                     + " does not exist");
         }
-        final QueueSegment open = placement.openSegment(queue);
-        return group(open.group()).send(physical(message, open))
-                .thenApply(r -> logical(r, message.topic(), queue, open));
+        return moves.retried(message.topic(), queue, placement.openSegment(queue), open -> group(open.group())
+                .send(physical(message, open)).thenApply(r -> logical(r, message.topic(), queue, open)));
+    }
+
+    /**
+     * Scales a topic (see {@link QueueScaler}): {@code queues} logical queues, whose writes go to {@code targets}
+     * (queues elsewhere move there, sealed where they were; new ones are placed there). Answers the new placement.
+     */
+    public CompletableFuture<TopicPlacement> scale(final String topic, final int queues, final List<String> targets) {
+        return scaler.scale(topic, queues, targets);
     }
 
     @Override
@@ -126,10 +152,9 @@ public final class GroupedMessaging implements Messaging {
             return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + first.topic()
                     + " does not exist");
         }
-        final QueueSegment open = placement.openSegment(queue);
-        final List<Message> physical = messages.stream().map(m -> physical(m, open)).toList();
-        return group(open.group()).sendBatch(physical)
-                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), queue, open)).toList());
+        return moves.retried(first.topic(), queue, placement.openSegment(queue), open -> group(open.group())
+                .sendBatch(messages.stream().map(m -> physical(m, open)).toList())
+                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), queue, open)).toList()));
     }
 
     /** The caller's queue, else the message group's (stable), else the next in turn: the core's rule, logically. */

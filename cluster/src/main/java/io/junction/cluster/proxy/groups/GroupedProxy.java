@@ -3,11 +3,14 @@ package io.junction.cluster.proxy.groups;
 import io.junction.cluster.proxy.ProxyNode;
 import io.junction.cluster.proxy.ProxyStatus;
 import io.junction.core.Messaging;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A proxy over one or more store groups: one {@link ProxyNode} per group (each follows its group's leader and mirrors
@@ -25,7 +28,7 @@ public final class GroupedProxy implements AutoCloseable {
         } else {
             final Map<String, Messaging> groups = new LinkedHashMap<>();
             nodes.forEach((name, node) -> groups.put(name, node.messaging()));
-            this.messaging = new GroupedMessaging(groups);
+            this.messaging = new GroupedMessaging(groups, nodes.values().iterator().next()::refreshMirrorNow);
         }
     }
 
@@ -50,6 +53,18 @@ public final class GroupedProxy implements AutoCloseable {
 
     public Messaging messaging() {
         return messaging;
+    }
+
+    /**
+     * Scales a topic over the store groups (see {@link GroupedMessaging#scale}); with one group there is nothing to
+     * scale across.
+     */
+    public CompletableFuture<TopicPlacement> scale(final String topic, final int queues, final List<String> targets) {
+        if (!(messaging instanceof GroupedMessaging grouped)) {
+            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
+                    "this proxy serves one store group: there is nothing to scale across"));
+        }
+        return grouped.scale(topic, queues, targets);
     }
 
     /** Whether every group's leader is known and its metadata recent. */

@@ -3,6 +3,8 @@
  * queue placement as logical-queue segments kept in the metadata group's replicated key-value configs
  * ({@link io.junction.cluster.proxy.groups.TopicPlacement}, {@link io.junction.cluster.proxy.groups.PlacementBook}),
  * and the contract over the groups ({@link io.junction.cluster.proxy.groups.GroupedMessaging}) that routes each call
- * to the group and physical queue a logical queue's segment names, translating offsets both ways.
+ * to the group and physical queue a logical queue's segment names, translating offsets both ways; scaling a topic
+ * across groups ({@link io.junction.cluster.proxy.groups.QueueScaler}: seal the old segment, open a new one) and sending
+ * again what met a sealed queue ({@link io.junction.cluster.proxy.groups.SealedQueueRetry}).
  */
 package io.junction.cluster.proxy.groups;

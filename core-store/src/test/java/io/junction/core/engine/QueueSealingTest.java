@@ -1,0 +1,158 @@
+package io.junction.core.engine;
+
+import static io.junction.core.engine.TestStores.readAll;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.PullStatus;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.message.Message;
+import io.junction.core.meta.TopicConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class QueueSealingTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldRefuseEveryWriteToASealedQueueAndAnswerItsEnd() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("orders", 2)).join();
+            for (int i = 0; i < 5; i++) {
+                store.send(to("orders", 0, "m" + i)).join();
+            }
+            assertThat(store.topics().sealQueue("orders", 0).join()).isEqualTo(5L);
+
+            assertRefusedAsSealed(store.send(to("orders", 0, "late")));
+            assertRefusedAsSealed(store.sendBatch(List.of(to("orders", 0, "b1"), to("orders", 0, "b2"))));
+            assertRefusedAsSealed(store.send(Message.builder("orders").queueId(0).body(new byte[1])
+                    .property("TIMER_DELAY_SEC", "30").build()));
+            // The other queue of the topic is untouched.
+            assertThat(store.send(to("orders", 1, "other")).join().queueOffset()).isZero();
+            // Idempotent: sealing again answers the same end.
+            assertThat(store.topics().sealQueue("orders", 0).join()).isEqualTo(5L);
+
+            TestStores.awaitIndexed(store);
+            assertThat(readAll(store, "orders", 0)).extracting(TestStores::body)
+                    .containsExactly("m0", "m1", "m2", "m3", "m4");
+        }
+    }
+
+    @Test
+    void shouldAnswerTheExactEndUnderConcurrentSends() throws Exception {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("busy", 1)).join();
+            final AtomicBoolean sealed = new AtomicBoolean();
+            final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
+            final Thread producer = new Thread(() -> {
+                for (int i = 0; i < 20_000 && !(sealed.get() && sends.size() > 200); i++) {
+                    final CompletableFuture<SendResult> f = store.send(to("busy", 0, "m" + i));
+                    synchronized (sends) {
+                        sends.add(f);
+                    }
+                }
+            });
+            producer.start();
+            while (true) {
+                synchronized (sends) {
+                    if (sends.size() >= 500) {
+                        break;
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            final long end = store.topics().sealQueue("busy", 0).join();
+            sealed.set(true);
+            producer.join();
+
+            int acknowledged = 0;
+            int refused = 0;
+            final List<String> acknowledgedBodies = new ArrayList<>();
+            for (int i = 0; i < sends.size(); i++) {
+                try {
+                    final SendResult r = sends.get(i).join();
+                    assertThat(r.queueOffset()).isLessThan(end);
+                    acknowledged++;
+                    acknowledgedBodies.add("m" + i);
+                } catch (CompletionException e) {
+                    assertThat(((StoreException) e.getCause()).error()).isEqualTo(StoreError.QUEUE_SEALED);
+                    refused++;
+                }
+            }
+            assertThat(acknowledged).isEqualTo((int) end);
+            assertThat(refused).isPositive();
+            TestStores.awaitIndexed(store);
+            assertThat(store.maxOffset("busy", 0)).isEqualTo(end);
+            assertThat(readAll(store, "busy", 0)).extracting(TestStores::body).containsExactlyElementsOf(
+                    acknowledgedBodies);
+        }
+    }
+
+    @Test
+    void shouldAnswerReadsWaitingAtTheEndOfAQueueWhenItIsSealed() throws Exception {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("waited", 1)).join();
+            store.send(to("waited", 0, "a")).join();
+            TestStores.awaitIndexed(store);
+            final CompletableFuture<PullResult> parked = store.pull(new PullRequest("g", "waited", 0, 1, 10, null,
+                    60_000));
+            assertThat(store.topics().sealQueue("waited", 0).join()).isEqualTo(1L);
+            // Far less than the 60 s the read asked to wait: nothing more will come to a sealed queue.
+            assertThat(parked.get(20, TimeUnit.SECONDS).status()).isEqualTo(PullStatus.NO_NEW_MESSAGE);
+            assertThat(store.pull(new PullRequest("g", "waited", 0, 1, 10, null, 60_000)).get(20, TimeUnit.SECONDS)
+                    .status()).as("a read at a sealed end does not wait").isEqualTo(PullStatus.NO_NEW_MESSAGE);
+        }
+    }
+
+    @Test
+    void shouldKeepTheSealAcrossARestart() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("kept", 1)).join();
+            store.send(to("kept", 0, "a")).join();
+            store.send(to("kept", 0, "b")).join();
+            assertThat(store.topics().sealQueue("kept", 0).join()).isEqualTo(2L);
+        }
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            assertRefusedAsSealed(store.send(to("kept", 0, "after restart")));
+            assertThat(store.topics().sealQueue("kept", 0).join()).isEqualTo(2L);
+            TestStores.awaitIndexed(store);
+            assertThat(readAll(store, "kept", 0)).extracting(TestStores::body).containsExactly("a", "b");
+        }
+    }
+
+    @Test
+    void shouldRefuseClientWritesToTheSealTopicAndSealsOfUnknownQueues() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            assertThatThrownBy(() -> store.send(to(QueueSealing.TOPIC, 0, "forged")).join())
+                    .hasCauseInstanceOf(StoreException.class);
+            store.topics().createOrUpdate(TopicConfig.of("two", 2)).join();
+            assertThatThrownBy(() -> store.topics().sealQueue("two", 2).join())
+                    .cause().extracting(c -> ((StoreException) c).error()).isEqualTo(StoreError.QUEUE_NOT_FOUND);
+            assertThatThrownBy(() -> store.topics().sealQueue("none", 0).join())
+                    .cause().extracting(c -> ((StoreException) c).error()).isEqualTo(StoreError.TOPIC_NOT_FOUND);
+        }
+    }
+
+    private static void assertRefusedAsSealed(final CompletableFuture<?> send) {
+        assertThatThrownBy(send::join).isInstanceOf(CompletionException.class).cause()
+                .isInstanceOf(StoreException.class)
+                .extracting(c -> ((StoreException) c).error()).isEqualTo(StoreError.QUEUE_SEALED);
+    }
+
+    private static Message to(final String topic, final int queueId, final String body) {
+        return Message.builder(topic).queueId(queueId).body(body.getBytes(StandardCharsets.UTF_8)).build();
+    }
+}
