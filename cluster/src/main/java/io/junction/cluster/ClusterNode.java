@@ -229,7 +229,14 @@ public final class ClusterNode implements AutoCloseable {
         // A follower the purged log no longer covers gets the leader's snapshot (a note "the log ends at E after
         // index I"), then fetches the commit log up to E and the tables itself (StoreStateMachine.reinitialize).
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
-        // An entry carries about 4 MiB of log (more when one record is larger: up to the largest message).
+        // Message bytes are state-machine data (StoreStateMachine.data()): the Raft log keeps a log range's header
+        // only. Ratis writes an entry only once its bytes are in the commit log (sync, the default), and keeps no
+        // copy of them in its cache ("the state machine caches them"): the commit log is that cache, and a leader's
+        // read() copies an entry's bytes from it each time it sends the entry, so the heap never holds the ranges
+        // in flight to every follower.
+        RaftServerConfigKeys.Log.StateMachineData.setSync(p, true);
+        RaftServerConfigKeys.Log.StateMachineData.setCachingEnabled(p, true);
+        // An entry sent to a follower carries about 4 MiB of log (more when one record is larger).
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(limits.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("16MB"));
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("17MB"));
@@ -287,6 +294,11 @@ public final class ClusterNode implements AutoCloseable {
     /** Times this node caught up from the leader's snapshot since start (the leader had purged what it lacked). */
     public long snapshotInstalls() {
         return stateMachine.snapshotInstalls();
+    }
+
+    /** Log ranges whose bytes this node read back from its commit log to send them to a follower (tests). */
+    long stateMachineDataReads() {
+        return stateMachine.dataReads();
     }
 
     private CompletableFuture<Void> appliedHere(final long index) {

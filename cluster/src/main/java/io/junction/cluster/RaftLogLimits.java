@@ -6,8 +6,9 @@ package io.junction.cluster;
  * behind still catches up from the log; one further behind catches up from the leader's snapshot. Ratis deletes whole
  * closed segments only, so the log also holds up to one segment of {@code segmentBytes}.
  *
- * <p>The log then holds about {@code segmentBytes + (snapshotEveryEntries + keptEntries) x entry size} (an entry is at
- * most about 4 MiB of commit log, or one larger message).
+ * <p>The log then holds about {@code segmentBytes + (snapshotEveryEntries + keptEntries) x entry size}: a log-range
+ * entry is a header of a few dozen bytes (its bytes are state-machine data, written to the commit log only), a metadata
+ * change its change, an offsets entry the whole consumer-offset table.
  *
  * <p>Configured by {@code cluster.snapshot-interval-entries}, {@code cluster.log-keep-entries} and {@code
  * cluster.log-segment-size}; the messages of the checks below name them.
@@ -16,8 +17,11 @@ public record RaftLogLimits(long snapshotEveryEntries, long keptEntries, long se
 
     /** 1,024 entries between snapshots, 256 kept, 64 MiB segments. */
     public static final RaftLogLimits DEFAULT = new RaftLogLimits(1024, 256, 64L << 20);
-    /** Smaller segments would be rolled for nearly every entry (an entry carries up to about 4 MiB). */
-    private static final long MIN_SEGMENT_BYTES = 1 << 20;
+    /**
+     * Log-range entries are headers of a few dozen bytes, so small segments are purged soon; smaller ones would be
+     * rolled for nearly every offsets entry (each carries the whole consumer-offset table).
+     */
+    private static final long MIN_SEGMENT_BYTES = 16 << 10;
 
     public RaftLogLimits {
         if (snapshotEveryEntries < 1 || snapshotEveryEntries > Integer.MAX_VALUE) {
@@ -28,7 +32,7 @@ public record RaftLogLimits(long snapshotEveryEntries, long keptEntries, long se
             throw new IllegalArgumentException("cluster.log-keep-entries must be at least 0, not " + keptEntries);
         }
         if (segmentBytes < MIN_SEGMENT_BYTES) {
-            throw new IllegalArgumentException("cluster.log-segment-size must be at least 1m, not " + segmentBytes
+            throw new IllegalArgumentException("cluster.log-segment-size must be at least 16k, not " + segmentBytes
                     + " bytes");
         }
     }

@@ -2,15 +2,30 @@ package io.junction.cluster;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
 
 /**
  * The payload of one Raft entry of a store group.
+ *
+ * <p>{@link #LOG_RANGE}: a range of the leader's commit log exactly as it wrote it (whole records, blank fillers
+ * included), written by every replica at the same offset. Many records go in one entry: a Raft entry costs about the
+ * same whatever its size, so the appender's batch is the unit. The leader proposes it whole ({@link #logRange}):
  *
  * <pre>
  *  0               1                               9
  * +---------------+-------------------------------+-----------------------------------------+
  * | type (1 byte) | log offset (8 bytes, big end.) | the leader's log bytes [offset, offset+n) |
  * +---------------+-------------------------------+-----------------------------------------+
+ * </pre>
+ *
+ * <p>but the Raft log keeps only its header ({@link #rangeHeader}); the bytes travel beside it as Ratis'
+ * state-machine data, which each replica writes straight into its commit log, never into the Raft log:
+ *
+ * <pre>
+ *  0               1                                9                    13                     17
+ * +---------------+--------------------------------+--------------------+----------------------+
+ * | type (1 byte) | log offset (8 bytes, big end.) | length n (4 bytes) | CRC32C of the n bytes |
+ * +---------------+--------------------------------+--------------------+----------------------+
  * </pre>
  *
  * <p>{@link #METADATA}: a change of one metadata table (topics, groups, key-value configs), applied to every
@@ -22,10 +37,6 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>{@link #OFFSETS}: the leader's whole consumer-offset table (type byte, then the table as its file holds it),
  * shipped about once a second when it changed; a follower replaces its table with it.
- *
- * <p>{@link #LOG_RANGE}: a range of the leader's commit log exactly as it wrote it (whole records, blank fillers
- * included), written by every replica at the same offset. Many records go in one entry: a Raft entry costs about the
- * same whatever its size, so the appender's batch is the unit.
  */
 final class ReplicaEntry {
     static final byte LOG_RANGE = 1;
@@ -34,6 +45,9 @@ final class ReplicaEntry {
     static final int TYPE_OFFSET = 0;
     static final int LOG_OFFSET_OFFSET = 1;
     static final int HEADER_LENGTH = 9;
+    static final int RANGE_LENGTH_OFFSET = 9;
+    static final int RANGE_CRC_OFFSET = 13;
+    static final int RANGE_HEADER_LENGTH = 17;
 
     private ReplicaEntry() {
     }
@@ -43,6 +57,36 @@ final class ReplicaEntry {
         final ByteBuffer entry = ByteBuffer.allocate(HEADER_LENGTH + bytes.remaining());
         entry.put(LOG_RANGE).putLong(offset).put(bytes.duplicate());
         return entry.flip();
+    }
+
+    /** The Raft log's part of a proposed {@link #LOG_RANGE} entry: where its bytes go, how many, their CRC. */
+    static ByteBuffer rangeHeader(final ByteBuffer proposed) {
+        final ByteBuffer bytes = logBytes(proposed);
+        return ByteBuffer.allocate(RANGE_HEADER_LENGTH).put(LOG_RANGE).putLong(logOffset(proposed))
+                .putInt(bytes.remaining()).putInt(crc(bytes)).flip();
+    }
+
+    /** The CRC32C of {@code bytes} (position to limit). */
+    static int crc(final ByteBuffer bytes) {
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes.duplicate());
+        return (int) crc.getValue();
+    }
+
+    /** Where a {@link #LOG_RANGE} header's bytes go, how many, and their CRC. */
+    record Range(long offset, int length, int crc) {
+        long end() {
+            return offset + length;
+        }
+    }
+
+    static Range range(final ByteBuffer header) {
+        final int p = header.position();
+        if (header.remaining() != RANGE_HEADER_LENGTH || header.get(p + TYPE_OFFSET) != LOG_RANGE) {
+            throw new IllegalArgumentException("not a log range header: " + header.remaining() + " bytes");
+        }
+        return new Range(header.getLong(p + LOG_OFFSET_OFFSET), header.getInt(p + RANGE_LENGTH_OFFSET),
+                header.getInt(p + RANGE_CRC_OFFSET));
     }
 
     /** A {@link #METADATA} entry. */
@@ -88,7 +132,7 @@ final class ReplicaEntry {
         return entry.getLong(entry.position() + LOG_OFFSET_OFFSET);
     }
 
-    /** The log bytes of a {@link #LOG_RANGE} entry. */
+    /** The log bytes of a proposed {@link #LOG_RANGE} entry. */
     static ByteBuffer logBytes(final ByteBuffer entry) {
         return entry.duplicate().position(entry.position() + HEADER_LENGTH).slice();
     }

@@ -2,6 +2,7 @@ package io.junction.cluster;
 
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.ReplicaRole;
 import io.junction.core.engine.ShortLogException;
@@ -15,6 +16,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,12 +37,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, each written range
  * becomes one Raft entry, and its senders are answered once the entry is applied here (committed by a majority). A
- * follower's store takes no sends; it writes each committed range at the same offset and indexes it as recovery does.
+ * follower's store takes no sends; it writes each range at the same offset as soon as the range reaches it, before the
+ * group commits it ({@link #writeAhead}: the bytes travel as Ratis state-machine data, never in the Raft log), and
+ * indexes it as recovery does once the range is committed ({@link #apply}); consumers see nothing past the applied end.
  *
- * <p>Changing role reopens the store: promotion opens it as leader at the end of what was applied, and recovery
- * rebuilds POP, timers and transactions from the log, as after a restart; a leader that steps down (or meets an
- * entry of another leader) cuts whatever of its log the group never committed and reopens as follower. Entries are
- * applied and roles changed under one lock, so an entry never meets a store halfway through a reopen.
+ * <p>Changing role reopens the store: promotion opens it as leader at the end of what was applied (cutting the rest:
+ * no Raft entry holds it), and recovery rebuilds POP, timers and transactions from the log, as after a restart; a
+ * leader that steps down (or meets an entry of another leader) reopens as follower keeping its uncommitted tail,
+ * which its Raft log may still hold entries for: Ratis' truncation ({@link #truncateAhead}), or the next range written
+ * at a lower offset, cuts it. Entries are applied, written and roles changed under one lock, so an entry never meets
+ * a store halfway through a reopen.
  */
 final class ReplicatedStore implements LogReplication, DurableTable.Replication, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedStore.class);
@@ -62,6 +69,10 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     /** The term this store leads in, or -1 while it follows. */
     private volatile long leaderTerm = -1;
     private volatile Throwable broken;
+    /** Where the ranges of uncommitted Raft entries written ahead start, by entry index (see truncateAhead). */
+    private final NavigableMap<Long, Long> aheadStarts = new TreeMap<>();
+    /** The end of the highest range written ahead (guarded by the lock). */
+    private long aheadEnd;
     /** Reopens as leader or follower since start: this node's view of leader changes. */
     private final AtomicLong roleChanges = new AtomicLong();
 
@@ -87,17 +98,21 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     long open(final long logEnd) {
         synchronized (lock) {
             MessageStore next;
+            long committed = logEnd;
             try {
-                next = MessageStore.open(config, ReplicaRole.follower(logEnd, this));
+                next = MessageStore.open(config, ReplicaRole.writingAhead(logEnd, this, this));
             } catch (StoreException e) {
                 if (!(e.getCause() instanceof ShortLogException)) {
                     throw e;
                 }
                 LOG.warn("{}: opening the log as it is, the rest comes from the leader", e.getCause().getMessage());
-                next = MessageStore.open(config, ReplicaRole.follower(-1, this));
+                next = MessageStore.open(config, ReplicaRole.writingAhead(-1, this, this));
+                committed = next.logEnd();
             }
             store = next;
-            appliedEnd = next.logEnd();
+            // What lies past it was written ahead and is kept: the Raft log may still hold its entries, which Ratis
+            // applies again after the snapshot (their bytes are then found here, not in the Raft log).
+            appliedEnd = committed;
             opened.accept(next);
             return appliedEnd;
         }
@@ -125,8 +140,13 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         return appliedEnd;
     }
 
-    /** Applies a committed entry (Ratis' apply thread, in log order). */
-    void apply(final long term, final ByteBuffer entry) throws IOException {
+    /**
+     * Applies a committed entry (Ratis' apply thread, in log order). A log range's bytes are already in this replica's
+     * log (its leader's appender wrote them, or {@link #writeAhead}); they are checked against the entry's CRC, and
+     * fetched from the leader through {@code leader} in the rare case they are not (a write-ahead cut by a snapshot
+     * install); then consumers may see them.
+     */
+    void apply(final long term, final long index, final ByteBuffer entry, final LogSource leader) throws IOException {
         if (ReplicaEntry.type(entry) == ReplicaEntry.METADATA) {
             final ReplicaEntry.MetadataChange change = ReplicaEntry.metadataChange(entry);
             synchronized (lock) {
@@ -143,26 +163,148 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         if (ReplicaEntry.type(entry) != ReplicaEntry.LOG_RANGE) {
             throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
         }
-        final long offset = ReplicaEntry.logOffset(entry);
-        final ByteBuffer bytes = ReplicaEntry.logBytes(entry);
-        final long end = offset + bytes.remaining();
+        final ReplicaEntry.Range range = ReplicaEntry.range(entry);
         synchronized (lock) {
+            aheadStarts.headMap(index, true).clear();
             if (leaderTerm >= 0) {
-                if (term == leaderTerm && offset == appliedEnd && store.logEnd() >= end) {
+                if (term == leaderTerm && range.offset() == appliedEnd && store.logEnd() >= range.end()) {
                     // Our own range, already in our log: committed now, so its senders may be answered.
-                    appliedEnd = end;
+                    appliedEnd = range.end();
                     return;
                 }
                 LOG.warn("Entry of term {} at log offset {} is not this leader's (term {}): stepping down", term,
-                        offset, leaderTerm);
+                        range.offset(), leaderTerm);
                 reopen(false, -1);
             }
-            if (offset != appliedEnd) {
-                throw new IOException("committed range at " + offset + " does not continue the applied log at "
+            if (range.offset() != appliedEnd) {
+                throw new IOException("committed range at " + range.offset() + " does not continue the applied log at "
                         + appliedEnd);
             }
-            store.applyReplicated(offset, bytes);
-            appliedEnd = end;
+            if (!holds(range)) {
+                LOG.warn("The committed range [{}, {}) is not in this replica's log: fetching it from the leader",
+                        range.offset(), range.end());
+                store.cutAhead(range.offset());
+                fill(range.end(), leader);
+                if (!holds(range)) {
+                    throw new IOException("the leader's range [" + range.offset() + ", " + range.end()
+                            + ") does not match its entry's CRC");
+                }
+            }
+            appliedEnd = range.end();
+            store.committedMore();
+        }
+    }
+
+    /** Whether this replica's log holds {@code range}'s exact bytes (held under the lock). */
+    private boolean holds(final ReplicaEntry.Range range) throws IOException {
+        return store.logEnd() >= range.end()
+                && ReplicaEntry.crc(store.readLog(range.offset(), range.end())) == range.crc();
+    }
+
+    /** Writes the leader's log from this log's end up to {@code end} (held under the lock). */
+    private void fill(final long end, final LogSource leader) throws IOException {
+        while (store.logEnd() < end) {
+            final long from = store.logEnd();
+            final ByteBuffer bytes = leader.read(from, end);
+            if (bytes.remaining() == 0) {
+                throw new IOException("the leader returned no log bytes at " + from);
+            }
+            store.writeAhead(from, bytes);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- state-machine data
+
+    /**
+     * Writes a log range of Raft entry {@code index} before the group commits it (Ratis' data API: the bytes travel
+     * beside the entry and Ratis persists the entry only after this returns, so every entry in a replica's Raft log
+     * has its bytes in that replica's commit log). They go straight to their offset: a replica's log past its applied
+     * end is exactly the ranges of its Raft log's uncommitted entries (cut where Ratis truncates them, see
+     * {@link #truncateAhead}), so no staging area is needed, and consumers see nothing of them until {@link #apply}
+     * moves the committed offset. A leader's own range is already in its log.
+     *
+     * @param leader where the bytes before {@code range} come from when this log ends before it (the replica caught
+     *               up from a snapshot whose log it has not fetched yet)
+     */
+    void writeAhead(final long term, final long index, final ReplicaEntry.Range range, final ByteBuffer bytes,
+                    final LogSource leader) throws IOException {
+        synchronized (lock) {
+            if (broken != null) {
+                throw new IOException("this replica is broken", broken);
+            }
+            aheadStarts.put(index, range.offset());
+            if (leaderTerm >= 0) {
+                if (term == leaderTerm && store.logEnd() >= range.end()) {
+                    return;
+                }
+                // Another leader's range: this store no longer leads.
+                reopen(false, -1);
+            }
+            if (store.logEnd() >= range.end() && holds(range)) {
+                // Already here: written in a term this replica led, or sent again.
+                return;
+            }
+            if (range.offset() < appliedEnd) {
+                throw new IOException("range [" + range.offset() + ", " + range.end() + ") of entry " + index
+                        + " overlaps the committed log at " + appliedEnd);
+            }
+            if (range.offset() > store.logEnd()) {
+                // A gap: the ranges before it came with a snapshot this replica has not fetched yet (see installLog).
+                try {
+                    fill(range.offset(), leader);
+                } catch (IOException e) {
+                    // Our tail may not end at one of the leader's records: fetch everything uncommitted again.
+                    LOG.warn("Fetching log bytes before entry {} failed ({}); fetching from {} instead", index,
+                            e.getMessage(), appliedEnd);
+                    store.cutAhead(appliedEnd);
+                    fill(range.offset(), leader);
+                }
+            }
+            store.writeAhead(range.offset(), bytes);
+            aheadEnd = Math.max(aheadEnd, range.end());
+        }
+    }
+
+    /** Ratis truncates its log from {@code index} (entries another leader replaced): cut their ranges too. */
+    void truncateAhead(final long index) throws IOException {
+        synchronized (lock) {
+            final Map.Entry<Long, Long> first = aheadStarts.ceilingEntry(index);
+            aheadStarts.tailMap(index, true).clear();
+            if (first == null || broken != null) {
+                // Not written since this replica opened: the next range written cuts the log where it starts.
+                return;
+            }
+            if (first.getValue() < appliedEnd) {
+                throw new IOException("Ratis truncates entry " + first.getKey() + " at log offset " + first.getValue()
+                        + ", below the applied log end " + appliedEnd);
+            }
+            if (leaderTerm >= 0) {
+                reopen(false, -1);
+            }
+            store.cutAhead(first.getValue());
+            aheadEnd = Math.min(aheadEnd, first.getValue());
+        }
+    }
+
+    /** The log bytes of a range (a leader sending an entry whose bytes Ratis did not keep), checked against its CRC. */
+    ByteBuffer readRange(final ReplicaEntry.Range range) throws IOException {
+        final MessageStore current = store;
+        final ByteBuffer bytes = current.readLog(range.offset(), range.end());
+        if (ReplicaEntry.crc(bytes) != range.crc()) {
+            throw new IOException("log bytes [" + range.offset() + ", " + range.end() + ") do not match their entry");
+        }
+        return bytes;
+    }
+
+    /** Ratis flushes its log: the ranges written ahead are forced first when sends are acknowledged only once forced. */
+    void flushAhead() throws IOException {
+        if (config.flushMode() != FlushMode.SYNC) {
+            return;
+        }
+        synchronized (lock) {
+            if (broken == null) {
+                store.forceLog();
+            }
         }
     }
 
@@ -180,6 +322,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      *                     leader's) or a range cannot be fetched or written
      */
     void installLog(final long logEnd, final LogSource leader) throws IOException {
+        final long target;
         synchronized (lock) {
             if (broken != null) {
                 throw new IOException("this replica is broken", broken);
@@ -191,17 +334,25 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
                 throw new IOException("this replica's log ends at " + appliedEnd + ", past the leader's snapshot at "
                         + logEnd);
             }
+            // What this replica holds past its applied end may be a tail the snapshot's entries replaced: fetch it
+            // all again, with any range written ahead after the snapshot.
+            store.cutAhead(appliedEnd);
+            target = Math.max(logEnd, aheadEnd);
+            aheadEnd = appliedEnd;
         }
-        while (appliedEnd < logEnd) {
-            final long from = appliedEnd;
-            final ByteBuffer bytes = leader.read(from, logEnd);
-            if (bytes.remaining() == 0) {
-                throw new IOException("the leader returned no log bytes at " + from);
-            }
+        while (true) {
             synchronized (lock) {
-                final long end = from + bytes.remaining();
-                store.applyReplicated(from, bytes);
-                appliedEnd = end;
+                if (store.logEnd() >= target) {
+                    appliedEnd = Math.max(appliedEnd, logEnd);
+                    store.committedMore();
+                    return;
+                }
+                final long from = store.logEnd();
+                final ByteBuffer bytes = leader.read(from, target);
+                if (bytes.remaining() == 0) {
+                    throw new IOException("the leader returned no log bytes at " + from);
+                }
+                store.writeAhead(from, bytes);
             }
         }
     }
@@ -250,8 +401,13 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         }
         leaderTerm = -1;
         store.close();
+        // A leader cuts what its log holds past the applied end: it leads once every entry before its term is applied,
+        // so that tail is in no Raft entry. A follower keeps it: its Raft log may hold entries for it still.
         final MessageStore next = MessageStore.open(config, leader
-                ? ReplicaRole.leader(this, appliedEnd, this) : ReplicaRole.follower(appliedEnd, this));
+                ? ReplicaRole.leader(this, appliedEnd, this) : ReplicaRole.writingAhead(appliedEnd, this, this));
+        if (leader) {
+            aheadEnd = appliedEnd;
+        }
         store = next;
         leaderTerm = leader ? term : -1;
         roleChanges.incrementAndGet();

@@ -7,8 +7,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,6 +21,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -24,11 +30,13 @@ import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
@@ -47,21 +55,41 @@ import org.slf4j.LoggerFactory;
  * which fetches the leader's commit log from its own applied end up to the note's log end, and the leader's tables,
  * through read-only Raft queries answered by {@link #query} on the leader. (Ratis' notification mode would let the state
  * machine fetch without the copy, but its Netty transport's log appender only copies snapshot files.)
+ *
+ * <p>Message bytes are written once: through Ratis' data API ({@link #data}) a log-range entry keeps only its header
+ * (offset, length, CRC) in the Raft log; {@link #startTransaction} on the leader moves the bytes beside it as
+ * state-machine data, {@link #write} puts them straight into each replica's commit log before the entry is persisted,
+ * {@link #read} serves them from the leader's commit log when a follower needs the entry again (Ratis keeps no copy),
+ * {@link #truncate} cuts a follower's log where Ratis truncates uncommitted entries, and {@link #flush} forces the
+ * commit log before Ratis forces its own (SYNC flush mode). Writes and truncations run on one thread, in Ratis' order.
  */
-final class StoreStateMachine extends BaseStateMachine {
+final class StoreStateMachine extends BaseStateMachine implements StateMachine.DataApi {
     private static final Logger LOG = LoggerFactory.getLogger(StoreStateMachine.class);
     private static final long QUERY_TIMEOUT_SECONDS = 30;
     private static final long INSTALL_TIMEOUT_SECONDS = 300;
     private static final long INSTALL_RETRY_MILLIS = 500;
+    private static final long WRITE_WAIT_SECONDS = 60;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicatedStore replica;
     private final Runnable roleChanged;
     private final Function<ByteBuffer, CompletableFuture<ByteBuffer>> askLeader;
     private final AtomicLong installs = new AtomicLong();
+    private final AtomicLong dataReads = new AtomicLong();
     /** A log end recorded by an installed snapshot that the log does not reach yet (see initialize); else -1. */
     private volatile long unfetchedLogEnd = -1;
     /** Fetching the leader's log and tables for an installed snapshot (see reinitialize). */
     private volatile boolean installing;
+    /** Writes, truncations and flushes of state-machine data, one at a time in the order Ratis asks for them. */
+    /**
+     * Writes not done yet, by entry index. A follower may apply an entry as soon as Ratis has it in its log cache,
+     * before its bytes are written: the apply waits for this write (never fetching what is on its way).
+     */
+    private final Map<Long, CompletableFuture<Void>> writesInFlight = new ConcurrentHashMap<>();
+    private final ExecutorService dataWriter = Executors.newSingleThreadExecutor(r -> {
+        final Thread t = new Thread(r, "junction-cluster-data");
+        t.setDaemon(true);
+        return t;
+    });
 
     /**
      * @param roleChanged wakes the node's role watcher: a role, or whether this replica may lead, changed (called on
@@ -87,6 +115,11 @@ final class StoreStateMachine extends BaseStateMachine {
     /** Whether this replica's log ends before its last snapshot's offset and waits for an entry to fetch the rest. */
     boolean awaitingFetch() {
         return unfetchedLogEnd >= 0;
+    }
+
+    /** Entries whose bytes Ratis read back from this replica's commit log to send them (see {@link #read}). */
+    long dataReads() {
+        return dataReads.get();
     }
 
     /** Snapshots of the leader installed here since start (a replica the leader's log no longer covered). */
@@ -136,7 +169,8 @@ final class StoreStateMachine extends BaseStateMachine {
                 roleChanged.run();
             }
             final ByteBuffer payload = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
-            replica.apply(entry.getTerm(), payload);
+            awaitWritten(entry.getIndex());
+            replica.apply(entry.getTerm(), entry.getIndex(), payload, this::readLeaderLog);
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
             return CompletableFuture.completedFuture(Message.EMPTY);
         } catch (IOException | RuntimeException e) {
@@ -144,6 +178,143 @@ final class StoreStateMachine extends BaseStateMachine {
             replica.broken(e);
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * The leader proposes a log range with its bytes; the Raft log keeps only its header, the bytes become the entry's
+     * state-machine data (a slice of the proposal, not a copy).
+     */
+    @Override
+    public TransactionContext startTransaction(final RaftClientRequest request) throws IOException {
+        final ByteString content = request.getMessage().getContent();
+        final TransactionContext.Builder trx = TransactionContext.newBuilder().setStateMachine(this)
+                .setClientRequest(request);
+        if (!content.isEmpty() && content.byteAt(ReplicaEntry.TYPE_OFFSET) == ReplicaEntry.LOG_RANGE) {
+            final ByteBuffer proposed = content.asReadOnlyByteBuffer();
+            trx.setLogData(UnsafeByteOperations.unsafeWrap(ReplicaEntry.rangeHeader(proposed)))
+                    .setStateMachineData(content.substring(ReplicaEntry.HEADER_LENGTH));
+        }
+        return trx.build();
+    }
+
+    @Override
+    public StateMachine.DataApi data() {
+        return this;
+    }
+
+    /** The header of a log-range entry, or null for entries without state-machine data. */
+    private static ReplicaEntry.Range rangeOf(final LogEntryProto entry) {
+        if (!entry.hasStateMachineLogEntry()) {
+            return null;
+        }
+        final ByteString logData = entry.getStateMachineLogEntry().getLogData();
+        if (logData.isEmpty() || logData.byteAt(ReplicaEntry.TYPE_OFFSET) != ReplicaEntry.LOG_RANGE) {
+            return null;
+        }
+        return ReplicaEntry.range(logData.asReadOnlyByteBuffer());
+    }
+
+    @Override
+    public CompletableFuture<?> write(final LogEntryProto entry) {
+        final ReplicaEntry.Range range = rangeOf(entry);
+        if (range == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        final ByteBuffer bytes = entry.getStateMachineLogEntry().getStateMachineEntry().getStateMachineData()
+                .asReadOnlyByteBuffer();
+        if (bytes.remaining() != range.length() || ReplicaEntry.crc(bytes) != range.crc()) {
+            return CompletableFuture.failedFuture(new IOException("the bytes of entry " + entry.getIndex()
+                    + " do not match its header"));
+        }
+        final CompletableFuture<Void> written = onDataWriter(() -> replica.writeAhead(entry.getTerm(),
+                entry.getIndex(), range, bytes, this::readLeaderLog));
+        writesInFlight.put(entry.getIndex(), written);
+        written.whenComplete((ok, failure) -> writesInFlight.remove(entry.getIndex(), written));
+        return written;
+    }
+
+    /** Waits for the write of entry {@code index}'s bytes, if one is under way (a failed one: the apply finds out). */
+    private void awaitWritten(final long index) throws IOException {
+        final CompletableFuture<Void> written = writesInFlight.get(index);
+        if (written == null) {
+            return;
+        }
+        try {
+            written.get(WRITE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for the bytes of entry " + index, e);
+        } catch (ExecutionException e) {
+            LOG.warn("Writing the bytes of entry {} failed: {}", index, e.getCause().getMessage());
+        } catch (TimeoutException e) {
+            throw new IOException("the bytes of entry " + index + " were not written within " + WRITE_WAIT_SECONDS
+                    + " s", e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<?> write(final LogEntryProto entry, final TransactionContext context) {
+        return write(entry);
+    }
+
+    /** Ratis sends an entry whose bytes it did not keep (a follower that lags, or a resend): from the commit log. */
+    @Override
+    public CompletableFuture<ByteString> read(final LogEntryProto entry) {
+        final ReplicaEntry.Range range = rangeOf(entry);
+        if (range == null) {
+            return CompletableFuture.failedFuture(new IOException("entry " + entry.getIndex()
+                    + " has no state-machine data"));
+        }
+        try {
+            final ByteBuffer bytes = replica.readRange(range);
+            dataReads.incrementAndGet();
+            return CompletableFuture.completedFuture(UnsafeByteOperations.unsafeWrap(bytes));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<ByteString> read(final LogEntryProto entry, final TransactionContext context) {
+        return read(entry);
+    }
+
+    @Override
+    public CompletableFuture<Void> flush(final long logIndex) {
+        return onDataWriter(replica::flushAhead);
+    }
+
+    @Override
+    public CompletableFuture<Void> truncate(final long logIndex) {
+        return onDataWriter(() -> replica.truncateAhead(logIndex));
+    }
+
+    private interface DataTask {
+        void run() throws IOException;
+    }
+
+    /** Runs a data task on the writer thread; a failed one breaks the replica (Ratis stops its log too). */
+    private CompletableFuture<Void> onDataWriter(final DataTask task) {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            dataWriter.execute(() -> {
+                try {
+                    task.run();
+                    done.complete(null);
+                } catch (IOException | RuntimeException e) {
+                    replica.broken(e);
+                    done.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(new IOException("the state machine is closed", e));
+        }
+        return done;
+    }
+
+    /** Reads a range of the leader's log (a read-only query to it), whole records from {@code from}. */
+    private ByteBuffer readLeaderLog(final long from, final long to) throws IOException {
+        return SnapshotQuery.readLog(ask(SnapshotQuery.log(from, to)));
     }
 
     @Override
@@ -222,7 +393,7 @@ final class StoreStateMachine extends BaseStateMachine {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(INSTALL_TIMEOUT_SECONDS);
         while (true) {
             try {
-                replica.installLog(logEnd, (from, to) -> SnapshotQuery.readLog(ask(SnapshotQuery.log(from, to))));
+                replica.installLog(logEnd, this::readLeaderLog);
                 replica.replaceTables(SnapshotQuery.readTables(ask(SnapshotQuery.tables())));
                 break;
             } catch (IOException e) {
@@ -259,6 +430,7 @@ final class StoreStateMachine extends BaseStateMachine {
 
     @Override
     public void close() throws IOException {
+        dataWriter.shutdownNow();
         super.close();
     }
 

@@ -32,14 +32,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three in-JVM replicas with a small Raft log (a snapshot every 32 entries, 8 kept, 1 MiB segments; on a broker
+ * Three in-JVM replicas with a small Raft log (a snapshot every 32 entries, 8 kept, 16 KiB segments; on a broker
  * {@code cluster.snapshot-interval-entries=32}, {@code cluster.log-keep-entries=8}, {@code
- * cluster.log-segment-size=1m}): the log stays bounded while the commit log grows, and a replica the purged log no
+ * cluster.log-segment-size=16k}): the log stays bounded while the commit log grows, and a replica the purged log no
  * longer covers catches up from the leader's snapshot, whether it was down or lost its whole data directory.
  */
 class RaftLogCatchUpTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final RaftLogLimits SMALL_LOG = new RaftLogLimits(32, 8, 1 << 20);
+    private static final RaftLogLimits SMALL_LOG = new RaftLogLimits(32, 8, 16 << 10);
     private static final String TOPIC = "orders";
     private static final int BODY_BYTES = 4096;
     /**

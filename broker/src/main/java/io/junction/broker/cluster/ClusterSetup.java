@@ -7,6 +7,7 @@ import io.junction.cluster.ClusterMember;
 import io.junction.cluster.ClusterMembers;
 import io.junction.cluster.ClusterSettings;
 import io.junction.cluster.RaftLogLimits;
+import io.junction.cluster.proxy.groups.StoreGroup;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -31,12 +32,17 @@ public final class ClusterSetup {
             throw new BrokerStartException("cluster.role: all, store or proxy, not '" + value + "'", null);
         }
         final boolean hasNodeId = !config.string(ConfigKeys.CLUSTER_NODE_ID).isBlank();
-        final boolean hasContracts = !storeContracts(config).isEmpty();
+        final boolean hasContracts = !storeContracts(config).isEmpty()
+                || !config.string(ConfigKeys.CLUSTER_STORE_GROUPS).isBlank();
         switch (role) {
             case PROXY -> {
                 if (!hasContracts) {
                     throw new BrokerStartException("cluster.role=proxy needs cluster.store-contracts (the store "
-                            + "nodes' contract servers as host:port, comma-separated)", null);
+                            + "nodes' contract servers as host:port, comma-separated) or cluster.store-groups", null);
+                }
+                if (!storeContracts(config).isEmpty() && !config.string(ConfigKeys.CLUSTER_STORE_GROUPS).isBlank()) {
+                    throw new BrokerStartException("cluster.store-contracts and cluster.store-groups: set one (the "
+                            + "first is the one-group form of the second)", null);
                 }
                 if (hasNodeId) {
                     throw new BrokerStartException("cluster.role=proxy joins no store group: leave cluster.node-id "
@@ -51,7 +57,8 @@ public final class ClusterSetup {
             default -> { }
         }
         if (role != NodeRole.PROXY && hasContracts) {
-            throw new BrokerStartException("cluster.store-contracts is for cluster.role=proxy, not " + value, null);
+            throw new BrokerStartException("cluster.store-contracts and cluster.store-groups are for "
+                    + "cluster.role=proxy, not " + value, null);
         }
         return role;
     }
@@ -60,6 +67,26 @@ public final class ClusterSetup {
     public static List<String> storeContracts(final BrokerConfig config) {
         return Arrays.stream(config.string(ConfigKeys.CLUSTER_STORE_CONTRACTS).split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    /**
+     * The store groups a proxy serves over: {@code cluster.store-groups}, or the one group (named
+     * {@value StoreGroup#DEFAULT_NAME}) of {@code cluster.store-contracts}. The first is the metadata group.
+     *
+     * @throws BrokerStartException (exit code 1) for a malformed list: a name not {@code [a-z0-9-]+} or listed twice,
+     *                              a group without addresses, an address not {@code host:port}
+     */
+    public static List<StoreGroup> storeGroups(final BrokerConfig config) throws BrokerStartException {
+        final String text = config.string(ConfigKeys.CLUSTER_STORE_GROUPS);
+        try {
+            if (text.isBlank()) {
+                return List.of(StoreGroup.single(storeContracts(config)));
+            }
+            return StoreGroup.parseList(text);
+        } catch (final IllegalArgumentException e) {
+            throw new BrokerStartException((text.isBlank() ? "cluster.store-contracts: " : "cluster.store-groups: ")
+                    + e.getMessage(), e);
+        }
     }
 
     /**

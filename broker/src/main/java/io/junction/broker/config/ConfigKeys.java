@@ -94,7 +94,12 @@ public final class ConfigKeys {
     public static final ConfigKey CLUSTER_STORE_CONTRACTS = ConfigKey.of("cluster.store-contracts", STRING, "",
             "A proxy's way in: the store nodes' contract servers (their cluster.contract-port on their "
                     + "cluster.members host) as host:port, comma-separated; one reachable suffices, the proxy learns "
-                    + "the others and follows the leader.");
+                    + "the others and follows the leader. The one-group form of cluster.store-groups (a group named g1).");
+    public static final ConfigKey CLUSTER_STORE_GROUPS = ConfigKey.of("cluster.store-groups", STRING, "",
+            "A proxy over several store groups: name=host:port,host:port;name=host:port,... (names [a-z0-9-]+, each "
+                    + "group's store nodes' contract servers). The first is the metadata group (topics, consumer "
+                    + "groups, offsets, users, key-value configs, queue placements); a topic created through the proxy "
+                    + "gets its queues placed round robin over the groups, once. Instead of cluster.store-contracts.");
     public static final ConfigKey CLUSTER_CONTRACT_PORT = ConfigKey.of("cluster.contract-port", PORT, "0",
             "Port of this node's contract server on its cluster.members host: followers forward sends, POP, acks and "
                     + "offset commits to the leader's (0 picks a free port; each node publishes its own to the others).");
@@ -106,7 +111,7 @@ public final class ConfigKeys {
             "Raft entries kept below the latest snapshot when the log is purged, so a follower just behind catches "
                     + "up from the log rather than from the leader's snapshot.");
     public static final ConfigKey CLUSTER_LOG_SEGMENT_SIZE = ConfigKey.of("cluster.log-segment-size", INT_SIZE, "64m",
-            "Size of a Raft log segment file, at least 1m; the log is purged by whole closed segments.");
+            "Size of a Raft log segment file, at least 16k; the log is purged by whole closed segments.");
 
     /** Prefix of the shared HTTP listener's keys, TLS ones included ({@code http.tls-enabled}, …). */
     public static final String HTTP_PREFIX = "http";
@@ -227,7 +232,7 @@ public final class ConfigKeys {
                 DISK_MAX_USED_RATIO, DISK_FULL_RATIO, TRANSACTION_FIRST_CHECK_MS, TRANSACTION_CHECK_INTERVAL_MS,
                 TRANSACTION_MAX_CHECKS, POP_REVIVE_INTERVAL_MS, QUEUE_FILE_ENTRIES, INDEX_FILE_ENTRIES,
                 CLUSTER_NODE_ID, CLUSTER_MEMBERS, CLUSTER_ELECTION_TIMEOUT_MS, CLUSTER_CONTRACT_PORT, CLUSTER_ROLE,
-                CLUSTER_STORE_CONTRACTS, CLUSTER_SNAPSHOT_INTERVAL_ENTRIES, CLUSTER_LOG_KEEP_ENTRIES,
+                CLUSTER_STORE_CONTRACTS, CLUSTER_STORE_GROUPS, CLUSTER_SNAPSHOT_INTERVAL_ENTRIES, CLUSTER_LOG_KEEP_ENTRIES,
                 CLUSTER_LOG_SEGMENT_SIZE, HTTP_PORT, HTTP_MAX_REQUEST_SIZE, HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED,
                 SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,

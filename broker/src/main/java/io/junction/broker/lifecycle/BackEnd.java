@@ -6,12 +6,14 @@ import io.junction.broker.config.BrokerConfig;
 import io.junction.cluster.ClusterNode;
 import io.junction.cluster.ClusterSettings;
 import io.junction.cluster.ReplicaMessaging;
-import io.junction.cluster.proxy.ProxyNode;
+import io.junction.cluster.proxy.groups.GroupedProxy;
+import io.junction.cluster.proxy.groups.StoreGroup;
 import io.junction.core.Messaging;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.StoreStats;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -23,10 +25,10 @@ import java.util.function.Supplier;
  * @param stats     the local store's figures, null on a proxy (it has no store)
  * @param cluster   the replica, null on a single node and a proxy
  * @param settings  the replica's settings, null when there is no replica
- * @param proxy     the proxy's link to its store group, null unless the role is proxy
+ * @param proxy     the proxy's link to its store groups, null unless the role is proxy
  */
 record BackEnd(NodeRole role, Messaging messaging, Supplier<StoreStats> stats, ClusterNode cluster,
-               ClusterSettings settings, ProxyNode proxy) {
+               ClusterSettings settings, GroupedProxy proxy) {
     /** A cluster node (or proxy) starts its front-ends once a leader is elected; without one it refuses to start. */
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -34,7 +36,7 @@ record BackEnd(NodeRole role, Messaging messaging, Supplier<StoreStats> stats, C
             throws BrokerStartException {
         final NodeRole role = ClusterSetup.role(config);
         if (role == NodeRole.PROXY) {
-            final ProxyNode proxy = resources.push("proxy", startProxy(config, storeConfig));
+            final GroupedProxy proxy = resources.push("proxy", startProxy(config, storeConfig));
             return new BackEnd(role, proxy.messaging(), null, null, null, proxy);
         }
         final ClusterSettings settings = ClusterSetup.settings(config);
@@ -47,11 +49,11 @@ record BackEnd(NodeRole role, Messaging messaging, Supplier<StoreStats> stats, C
         return new BackEnd(role, replica, () -> cluster.store().stats(), cluster, settings, null);
     }
 
-    private static ProxyNode startProxy(final BrokerConfig config, final StoreConfig storeConfig)
+    private static GroupedProxy startProxy(final BrokerConfig config, final StoreConfig storeConfig)
             throws BrokerStartException {
+        final List<StoreGroup> groups = ClusterSetup.storeGroups(config);
         try {
-            return ProxyNode.start(ClusterSetup.storeContracts(config), storeConfig.maxMessageSize(),
-                    SETTLE_TIMEOUT);
+            return GroupedProxy.start(groups, storeConfig.maxMessageSize(), SETTLE_TIMEOUT);
         } catch (final RuntimeException e) {
             throw new BrokerStartException(Broker.describe(e), e);
         }

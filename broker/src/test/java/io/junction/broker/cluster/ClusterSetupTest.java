@@ -9,6 +9,7 @@ import io.junction.broker.config.ConfigLoader;
 import io.junction.broker.lifecycle.BrokerStartException;
 import io.junction.cluster.ClusterSettings;
 import io.junction.cluster.RaftLogLimits;
+import io.junction.cluster.proxy.groups.StoreGroup;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -44,7 +45,7 @@ class ClusterSetupTest {
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {
             "cluster.snapshot-interval-entries; 0; cluster.snapshot-interval-entries must be 1 to",
-            "cluster.log-segment-size; 512k; cluster.log-segment-size must be at least 1m"})
+            "cluster.log-segment-size; 8k; cluster.log-segment-size must be at least 16k"})
     void shouldRefuseRaftLogLimitsOutOfRangeNamingTheKey(final String key, final String value, final String reason)
             throws Exception {
         final BrokerConfig config = config(Map.of(key, value));
@@ -98,7 +99,39 @@ class ClusterSetupTest {
         assertThatThrownBy(() -> ClusterSetup.role(plain(Map.of("cluster.role", "store"))))
                 .isInstanceOf(BrokerStartException.class).hasMessageContaining("needs cluster.node-id");
         assertThatThrownBy(() -> ClusterSetup.role(plain(Map.of("cluster.store-contracts", "10.0.0.1:9801"))))
-                .isInstanceOf(BrokerStartException.class).hasMessageContaining("is for cluster.role=proxy");
+                .isInstanceOf(BrokerStartException.class).hasMessageContaining("are for cluster.role=proxy");
+    }
+
+    @Test
+    void shouldReadStoreGroupsFirstOneTheMetadataGroup() throws Exception {
+        final BrokerConfig groups = plain(Map.of("cluster.role", "proxy", "cluster.store-groups",
+                "meta=10.0.0.1:9801,10.0.0.2:9801; data-2=10.0.1.1:9801"));
+        assertThat(ClusterSetup.role(groups)).isEqualTo(NodeRole.PROXY);
+        assertThat(ClusterSetup.storeGroups(groups)).containsExactly(
+                new StoreGroup("meta", List.of("10.0.0.1:9801", "10.0.0.2:9801")),
+                new StoreGroup("data-2", List.of("10.0.1.1:9801")));
+        final BrokerConfig one = plain(Map.of("cluster.role", "proxy", "cluster.store-contracts", "10.0.0.1:9801"));
+        assertThat(ClusterSetup.storeGroups(one)).containsExactly(new StoreGroup("g1", List.of("10.0.0.1:9801")));
+    }
+
+    @Test
+    void shouldRefuseMalformedStoreGroups() throws Exception {
+        for (Map.Entry<String, String> bad : Map.of(
+                "Meta=10.0.0.1:9801", "is not [a-z0-9-]+",
+                "g1=10.0.0.1:9801;g1=10.0.0.2:9801", "listed twice",
+                "g1=", "lists no contract address",
+                "10.0.0.1:9801", "is not name=host:port",
+                "g1=10.0.0.1", "'10.0.0.1' is not host:port").entrySet()) {
+            assertThatThrownBy(() -> ClusterSetup.storeGroups(plain(Map.of("cluster.role", "proxy",
+                    "cluster.store-groups", bad.getKey()))))
+                    .isInstanceOf(BrokerStartException.class)
+                    .hasMessageStartingWith("cluster.store-groups: ").hasMessageContaining(bad.getValue());
+        }
+        assertThatThrownBy(() -> ClusterSetup.role(plain(Map.of("cluster.role", "proxy", "cluster.store-groups",
+                "g1=10.0.0.1:9801", "cluster.store-contracts", "10.0.0.1:9801"))))
+                .isInstanceOf(BrokerStartException.class).hasMessageContaining("set one");
+        assertThatThrownBy(() -> ClusterSetup.role(plain(Map.of("cluster.store-groups", "g1=10.0.0.1:9801"))))
+                .isInstanceOf(BrokerStartException.class).hasMessageContaining("are for cluster.role=proxy");
     }
 
     /** Exactly {@code settings}, without the node keys {@link #config} adds. */

@@ -153,8 +153,19 @@ class BrokerStartupErrorsIT {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"G1=127.0.0.1:9801| is not [a-z0-9-]+",
+            "g1=127.0.0.1:9801;g1=127.0.0.1:9802| is listed twice", "g1=127.0.0.1| is not host:port"})
+    void shouldExitWith1ForMalformedStoreGroups(final String groups, final String reason) {
+        try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set("cluster.role", "proxy")
+                .set("cluster.store-groups", groups).start()) {
+            assertThat(broker.awaitExit(DEADLINE)).isEqualTo(EXIT_START_FAILED);
+            assertOneLine(broker).contains("cluster.store-groups: ").contains(reason);
+        }
+    }
+
+    @ParameterizedTest
     @CsvSource(delimiter = ';', value = {"cluster.snapshot-interval-entries; 0; must be 1 to",
-            "cluster.log-segment-size; 4k; must be at least 1m"})
+            "cluster.log-segment-size; 4k; must be at least 16k"})
     void shouldExitWith1ForRaftLogLimitsOutOfRange(final String key, final String value, final String reason) {
         try (BrokerProcess broker = BrokerProcess.builder(tmp.resolve("data")).set("cluster.node-id", "n1")
                 .set("cluster.members", "n1@127.0.0.1:" + FreePorts.next()).set(key, value).start()) {

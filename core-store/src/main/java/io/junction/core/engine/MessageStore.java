@@ -155,13 +155,15 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived, 0);
         dispatcherRef[0] = dispatcher;
 
-        final long end = StoreRecovery.cut(role.logEnd(),
+        final long end = StoreRecovery.cut(role.logEnd(), role.follower(),
                 StoreRecovery.recover(config, recoverFrom, dataDir.crashed(), log, queues, index, dispatcher),
                 log, queues, index);
         final long bootTimestamp = clock.getAsLong();
         final TrafficCounters traffic = new TrafficCounters(bootTimestamp, ZoneId.systemDefault());
         this.availability = new Availability(dataDir.root(), config.diskFullRatio());
-        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock, role.replication());
+        // A follower's appender is fenced; its replication (if any) only bounds what consumers see.
+        this.appender = new LogAppender(log, flusher, queues::maxOffset, clock,
+                role.follower() ? LogReplication.NONE : role.replication());
         if (role.follower()) {
             appender.fence(new StoreException(StoreError.UNAVAILABLE,
                     "this node is a follower of its cluster; send to the leader"));
@@ -476,21 +478,56 @@ public final class MessageStore implements Messaging, AutoCloseable {
     // ------------------------------------------------------------------------------------------------- replication
 
     /**
-     * A follower applies a range its group committed: the leader's exact bytes at {@code offset}, which must be where
-     * this log ends. They are forced first in SYNC mode, then indexed as the leader indexed them (consume queues,
-     * index, parked reads woken). Called by one thread, the group's apply thread.
+     * A follower ({@link ReplicaRole#writingAhead}) writes a range its group has not committed yet: the
+     * leader's exact bytes at {@code offset}. Whatever this log holds from {@code offset} on is cut first: a range
+     * the group replaced (Raft sends a range only after every range before it, so the tail past its offset belongs
+     * to ranges the group dropped). Nothing is indexed: the range becomes visible once the replication's committed
+     * offset passes it ({@link #committedMore}).
      *
-     * @throws IOException when the range does not continue the log or cannot be written (the replica must stop)
+     * @throws IOException when {@code offset} is past the log's end (a gap), below what consumers may already see,
+     *                     or the write fails
      */
-    public void applyReplicated(final long offset, final ByteBuffer bytes) throws IOException {
-        if (!role.follower()) {
-            throw new IllegalStateException("only a follower's store applies replicated ranges");
-        }
+    public void writeAhead(final long offset, final ByteBuffer bytes) throws IOException {
+        cutAhead(offset);
         log.appendReplicated(offset, bytes);
+    }
+
+    /**
+     * Cuts a follower's uncommitted tail at {@code offset} (a range its group dropped). Never below what consumers may
+     * see.
+     */
+    public void cutAhead(final long offset) throws IOException {
+        if (!role.follower()) {
+            throw new IllegalStateException("only a follower holds ranges written ahead of the commit");
+        }
+        if (offset < flusher.visibleOffset() || offset < dispatcher.dispatchedOffset()) {
+            throw new IOException("cannot cut the log at " + offset + ": consumers may see up to "
+                    + Math.max(flusher.visibleOffset(), dispatcher.dispatchedOffset()));
+        }
+        if (offset < log.writeOffset()) {
+            log.truncate(offset);
+        }
+    }
+
+    /**
+     * The group committed more of a follower's written-ahead log: index it. In SYNC mode consumers see forced bytes
+     * only, so it is forced first (a no-op when the group's flush already forced it, as it does for every range it
+     * wrote ahead; not for ranges fetched from a leader).
+     */
+    public void committedMore() throws IOException {
         if (config.flushMode() == FlushMode.SYNC) {
             log.force();
         }
         dispatcher.wake();
+    }
+
+    /** A copy of the log bytes {@code [from, to)} (a leader sending a range to a follower that lacks it). */
+    public ByteBuffer readLog(final long from, final long to) throws IOException {
+        if (from < log.minOffset() || to > log.writeOffset() || from > to) {
+            throw new IOException("log range [" + from + ", " + to + ") is not in this log (" + log.minOffset() + ".."
+                    + log.writeOffset() + ")");
+        }
+        return log.copyRange(from, to);
     }
 
     /** Applies a metadata change the group committed (every replica, the leader included, in commit order). */

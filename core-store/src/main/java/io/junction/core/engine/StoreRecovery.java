@@ -48,10 +48,12 @@ final class StoreRecovery {
 
     /**
      * Cuts the recovered log at {@code logEnd}, where the replicated group's committed log ends as this replica
-     * knows it (-1: no cut), with the queue and index entries past it; returns the log's end.
+     * knows it (-1: no cut), with the queue and index entries past it; returns where indexing goes on. A follower
+     * writing ahead keeps the log past {@code logEnd} (ranges its group may still commit) and drops only their queue
+     * and index entries: they are indexed again once committed.
      */
-    static long cut(final long logEnd, final long end, final CommitLog log, final ConsumeQueueStore queues,
-                    final MessageIndex index) throws IOException {
+    static long cut(final long logEnd, final boolean keepTail, final long end, final CommitLog log,
+                    final ConsumeQueueStore queues, final MessageIndex index) throws IOException {
         if (logEnd < 0 || logEnd == end) {
             return end;
         }
@@ -59,7 +61,9 @@ final class StoreRecovery {
             throw new ShortLogException("the log ends at " + end + ", before " + logEnd + " that the cluster recorded as "
                     + "applied: files of this replica are missing");
         }
-        log.truncate(logEnd);
+        if (!keepTail) {
+            log.truncate(logEnd);
+        }
         queues.truncate(logEnd);
         index.truncate(logEnd);
         return logEnd;

@@ -217,8 +217,8 @@ public final class CommitLog implements AutoCloseable {
 
     /**
      * Writes bytes a replicated store's leader wrote at {@code offset}, which must be this log's write offset:
-     * whole records and blank fillers, possibly crossing into the next segment (a follower applying a committed
-     * range; the caller is the only writer).
+     * whole records and blank fillers, possibly crossing into the next segment (a follower writing a range of its
+     * group; the caller is the only writer).
      *
      * @throws IOException when {@code offset} is not the write offset (a gap or an overlap) or a write failed
      */
@@ -237,10 +237,12 @@ public final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Cuts the log at {@code end} (a record boundary at or below the write offset) before it is opened for writing:
-     * a replica dropping a tail its group never committed. Same durable clearing as recovery's.
+     * Cuts the log at {@code end} (a record boundary at or below the write offset): a replica dropping a tail its
+     * group never committed, before the log is opened for writing or, on a follower writing ahead, by its only
+     * writer. Same durable clearing as recovery's; synchronized with {@link #force}, which must not force segments
+     * being cut.
      */
-    public void truncate(final long end) throws IOException {
+    public synchronized void truncate(final long end) throws IOException {
         if (end > writeOffset) {
             throw new IOException("cannot truncate the log at " + end + ": it ends at " + writeOffset);
         }

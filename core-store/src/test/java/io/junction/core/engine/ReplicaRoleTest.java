@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A store as one replica of a group: a leader's sends wait for their range to be committed, a failed range fences
- * the store, a follower applies a leader's exact bytes and serves them, and opening cuts an uncommitted tail. The
+ * the store, a follower writes a leader's exact bytes ahead of the commit and serves them once committed, and a
+ * leader's open cuts an uncommitted tail while a follower's keeps it. The
  * "group" here is a list of ranges the test commits or fails by hand.
  */
 class ReplicaRoleTest {
@@ -73,10 +74,11 @@ class ReplicaRoleTest {
     @EnumSource(FlushMode.class)
     void shouldAnswerALeadersSendOnlyOnceItsRangeIsCommitted(final FlushMode mode) throws Exception {
         final HeldRanges group = new HeldRanges();
+        final HeldRanges followerView = new HeldRanges();
         try (MessageStore leader = MessageStore.open(TestStores.small(dir.resolve("leader")).flushMode(mode).build(),
                 ReplicaRole.leader(group, -1, null));
              MessageStore follower = MessageStore.open(TestStores.small(dir.resolve("follower")).flushMode(mode)
-                     .build(), ReplicaRole.follower(-1, null))) {
+                     .build(), ReplicaRole.writingAhead(-1, followerView, null))) {
             leader.topics().createIfAbsent(TopicConfig.of("t", 1)).join();
             follower.topics().createIfAbsent(TopicConfig.of("t", 1)).join();
             final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
@@ -96,8 +98,10 @@ class ReplicaRoleTest {
 
             // The follower writes the leader's exact bytes at the same offsets and serves them.
             for (HeldRanges.Range r : group.ranges) {
-                follower.applyReplicated(r.from(), r.bytes());
+                follower.writeAhead(r.from(), r.bytes());
             }
+            followerView.committed = leader.logEnd();
+            follower.committedMore();
             assertThat(follower.logEnd()).isEqualTo(leader.logEnd());
             awaitTrue(() -> follower.maxOffset("t", 0) == 20);
             assertThat(TestStores.readAll(follower, "t", 0)).extracting(TestStores::body)
@@ -136,12 +140,81 @@ class ReplicaRoleTest {
             leader.send(text("t", "never committed"));
             awaitTrue(() -> group.ranges.size() == 2);
         }
-        try (MessageStore follower = MessageStore.open(TestStores.small(dir).build(),
-                ReplicaRole.follower(committedEnd, null))) {
-            assertThat(follower.logEnd()).isEqualTo(committedEnd);
-            awaitTrue(() -> follower.maxOffset("t", 0) == 1);
-            final List<StoredMessage> left = TestStores.readAll(follower, "t", 0);
+        // Reopened as leader at the committed end (a promoted replica): the rest is in no entry of the group.
+        final HeldRanges next = new HeldRanges();
+        next.committed = Long.MAX_VALUE;
+        try (MessageStore leader = MessageStore.open(TestStores.small(dir).build(),
+                ReplicaRole.leader(next, committedEnd, null))) {
+            assertThat(leader.logEnd()).isEqualTo(committedEnd);
+            awaitTrue(() -> leader.maxOffset("t", 0) == 1);
+            final List<StoredMessage> left = TestStores.readAll(leader, "t", 0);
             assertThat(left).extracting(TestStores::body).containsExactly("kept");
+        }
+    }
+
+    @Test
+    void shouldShowAFollowersWrittenAheadRangesOnlyOnceCommittedAndKeepThemAcrossAReopen() throws IOException {
+        final HeldRanges group = new HeldRanges();
+        final Path followerDir = dir.resolve("follower");
+        try (MessageStore leader = MessageStore.open(TestStores.small(dir.resolve("leader")).build(),
+                ReplicaRole.leader(group, -1, null))) {
+            leader.topics().createIfAbsent(TopicConfig.of("t", 1)).join();
+            for (int i = 0; i < 3; i++) {
+                final CompletableFuture<SendResult> sent = leader.send(text("t", "m" + i));
+                final int shipped = i + 1;
+                awaitTrue(() -> group.ranges.size() == shipped);
+                group.commitAll();
+                sent.join();
+            }
+            final HeldRanges.Range first = group.ranges.get(0);
+            final HeldRanges.Range last = group.ranges.get(group.ranges.size() - 1);
+            final HeldRanges followerView = new HeldRanges();
+            try (MessageStore follower = MessageStore.open(TestStores.small(followerDir).build(),
+                    ReplicaRole.writingAhead(0, followerView, null))) {
+                follower.topics().createIfAbsent(TopicConfig.of("t", 1)).join();
+                for (HeldRanges.Range r : group.ranges) {
+                    follower.writeAhead(r.from(), r.bytes());
+                }
+                assertThat(follower.logEnd()).isEqualTo(leader.logEnd());
+                assertThat(follower.maxOffset("t", 0)).as("nothing committed yet").isZero();
+
+                // The group commits all but the last range: consumers see exactly those.
+                followerView.committed = last.from();
+                follower.committedMore();
+                awaitTrue(() -> follower.maxOffset("t", 0) == 2);
+                assertThat(TestStores.readAll(follower, "t", 0)).extracting(TestStores::body)
+                        .containsExactly("m0", "m1");
+
+                // The committed part is never cut; the uncommitted one is, and written again.
+                assertThat(errorOf(() -> follower.cutAhead(first.from()))).isNotNull();
+                follower.cutAhead(last.from());
+                assertThat(follower.logEnd()).isEqualTo(last.from());
+                follower.writeAhead(last.from(), last.bytes());
+            }
+            // Reopened at the committed end, the written-ahead tail is kept but not shown until committed.
+            try (MessageStore follower = MessageStore.open(TestStores.small(followerDir).build(),
+                    ReplicaRole.writingAhead(last.from(), followerView, null))) {
+                assertThat(follower.logEnd()).isEqualTo(leader.logEnd());
+                awaitTrue(() -> follower.maxOffset("t", 0) == 2);
+                followerView.committed = leader.logEnd();
+                follower.committedMore();
+                awaitTrue(() -> follower.maxOffset("t", 0) == 3);
+                assertThat(TestStores.readAll(follower, "t", 0)).extracting(TestStores::body)
+                        .containsExactly("m0", "m1", "m2");
+            }
+        }
+    }
+
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
+    private static IOException errorOf(final IoAction action) {
+        try {
+            action.run();
+            return null;
+        } catch (IOException e) {
+            return e;
         }
     }
 

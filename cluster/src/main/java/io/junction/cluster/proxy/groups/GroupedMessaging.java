@@ -1,0 +1,361 @@
+package io.junction.cluster.proxy.groups;
+
+import io.junction.core.BrowseRequest;
+import io.junction.core.BrowseResult;
+import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
+import io.junction.core.PullRequest;
+import io.junction.core.PullResult;
+import io.junction.core.RecallHandle;
+import io.junction.core.Receipt;
+import io.junction.core.SendResult;
+import io.junction.core.StoreError;
+import io.junction.core.StoreException;
+import io.junction.core.message.Message;
+import io.junction.core.message.StoredMessage;
+import io.junction.core.meta.TopicConfig;
+import io.junction.core.txn.TransactionChecker;
+import io.junction.core.txn.TransactionEnd;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * The contract over several store groups. Metadata (topics, consumer groups, offsets, key-value configs, membership,
+ * queue locks) is the first group's, the metadata group. A topic's queues are placed as logical-queue segments
+ * ({@link TopicPlacement}, read from {@link PlacementBook}); a topic without a placement lives wholly on the metadata
+ * group, exactly as behind a one-group proxy. Sends go to the open segment of the logical queue; offset reads walk the
+ * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}); receipts
+ * name the group that issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the
+ * topic and merge ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
+ * Consumer offsets are kept in logical offsets in the metadata group.
+ *
+ * <p>Commit-log offsets are per group: {@link #lookup} reads the metadata group's log only.
+ */
+public final class GroupedMessaging implements Messaging {
+    private final Map<String, Messaging> groups;
+    private final String metadataGroup;
+    private final Messaging metadata;
+    private final PlacementBook book;
+    private final SegmentReader reader;
+    private final PopSpreader pops;
+    private final GroupedTopics topics;
+    private final GroupedGroups groupAdmin;
+    private final GroupedConsumers consumers;
+    private final ReceiptRouter receipts;
+    private final MergedQueries queries;
+    private final SpreadBrowser browser;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+
+    /**
+     * @param groups the store groups' contracts by name, in order: the first is the metadata group
+     */
+    public GroupedMessaging(final Map<String, Messaging> groups) {
+        if (groups.isEmpty()) {
+            throw new IllegalArgumentException("no store group");
+        }
+        this.groups = new LinkedHashMap<>(groups);
+        this.metadataGroup = groups.keySet().iterator().next();
+        this.metadata = groups.get(metadataGroup);
+        this.book = new PlacementBook(metadata.kvConfigs());
+        this.reader = new SegmentReader(this::group);
+        final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
+        this.pops = new PopSpreader(this::group, configs);
+        this.topics = new GroupedTopics(this.groups, book);
+        this.groupAdmin = new GroupedGroups(this.groups);
+        this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
+        this.receipts = new ReceiptRouter(this.groups);
+        this.queries = new MergedQueries(this.groups, book);
+        this.browser = new SpreadBrowser(this.groups, book);
+    }
+
+    private Messaging group(final String name) {
+        final Messaging m = groups.get(name);
+        if (m == null) {
+            throw new StoreException(StoreError.UNAVAILABLE, "store group " + name + " is not configured here");
+        }
+        return m;
+    }
+
+    /** The placement a call on {@code topic} follows, null for a topic wholly on the metadata group. */
+    public TopicPlacement placement(final String topic) {
+        return book.get(topic);
+    }
+
+    /** Every placed topic's placement text by topic. */
+    public Map<String, String> placements() {
+        return book.texts();
+    }
+
+    private static <T> CompletableFuture<T> failed(final StoreError error, final String text) {
+        return CompletableFuture.failedFuture(new StoreException(error, text));
+    }
+
+    @Override
+    public CompletableFuture<SendResult> send(final Message message) {
+        final TopicPlacement placement = book.get(message.topic());
+        if (placement == null) {
+            return metadata.send(message);
+        }
+        final int queue = logicalQueue(placement, message);
+        if (!placement.hasQueue(queue)) {
+            return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + message.topic()
+                    + " does not exist");
+        }
+        final QueueSegment open = placement.openSegment(queue);
+        return group(open.group()).send(physical(message, open))
+                .thenApply(r -> logical(r, message.topic(), queue, open));
+    }
+
+    @Override
+    public CompletableFuture<List<SendResult>> sendBatch(final List<Message> messages) {
+        final TopicPlacement placement = messages.isEmpty() ? null : book.get(messages.get(0).topic());
+        if (placement == null) {
+            return metadata.sendBatch(messages);
+        }
+        final Message first = messages.get(0);
+        final int queue = logicalQueue(placement, first);
+        if (!placement.hasQueue(queue)) {
+            return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + first.topic()
+                    + " does not exist");
+        }
+        final QueueSegment open = placement.openSegment(queue);
+        final List<Message> physical = messages.stream().map(m -> physical(m, open)).toList();
+        return group(open.group()).sendBatch(physical)
+                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), queue, open)).toList());
+    }
+
+    /** The caller's queue, else the message group's (stable), else the next in turn: the core's rule, logically. */
+    private int logicalQueue(final TopicPlacement placement, final Message message) {
+        if (message.queueId() != Message.ANY_QUEUE) {
+            return message.queueId();
+        }
+        final String messageGroup = message.messageGroup();
+        if (messageGroup != null && !messageGroup.isEmpty()) {
+            return Math.floorMod(messageGroup.hashCode(), placement.queueCount());
+        }
+        return Math.floorMod(roundRobin.getAndIncrement(), placement.queueCount());
+    }
+
+    private static Message physical(final Message m, final QueueSegment open) {
+        return new Message(m.topic(), open.physicalQueue(), m.body(), m.flag(), m.properties(), m.sysFlag(),
+                m.bornTimestamp(), m.bornHost(), m.reconsumeTimes());
+    }
+
+    /** A send's result in logical terms (a delayed message's result names its timer queue: left as it is). */
+    private static SendResult logical(final SendResult r, final String topic, final int queue,
+                                      final QueueSegment open) {
+        if (!r.topic().equals(topic) || r.queueId() != open.physicalQueue()) {
+            return r;
+        }
+        return new SendResult(r.uniqueId(), r.topic(), queue, open.toLogical(r.queueOffset()), r.commitLogOffset(),
+                r.storeHost());
+    }
+
+    @Override
+    public CompletableFuture<PullResult> pull(final PullRequest request) {
+        final TopicPlacement placement = book.get(request.topic());
+        return placement == null ? metadata.pull(request) : reader.pull(placement, request);
+    }
+
+    @Override
+    public CompletableFuture<PopResult> pop(final PopRequest request) {
+        final TopicPlacement placement = book.get(request.topic());
+        return placement == null ? metadata.pop(request) : pops.pop(placement, request);
+    }
+
+    @Override
+    public CompletableFuture<BrowseResult> browse(final BrowseRequest request) {
+        return browser.browse(request);
+    }
+
+    @Override
+    public CompletableFuture<Void> ack(final String group, final String receiptHandle) {
+        return receipts.ack(group, receiptHandle);
+    }
+
+    @Override
+    public CompletableFuture<Void> ack(final String group, final List<String> receiptHandles) {
+        return receipts.ack(group, receiptHandles);
+    }
+
+    @Override
+    public CompletableFuture<Void> ackReceipts(final String group, final List<? extends Receipt> receiptList) {
+        return receipts.ackReceipts(group, receiptList);
+    }
+
+    @Override
+    public CompletableFuture<String> changeInvisibleTime(final String group, final String receiptHandle,
+                                                         final long invisibleMillis) {
+        return receipts.changeInvisibleTime(group, receiptHandle, invisibleMillis);
+    }
+
+    @Override
+    public CompletableFuture<String> nack(final String group, final String receiptHandle) {
+        return receipts.nack(group, receiptHandle);
+    }
+
+    @Override
+    public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
+        return receipts.giveBack(group, receiptHandle);
+    }
+
+    @Override
+    public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
+        return receipts.deadLetter(group, receiptHandle);
+    }
+
+    /** The delayed message waits in the group its queue's segment was open on: each holding group is asked in turn. */
+    @Override
+    public CompletableFuture<Void> recall(final RecallHandle handle) {
+        return firstAccepting(holding(handle.topic()), 0, m -> m.recall(handle));
+    }
+
+    /**
+     * The half message is in the group its send went to; the producer names it by log offset and id, which another
+     * group refuses (ILLEGAL_ARGUMENT, nothing changed), so each group is asked in turn until one takes it.
+     */
+    @Override
+    public CompletableFuture<Void> endTransaction(final TransactionEnd end) {
+        return firstAccepting(new ArrayList<>(groups.values()), 0, m -> m.endTransaction(end));
+    }
+
+    private static CompletableFuture<Void> firstAccepting(final List<Messaging> candidates, final int index,
+                                                          final Function<Messaging, CompletableFuture<Void>> call) {
+        return call.apply(candidates.get(index)).handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (index + 1 < candidates.size() && StoreException.errorOf(e) == StoreError.ILLEGAL_ARGUMENT) {
+                return firstAccepting(candidates, index + 1, call);
+            }
+            return CompletableFuture.<Void>failedFuture(e);
+        }).thenCompose(Function.identity());
+    }
+
+    /** The groups holding a topic: the metadata group first, then the placement's others. */
+    private List<Messaging> holding(final String topic) {
+        final List<Messaging> holding = new ArrayList<>(List.of(metadata));
+        final TopicPlacement placement = book.get(topic);
+        if (placement != null) {
+            placement.groups().stream().map(this::group).filter(m -> m != metadata).forEach(holding::add);
+        }
+        return holding;
+    }
+
+    /** Every group hears of the front-ends' checkers (their leaders ask their own front-ends' producers only). */
+    @Override
+    public void addTransactionChecker(final TransactionChecker checker) {
+        groups.values().forEach(m -> m.addTransactionChecker(checker));
+    }
+
+    @Override
+    public void removeTransactionChecker(final TransactionChecker checker) {
+        groups.values().forEach(m -> m.removeTransactionChecker(checker));
+    }
+
+    /** Offsets are logical and kept by the metadata group, whatever group holds the queue's segments. */
+    @Override
+    public void commitOffset(final String group, final String topic, final int queueId, final long offset) {
+        metadata.commitOffset(group, topic, queueId, offset);
+    }
+
+    @Override
+    public long queryOffset(final String group, final String topic, final int queueId) {
+        return metadata.queryOffset(group, topic, queueId);
+    }
+
+    @Override
+    public long minOffset(final String topic, final int queueId) {
+        final TopicPlacement placement = book.get(topic);
+        return placement == null || !placement.hasQueue(queueId) ? metadata.minOffset(topic, queueId)
+                : reader.minOffset(placement, topic, queueId);
+    }
+
+    @Override
+    public long maxOffset(final String topic, final int queueId) {
+        final TopicPlacement placement = book.get(topic);
+        return placement == null || !placement.hasQueue(queueId) ? metadata.maxOffset(topic, queueId)
+                : reader.maxOffset(placement, topic, queueId);
+    }
+
+    @Override
+    public Duration retention() {
+        return metadata.retention();
+    }
+
+    @Override
+    public CompletableFuture<Long> searchOffset(final String topic, final int queueId, final long timestamp) {
+        final TopicPlacement placement = book.get(topic);
+        return placement == null || !placement.hasQueue(queueId) ? metadata.searchOffset(topic, queueId, timestamp)
+                : reader.searchOffset(placement, topic, queueId, timestamp);
+    }
+
+    @Override
+    public CompletableFuture<Long> earliestStoreTime(final String topic, final int queueId) {
+        final TopicPlacement placement = book.get(topic);
+        return placement == null || !placement.hasQueue(queueId) ? metadata.earliestStoreTime(topic, queueId)
+                : reader.earliestStoreTime(placement, topic, queueId);
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
+        return metadata.lookup(commitLogOffset);
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
+        return queries.queryById(topic, messageId);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
+                                                             final long beginTimestamp, final long endTimestamp) {
+        return queries.queryByKey(topic, key, max, beginTimestamp, endTimestamp);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
+                                                              final long endTimestamp, final int max) {
+        return queries.queryByTime(topic, beginTimestamp, endTimestamp, max);
+    }
+
+    /** The metadata group's topic: its queue count is the logical queue count. */
+    @Override
+    public Optional<TopicConfig> route(final String topic) {
+        return metadata.route(topic);
+    }
+
+    @Override
+    public TopicAdmin topics() {
+        return topics;
+    }
+
+    @Override
+    public GroupAdmin groups() {
+        return groupAdmin;
+    }
+
+    @Override
+    public Consumers consumers() {
+        return consumers;
+    }
+
+    /** The metadata group's figures (each store node's own are on its {@code /metrics}). */
+    @Override
+    public Statistics statistics() {
+        return metadata.statistics();
+    }
+
+    @Override
+    public KvConfigs kvConfigs() {
+        return metadata.kvConfigs();
+    }
+}
