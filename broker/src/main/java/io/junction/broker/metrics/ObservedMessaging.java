@@ -80,31 +80,34 @@ public final class ObservedMessaging implements Messaging {
     public CompletableFuture<SendResult> send(final Message message) {
         final long start = System.nanoTime();
         final String traceTopic = traces.traceTopic(message.topic());
+        final MessageTraceWriter.Publish publish = traceTopic == null ? null
+                : traces.publishing(traceTopic, protocol, message);
+        // Worked out here, on the sender's thread where the message is fresh in its core's cache, not when the send
+        // completes: that runs on the store's single appender, where reading the message's properties again cost a
+        // fifth of the appender's time (cache misses) in an MQTT fan-in profile.
+        final String type = messageType(message);
         if (spans != null) {
             final MessageSpans.SendSpans traced = spans.sendStarted(message, protocol);
             final CompletableFuture<SendResult> sent = core.send(traced.message());
             sent.whenComplete((r, e) -> {
                 spans.sendEnded(traced, r, e);
-                sendEnded(message, traceTopic, start, r, e);
+                sendEnded(message, type, publish, start, r, e);
             });
             return sent;
         }
         final CompletableFuture<SendResult> sent = core.send(message);
-        sent.whenComplete((r, e) -> sendEnded(message, traceTopic, start, r, e));
+        sent.whenComplete((r, e) -> sendEnded(message, type, publish, start, r, e));
         return sent;
     }
 
-    private void sendEnded(final Message message, final String traceTopic, final long start, final SendResult result,
-                           final Throwable failure) {
+    private void sendEnded(final Message message, final String type, final MessageTraceWriter.Publish publish,
+                           final long start, final SendResult result, final Throwable failure) {
         rpc("send", start, failure);
-        // This runs on the thread that completed the send (the store's single appender): the type is worked out once
-        final String type = messageType(message);
         if (failure == null) {
             stored(message, type);
         }
-        if (traceTopic != null) {
-            traces.published(traceTopic, protocol, message, result, (System.nanoTime() - start) / 1_000_000,
-                    traceMessageType(type));
+        if (publish != null) {
+            traces.published(publish, result, (System.nanoTime() - start) / 1_000_000, traceMessageType(type));
         }
     }
 

@@ -82,24 +82,32 @@ public final class MessageTraceWriter implements AutoCloseable {
         return attributes.getOrDefault(TOPIC_ATTRIBUTE, DEFAULT_TOPIC);
     }
 
-    /** A message of a traced topic was stored ({@code result}) or refused ({@code result} null). */
-    public void published(final String traceTopic, final String protocol, final Message m, final SendResult result,
-                          final long costMs, final int msgType) {
+    /**
+     * What the publish record of a message of a traced topic needs from the message, read when it is sent (on the
+     * sender's thread, while the message is in its cache: the send completes on the store's appender).
+     */
+    public record Publish(String traceTopic, String group, String topic, String tag, String keys, int bodyLength,
+                          String uniqueId) {
+    }
+
+    /** A message of the traced {@code traceTopic} is being sent over {@code protocol}. */
+    public Publish publishing(final String traceTopic, final String protocol, final Message m) {
         final String producerGroup = m.property(MessageProperties.PRODUCER_GROUP);
-        final String group = producerGroup != null ? producerGroup : protocol;
-        final String msgId = result != null ? result.uniqueId() : m.uniqueId();
+        return new Publish(traceTopic, producerGroup != null ? producerGroup : protocol, m.topic(), m.tag(), m.keys(),
+                m.body().length, m.uniqueId());
+    }
+
+    /** The message was stored ({@code result}) or refused ({@code result} null). */
+    public void published(final Publish p, final SendResult result, final long costMs, final int msgType) {
+        final String msgId = result != null ? result.uniqueId() : p.uniqueId();
         if (msgId == null) {
             return; // a refused message without an id of its own: nothing a query could find it by
         }
         // Formatted on the writer's thread: this one completes sends (the store's appender) or serves connections.
         final long now = System.currentTimeMillis();
-        final String topic = m.topic();
-        final String tag = m.tag();
-        final String keys = m.keys();
-        final int bodyLength = m.body().length;
-        batches.offer(traceTopic, out -> TraceRecords.pub(out, now, group, topic, msgId, tag, keys,
-                result != null ? host(result.storeHost()) : "", bodyLength, costMs, msgType,
-                result != null ? result.offsetMessageId() : null, result != null), msgId, keys);
+        batches.offer(p.traceTopic(), out -> TraceRecords.pub(out, now, p.group(), p.topic(), msgId, p.tag(),
+                p.keys(), result != null ? host(result.storeHost()) : "", p.bodyLength(), costMs, msgType,
+                result != null ? result.offsetMessageId() : null, result != null), msgId, p.keys());
     }
 
     /** A stored message of a traced topic was handed to a consumer of {@code group}; returns what its ack needs. */
