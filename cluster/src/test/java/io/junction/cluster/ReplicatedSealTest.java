@@ -55,7 +55,9 @@ class ReplicatedSealTest {
     }
 
     private Node start(final String id, final List<ClusterMember> members) {
-        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(600), dir.resolve(id),
+        // 1.5 s as in StoreGroupTest: 600 ms let a replica that missed two heartbeats on a loaded machine depose a
+        // healthy leader.
+        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(1500), dir.resolve(id),
                 contractPorts.get(id));
         final ReplicaMessaging messaging = new ReplicaMessaging();
         final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),
