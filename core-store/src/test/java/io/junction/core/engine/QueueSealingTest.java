@@ -58,7 +58,12 @@ class QueueSealingTest {
             final AtomicBoolean sealed = new AtomicBoolean();
             final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
             final Thread producer = new Thread(() -> {
-                for (int i = 0; i < 20_000 && !(sealed.get() && sends.size() > 200); i++) {
+                // Goes on until it has sent 50 after seeing the seal answered: those must be refused.
+                int afterSeal = 0;
+                for (int i = 0; afterSeal < 50; i++) {
+                    if (sealed.get()) {
+                        afterSeal++;
+                    }
                     final CompletableFuture<SendResult> f = store.send(to("busy", 0, "m" + i));
                     synchronized (sends) {
                         sends.add(f);
