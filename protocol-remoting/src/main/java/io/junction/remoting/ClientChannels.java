@@ -150,6 +150,14 @@ public final class ClientChannels {
         if (listed != null) {
             listed.close();
         }
+        return forgetRegistrations(channel);
+    }
+
+    /**
+     * Forgets the groups' clients registered over a channel that stays open (its user may no longer act); returns
+     * what they were. A later heartbeat, if allowed, registers them again.
+     */
+    public List<Registration> forgetRegistrations(final Channel channel) {
         final Set<Registration> regs = channel.attr(REGISTRATIONS).getAndSet(null);
         if (regs == null) {
             return List.of();

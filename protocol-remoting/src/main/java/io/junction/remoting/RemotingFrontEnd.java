@@ -25,7 +25,6 @@ import io.junction.remoting.reply.ReplyPush;
 import io.junction.remoting.reply.ReplyRelay;
 import io.junction.remoting.reply.RocketMqRequests;
 import io.junction.remoting.security.AccessGuard;
-import io.junction.remoting.security.ConnectionUsers;
 import io.junction.remoting.security.QuotaGate;
 import io.junction.remoting.security.RequestPermissions;
 import io.junction.remoting.security.UserAdminProcessor;
@@ -280,7 +279,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
                 identity.brokerName()) : null;
         return new RemotingHandler(processors, channels, calls, m, Math.max(1,
                 config.intValue("max-inflight-requests")), guard, guard == null ? null : new QuotaGate(access),
-                guard == null ? null : new ConnectionUsers(access));
+                access);
     }
 
     @Override

@@ -10,12 +10,15 @@ import io.junction.remoting.security.AccessGuard;
 import io.junction.remoting.security.Admission;
 import io.junction.remoting.security.ConnectionUsers;
 import io.junction.remoting.security.QuotaGate;
+import io.junction.tenancy.AccessControl;
+import io.junction.tenancy.Principal;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AttributeKey;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +51,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
 
     RemotingHandler(final Map<Integer, RequestProcessor> processors, final ClientChannels channels,
                     final ClientCalls calls, final Messaging messaging, final int maxInFlight,
-                    final AccessGuard guard, final QuotaGate quotas, final ConnectionUsers users) {
+                    final AccessGuard guard, final QuotaGate quotas, final AccessControl access) {
         this.processors = Map.copyOf(processors);
         this.maxInFlight = maxInFlight;
         this.channels = channels;
@@ -56,7 +59,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
         this.messaging = messaging;
         this.guard = guard;
         this.quotas = quotas;
-        this.users = users;
+        this.users = guard == null ? null : new ConnectionUsers(access, this::userChanged);
     }
 
     /** The request codes dispatched to a processor. */
@@ -151,15 +154,48 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
         } catch (RuntimeException e) {
             future = CompletableFuture.failedFuture(e);
         }
+        final WaitingRequests.Waiting waiting = admission != null && admission.rechecked() && !future.isDone()
+                ? WaitingRequests.park(channel, request, admission) : null;
         future.whenComplete((response, failure) -> {
             counter.decrementAndGet();
-            if (failure != null) {
+            if (waiting != null && !waiting.claim()) { // answered already: its user changed while it waited
+                if (response != null && response.payload() != null) {
+                    response.payload().release();
+                }
+            } else if (failure != null) {
                 LOG.debug("request {} failed", request, failure);
                 reply(channel, request, Responses.failure(request, failure));
             } else if (response != null) {
                 reply(channel, request, admission == null ? response : shaped(request, admission, response));
             }
         });
+    }
+
+    /**
+     * One of the users a connection acted for changed (on its event loop). Its long polls that the change refuses are
+     * answered NO_PERMISSION now rather than when messages come. A user that may no longer act at all also takes the
+     * connection's clients out of their groups (the others rebalance at once); the connection itself stays open, so
+     * a request already on its way is answered NO_PERMISSION like every later one, not lost with a closed socket.
+     */
+    private void userChanged(final Channel channel, final Principal principal, final boolean revoked) {
+        for (WaitingRequests.Waiting w : WaitingRequests.of(channel, principal.name())) {
+            final String refusal = revoked ? "[AUTHENTICATION] user " + principal.name()
+                    + " was deleted, disabled or moved to another namespace" : w.admission().refusalNow();
+            if (refusal != null && w.claim()) {
+                reply(channel, w.request(), Responses.error(w.request(), ResponseCode.NO_PERMISSION, refusal));
+            }
+        }
+        if (revoked) {
+            leaveGroups(channels.forgetRegistrations(channel));
+        }
+    }
+
+    private void leaveGroups(final List<ClientChannels.Registration> registrations) {
+        for (ClientChannels.Registration r : registrations) {
+            if (r.consumer()) {
+                messaging.consumers().unregister(r.group(), r.clientId());
+            }
+        }
     }
 
     /**
@@ -214,11 +250,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
 
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
-        for (ClientChannels.Registration r : channels.channelClosed(ctx.channel())) {
-            if (r.consumer()) {
-                messaging.consumers().unregister(r.group(), r.clientId());
-            }
-        }
+        leaveGroups(channels.channelClosed(ctx.channel()));
         ctx.fireChannelInactive();
     }
 

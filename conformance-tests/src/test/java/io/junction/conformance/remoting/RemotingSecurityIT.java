@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.acl.common.AclClientRPCHook;
 import org.apache.rocketmq.acl.common.SessionCredentials;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -39,6 +41,7 @@ import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.RPCHook;
 import org.apache.rocketmq.remoting.protocol.body.AclInfo;
 import org.apache.rocketmq.remoting.protocol.body.UserInfo;
@@ -385,7 +388,7 @@ class RemotingSecurityIT {
         final double before = AuditCounts.denials(broker, "TOPIC", "SUB");
         asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB"), List.of(), "Allow");
         assertThat(producer.send(message(topic, 1)).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
-        // The waiting pull woke with m-1 and was decided again: refused (counted), nothing handed over.
+        // The waiting pull was decided again when SUB went: refused (counted), nothing handed over.
         await().atMost(DEADLINE).until(() -> AuditCounts.denials(broker, "TOPIC", "SUB") > before);
         assertThat(got).containsExactly("m-0");
 
@@ -410,13 +413,73 @@ class RemotingSecurityIT {
         await().atMost(DEADLINE).until(() -> got.contains("m-0"));
 
         final double before = AuditCounts.authFailures(broker, "remoting");
+        final long deleted = System.nanoTime();
         asRoot.deleteUser(addr, user);
+        // Right after the deletion, on the producer's open connection: refused, never a broken connection.
         assertNoPermission(() -> producer.send(message(topic, 1)));
         producer(hook("root", "root-secret"), null).send(message(topic, 2));
-        // The consumer's connection was closed with its waiting pull; its client retries, and is refused.
+        // The consumer's waiting pull was answered NO_PERMISSION at once (not after its 15 s long poll); its client
+        // tries again 3 s later, and is refused.
         await().atMost(DEADLINE).until(() -> AuditCounts.authFailures(broker, "remoting") > before + 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - deleted)).as("refused retry well before the poll's 15 s")
+                .isLessThan(Duration.ofSeconds(12));
         assertThat(got).containsExactly("m-0");
         assertThat(rootCount(topic, 2, DEADLINE)).as("m-0 and root's m-2; erin's m-1 refused").isEqualTo(2);
+    }
+
+    @Test
+    void aPullWaitingInTheBrokerIsRefusedAtOnceWhenItsUserLosesSubOrIsDeleted() throws Exception {
+        final String addr = broker.nameServer();
+        final DefaultMQAdminExt asRoot = admin(hook("root", "root-secret"));
+        final String topic = Names.unique("live");
+        asRoot.createAndUpdateTopicConfig(addr, new TopicConfig(topic, 1, 1));
+        final String user = liveUser(asRoot, topic);
+        final MessageQueue queue = new MessageQueue(topic, "junction", 0); // the default broker name
+
+        final CompletableFuture<Object> first = waitingPull(hook(user, user + "-pw"), queue);
+        final long subTaken = System.nanoTime();
+        asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB"), List.of(), "Allow");
+        assertRefusedWithin(first, subTaken);
+
+        asRoot.updateAcl(addr, "User:" + user, List.of("Topic:" + topic), List.of("PUB", "SUB"), List.of(),
+                "Allow");
+        final CompletableFuture<Object> second = waitingPull(hook(user, user + "-pw"), queue);
+        final long deleted = System.nanoTime();
+        asRoot.deleteUser(addr, user);
+        assertRefusedWithin(second, deleted);
+    }
+
+    /**
+     * A pull of the empty {@code queue} by a consumer of its own, started on another thread; it waits in the broker
+     * (up to the client's 20 s suspend) and completes with what the pull threw, or its result.
+     */
+    @SuppressWarnings("deprecation") // DefaultMQPullConsumer: the client's own blocking pull, still in 5.3.3
+    private static CompletableFuture<Object> waitingPull(final RPCHook hook, final MessageQueue queue)
+            throws MQClientException {
+        final DefaultMQPullConsumer pull = new DefaultMQPullConsumer(Names.unique("live"), hook);
+        pull.setNamesrvAddr(broker.nameServer());
+        pull.setInstanceName(Names.unique("pull"));
+        pull.start();
+        CLOSE.add(pull::shutdown);
+        final CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
+            try {
+                return pull.pullBlockIfNotFound(queue, "*", 0, 1);
+            } catch (Exception e) {
+                return e;
+            }
+        });
+        // Still waiting after a second: parked in the broker (the queue is empty).
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> !outcome.isDone());
+        return outcome;
+    }
+
+    private static void assertRefusedWithin(final CompletableFuture<Object> pull, final long changedAt)
+            throws Exception {
+        final Object outcome = pull.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - changedAt)).as("answered at the change, not after its 20 s wait")
+                .isLessThan(Duration.ofSeconds(5));
+        assertThat(outcome).isInstanceOfSatisfying(MQBrokerException.class,
+                e -> assertThat(e.getResponseCode()).isEqualTo(NO_PERMISSION));
     }
 
     /** The call was refused with NO_PERMISSION (the admin API reports it as a broker or a client exception). */

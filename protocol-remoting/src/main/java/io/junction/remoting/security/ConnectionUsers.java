@@ -2,6 +2,7 @@ package io.junction.remoting.security;
 
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.PolicyWatch;
+import io.junction.tenancy.PolicyWatcher;
 import io.junction.tenancy.Principal;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
@@ -9,9 +10,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The users each connection has acted as, followed: when one of them is deleted, disabled or moved to another
- * namespace, the connection is closed. Remoting has no way to tell a client why; its next request on a new connection
- * is refused with NO_PERMISSION, and a pull or POP parked for it on the old one is dropped with the connection.
+ * The users each connection has acted as, followed: when the rules of one of them change, or it is deleted, disabled
+ * or moved to another namespace, the connection's {@link Listener} hears it on the connection's event loop.
  *
  * <p>Requests are signed one by one, so a connection may act for several users (rarely more than one); each is
  * registered once, on its first allowed request, and the registrations end with the connection. Runs on the
@@ -24,10 +24,20 @@ public final class ConnectionUsers {
     private static final AttributeKey<Map<String, PolicyWatch>> WATCHES =
             AttributeKey.valueOf("junction.remoting.users");
 
-    private final AccessControl access;
+    /** What a connection does when one of its users changes; called on the connection's event loop. */
+    public interface Listener {
+        /**
+         * @param revoked true when {@code principal} may no longer act at all; false when only its rules changed
+         */
+        void changed(Channel channel, Principal principal, boolean revoked);
+    }
 
-    public ConnectionUsers(final AccessControl access) {
+    private final AccessControl access;
+    private final Listener listener;
+
+    public ConnectionUsers(final AccessControl access, final Listener listener) {
         this.access = access;
+        this.listener = listener;
     }
 
     /** {@code principal} made an allowed request on {@code channel} (on the channel's event loop). */
@@ -48,6 +58,21 @@ public final class ConnectionUsers {
         if (watches.size() >= MAX_USERS_PER_CONNECTION || !channel.isOpen()) {
             return;
         }
-        watches.put(principal.name(), access.watch(principal, channel::close)); // close() may be called from any thread
+        final Map<String, PolicyWatch> watched = watches;
+        // Called on the administrator's thread: handed to the connection's event loop.
+        watched.put(principal.name(), access.watch(principal, new PolicyWatcher() {
+            @Override
+            public void rulesChanged() {
+                channel.eventLoop().execute(() -> listener.changed(channel, principal, false));
+            }
+
+            @Override
+            public void revoked() {
+                channel.eventLoop().execute(() -> {
+                    watched.remove(principal.name()); // a user made again under this name is followed afresh
+                    listener.changed(channel, principal, true);
+                });
+            }
+        }));
     }
 }
