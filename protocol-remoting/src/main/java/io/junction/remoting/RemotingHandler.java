@@ -154,8 +154,8 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
         } catch (RuntimeException e) {
             future = CompletableFuture.failedFuture(e);
         }
-        final WaitingRequests.Waiting waiting = admission != null && admission.rechecked() && !future.isDone()
-                ? WaitingRequests.park(channel, request, admission) : null;
+        final WaitingRequests.Waiting waiting = processor.waits(request) && !future.isDone()
+                ? WaitingRequests.park(channel, request, admission, future) : null;
         future.whenComplete((response, failure) -> {
             counter.decrementAndGet();
             if (waiting != null && !waiting.claim()) { // answered already: its user changed while it waited
@@ -182,6 +182,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
             final String refusal = revoked ? "[AUTHENTICATION] user " + principal.name()
                     + " was deleted, disabled or moved to another namespace" : w.admission().refusalNow();
             if (refusal != null && w.claim()) {
+                w.cancel();
                 reply(channel, w.request(), Responses.error(w.request(), ResponseCode.NO_PERMISSION, refusal));
             }
         }
@@ -250,6 +251,7 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
 
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
+        WaitingRequests.closed(ctx.channel());
         leaveGroups(channels.channelClosed(ctx.channel()));
         ctx.fireChannelInactive();
     }

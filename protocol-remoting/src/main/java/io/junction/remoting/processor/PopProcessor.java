@@ -20,7 +20,6 @@ import io.junction.spi.clients.PopConsumers;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -147,14 +146,15 @@ public final class PopProcessor implements RequestProcessor {
         popConsumers.popped(group, "remoting", "", ClientRegistry.address(channel.remoteAddress()));
         final CompletableFuture<PopResult> popped =
                 messaging.pop(new PopRequest(group, topic, filter, max, invisible, poll, start(request)));
-        if (poll > 0 && !popped.isDone()) {
-            // A client that goes away frees its parked pop, which would otherwise take messages for nobody (they
-            // would come back only after their invisible time).
-            final ChannelFutureListener gone = f -> popped.cancel(false);
-            channel.closeFuture().addListener(gone);
-            popped.whenComplete((r, e) -> channel.closeFuture().removeListener(gone));
-        }
-        return popped.thenApply(result -> respond(request, group, topic, invisible, result.messages()));
+        // Cancelled when its connection goes away, a parked pop takes no messages for nobody (they would come back
+        // only after their invisible time).
+        return Responses.cancellingSource(popped, popped.thenApply(result -> respond(request, group, topic,
+                invisible, result.messages())));
+    }
+
+    @Override
+    public boolean waits(final RemotingCommand request) {
+        return request.code() == POP_MESSAGE;
     }
 
     private RemotingCommand respond(final RemotingCommand request, final String group, final String topic,

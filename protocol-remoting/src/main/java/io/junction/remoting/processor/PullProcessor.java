@@ -69,8 +69,15 @@ public final class PullProcessor implements RequestProcessor {
                     "topic[" + topic + "] not exist, apply first please!"));
         }
         final long wait = (sysFlag & FLAG_SUSPEND) != 0 ? Math.max(0, Math.min(suspend, maxSuspendMillis)) : 0;
-        return messaging.pull(new PullRequest(group, topic, queueId, offset, maxMessages, filter, wait))
-                .thenApply(result -> respond(request, offset, result, maxBytes));
+        final CompletableFuture<PullResult> pulled =
+                messaging.pull(new PullRequest(group, topic, queueId, offset, maxMessages, filter, wait));
+        return Responses.cancellingSource(pulled, pulled.thenApply(result -> respond(request, offset, result,
+                maxBytes)));
+    }
+
+    @Override
+    public boolean waits(final RemotingCommand request) {
+        return true;
     }
 
     private MessageFilter filter(final RemotingCommand request, final String group, final String topic,

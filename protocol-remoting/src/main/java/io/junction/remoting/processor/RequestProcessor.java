@@ -11,7 +11,13 @@ import java.util.concurrent.CompletableFuture;
 @FunctionalInterface
 public interface RequestProcessor {
     /**
-     * @return the response, or a future completing with null when nothing is to be sent (oneway requests)
+     * @return the response, or a future completing with null when nothing is to be sent (oneway requests);
+     *     cancelling it gives the request up (a long poll frees its parked read, a parked POP takes nothing)
      */
     CompletableFuture<RemotingCommand> process(Channel channel, RemotingCommand request);
+
+    /** Whether {@code request} may wait in the broker for messages (a long poll) before it is answered. */
+    default boolean waits(final RemotingCommand request) {
+        return false;
+    }
 }

@@ -25,6 +25,20 @@ public final class Responses {
         return CompletableFuture.completedFuture(response);
     }
 
+    /**
+     * {@code answer}, made from {@code source}, with its cancellation passed on to {@code source}: a long poll given
+     * up by its connection frees the store's parked read.
+     */
+    public static <T> CompletableFuture<RemotingCommand> cancellingSource(final CompletableFuture<T> source,
+                                                                          final CompletableFuture<RemotingCommand> answer) {
+        answer.whenComplete((r, e) -> {
+            if (answer.isCancelled()) {
+                source.cancel(false);
+            }
+        });
+        return answer;
+    }
+
     /** The response for a failure of processing {@code request}. */
     public static RemotingCommand failure(final RemotingCommand request, final Throwable failure) {
         Throwable t = failure;

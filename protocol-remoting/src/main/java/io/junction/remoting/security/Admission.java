@@ -56,11 +56,6 @@ public final class Admission {
         return recheck == null ? null : recheck.get();
     }
 
-    /** Whether the request waits for messages and is decided again when its answer goes out. */
-    public boolean rechecked() {
-        return recheck != null;
-    }
-
     public boolean allowed() {
         return code == ResponseCode.SUCCESS;
     }
