@@ -15,6 +15,10 @@
 #                 Apache RocketMQ 5.3.3 name server + broker (ASYNC flush on both)
 #   jms           Qpid JMS persistent 1 KiB sends to a queue (PRODUCERS sender threads, 8; CONSUMERS listeners, 4);
 #                 Junction (SYNC flush) vs ActiveMQ Artemis 2.40 (journal synced); CAL_MESSAGES per closed-loop phase
+#   http          CloudEvents binary-mode POSTs of 1 KiB (THREADS sender threads, one request at a time each) and a
+#                 push subscription to a local sink (end to end); no peer broker speaks CloudEvents, so the yardstick
+#                 is this machine's HTTP path: a Netty server answering 202 without storing (HttpCeilingServer) at
+#                 the same rate. The rate is 50 % of Junction's own closed-loop maximum (the ceiling is always faster).
 #
 # Needs a built tree (mvn -B -q -DskipTests package), mosquitto (apt-get install mosquitto) for mqtt-*, Maven to
 # resolve RocketMQ's classpath once for remoting. Usage:
@@ -27,7 +31,7 @@ set -euo pipefail
 # long) would otherwise make bash read the rest from the shifted bytes of the new version.
 {
 cd "$(dirname "$0")/../.."
-scenario="${1:?usage: fixed-rate.sh mqtt-fanin|mqtt-fanout|remoting|jms [RATE]}"
+scenario="${1:?usage: fixed-rate.sh mqtt-fanin|mqtt-fanout|remoting|jms|http [RATE]}"
 rate="${2:-}"
 seconds="${MEASURE:-30}"
 warmup="${WARMUP:-10}"
@@ -48,8 +52,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Ports of their own (4xxxx), so a side-by-side script running at the same time cannot answer in a broker's place.
-mqtt_j=41883; mqtt_m=41884; http_j=41880; rem_j=41876; ns_r=41877; broker_r=41911; amqp_j=41672; amqp_a=41673
+# Ports of their own (2xxxx), so a side-by-side script running at the same time cannot answer in a broker's place;
+# below Linux's ephemeral range (32768-60999), where a busy machine's outgoing connections can hold a port.
+mqtt_j=23883; mqtt_m=23884; http_j=23880; http_c=23881; rem_j=23876; ns_r=23877; broker_r=23911; amqp_j=23672
+amqp_a=23673
 port_free() { ! (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null || { echo "port $1 is in use: not starting" >&2; exit 1; }; }
 await_port() { for _ in $(seq 1 600); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
   echo "nothing listens on $1" >&2; exit 1; }
@@ -210,7 +216,36 @@ amqp_fixed_rate() { # broker rate
     "$warmup" "$seconds" "${PRODUCERS:-8}" "${CONSUMERS:-4}" "$1" "${cpupids[$1]}" 2>>"$work/load.err" | tail -1 || true
 }
 
+# ---------------------------------------------------------------------------------------------------- HTTP (CloudEvents)
+http_setup() {
+  start_junction "$http_j" --set remoting.enabled=false --set grpc.enabled=false --set mqtt.enabled=false \
+    --set amqp.enabled=false --set kafka.enabled=false
+  port_free "$http_c"
+  java -Xmx256m -cp "$bench" io.junction.bench.http.HttpCeilingServer "$http_c" 2 >"$work/ceiling.log" 2>&1 &
+  pid[ceiling]=$!; pids+=($!); cpupids[ceiling]=$!
+  port[ceiling]=$http_c
+  brokers+=(ceiling)
+  await_port "$http_c"
+}
+
+http_closed_loop() { # server -> max events/s
+  local line
+  line=$(java -Xmx512m -cp "$bench" io.junction.bench.http.HttpFixedRate --url "http://127.0.0.1:${port[$1]}" \
+    --threads "$threads" --warmup 5 --duration "$calibrate" 2>>"$work/load.err" | grep '^RESULT' || true)
+  echo "$1 closed-loop: $line" >&2
+  field "$line" closed_loop_per_s
+}
+
+http_fixed_rate() { # server rate
+  local push=()
+  [ "$1" = junction ] && push=(--push)
+  java -Xmx512m -cp "$bench" io.junction.bench.http.HttpFixedRate --url "http://127.0.0.1:${port[$1]}" \
+    --label "$1" --rate "$2" --threads "$threads" --warmup "$warmup" --duration "$seconds" "${push[@]}" \
+    --broker-pids "${cpupids[$1]}" 2>>"$work/load.err" | tail -1 || true
+}
+
 case "$scenario" in
+  http) proto=http ;;
   mqtt-fanin|mqtt-fanout) proto=mqtt ;;
   remoting) proto=remoting ;;
   jms) proto=amqp ;;
@@ -224,11 +259,12 @@ if [ -z "$rate" ]; then
   for b in "${brokers[@]}"; do
     max=$("${proto}_closed_loop" "$b")
     echo "closed-loop max $b: $max msg/s (load average $(loadavg))" >&2
-    [ "$b" = junction ] && continue
+    # Against peers the rate follows the slowest peer; against the HTTP ceiling, Junction is the slower one.
+    [ "$b" = junction ] && [ "$proto" != http ] && continue
     if [ -z "$slowest" ] || [ "$max" -lt "$slowest" ]; then slowest=$max; fi
   done
   rate=$(( slowest / 2 ))
-  echo "rate = 50 % of the slowest peer's maximum ($slowest msg/s) = $rate msg/s" >&2
+  echo "rate = 50 % of the slowest maximum ($slowest msg/s) = $rate msg/s" >&2
 else
   for b in "${brokers[@]}"; do "${proto}_closed_loop" "$b" >/dev/null; done # JIT warm-up, same as the calibration
 fi
