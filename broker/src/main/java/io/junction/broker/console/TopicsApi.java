@@ -203,12 +203,13 @@ final class TopicsApi implements HttpHandler {
 
     /**
      * Topics the broker keeps for itself: retry and dead-letter topics, the front-ends' state topics
-     * ({@code %MQTT%...}), RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions;
-     * {@code <cluster>_REPLY_TOPIC}, its request-reply topic) and Kafka's internal ones ({@code __*}).
+     * ({@code %MQTT%...}), RocketMQ's system topics ({@code RMQ_SYS_*}, trace and transactions, and the core's own
+     * {@code rmq_sys_*}, e.g. the queue seals; {@code <cluster>_REPLY_TOPIC}, its request-reply topic) and Kafka's
+     * internal ones ({@code __*}).
      */
     static boolean isSystem(final String topic) {
         return SystemNames.isRetryOrDeadLetter(topic) || SystemNames.isTransactionTopic(topic)
-                || topic.startsWith("%") || topic.startsWith("RMQ_SYS_") || topic.startsWith("__")
+                || topic.startsWith("%") || topic.regionMatches(true, 0, "RMQ_SYS_", 0, 8) || topic.startsWith("__")
                 || topic.endsWith("_REPLY_TOPIC");
     }
 }

@@ -177,8 +177,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 this::transactionService, traffic);
         this.pulling = new PullPath(availability, topicTable::get, queues, reader, waiters, readPool,
                 config.observer(), traffic, (topic, queue) -> appender.sealedEnd(topic, queue) >= 0);
-        this.sealing = new QueueSealing(appender, topicTable::get, sending::appendSystemRecord,
-                waiters::arrived);
+        this.sealing = new QueueSealing(appender, topicTable::get, topics::createIfAbsent,
+                sending::appendSystemRecord, waiters::arrived);
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
                 m -> sending.routed(m, DeliveryTime.NONE), sending::appendSystemRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));

@@ -83,6 +83,7 @@ final class StoreTopics implements Messaging.TopicAdmin {
     public CompletableFuture<Boolean> delete(final String topic) {
         return CompletableFuture.supplyAsync(() -> {
             try {
+                table.get(topic).ifPresent(t -> sealing.get().forgetTopic(topic, t.queueCount()));
                 final boolean removed = table.remove(topic);
                 offsets.remove(null, topic);
                 appender.forgetTopic(topic).join();

@@ -11,9 +11,11 @@ import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.message.Message;
+import io.junction.core.io.MappedSegmentFile;
 import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -135,6 +137,41 @@ class QueueSealingTest {
             assertThat(store.topics().sealQueue("kept", 0).join()).isEqualTo(2L);
             TestStores.awaitIndexed(store);
             assertThat(readAll(store, "kept", 0)).extracting(TestStores::body).containsExactly("a", "b");
+        }
+    }
+
+    @Test
+    void shouldKeepASealThroughRetentionAndForgetItWithItsTopic() {
+        final long[] now = {1_000_000_000L};
+        final StoreConfig config = TestStores.small(dir).retention(Duration.ofHours(1)).build();
+        try (MessageStore store = MessageStore.open(config, () -> now[0], MappedSegmentFile.FACTORY)) {
+            store.topics().createOrUpdate(TopicConfig.of("kept", 1)).join();
+            store.topics().createOrUpdate(TopicConfig.of("filler", 1)).join();
+            store.send(to("kept", 0, "a")).join();
+            store.send(to("kept", 0, "b")).join();
+            assertThat(store.topics().sealQueue("kept", 0).join()).isEqualTo(2L);
+            for (int i = 0; i < 60; i++) { // 2.4 MB: the seal's record ends up in an old segment
+                store.send(Message.builder("filler").queueId(0).body(new byte[40_000]).build()).join();
+            }
+            TestStores.awaitIndexed(store);
+            now[0] += Duration.ofHours(2).toMillis();
+            store.send(to("filler", 0, "fresh")).join();
+            TestStores.awaitIndexed(store);
+
+            store.runRetention();
+            TestStores.awaitIndexed(store);
+            assertThat(store.minOffset(QueueSealing.TOPIC, 0)).as("the first seal record went with its segment")
+                    .isGreaterThan(0);
+            assertThat(store.maxOffset(QueueSealing.TOPIC, 0)).as("and came back at the end").isEqualTo(2);
+        }
+        try (MessageStore store = MessageStore.open(config, () -> now[0], MappedSegmentFile.FACTORY)) {
+            assertRefusedAsSealed(store.send(to("kept", 0, "after retention and restart")));
+            assertThat(store.topics().sealQueue("kept", 0).join()).isEqualTo(2L);
+            assertThat(store.topics().delete("kept").join()).isTrue();
+        }
+        try (MessageStore store = MessageStore.open(config, () -> now[0], MappedSegmentFile.FACTORY)) {
+            store.topics().createOrUpdate(TopicConfig.of("kept", 1)).join();
+            assertThat(store.send(to("kept", 0, "a topic made again starts open")).join().queueId()).isZero();
         }
     }
 
