@@ -16,6 +16,11 @@ public record IssuedToken(String id, long issuedAt) {
         return new IssuedToken(idOf(digest), issuedAt);
     }
 
+    /** The id of a token just issued, to show along with it. */
+    public static String idOfToken(final String token) {
+        return idOf(PasswordHash.tokenDigest(token));
+    }
+
     static String idOf(final String digest) {
         return digest.substring(0, Math.min(ID_LENGTH, digest.length()));
     }
