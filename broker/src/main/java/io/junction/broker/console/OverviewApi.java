@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.junction.broker.http.JsonReplies;
 import io.junction.cluster.ClusterNode;
-import io.junction.cluster.ClusterStatus;
 import io.junction.core.Messaging;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
@@ -109,36 +108,7 @@ final class OverviewApi implements HttpHandler {
         return Double.isNaN(v) ? -1 : (long) v;
     }
 
-    /**
-     * What {@code GET /cluster} shows, each member with a {@code state} to read at a glance: {@code leader};
-     * {@code unreachable} when the leader has not heard from it for longer than the election timeout (the rule by
-     * which Ratis itself gives up on a follower); {@code behind} while the leader's log holds entries it has not
-     * written; {@code in sync}; or {@code unknown} on a follower, which knows no one's progress but its own.
-     */
     private JsonNode clusterStatus() {
-        final ClusterStatus status = cluster.status();
-        final long silentAfterMs = cluster.settings().electionTimeout().toMillis();
-        final ObjectNode n = JsonReplies.JSON.valueToTree(status);
-        n.put("silentAfterMs", silentAfterMs);
-        final ArrayNode members = n.putArray("members");
-        for (final ClusterStatus.Member m : status.members()) {
-            final ObjectNode member = JsonReplies.JSON.valueToTree(m);
-            member.put("state", state(status, m, silentAfterMs));
-            members.add(member);
-        }
-        return n;
-    }
-
-    private static String state(final ClusterStatus status, final ClusterStatus.Member m, final long silentAfterMs) {
-        if (m.id().equals(status.leader())) {
-            return "leader";
-        }
-        if (!"LEADER".equals(status.role())) {
-            return "unknown";
-        }
-        if (m.lastContactMs() < 0 || m.lastContactMs() > silentAfterMs) {
-            return "unreachable";
-        }
-        return m.lagEntries() > 0 ? "behind" : "in sync";
+        return ClusterPanel.describe(cluster.status(), cluster.settings().electionTimeout().toMillis());
     }
 }
