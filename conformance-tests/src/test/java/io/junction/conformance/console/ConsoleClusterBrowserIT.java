@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -91,6 +92,7 @@ class ConsoleClusterBrowserIT {
             }
         });
 
+        final long killedAt = System.nanoTime();
         followers.get(0).kill();
         // The two left are a majority: sends still commit, and the killed follower falls behind by them.
         for (int i = 0; i < SENDS; i++) {
@@ -109,6 +111,8 @@ class ConsoleClusterBrowserIT {
             assertThat(survivor.findElement(By.className("lag")).getText()).isEqualTo("0");
             assertThat(browser.findElement(By.id("cluster-leader")).getText()).isEqualTo(leaderId);
         });
+        System.out.printf("ConsoleClusterBrowserIT: the panel showed the killed follower unreachable and behind %d ms "
+                + "after the kill%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
     }
 
     private static WebElement member(final WebDriver browser, final String id) {
