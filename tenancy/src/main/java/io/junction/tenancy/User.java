@@ -1,6 +1,7 @@
 package io.junction.tenancy;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -13,11 +14,12 @@ import java.util.Set;
  * @param enabled      a disabled user cannot authenticate
  * @param passwordHash {@link PasswordHash} of the password (MQTT, AMQP PLAIN, HTTP Basic), or null for none
  * @param sealedSecret the signing secret (Remoting and gRPC) sealed by {@link SecretCipher}, or null for none
- * @param tokenDigests {@link PasswordHash#tokenDigest digests} of the user's bearer tokens
+ * @param tokens       the user's bearer tokens: {@link PasswordHash#tokenDigest digest} to the time it was issued
+ *                     (epoch ms; 0 for a token issued before issue times were kept)
  * @param rules        the user's policy
  */
 public record User(String name, String namespace, boolean superUser, boolean enabled, String passwordHash,
-                   String sealedSecret, Set<String> tokenDigests, List<AclRule> rules) {
+                   String sealedSecret, Map<String, Long> tokens, List<AclRule> rules) {
 
     public User {
         Objects.requireNonNull(name, "name");
@@ -27,8 +29,13 @@ public record User(String name, String namespace, boolean superUser, boolean ena
         if (!Namespaces.valid(namespace)) {
             throw new IllegalArgumentException("a namespace is 1 to 64 letters, digits, _ or -: " + namespace);
         }
-        tokenDigests = tokenDigests == null ? Set.of() : Set.copyOf(tokenDigests);
+        tokens = tokens == null ? Map.of() : Map.copyOf(tokens);
         rules = rules == null ? List.of() : List.copyOf(rules);
+    }
+
+    /** The digests of the user's bearer tokens. */
+    public Set<String> tokenDigests() {
+        return tokens.keySet();
     }
 
     public Principal principal() {
@@ -36,10 +43,10 @@ public record User(String name, String namespace, boolean superUser, boolean ena
     }
 
     public User withRules(final List<AclRule> newRules) {
-        return new User(name, namespace, superUser, enabled, passwordHash, sealedSecret, tokenDigests, newRules);
+        return new User(name, namespace, superUser, enabled, passwordHash, sealedSecret, tokens, newRules);
     }
 
-    public User withTokenDigests(final Set<String> digests) {
-        return new User(name, namespace, superUser, enabled, passwordHash, sealedSecret, digests, rules);
+    public User withTokens(final Map<String, Long> newTokens) {
+        return new User(name, namespace, superUser, enabled, passwordHash, sealedSecret, newTokens, rules);
     }
 }

@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -44,6 +45,8 @@ public final class UserDirectory {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .setDefaultPropertyInclusion(JsonInclude.Include.NON_NULL);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Bearer tokens one user may hold: a listing stays small, and a leaked admin script cannot grow the file. */
+    public static final int MAX_TOKENS = 100;
 
     /** One consistent view: users by name, and by token digest. */
     private record Snapshot(Map<String, User> users, Map<String, User> byToken, Set<String> namespaces,
@@ -212,7 +215,7 @@ public final class UserDirectory {
         final User user = new User(name, namespace, superUser, enabled,
                 password != null ? PasswordHash.hash(password) : old == null ? null : old.passwordHash(),
                 secret != null ? cipher.encrypt(secret) : old == null ? null : old.sealedSecret(),
-                old == null ? Set.of() : old.tokenDigests(), old == null ? List.of() : old.rules());
+                old == null ? Map.of() : old.tokens(), old == null ? List.of() : old.rules());
         replace(name, user);
         return user;
     }
@@ -233,16 +236,49 @@ public final class UserDirectory {
         return user;
     }
 
-    /** Issues a new bearer token to {@code name}; the token is returned once and only its digest is kept. */
+    /**
+     * Issues a new bearer token to {@code name}; the token is returned once and only its digest (and when it was
+     * issued) is kept.
+     *
+     * @throws IllegalArgumentException for an unknown user, or one holding {@value #MAX_TOKENS} tokens already
+     */
     public synchronized String issueToken(final String name) {
         final User user = existing(name);
+        if (user.tokens().size() >= MAX_TOKENS) {
+            throw new IllegalArgumentException(name + " holds " + MAX_TOKENS + " tokens already: revoke one first");
+        }
         final byte[] raw = new byte[32];
         RANDOM.nextBytes(raw);
         final String token = "jt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
-        final Set<String> digests = new HashSet<>(user.tokenDigests());
-        digests.add(PasswordHash.tokenDigest(token));
-        replace(name, user.withTokenDigests(digests));
+        final Map<String, Long> tokens = new HashMap<>(user.tokens());
+        tokens.put(PasswordHash.tokenDigest(token), System.currentTimeMillis());
+        replace(name, user.withTokens(tokens));
         return token;
+    }
+
+    /** The tokens of {@code name} (never a token or its digest), oldest first. */
+    public List<IssuedToken> tokens(final String name) {
+        return existing(name).tokens().entrySet().stream()
+                .map(e -> IssuedToken.of(e.getKey(), e.getValue()))
+                .sorted(Comparator.comparingLong(IssuedToken::issuedAt).thenComparing(IssuedToken::id))
+                .toList();
+    }
+
+    /**
+     * Revokes the token of {@code name} with id {@code id} (see {@link IssuedToken#id()}): it no longer
+     * authenticates from the next request on.
+     *
+     * @return false when the user has no token with that id
+     * @throws IllegalArgumentException for an unknown user
+     */
+    public synchronized boolean revokeToken(final String name, final String id) {
+        final User user = existing(name);
+        final Map<String, Long> tokens = new HashMap<>(user.tokens());
+        if (!tokens.keySet().removeIf(d -> IssuedToken.idOf(d).equals(id))) {
+            return false;
+        }
+        replace(name, user.withTokens(tokens));
+        return true;
     }
 
     private User existing(final String name) {
@@ -302,8 +338,9 @@ public final class UserDirectory {
             if (u.sealedSecret() != null) {
                 n.put("sealedSecret", u.sealedSecret());
             }
-            final ArrayNode tokens = n.putArray("tokenDigests");
-            u.tokenDigests().stream().sorted().forEach(tokens::add);
+            final ArrayNode tokens = n.putArray("tokens");
+            u.tokens().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(t -> tokens.addObject()
+                    .put("digest", t.getKey()).put("issuedAt", t.getValue()));
             final ArrayNode acl = n.putArray("acl");
             for (final AclRule r : u.rules()) {
                 final ObjectNode rn = acl.addObject();
@@ -338,8 +375,9 @@ public final class UserDirectory {
             r.path("actions").forEach(a -> actions.add(a.asText()));
             rules.add(AclRule.parse(r.path("resource").asText(), actions, r.path("decision").asText()));
         }
-        final Set<String> tokens = new HashSet<>();
-        n.path("tokenDigests").forEach(t -> tokens.add(t.asText()));
+        final Map<String, Long> tokens = new HashMap<>();
+        n.path("tokenDigests").forEach(t -> tokens.put(t.asText(), 0L)); // written before issue times were kept
+        n.path("tokens").forEach(t -> tokens.put(t.path("digest").asText(), t.path("issuedAt").asLong(0)));
         return new User(n.path("name").asText(), n.path("namespace").asText(Principal.DEFAULT_NAMESPACE),
                 n.path("super").asBoolean(false), n.path("enabled").asBoolean(true),
                 n.hasNonNull("passwordHash") ? n.get("passwordHash").asText() : null,

@@ -109,6 +109,6 @@ final class OverviewApi implements HttpHandler {
     }
 
     private JsonNode clusterStatus() {
-        return JsonReplies.JSON.valueToTree(cluster.status());
+        return ClusterPanel.describe(cluster.status(), cluster.settings().electionTimeout().toMillis());
     }
 }

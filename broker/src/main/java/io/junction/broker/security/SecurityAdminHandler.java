@@ -14,6 +14,7 @@ import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.junction.tenancy.AccessControl;
 import io.junction.tenancy.AclRule;
+import io.junction.tenancy.IssuedToken;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.Quota;
 import io.junction.tenancy.User;
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
@@ -35,7 +37,9 @@ import java.util.function.Supplier;
  * PUT    /admin/users/{name}            {"namespace", "password", "secret", "super", "enabled"} creates or updates
  * DELETE /admin/users/{name}            removes the user, its tokens and policy
  * PUT    /admin/users/{name}/acl        {"rules": [{"resource": "Topic:orders*", "actions": ["PUB"], "decision": "ALLOW"}]}
- * POST   /admin/users/{name}/tokens     issues a bearer token, shown once
+ * POST   /admin/users/{name}/tokens     issues a bearer token, shown once: {"user", "token", "id", "issuedAt"}
+ * GET    /admin/users/{name}/tokens     {"user", "tokens": [{"id", "issuedAt"}]}: never a token
+ * DELETE /admin/users/{name}/tokens/{id} revokes that token
  * GET    /admin/quotas                  every namespace's quota
  * PUT    /admin/quotas/{namespace}      {"messagesPerSecond", "bytesPerSecond", "maxConnections"} (0: unlimited)
  * </pre>
@@ -123,8 +127,27 @@ public final class SecurityAdminHandler implements HttpHandler {
                 }
                 write(exchange, HttpResponseStatus.OK, () -> describe(users.setRules(parts[0], rules)));
             } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.POST.equals(method)) {
-                write(exchange, HttpResponseStatus.CREATED, () -> JSON.createObjectNode()
-                        .put("user", parts[0]).put("token", users.issueToken(parts[0])));
+                write(exchange, HttpResponseStatus.CREATED, () -> {
+                    final String token = users.issueToken(parts[0]);
+                    final String id = IssuedToken.idOfToken(token);
+                    return JSON.createObjectNode().put("user", parts[0]).put("token", token)
+                            .put("id", id).put("issuedAt", issuedAt(users, parts[0], id));
+                });
+            } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.GET.equals(method)
+                    && users.user(parts[0]).isEmpty()) {
+                problem(exchange, HttpResponseStatus.NOT_FOUND, "no user " + parts[0]);
+            } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.GET.equals(method)) {
+                final ObjectNode answer = JSON.createObjectNode().put("user", parts[0]);
+                final ArrayNode list = answer.putArray("tokens");
+                users.tokens(parts[0]).forEach(t -> list.addObject().put("id", t.id()).put("issuedAt", t.issuedAt()));
+                json(exchange, HttpResponseStatus.OK, answer);
+            } else if (parts.length == 3 && "tokens".equals(parts[1]) && HttpMethod.DELETE.equals(method)) {
+                write(exchange, HttpResponseStatus.OK, () -> {
+                    if (!users.revokeToken(parts[0], parts[2])) {
+                        throw new NoSuchElementException(parts[0] + " has no token " + parts[2]);
+                    }
+                    return JSON.createObjectNode().put("user", parts[0]).put("revoked", parts[2]);
+                });
             } else {
                 problem(exchange, HttpResponseStatus.NOT_FOUND, "no such admin resource " + exchange.path());
             }
@@ -159,6 +182,11 @@ public final class SecurityAdminHandler implements HttpHandler {
         }
     }
 
+    private static long issuedAt(final UserDirectory users, final String user, final String id) {
+        return users.tokens(user).stream().filter(t -> t.id().equals(id)).mapToLong(IssuedToken::issuedAt)
+                .findFirst().orElse(0);
+    }
+
     private static ObjectNode describe(final Quota q) {
         return JSON.createObjectNode().put("messagesPerSecond", q.messagesPerSecond())
                 .put("bytesPerSecond", q.bytesPerSecond()).put("maxConnections", q.maxConnections());
@@ -173,6 +201,8 @@ public final class SecurityAdminHandler implements HttpHandler {
                 } catch (final IllegalArgumentException e) {
                     problem(exchange, e.getMessage().startsWith("no user") ? HttpResponseStatus.NOT_FOUND
                             : HttpResponseStatus.BAD_REQUEST, e.getMessage());
+                } catch (final NoSuchElementException e) {
+                    problem(exchange, HttpResponseStatus.NOT_FOUND, e.getMessage());
                 } catch (final RuntimeException e) {
                     problem(exchange, HttpResponseStatus.INTERNAL_SERVER_ERROR, "not stored: " + e.getMessage());
                 }

@@ -118,6 +118,57 @@ class ConsoleApiIT {
     }
 
     @Test
+    void shouldIssueListAndRevokeABearerTokenThatACloudEventsClientUses() throws Exception {
+        final JsonNode issued = json(call("POST", "/admin/users/dave/tokens", ROOT, "{}", false), 201);
+        final String token = issued.path("token").asText();
+        final String id = issued.path("id").asText();
+        assertThat(token).startsWith("jt_");
+        assertThat(id).hasSize(16);
+        assertThat(token).doesNotContain(id);
+
+        // Listed by id and issue time, never the token itself.
+        final HttpResponse<String> listed = call("GET", "/admin/users/dave/tokens", ROOT, null, false);
+        final JsonNode tokens = json(listed, 200).path("tokens");
+        assertThat(listed.body()).doesNotContain(token);
+        assertThat(tokenIds(tokens)).contains(id);
+        JsonNode mine = MissingNode.getInstance();
+        for (final JsonNode t : tokens) {
+            mine = t.path("id").asText().equals(id) ? t : mine;
+        }
+        assertThat(mine.path("issuedAt").asLong()).isEqualTo(issued.path("issuedAt").asLong()).isPositive();
+        assertThat(json(get("/admin/users/dave"), 200).path("tokens").asInt()).isEqualTo(tokens.size());
+
+        // A CloudEvents producer with the token publishes as dave.
+        assertThat(cloudEvent("api-token-events", "Bearer " + token).statusCode()).isBetween(200, 299);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(json(get("/admin/topics/api-token-events"), 200)
+                .path("queues").findValues("maxOffset").stream().mapToLong(JsonNode::asLong).sum()).isEqualTo(1));
+
+        assertThat(json(call("DELETE", "/admin/users/dave/tokens/" + id, ROOT, null, false), 200)
+                .path("revoked").asText()).isEqualTo(id);
+        assertThat(cloudEvent("api-token-events", "Bearer " + token).statusCode()).isEqualTo(401);
+        assertThat(tokenIds(json(get("/admin/users/dave/tokens"), 200).path("tokens"))).doesNotContain(id);
+        assertThat(call("DELETE", "/admin/users/dave/tokens/" + id, ROOT, null, false).statusCode()).isEqualTo(404);
+        assertThat(call("GET", "/admin/users/nobody/tokens", ROOT, null, false).statusCode()).isEqualTo(404);
+        assertThat(call("GET", "/admin/users/dave/tokens", basic("dave", "dave-pw"), null, false).statusCode())
+                .isEqualTo(403);
+    }
+
+    private static List<String> tokenIds(final JsonNode tokens) {
+        final List<String> ids = new ArrayList<>();
+        tokens.forEach(t -> ids.add(t.path("id").asText()));
+        return ids;
+    }
+
+    /** One CloudEvent in binary mode to {@code topic}, with the given Authorization header. */
+    private static HttpResponse<String> cloudEvent(final String topic, final String authorization) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(broker.httpBase() + "/topics/" + topic)).timeout(WAIT)
+                .header("Authorization", authorization).header("ce-specversion", "1.0").header("ce-id", "token-1")
+                .header("ce-source", "/console-test").header("ce-type", "token.used")
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("with a token"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
     void shouldCreateListAndDeleteATopic() throws Exception {
         final JsonNode created = json(call("POST", "/admin/topics", ROOT,
                 "{\"name\":\"api-orders\",\"queues\":3,\"attributes\":{\"trace.enabled\":\"true\"}}", false), 201);

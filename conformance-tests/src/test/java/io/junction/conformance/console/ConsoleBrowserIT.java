@@ -3,7 +3,6 @@ package io.junction.conformance.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
@@ -12,6 +11,7 @@ import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5DisconnectException;
 import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
+import io.junction.tenancy.IssuedToken;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSSecurityException;
 import jakarta.jms.Message;
@@ -19,14 +19,14 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
-import java.io.File;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,11 +39,6 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.Select;
 
 /**
@@ -52,60 +47,41 @@ import org.openqa.selenium.support.ui.Select;
  * traffic: a topic an MQTT publish created and its rate moving while a publisher runs, a message sent with Qpid JMS
  * found by its id with its body and its trace, a dead letter re-driven back to its queue (and the JMS consumer listed
  * as the group's POP consumer), an MQTT client listed with its subscription and disconnected, and a user created,
- * granted and revoked a rule, and deleted, with a namespace quota set (a real JMS client's sends show each change).
+ * granted and revoked a rule, and deleted, with a namespace quota set (a real JMS client's sends show each change),
+ * and a bearer token issued, shown once, used by a CloudEvents client and refused after it is revoked.
  *
- * <p>Skipped (an assumption) only when chromedriver is not installed ({@code apt-get install chromium
- * chromium-driver}, as {@code .ci/run} does).
+ * <p>Skipped (an assumption) only when chromedriver is not installed (see {@link HeadlessChromium}).
  */
 @WithBroker(settings = {ConsoleUsers.ON, ConsoleUsers.KEY_SETTING, "trace.topics=console-traced"},
         seed = ConsoleUsers.class)
 class ConsoleBrowserIT {
 
-    private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
-    private static final String CHROMIUM = "/usr/bin/chromium";
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final int REJECTED = 2; // Qpid JMS's JMS_AMQP_ACK_TYPE for the AMQP "rejected" outcome
 
     private static RunningBroker broker;
+    private static HeadlessChromium chromium;
     private static WebDriver browser;
-    private static Path profile;
 
     @BeforeAll
     static void openBrowser(final RunningBroker running) throws IOException {
-        assumeTrue(new File(CHROMEDRIVER).canExecute(), "chromedriver is not installed at " + CHROMEDRIVER
-                + " (apt-get install chromium chromium-driver)");
         broker = running;
-        profile = Files.createTempDirectory("console-chromium");
-        final ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--window-size=1280,1000", "--user-data-dir=" + profile);
-        options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL"));
-        final ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
+        chromium = HeadlessChromium.open();
+        browser = chromium.driver();
         logIn();
     }
 
     @AfterAll
-    static void closeBrowser() throws IOException {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (profile != null) {
-            try (var files = Files.walk(profile)) {
-                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).map(Path::toFile).forEach(File::delete);
-            }
+    static void closeBrowser() {
+        if (chromium != null) {
+            chromium.close();
         }
     }
 
-    /** The browser's console output, so a failing page explains itself in the test report. */
     @AfterEach
     void printBrowserLog() {
-        for (final LogEntry e : browser.manage().logs().get(LogType.BROWSER)) {
-            System.out.println("[browser] " + e.getLevel() + " " + e.getMessage());
-        }
+        chromium.printLog();
     }
 
     private static void logIn() {
@@ -338,6 +314,64 @@ class ConsoleBrowserIT {
         await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElements(row)).isEmpty());
         assertThatThrownBy(() -> sendAs("console-erin", "erin-pw", "console-erin-q"))
                 .isInstanceOf(JMSSecurityException.class); // the user is gone: its password no longer opens
+    }
+
+    @Test
+    void shouldIssueATokenShownOnceThatAClientUsesUntilItIsRevoked() throws Exception {
+        show("security");
+        final By tokensOfDave = By.cssSelector("#user-table tr[data-user='dave'] button.tokens");
+        await().atMost(WAIT).ignoreExceptions().until(() -> browser.findElement(tokensOfDave).isDisplayed());
+        browser.findElement(tokensOfDave).click();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(browser.findElement(
+                By.cssSelector("#token-panel h3")).getText()).isEqualTo("Bearer tokens of dave"));
+
+        browser.findElement(By.id("issue-token")).click();
+        final String token = visible(By.id("issued-token")).getAttribute("value");
+        assertThat(token).startsWith("jt_");
+        assertThat(browser.findElement(By.id("security-done")).getText())
+                .isEqualTo("Issued a token to dave: copy it now, it is not shown again.");
+        browser.findElement(By.id("copy-token")).click();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(browser.findElement(By.id("token-copied")).getText())
+                .isIn("Copied.", "Selected: copy it with Ctrl+C."));
+        // Listed by its id (a digest prefix) and issue time: the table never holds the token.
+        final String id = IssuedToken.idOfToken(token);
+        final By row = By.cssSelector("#token-table tr[data-token='" + id + "']");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElement(row).getText()).contains(id).doesNotContain(token);
+            assertThat(browser.findElement(row).findElement(By.className("issued-at")).getText()).isNotBlank();
+        });
+
+        // The token works for a real client: a CloudEvents producer sending with Authorization: Bearer.
+        assertThat(cloudEvent("console-token-events", token)).isEqualTo(202);
+
+        // A reload forgets it: the page kept it nowhere, and the broker shows only its id.
+        browser.navigate().refresh();
+        show("security");
+        await().atMost(WAIT).ignoreExceptions().until(() -> browser.findElement(tokensOfDave).isDisplayed());
+        browser.findElement(tokensOfDave).click();
+        await().atMost(WAIT).ignoreExceptions().until(() -> browser.findElement(row).isDisplayed());
+        assertThat(browser.findElements(By.id("issued-token"))).isEmpty();
+        assertThat(browser.getPageSource()).doesNotContain(token);
+
+        final WebElement revoke = browser.findElement(row).findElement(By.className("revoke-token"));
+        revoke.click();
+        assertThat(revoke.getText()).isEqualTo("Really revoke?");
+        revoke.click();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(browser.findElement(By.id("security-done")).getText())
+                    .isEqualTo("Revoked token " + id + " of dave.");
+            assertThat(browser.findElements(row)).isEmpty();
+        });
+        assertThat(cloudEvent("console-token-events", token)).isEqualTo(401);
+    }
+
+    /** Sends one CloudEvent (binary mode) to {@code topic} with a bearer token; answers the HTTP status. */
+    private static int cloudEvent(final String topic, final String token) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(broker.httpBase() + "/topics/" + topic)).timeout(WAIT)
+                .header("Authorization", "Bearer " + token).header("ce-specversion", "1.0")
+                .header("ce-id", "console-token").header("ce-source", "/console-test").header("ce-type", "token.used")
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("with a token"))
+                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     /** Sends one message to {@code queue} with Qpid JMS as {@code user}. */

@@ -1,7 +1,12 @@
-// Users, their ACL rules and the namespaces' quotas, read and changed through the admin security API
+// Users, their ACL rules, bearer tokens and the namespaces' quotas, read and changed through the admin security API
 // (GET/PUT/DELETE /admin/users..., GET/PUT /admin/quotas...). Changes are PUT or DELETE with JSON bodies: methods a
-// page of another site cannot send without a CORS preflight, which the broker never grants.
+// page of another site cannot send without a CORS preflight, which the broker never grants. Issuing a token is a
+// POST: another site could make a browser send one, but could not read the answer, so it would learn no token.
+//
+// A token just issued is shown once and kept only in this component's memory (never in storage): a reload, or
+// opening another user's tokens, forgets it, as the broker does (it keeps a digest only).
 import {api, whileShown} from './api.js';
+import {formatting} from './format.js';
 
 const ACTIONS = ['PUB', 'SUB', 'CREATE', 'UPDATE', 'DELETE', 'GET', 'LIST'];
 
@@ -11,6 +16,7 @@ function path(name) {
 
 export function security() {
   return {
+    ...formatting,
     users: [],
     quotas: {},
     off: false,
@@ -22,6 +28,10 @@ export function security() {
     userForm: {name: '', namespace: 'default', password: '', super: false, enabled: true},
     ruleForm: {user: '', resource: 'Topic:*', actions: ['PUB'], decision: 'ALLOW'},
     quotaForm: {namespace: 'default', messagesPerSecond: 0, bytesPerSecond: 0, maxConnections: 0},
+    tokenUser: '',
+    tokens: [],
+    issued: null,
+    copied: '',
 
     init() {
       this.stop = whileShown('security', 10000, () => this.refresh());
@@ -39,6 +49,9 @@ export function security() {
         this.error = '';
         if (!this.ruleForm.user && this.users.length) {
           this.ruleForm.user = this.users[0].name;
+        }
+        if (this.tokenUser) {
+          await this.loadTokens();
         }
       } catch (e) {
         // 409: the admin API's answer when security is off.
@@ -102,6 +115,65 @@ export function security() {
     async removeRule(name, index) {
       const rules = this.rulesOf(name).filter((r, i) => i !== index);
       await this.change('Rule removed from ' + name + '.', () => api('PUT', path(name) + '/acl', {rules}));
+    },
+
+    /** Shows the tokens of {@code name} (ids and issue times: the broker keeps nothing more). */
+    async showTokens(name) {
+      if (this.tokenUser !== name) {
+        this.issued = null;
+        this.copied = '';
+      }
+      this.tokenUser = name;
+      await this.loadTokens();
+    },
+
+    async loadTokens() {
+      try {
+        this.tokens = (await api('GET', path(this.tokenUser) + '/tokens')).tokens;
+      } catch (e) {
+        this.tokens = [];
+        this.tokenUser = e.status === 404 ? '' : this.tokenUser; // the user was deleted meanwhile
+        this.error = e.status === 404 ? '' : e.message;
+      }
+    },
+
+    /** Issues a token to the user whose tokens are shown, and shows it this once. */
+    async issueToken() {
+      const name = this.tokenUser;
+      this.copied = '';
+      await this.change('Issued a token to ' + name + ': copy it now, it is not shown again.', async () => {
+        const got = await api('POST', path(name) + '/tokens', {});
+        this.issued = {user: got.user, id: got.id, token: got.token};
+      });
+    },
+
+    async copyToken() {
+      try {
+        await navigator.clipboard.writeText(this.issued.token);
+        this.copied = 'Copied.';
+      } catch (e) {
+        // No clipboard (a page not served over HTTPS or localhost): select the text for the user to copy.
+        const field = document.getElementById('issued-token');
+        field.focus();
+        field.select();
+        this.copied = 'Selected: copy it with Ctrl+C.';
+      }
+    },
+
+    /** Revokes one token on the second click. */
+    async revokeToken(id) {
+      if (this.confirming !== 'token ' + id) {
+        this.confirming = 'token ' + id;
+        return;
+      }
+      this.confirming = '';
+      const name = this.tokenUser;
+      await this.change('Revoked token ' + id + ' of ' + name + '.', async () => {
+        await api('DELETE', path(name) + '/tokens/' + encodeURIComponent(id));
+        if (this.issued && this.issued.id === id) {
+          this.issued = null;
+        }
+      });
     },
 
     editQuota(ns, q) {
