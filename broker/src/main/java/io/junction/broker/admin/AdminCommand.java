@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "admin", mixinStandardHelpOptions = true,
         description = "Administers users, ACL rules, tokens and quotas of a running broker (security on).",
         subcommands = {AdminCommand.Users.class, AdminCommand.PutUser.class, AdminCommand.DeleteUser.class,
-            AdminCommand.SetAcl.class, AdminCommand.IssueToken.class, AdminCommand.Quotas.class,
+            AdminCommand.SetAcl.class, AdminCommand.IssueToken.class, AdminCommand.Tokens.class,
+            AdminCommand.RevokeToken.class, AdminCommand.Quotas.class,
             AdminCommand.SetQuota.class})
 public final class AdminCommand {
 
@@ -203,6 +204,37 @@ public final class AdminCommand {
         @Override
         public Integer call() {
             return admin.send("POST", "/admin/users/" + name + "/tokens", null);
+        }
+    }
+
+    @Command(name = "tokens", description = "Lists a user's bearer tokens: ids and issue times, never a token.")
+    static final class Tokens implements Callable<Integer> {
+        @ParentCommand
+        AdminCommand admin;
+
+        @Parameters(index = "0", description = "The user name.")
+        String name;
+
+        @Override
+        public Integer call() {
+            return admin.send("GET", "/admin/users/" + name + "/tokens", null);
+        }
+    }
+
+    @Command(name = "revoke-token", description = "Revokes one of a user's bearer tokens by its id (see tokens).")
+    static final class RevokeToken implements Callable<Integer> {
+        @ParentCommand
+        AdminCommand admin;
+
+        @Parameters(index = "0", description = "The user name.")
+        String name;
+
+        @Parameters(index = "1", description = "The token's id.")
+        String id;
+
+        @Override
+        public Integer call() {
+            return admin.send("DELETE", "/admin/users/" + name + "/tokens/" + id, null);
         }
     }
 

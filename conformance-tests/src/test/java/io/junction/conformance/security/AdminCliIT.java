@@ -12,7 +12,13 @@ import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode
 import io.junction.conformance.support.BrokerProcess;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +30,7 @@ import org.junit.jupiter.api.Test;
 @WithBroker(settings = {SecurityCast.ON, SecurityCast.KEY_SETTING, SecurityCast.MQTT_TIMEOUT,
         }, seed = SecurityCast.class)
 class AdminCliIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private record Run(int exit, String out, String err) {
     }
@@ -81,5 +88,40 @@ class AdminCliIT {
 
         assertThat(admin(broker, "root-pw", "delete-user", "dave").exit()).isZero();
         assertThatThrownBy(() -> dave(broker)).isInstanceOf(Mqtt5ConnAckException.class);
+    }
+
+    @Test
+    void tokensAreIssuedListedAndRevoked(final RunningBroker broker) throws Exception {
+        assertThat(admin(broker, "root-pw", "user", "tara", "--namespace", "acme", "--set-password", "tara-pw")
+                .exit()).isZero();
+        assertThat(admin(broker, "root-pw", "acl", "tara", "--allow", "Topic:*=PUB").exit()).isZero();
+        final Run issued = admin(broker, "root-pw", "token", "tara");
+        assertThat(issued.exit()).as(issued.err()).isZero();
+        final JsonNode answer = JSON.readTree(issued.out());
+        final String token = answer.path("token").asText();
+        final String id = answer.path("id").asText();
+        assertThat(token).isNotEmpty();
+        assertThat(id).isNotEmpty();
+
+        final Run listed = admin(broker, "root-pw", "tokens", "tara");
+        assertThat(listed.exit()).isZero();
+        assertThat(listed.out()).contains(id).doesNotContain(token);
+        assertThat(publishWith(broker, token)).as("the issued token publishes").isBetween(200, 299);
+
+        assertThat(admin(broker, "root-pw", "revoke-token", "tara", id).exit()).isZero();
+        assertThat(publishWith(broker, token)).as("revoked").isEqualTo(401);
+        assertThat(admin(broker, "root-pw", "tokens", "tara").out()).doesNotContain(id);
+        final Run unknown = admin(broker, "root-pw", "revoke-token", "tara", id);
+        assertThat(unknown.exit()).isEqualTo(1);
+        assertThat(unknown.err()).contains("404");
+    }
+
+    /** The status of a CloudEvents publish signed with a bearer token. */
+    private static int publishWith(final RunningBroker broker, final String token) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(broker.httpBase() + "/topics/t"))
+                .header("authorization", "Bearer " + token).header("ce-specversion", "1.0")
+                .header("ce-id", "e-" + System.nanoTime()).header("ce-source", "/cli-test").header("ce-type", "t")
+                .POST(HttpRequest.BodyPublishers.ofString("hi")).build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 }
