@@ -19,11 +19,15 @@ import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -40,8 +44,8 @@ import java.util.function.Supplier;
  *
  * <p>Commit-log offsets are per group: {@link #lookup} reads the metadata group's log only.
  */
-public final class GroupedMessaging implements Messaging {
-    private final Map<String, Messaging> groups;
+public final class GroupedMessaging implements Messaging, AutoCloseable {
+    private final LiveGroupMap groups;
     private final String metadataGroup;
     private final Messaging metadata;
     private final PlacementBook book;
@@ -55,6 +59,9 @@ public final class GroupedMessaging implements Messaging {
     private final SpreadBrowser browser;
     private final QueueScaler scaler;
     private final SealedQueueRetry moves;
+    private final SealedForwarder forwarder;
+    /** Groups added at run time and retired since: their sealed segments are read, nothing new is placed there. */
+    private final Set<String> retired = ConcurrentHashMap.newKeySet();
     private final AtomicInteger roundRobin = new AtomicInteger();
 
     /**
@@ -74,21 +81,107 @@ public final class GroupedMessaging implements Messaging {
         if (groups.isEmpty()) {
             throw new IllegalArgumentException("no store group");
         }
-        this.groups = new LinkedHashMap<>(groups);
+        this.groups = new LiveGroupMap(groups);
         this.metadataGroup = groups.keySet().iterator().next();
         this.metadata = groups.get(metadataGroup);
         this.book = new PlacementBook(metadata.kvConfigs());
-        this.reader = new SegmentReader(this::group);
+        this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name));
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
-        this.pops = new PopSpreader(this::group, configs);
+        this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
         this.topics = new GroupedTopics(this.groups, book);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
         this.receipts = new ReceiptRouter(this.groups);
         this.queries = new MergedQueries(this.groups, book);
         this.browser = new SpreadBrowser(this.groups, book);
-        this.scaler = new QueueScaler(this.groups, book);
+        this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g));
         this.moves = new SealedQueueRetry(book, metadataRefresh);
+        this.forwarder = new SealedForwarder(this.groups::keySet, this::group, book, this::send);
+        forwarder.sweep();
+    }
+
+    /**
+     * Reaches a store group added at run time: its segments are read and written from now on, scaling may place
+     * segments there ({@code retired}: only its sealed segments are read), and what it forwards from sealed queues
+     * is carried. New topics keep spreading over the configured groups only, so every proxy places them alike.
+     */
+    public void addGroup(final String name, final Messaging group, final boolean retiredGroup) {
+        groups.add(name, group);
+        setRetired(name, retiredGroup);
+        forwarder.sweep();
+    }
+
+    /** Marks a group retired (no new segment is placed there) or not. */
+    public void setRetired(final String name, final boolean retiredGroup) {
+        if (retiredGroup) {
+            retired.add(name);
+        } else {
+            retired.remove(name);
+        }
+    }
+
+    /** Whether a group is retired (nothing new placed there). */
+    public boolean retired(final String name) {
+        return retired.contains(name);
+    }
+
+    /** Forgets a store group: calls naming it fail with UNAVAILABLE from now on. */
+    public void removeGroup(final String name) {
+        if (name.equals(metadataGroup)) {
+            throw new IllegalArgumentException("the metadata group " + name + " cannot be removed");
+        }
+        groups.remove(name);
+        retired.remove(name);
+    }
+
+    /** The groups reached, in order (metadata group first). */
+    public List<String> groupNames() {
+        return List.copyOf(groups.keySet());
+    }
+
+    /** The topics with an open segment on a group (their writes go there), and those with only sealed ones. */
+    public GroupUse use(final String group) {
+        final SortedSet<String> open = new TreeSet<>();
+        final SortedSet<String> sealed = new TreeSet<>();
+        for (String topic : book.texts().keySet()) {
+            final TopicPlacement p = book.get(topic);
+            if (p == null) {
+                continue;
+            }
+            for (int q = 0; q < p.queueCount(); q++) {
+                for (QueueSegment s : p.queue(q)) {
+                    if (s.group().equals(group) && s.open()) {
+                        open.add(topic);
+                    } else if (s.group().equals(group) && readable(topic, s)) {
+                        sealed.add(topic);
+                    }
+                }
+            }
+        }
+        sealed.removeAll(open);
+        return new GroupUse(List.copyOf(open), List.copyOf(sealed));
+    }
+
+    /** Whether a sealed segment still holds messages (not all expired by retention on its group). */
+    private boolean readable(final String topic, final QueueSegment sealed) {
+        final Messaging m = groups.get(sealed.group());
+        return m != null && sealed.physicalEnd() > sealed.physicalStart()
+                && m.minOffset(topic, sealed.physicalQueue()) < sealed.physicalEnd();
+    }
+
+    /**
+     * How the placements use a store group.
+     *
+     * @param openIn   topics with a segment taking writes there
+     * @param sealedIn topics with only sealed segments there still holding messages (not all expired)
+     */
+    public record GroupUse(List<String> openIn, List<String> sealedIn) {
+    }
+
+    /** Stops carrying forwarded messages. */
+    @Override
+    public void close() {
+        forwarder.close();
     }
 
     private Messaging group(final String name) {
@@ -128,8 +221,9 @@ public final class GroupedMessaging implements Messaging {
             return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + message.topic()
                     + " does not exist");
         }
-        return moves.retried(message.topic(), queue, placement.openSegment(queue), open -> group(open.group())
-                .send(physical(message, open)).thenApply(r -> logical(r, message.topic(), queue, open)));
+        return moves.retried(message.topic(), SealedQueueRetry.writable(placement, queue), to -> group(
+                to.segment().group()).send(physical(message, to.segment()))
+                .thenApply(r -> logical(r, message.topic(), to.queue(), to.segment())));
     }
 
     /**
@@ -152,9 +246,9 @@ public final class GroupedMessaging implements Messaging {
             return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + first.topic()
                     + " does not exist");
         }
-        return moves.retried(first.topic(), queue, placement.openSegment(queue), open -> group(open.group())
-                .sendBatch(messages.stream().map(m -> physical(m, open)).toList())
-                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), queue, open)).toList()));
+        return moves.retried(first.topic(), SealedQueueRetry.writable(placement, queue), to -> group(
+                to.segment().group()).sendBatch(messages.stream().map(m -> physical(m, to.segment())).toList())
+                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), to.queue(), to.segment())).toList()));
     }
 
     /** The caller's queue, else the message group's (stable), else the next in turn: the core's rule, logically. */
@@ -164,9 +258,9 @@ public final class GroupedMessaging implements Messaging {
         }
         final String messageGroup = message.messageGroup();
         if (messageGroup != null && !messageGroup.isEmpty()) {
-            return Math.floorMod(messageGroup.hashCode(), placement.queueCount());
+            return Math.floorMod(messageGroup.hashCode(), placement.writeQueueCount());
         }
-        return Math.floorMod(roundRobin.getAndIncrement(), placement.queueCount());
+        return Math.floorMod(roundRobin.getAndIncrement(), placement.writeQueueCount());
     }
 
     private static Message physical(final Message m, final QueueSegment open) {
@@ -270,7 +364,8 @@ public final class GroupedMessaging implements Messaging {
         final List<Messaging> holding = new ArrayList<>(List.of(metadata));
         final TopicPlacement placement = book.get(topic);
         if (placement != null) {
-            placement.groups().stream().map(this::group).filter(m -> m != metadata).forEach(holding::add);
+            placement.groups().stream().filter(groups::containsKey).map(this::group).filter(m -> m != metadata)
+                    .forEach(holding::add);
         }
         return holding;
     }
@@ -355,7 +450,17 @@ public final class GroupedMessaging implements Messaging {
     /** The metadata group's topic: its queue count is the logical queue count. */
     @Override
     public Optional<TopicConfig> route(final String topic) {
-        return metadata.route(topic);
+        final Optional<TopicConfig> route = metadata.route(topic);
+        final TopicPlacement placement = route.isPresent() ? book.get(topic) : null;
+        if (placement == null || placement.writeQueueCount() == placement.queueCount()) {
+            return route;
+        }
+        // Scaled in: the closed queues stay listed for readers, and the route says how many take writes.
+        final TopicConfig c = route.get();
+        final Map<String, String> attributes = new HashMap<>(c.attributes());
+        attributes.put(TopicConfig.WRITE_QUEUES, Integer.toString(placement.writeQueueCount()));
+        return Optional.of(new TopicConfig(c.name(), Math.max(c.queueCount(), placement.queueCount()), c.type(),
+                c.permissions(), attributes));
     }
 
     @Override
