@@ -217,6 +217,9 @@ class ElasticScalingIT {
         assertThat(shrunk.statusCode()).as(shrunk.body()).isEqualTo(200);
         assertThat(shrunk.body()).containsPattern("\"placement\":\"g1:0:0:0:[0-9]+,g2:0:[0-9]+:0:-;"
                 + "g1:1:0:0:[0-9]+,g2:1:[0-9]+:0:[0-9]+\"");
+        assertThat(producer.fetchPublishMessageQueues(TOPIC)).as("the route's write queues")
+                .extracting(MessageQueue::getQueueId).containsExactly(0);
+        assertThat(consumer.fetchMessageQueues(TOPIC)).as("the route's read queues: the closed one too").hasSize(2);
         final int remotingAtShrink = remotingAcked.size();
         final int mqttAtShrink = mqttAcked.size();
         await().atMost(WAIT).until(() -> remotingAcked.size() >= remotingAtShrink + PHASE
