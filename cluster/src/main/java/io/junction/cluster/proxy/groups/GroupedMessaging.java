@@ -23,10 +23,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.Set;
-import java.util.SortedSet;
-import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -40,7 +38,9 @@ import java.util.function.Supplier;
  * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}); receipts
  * name the group that issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the
  * topic and merge ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
- * Consumer offsets are kept in logical offsets in the metadata group.
+ * Consumer offsets are kept in logical offsets in the metadata group. What a store could not deliver into a sealed
+ * queue itself is carried to the logical queue's live segment ({@link SealedForwarder}). Groups may be added and
+ * removed while it runs ({@link #addGroup}, {@link #removeGroup}).
  *
  * <p>Commit-log offsets are per group: {@link #lookup} reads the metadata group's log only.
  */
@@ -139,43 +139,9 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         return List.copyOf(groups.keySet());
     }
 
-    /** The topics with an open segment on a group (their writes go there), and those with only sealed ones. */
+    /** How the placements use a group: the topics writing there, those with readable sealed segments only. */
     public GroupUse use(final String group) {
-        final SortedSet<String> open = new TreeSet<>();
-        final SortedSet<String> sealed = new TreeSet<>();
-        for (String topic : book.texts().keySet()) {
-            final TopicPlacement p = book.get(topic);
-            if (p == null) {
-                continue;
-            }
-            for (int q = 0; q < p.queueCount(); q++) {
-                for (QueueSegment s : p.queue(q)) {
-                    if (s.group().equals(group) && s.open()) {
-                        open.add(topic);
-                    } else if (s.group().equals(group) && readable(topic, s)) {
-                        sealed.add(topic);
-                    }
-                }
-            }
-        }
-        sealed.removeAll(open);
-        return new GroupUse(List.copyOf(open), List.copyOf(sealed));
-    }
-
-    /** Whether a sealed segment still holds messages (not all expired by retention on its group). */
-    private boolean readable(final String topic, final QueueSegment sealed) {
-        final Messaging m = groups.get(sealed.group());
-        return m != null && sealed.physicalEnd() > sealed.physicalStart()
-                && m.minOffset(topic, sealed.physicalQueue()) < sealed.physicalEnd();
-    }
-
-    /**
-     * How the placements use a store group.
-     *
-     * @param openIn   topics with a segment taking writes there
-     * @param sealedIn topics with only sealed segments there still holding messages (not all expired)
-     */
-    public record GroupUse(List<String> openIn, List<String> sealedIn) {
+        return GroupUse.of(group, book, groups);
     }
 
     /** Stops carrying forwarded messages. */

@@ -131,7 +131,7 @@ public final class GroupedProxy implements AutoCloseable {
      * nothing new is placed there and its segments are read until they are consumed and expire; removing it again
      * once nothing there is readable forgets it. Answers whether the group was forgotten (false: retired).
      */
-    public CompletableFuture<GroupedMessaging.GroupUse> removeGroup(final String name) {
+    public CompletableFuture<GroupUse> removeGroup(final String name) {
         return CompletableFuture.supplyAsync(() -> {
             if (configured.contains(name)) {
                 throw new GroupChangeRefused(GroupChangeRefused.Reason.CONFIGURED, "store group " + name
@@ -141,7 +141,7 @@ public final class GroupedProxy implements AutoCloseable {
             if (record == null && !nodes.containsKey(name)) {
                 throw new GroupChangeRefused(GroupChangeRefused.Reason.UNKNOWN, "no store group " + name);
             }
-            final GroupedMessaging.GroupUse use = messaging.use(name);
+            final GroupUse use = messaging.use(name);
             if (!use.openIn().isEmpty()) {
                 throw new GroupChangeRefused(GroupChangeRefused.Reason.IN_USE, "store group " + name
                         + " takes the writes of topics " + use.openIn() + ": scale them onto other groups first");

@@ -129,7 +129,7 @@ class RuntimeGroupsTest {
         for (int i = 0; i < 3; i++) {
             get(viaA.send(message(0, "g3-" + i)));
         }
-        final GroupedMessaging.GroupUse use = get(a.removeGroup("g2"));
+        final GroupUse use = get(a.removeGroup("g2"));
         assertThat(use.openIn()).isEmpty();
         assertThat(use.sealedIn()).containsExactly(TOPIC);
         assertThat(viaA.retired("g2")).isTrue();
@@ -162,7 +162,7 @@ class RuntimeGroupsTest {
         final GroupedMessaging viaB = (GroupedMessaging) proxies.get(1).messaging();
         get(a.addGroup(group("g2", 1)));
         await().atMost(SETTLE).until(() -> viaB.groupNames().contains("g2"));
-        final GroupedMessaging.GroupUse use = get(a.removeGroup("g2"));
+        final GroupUse use = get(a.removeGroup("g2"));
         assertThat(use.openIn()).isEmpty();
         assertThat(use.sealedIn()).isEmpty();
         assertThat(((GroupedMessaging) a.messaging()).groupNames()).containsExactly("g1");
