@@ -12,6 +12,13 @@ public final class SystemNames {
     public static final String HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
     /** Op records of transactions: resolutions and check-backs (one queue). */
     public static final String OP_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
+    /**
+     * Messages the store itself produced (a due timer, a committed half message) for a queue that was sealed
+     * meanwhile (one queue). Each keeps its real topic and physical queue in {@code REAL_TOPIC} and {@code REAL_QID};
+     * a proxy over several store groups carries it to the live segment of the logical queue that physical queue
+     * belongs to. Nobody but the store writes it.
+     */
+    public static final String SEALED_FORWARD_TOPIC = "rmq_sys_junction_sealed_forward";
 
     private SystemNames() {
     }

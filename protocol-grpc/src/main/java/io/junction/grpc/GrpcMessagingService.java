@@ -150,8 +150,11 @@ final class GrpcMessagingService extends MessagingServiceGrpc.MessagingServiceIm
             final List<apache.rocketmq.v2.MessageType> accepted = settings.validateMessageType()
                     ? SendActivity.accepted(route.type()) : SendActivity.accepted(TopicType.MIXED);
             for (int i = 0; i < route.queueCount(); i++) {
+                // Queues past the write count are closed (a proxy scaled the topic in): readable, not writable.
+                final Permission queuePerm = i < route.writeQueueCount() || perm != Permission.READ_WRITE ? perm
+                        : Permission.READ;
                 b.addMessageQueues(MessageQueue.newBuilder().setTopic(request.getTopic()).setId(i)
-                        .setPermission(perm).setBroker(broker(endpoints)).addAllAcceptMessageTypes(accepted));
+                        .setPermission(queuePerm).setBroker(broker(endpoints)).addAllAcceptMessageTypes(accepted));
             }
             return b.build();
         }, failure -> QueryRouteResponse.newBuilder().setStatus(failure).build());

@@ -194,6 +194,16 @@ class GrpcMessagingServiceTest {
     }
 
     @Test
+    void shouldListAScaledInTopicsClosedQueuesAsReadOnly() {
+        // A proxy puts the write-queue count on the route of a topic it scaled in; the store serves it the same way.
+        store.topics().createOrUpdate(new TopicConfig("shrunk", 3, TopicType.NORMAL, TopicConfig.PERM_READ_WRITE,
+                java.util.Map.of(TopicConfig.WRITE_QUEUES, "1"))).join();
+        assertThat(route(service, "shrunk").getMessageQueuesList()).extracting(MessageQueue::getId,
+                MessageQueue::getPermission).containsExactly(tuple(0, apache.rocketmq.v2.Permission.READ_WRITE),
+                tuple(1, apache.rocketmq.v2.Permission.READ), tuple(2, apache.rocketmq.v2.Permission.READ));
+    }
+
+    @Test
     void shouldMapCoreFailuresOntoProtoCodes() {
         assertThat(Statuses.fromFailure(new CompletionException(new StoreException(StoreError.TOPIC_NOT_FOUND,
                 "no topic")), Code.BAD_REQUEST).getCode()).isEqualTo(Code.TOPIC_NOT_FOUND);

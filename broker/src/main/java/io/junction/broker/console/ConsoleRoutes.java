@@ -46,6 +46,7 @@ public final class ConsoleRoutes implements AutoCloseable {
         routes.register(OverviewApi.PATH, new AdminAccess(access,
                 new OverviewApi(core, registry, traffic, cluster, work)));
         routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic, proxy)));
+        routes.register(StoreGroupsApi.PATH, new AdminAccess(access, new StoreGroupsApi(proxy)));
         routes.register(GroupsApi.PATH, new AdminAccess(access, new GroupsApi(core, clients)));
         routes.register(MessagesApi.PATH, new AdminAccess(access, new MessagesApi(core)));
         routes.register(ConnectionsApi.PATH, new AdminAccess(access, new ConnectionsApi(clients)));

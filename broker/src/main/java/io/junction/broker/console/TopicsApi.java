@@ -29,7 +29,8 @@ import java.util.Map;
  * POST   /admin/topics                             {"name", "queues", "type", "attributes"} creates or updates
  * DELETE /admin/topics/{name}                      deletes the topic, its queues and offsets
  * POST   /admin/topics/{name}/scale?queues=N&amp;groups=g1,g2   (a proxy over several store groups) moves the writes
- *                                                   of queues outside the named groups there and adds queues up to N;
+ *                                                   of queues outside the named groups there and adds queues up to N
+ *                                                   (fewer than open now: closes the last ones, read only);
  *                                                   answers the new placement
  * </pre>
  * A page holds at most {@value #MAX_ROWS} topics. Retry, dead-letter and the store's own topics are listed only with
@@ -102,7 +103,9 @@ final class TopicsApi implements HttpHandler {
             JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND, "no topic " + topic);
             return;
         }
-        final int queues = (int) JsonReplies.longParam(exchange, "queues", config.queueCount(), 1,
+        // By default the queues taking writes now (a topic scaled in keeps its closed queues closed).
+        final int queues = (int) JsonReplies.longParam(exchange, "queues",
+                core.route(topic).map(TopicConfig::writeQueueCount).orElse(config.queueCount()), 1,
                 TopicConfig.MAX_QUEUES);
         final List<String> groups = Arrays.stream(JsonReplies.param(exchange, "groups", "").split(","))
                 .map(String::trim).filter(g -> !g.isEmpty()).toList();

@@ -37,13 +37,16 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scaling a topic across store groups mid-load, through the proxy's admin endpoint: two store groups (one {@code store}
- * replica each) and a proxy; a RocketMQ Remoting producer sends continuously to queue 0 of a 2-queue topic (placed
- * {@code g1;g2}) and an MQTT 5 QoS 1 publisher to the same topic, while a Remoting lite pull consumer reads both queues
- * from offset 0. Mid-load {@code POST /admin/topics/elastic/scale?queues=2&groups=g2} moves queue 0's writes to g2
- * (g1's queue sealed, a new segment opened on g2). Afterwards every acknowledged message was read once, queue 0's
- * Remoting messages in send order, each queue's offsets one gapless sequence across the seam, and the consumer never
- * went more than 5 s without a message while the producers ran. Prints the write pause at the seam.
+ * Growing and shrinking a topic across store groups mid-load, through the proxy's admin endpoints: two store groups
+ * (one {@code store} replica each) and a proxy configured with the first only; a RocketMQ Remoting producer sends
+ * continuously to queue 0 of a 2-queue topic and an MQTT 5 QoS 1 publisher to the same topic, while a Remoting lite
+ * pull consumer reads both queues from offset 0. Mid-load {@code POST /admin/cluster/groups} adds the second group,
+ * {@code POST /admin/topics/elastic/scale?queues=2&groups=g2} moves both queues' writes onto it (g1's queues sealed,
+ * new segments opened on g2), a Remoting message delayed 5 s, sent to queue 1 just before, falls due after that seal,
+ * then {@code scale?queues=1&groups=g2} scales in (queue 1 closed: sealed, read only). Afterwards every acknowledged
+ * message was read once (the delayed one too), queue 0's Remoting messages in send order, each queue's offsets one
+ * gapless sequence across the seams, and the consumer never went more than 5 s without a message while the producers
+ * ran. Prints the write pause at the seam.
  */
 @Tag("cluster")
 class ElasticScalingIT {
@@ -58,6 +61,8 @@ class ElasticScalingIT {
     private final List<RunningBroker> proxies = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** The contract port of the second store group, which the proxy is not configured with. */
+    private int secondGroupContract;
 
     @AfterEach
     void stopAll() {
@@ -73,11 +78,11 @@ class ElasticScalingIT {
     }
 
     @Test
-    void shouldMoveAQueuesWritesToAnotherGroupMidLoadWithNothingLostNothingTwiceAndNoGap() throws Exception {
+    void shouldAddAGroupScaleOntoItAndScaleInMidLoadWithNothingLostNothingTwiceAndNoGap() throws Exception {
         final RunningBroker proxy = startTwoGroupsAndAProxy();
         assertThat(post(proxy, "/admin/topics", "{\"name\":\"" + TOPIC + "\",\"queues\":2}").statusCode())
                 .isEqualTo(201);
-        assertThat(proxy.get("/cluster").body()).contains("\"" + TOPIC + "\":\"g1;g2\"");
+        assertThat(proxy.get("/cluster").body()).as("one group: nothing placed").doesNotContain("placements");
 
         final AtomicBoolean stop = new AtomicBoolean();
         final List<String> remotingAcked = new CopyOnWriteArrayList<>();
@@ -181,23 +186,50 @@ class ElasticScalingIT {
         reader.start();
         await().atMost(WAIT).until(() -> remotingAcked.size() >= PHASE && mqttAcked.size() >= PHASE);
 
+        // The second store group joins the running proxy; the refusals are 4xx.
+        final String g2 = "{\"name\":\"g2\",\"contracts\":\"127.0.0.1:" + secondGroupContract + "\"}";
+        final HttpResponse<String> added = post(proxy, "/admin/cluster/groups", g2);
+        assertThat(added.statusCode()).as(added.body()).isEqualTo(201);
+        assertThat(post(proxy, "/admin/cluster/groups", g2).statusCode()).as("a duplicate").isEqualTo(409);
+        assertThat(proxy.get("/cluster").body()).contains("\"name\":\"g2\"", "\"added\":true");
+
+        // A delayed message parked on g1 for queue 1, due after the seal below: carried to the queue's g2 segment.
+        final Message delayed = new Message(TOPIC, "delayed-0".getBytes(StandardCharsets.UTF_8));
+        delayed.setDelayTimeLevel(2);
+        assertThat(producer.send(delayed, (mqs, msg, arg) -> mqs.stream().filter(q -> q.getQueueId() == 1)
+                .findFirst().orElseThrow(), null).getSendStatus()).isEqualTo(SendStatus.SEND_OK);
+
         final long scaleBegan = System.nanoTime();
         final HttpResponse<String> scaled = post(proxy, "/admin/topics/" + TOPIC + "/scale?queues=2&groups=g2", "");
         final long scaleEnded = System.nanoTime();
         final long scaleMillis = TimeUnit.NANOSECONDS.toMillis(scaleEnded - scaleBegan);
         assertThat(scaled.statusCode()).as(scaled.body()).isEqualTo(200);
         assertThat(scaled.body()).contains("\"group\":\"g1\"", "\"group\":\"g2\"").containsPattern(
-                "\"placement\":\"g1:0:0:0:[0-9]+,g2:2:[0-9]+:0:-;g2\"");
+                "\"placement\":\"g1:0:0:0:[0-9]+,g2:0:[0-9]+:0:-;g1:1:0:0:[0-9]+,g2:1:[0-9]+:0:-\"");
+        assertThat(delete(proxy, "/admin/cluster/groups/g2").statusCode()).as("g2 takes writes").isEqualTo(409);
         final int remotingAtScale = remotingAcked.size();
         final int mqttAtScale = mqttAcked.size();
         await().atMost(WAIT).until(() -> remotingAcked.size() >= remotingAtScale + PHASE
                 && mqttAcked.size() >= mqttAtScale + PHASE);
+
+        // Scaling in: queue 1 is closed (sealed on g2, read only); producers go on with queue 0.
+        final HttpResponse<String> shrunk = post(proxy, "/admin/topics/" + TOPIC + "/scale?queues=1&groups=g2", "");
+        assertThat(shrunk.statusCode()).as(shrunk.body()).isEqualTo(200);
+        assertThat(shrunk.body()).containsPattern("\"placement\":\"g1:0:0:0:[0-9]+,g2:0:[0-9]+:0:-;"
+                + "g1:1:0:0:[0-9]+,g2:1:[0-9]+:0:[0-9]+\"");
+        assertThat(producer.fetchPublishMessageQueues(TOPIC)).as("the route's write queues")
+                .extracting(MessageQueue::getQueueId).containsExactly(0);
+        assertThat(consumer.fetchMessageQueues(TOPIC)).as("the route's read queues: the closed one too").hasSize(2);
+        final int remotingAtShrink = remotingAcked.size();
+        final int mqttAtShrink = mqttAcked.size();
+        await().atMost(WAIT).until(() -> remotingAcked.size() >= remotingAtShrink + PHASE
+                && mqttAcked.size() >= mqttAtShrink + PHASE);
         stop.set(true);
         remoting.join();
         mqtt.join();
-        assertThat(proxy.get("/cluster").body()).containsPattern("\"" + TOPIC + "\":\"g1:0:0:0:[0-9]+,g2:2:");
+        assertThat(proxy.get("/cluster").body()).containsPattern("\"" + TOPIC + "\":\"g1:0:0:0:[0-9]+,g2:0:");
 
-        final int total = remotingAcked.size() + mqttAcked.size();
+        final int total = remotingAcked.size() + mqttAcked.size() + 1;
         await().atMost(WAIT).until(() -> {
             synchronized (read) {
                 return read.values().stream().mapToInt(List::size).sum() >= total;
@@ -220,6 +252,7 @@ class ElasticScalingIT {
         final List<String> readRemoting = new ArrayList<>();
         final Set<String> readMqtt = new HashSet<>();
         final List<String> duplicates = new ArrayList<>();
+        final List<String> readDelayed = new ArrayList<>();
         for (Map.Entry<Integer, List<MessageExt>> queue : read.entrySet()) {
             final List<MessageExt> messages = queue.getValue();
             for (int i = 0; i < messages.size(); i++) {
@@ -229,6 +262,8 @@ class ElasticScalingIT {
                 if (body.startsWith("remoting-")) {
                     assertThat(queue.getKey()).isZero();
                     readRemoting.add(body);
+                } else if (body.startsWith("delayed-")) {
+                    readDelayed.add(body);
                 } else if (!readMqtt.add(body)) {
                     duplicates.add(body);
                 }
@@ -237,6 +272,7 @@ class ElasticScalingIT {
         assertThat(readRemoting).as("queue 0's Remoting messages: each acknowledged one once, in send order")
                 .containsExactlyElementsOf(remotingAcked);
         assertThat(duplicates).isEmpty();
+        assertThat(readDelayed).as("the delayed message, due after the seal, read once").containsExactly("delayed-0");
         assertThat(readMqtt).containsExactlyInAnyOrderElementsOf(mqttAcked);
         assertThat(longestStallMillis.get()).as("the consumer never waited long while producers ran")
                 .isLessThan(STALL_LIMIT_MS);
@@ -256,12 +292,18 @@ class ElasticScalingIT {
                     .jvmArgs("-Xmx160m"));
         }
         ClusterLaunch.startTogether(storeNodes, stores);
+        secondGroupContract = contract[1];
         ClusterLaunch.startTogether(List.of(RunningBroker.builder()
                 .set("cluster.role", "proxy")
-                .set("cluster.store-groups", "g1=127.0.0.1:" + contract[0] + ";g2=127.0.0.1:" + contract[1])
+                .set("cluster.store-groups", "g1=127.0.0.1:" + contract[0])
                 .set("kafka.enabled", "false")
                 .jvmArgs("-Xmx256m")), proxies);
         return proxies.get(0);
+    }
+
+    private HttpResponse<String> delete(final RunningBroker proxy, final String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(proxy.httpBase() + path))
+                .timeout(Duration.ofSeconds(20)).DELETE().build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(final RunningBroker proxy, final String path, final String json)

@@ -23,6 +23,12 @@ public record TopicConfig(String name, int queueCount, TopicType type, int permi
      */
     public static final String CLEANUP_POLICY = "cleanup.policy";
     public static final String COMPACT = "compact";
+    /**
+     * The attribute a proxy over several store groups puts on a topic's route once the topic was scaled in: queues
+     * from this number on are closed (read only: their messages stay readable, writes go to the open ones), as
+     * RocketMQ's {@code writeQueueNums} below {@code readQueueNums}. Absent: every queue takes writes.
+     */
+    public static final String WRITE_QUEUES = "junction.write-queues";
 
     public TopicConfig {
         Objects.requireNonNull(name, "name");
@@ -35,6 +41,19 @@ public record TopicConfig(String name, int queueCount, TopicType type, int permi
 
     public static TopicConfig of(final String name, final int queueCount) {
         return new TopicConfig(name, queueCount, TopicType.NORMAL, PERM_READ_WRITE, Map.of());
+    }
+
+    /** How many queues (from 0) take writes: {@link #WRITE_QUEUES} when set and smaller, else every queue. */
+    public int writeQueueCount() {
+        final String v = attributes.get(WRITE_QUEUES);
+        if (v == null) {
+            return queueCount;
+        }
+        try {
+            return Math.max(1, Math.min(queueCount, Integer.parseInt(v.trim())));
+        } catch (NumberFormatException e) {
+            return queueCount;
+        }
     }
 
     public boolean writable() {

@@ -35,7 +35,6 @@ import io.junction.core.pop.PopService;
 import io.junction.core.queue.ConsumeQueueStore;
 import io.junction.core.queue.Dispatcher;
 import io.junction.core.stats.TrafficCounters;
-import io.junction.core.timer.DeliveryTime;
 import io.junction.core.timer.TimerService;
 import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
@@ -179,15 +178,16 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 config.observer(), traffic, (topic, queue) -> appender.sealedEnd(topic, queue) >= 0);
         this.sealing = new QueueSealing(appender, topicTable::get, topics::createIfAbsent,
                 sending::appendSystemRecord, waiters::arrived);
+        final DueDelivery due = new DueDelivery(sending, topics, appender);
         this.timers = new TimerService(new TimerStoreAccess(queues, reader, queries, log, topicTable::get,
-                m -> sending.routed(m, DeliveryTime.NONE), sending::appendSystemRecord), clock,
+                due::deliver, sending::appendSystemRecord), clock,
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
                 reader, queues, offsets, waiters, readPool, sending::send,
                 sending::appendSystemRecord), clock,
                 PopSecret.load(dataDir.config("pop-secret")));
         this.transactions = new TransactionService(new TransactionStoreAccess(appender, log, reader, queues, index,
-                offsets, config.storeHost(), topicTable::get, m -> sending.routed(m, DeliveryTime.NONE)), clock,
+                offsets, config.storeHost(), topicTable::get, due::deliver), clock,
                 config.transactionFirstCheck().toMillis(), config.transactionCheckInterval().toMillis(),
                 config.transactionMaxChecks(), config.transactionTimeoutResolution());
         final ConsumerRegistry registry = new ConsumerRegistry(clock, CONSUMER_EXPIRY);

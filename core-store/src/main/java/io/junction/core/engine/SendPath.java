@@ -214,7 +214,8 @@ final class SendPath {
                     + "' is not valid");
         }
         if (TimerService.TOPIC.equals(message.topic()) || SystemNames.isTransactionTopic(message.topic())
-                || QueueSealing.TOPIC.equals(message.topic())) {
+                || QueueSealing.TOPIC.equals(message.topic())
+                || SystemNames.SEALED_FORWARD_TOPIC.equals(message.topic())) {
             return new StoreException(StoreError.ILLEGAL_ARGUMENT, "topic " + message.topic()
                     + " is reserved for the store");
         }

@@ -10,9 +10,14 @@ import io.junction.core.PullStatus;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.message.Message;
 import io.junction.core.io.MappedSegmentFile;
+import io.junction.core.message.MessageProperties;
+import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.txn.TransactionEnd;
+import io.junction.core.txn.TransactionResolution;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -185,6 +190,44 @@ class QueueSealingTest {
                     .cause().extracting(c -> ((StoreException) c).error()).isEqualTo(StoreError.QUEUE_NOT_FOUND);
             assertThatThrownBy(() -> store.topics().sealQueue("none", 0).join())
                     .cause().extracting(c -> ((StoreException) c).error()).isEqualTo(StoreError.TOPIC_NOT_FOUND);
+        }
+    }
+
+    @Test
+    void shouldForwardATimerDueAndAHalfCommittedAfterTheSealInsteadOfRetryingForever() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("moving", 2)).join();
+            store.send(to("moving", 0, "before")).join();
+            final SendResult delayed = store.send(Message.builder("moving").queueId(0).body("later".getBytes(
+                    StandardCharsets.UTF_8)).property(MessageProperties.DELAY_MS, "1500").build()).join();
+            final SendResult half = store.send(Message.builder("moving").queueId(0)
+                    .body("committed".getBytes(StandardCharsets.UTF_8))
+                    .property(MessageProperties.TRANSACTION_PREPARED, "true")
+                    .property(MessageProperties.PRODUCER_GROUP, "pg").build()).join();
+            assertThat(store.topics().sealQueue("moving", 0).join()).isEqualTo(1L);
+
+            store.endTransaction(TransactionEnd.byOffset("pg", half.commitLogOffset(), half.uniqueId(),
+                    TransactionResolution.COMMIT)).join();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            List<StoredMessage> forwarded = List.of();
+            while (forwarded.size() < 2) {
+                assertThat(System.nanoTime()).as("both forwarded in time").isLessThan(deadline);
+                TestStores.awaitIndexed(store);
+                forwarded = store.topics().get(SystemNames.SEALED_FORWARD_TOPIC).isPresent()
+                        ? readAll(store, SystemNames.SEALED_FORWARD_TOPIC, 0) : List.of();
+                Thread.onSpinWait();
+            }
+            assertThat(forwarded).extracting(TestStores::body).containsExactlyInAnyOrder("later", "committed");
+            assertThat(forwarded).allSatisfy(m -> {
+                assertThat(m.property(MessageProperties.REAL_TOPIC)).isEqualTo("moving");
+                assertThat(m.property(MessageProperties.REAL_QUEUE_ID)).isEqualTo("0");
+            });
+            assertThat(forwarded).extracting(StoredMessage::uniqueId)
+                    .containsExactlyInAnyOrder(delayed.uniqueId(), half.uniqueId());
+            // The sealed queue got nothing past its end, and clients cannot write to the forward topic.
+            assertThat(readAll(store, "moving", 0)).extracting(TestStores::body).containsExactly("before");
+            assertThatThrownBy(() -> store.send(to(SystemNames.SEALED_FORWARD_TOPIC, 0, "forged")).join())
+                    .cause().extracting(c -> ((StoreException) c).error()).isEqualTo(StoreError.ILLEGAL_ARGUMENT);
         }
     }
 

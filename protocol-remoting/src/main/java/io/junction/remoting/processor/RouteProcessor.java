@@ -67,17 +67,26 @@ public final class RouteProcessor implements RequestProcessor {
             return Responses.error(request, ResponseCode.TOPIC_NOT_EXIST,
                     "No topic route info in name server for the topic: " + topic);
         }
-        return Responses.success(request).body(Json.bytes(routeJson(queues, perm)));
+        return Responses.success(request).body(Json.bytes(routeJson(queues, config.isPresent()
+                ? config.get().writeQueueCount() : queues, perm)));
     }
 
     /** TopicRouteData JSON for a topic with {@code queues} queues on this node. */
     String routeJson(final int queues, final int perm) {
+        return routeJson(queues, queues, perm);
+    }
+
+    /**
+     * TopicRouteData JSON for a topic with {@code queues} queues on this node, the first {@code writeQueues} taking
+     * writes (fewer once a proxy scaled the topic in: producers skip the closed ones, consumers read them all).
+     */
+    String routeJson(final int queues, final int writeQueues, final int perm) {
         final Map<String, Object> queueData = new LinkedHashMap<>();
         queueData.put("brokerName", identity.brokerName());
         queueData.put("perm", perm);
         queueData.put("readQueueNums", queues);
         queueData.put("topicSysFlag", 0);
-        queueData.put("writeQueueNums", queues);
+        queueData.put("writeQueueNums", writeQueues);
         final Map<String, Object> route = new LinkedHashMap<>();
         route.put("brokerDatas", List.of(brokerData()));
         route.put("filterServerTable", Map.of());

@@ -17,13 +17,18 @@ import java.util.function.Function;
  * what it handed out).
  */
 final class GroupedGroups implements Messaging.GroupAdmin {
+    private final Map<String, Messaging> groups;
     private final Messaging metadata;
-    private final List<Messaging> others;
 
+    /** @param groups every store group, metadata group first (a live view: groups added at run time count) */
     GroupedGroups(final Map<String, Messaging> groups) {
+        this.groups = groups;
+        this.metadata = groups.values().iterator().next();
+    }
+
+    private List<Messaging> others() {
         final List<Messaging> all = new ArrayList<>(groups.values());
-        this.metadata = all.get(0);
-        this.others = List.copyOf(all.subList(1, all.size()));
+        return all.subList(1, all.size());
     }
 
     @Override
@@ -42,14 +47,14 @@ final class GroupedGroups implements Messaging.GroupAdmin {
     public CompletableFuture<Integer> redriveDeadLetters(final String group, final int max) {
         final List<CompletableFuture<Integer>> counts = new ArrayList<>();
         counts.add(metadata.groups().redriveDeadLetters(group, max));
-        others.forEach(m -> counts.add(m.groups().redriveDeadLetters(group, max)));
+        others().forEach(m -> counts.add(m.groups().redriveDeadLetters(group, max)));
         return CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new))
                 .thenApply(v -> counts.stream().mapToInt(CompletableFuture::join).sum());
     }
 
     private CompletableFuture<Void> everyOther(
             final Function<Messaging, CompletableFuture<?>> call) {
-        return CompletableFuture.allOf(others.stream().map(call).toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(others().stream().map(call).toArray(CompletableFuture[]::new));
     }
 
     @Override

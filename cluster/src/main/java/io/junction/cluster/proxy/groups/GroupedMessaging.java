@@ -19,11 +19,13 @@ import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -36,12 +38,14 @@ import java.util.function.Supplier;
  * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}); receipts
  * name the group that issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the
  * topic and merge ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
- * Consumer offsets are kept in logical offsets in the metadata group.
+ * Consumer offsets are kept in logical offsets in the metadata group. What a store could not deliver into a sealed
+ * queue itself is carried to the logical queue's live segment ({@link SealedForwarder}). Groups may be added and
+ * removed while it runs ({@link #addGroup}, {@link #removeGroup}).
  *
  * <p>Commit-log offsets are per group: {@link #lookup} reads the metadata group's log only.
  */
-public final class GroupedMessaging implements Messaging {
-    private final Map<String, Messaging> groups;
+public final class GroupedMessaging implements Messaging, AutoCloseable {
+    private final LiveGroupMap groups;
     private final String metadataGroup;
     private final Messaging metadata;
     private final PlacementBook book;
@@ -55,6 +59,9 @@ public final class GroupedMessaging implements Messaging {
     private final SpreadBrowser browser;
     private final QueueScaler scaler;
     private final SealedQueueRetry moves;
+    private final SealedForwarder forwarder;
+    /** Groups added at run time and retired since: their sealed segments are read, nothing new is placed there. */
+    private final Set<String> retired = ConcurrentHashMap.newKeySet();
     private final AtomicInteger roundRobin = new AtomicInteger();
 
     /**
@@ -74,21 +81,73 @@ public final class GroupedMessaging implements Messaging {
         if (groups.isEmpty()) {
             throw new IllegalArgumentException("no store group");
         }
-        this.groups = new LinkedHashMap<>(groups);
+        this.groups = new LiveGroupMap(groups);
         this.metadataGroup = groups.keySet().iterator().next();
         this.metadata = groups.get(metadataGroup);
         this.book = new PlacementBook(metadata.kvConfigs());
-        this.reader = new SegmentReader(this::group);
+        this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name));
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
-        this.pops = new PopSpreader(this::group, configs);
+        this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
         this.topics = new GroupedTopics(this.groups, book);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
         this.receipts = new ReceiptRouter(this.groups);
         this.queries = new MergedQueries(this.groups, book);
         this.browser = new SpreadBrowser(this.groups, book);
-        this.scaler = new QueueScaler(this.groups, book);
+        this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g));
         this.moves = new SealedQueueRetry(book, metadataRefresh);
+        this.forwarder = new SealedForwarder(this.groups::keySet, this::group, book, this::send);
+        forwarder.sweep();
+    }
+
+    /**
+     * Reaches a store group added at run time: its segments are read and written from now on, scaling may place
+     * segments there ({@code retired}: only its sealed segments are read), and what it forwards from sealed queues
+     * is carried. New topics keep spreading over the configured groups only, so every proxy places them alike.
+     */
+    public void addGroup(final String name, final Messaging group, final boolean retiredGroup) {
+        groups.add(name, group);
+        setRetired(name, retiredGroup);
+        forwarder.sweep();
+    }
+
+    /** Marks a group retired (no new segment is placed there) or not. */
+    public void setRetired(final String name, final boolean retiredGroup) {
+        if (retiredGroup) {
+            retired.add(name);
+        } else {
+            retired.remove(name);
+        }
+    }
+
+    /** Whether a group is retired (nothing new placed there). */
+    public boolean retired(final String name) {
+        return retired.contains(name);
+    }
+
+    /** Forgets a store group: calls naming it fail with UNAVAILABLE from now on. */
+    public void removeGroup(final String name) {
+        if (name.equals(metadataGroup)) {
+            throw new IllegalArgumentException("the metadata group " + name + " cannot be removed");
+        }
+        groups.remove(name);
+        retired.remove(name);
+    }
+
+    /** The groups reached, in order (metadata group first). */
+    public List<String> groupNames() {
+        return List.copyOf(groups.keySet());
+    }
+
+    /** How the placements use a group: the topics writing there, those with readable sealed segments only. */
+    public GroupUse use(final String group) {
+        return GroupUse.of(group, book, groups);
+    }
+
+    /** Stops carrying forwarded messages. */
+    @Override
+    public void close() {
+        forwarder.close();
     }
 
     private Messaging group(final String name) {
@@ -128,8 +187,9 @@ public final class GroupedMessaging implements Messaging {
             return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + message.topic()
                     + " does not exist");
         }
-        return moves.retried(message.topic(), queue, placement.openSegment(queue), open -> group(open.group())
-                .send(physical(message, open)).thenApply(r -> logical(r, message.topic(), queue, open)));
+        return moves.retried(message.topic(), SealedQueueRetry.writable(placement, queue), to -> group(
+                to.segment().group()).send(physical(message, to.segment()))
+                .thenApply(r -> logical(r, message.topic(), to.queue(), to.segment())));
     }
 
     /**
@@ -152,9 +212,9 @@ public final class GroupedMessaging implements Messaging {
             return failed(StoreError.ILLEGAL_ARGUMENT, "queue " + queue + " of topic " + first.topic()
                     + " does not exist");
         }
-        return moves.retried(first.topic(), queue, placement.openSegment(queue), open -> group(open.group())
-                .sendBatch(messages.stream().map(m -> physical(m, open)).toList())
-                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), queue, open)).toList()));
+        return moves.retried(first.topic(), SealedQueueRetry.writable(placement, queue), to -> group(
+                to.segment().group()).sendBatch(messages.stream().map(m -> physical(m, to.segment())).toList())
+                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), to.queue(), to.segment())).toList()));
     }
 
     /** The caller's queue, else the message group's (stable), else the next in turn: the core's rule, logically. */
@@ -164,9 +224,9 @@ public final class GroupedMessaging implements Messaging {
         }
         final String messageGroup = message.messageGroup();
         if (messageGroup != null && !messageGroup.isEmpty()) {
-            return Math.floorMod(messageGroup.hashCode(), placement.queueCount());
+            return Math.floorMod(messageGroup.hashCode(), placement.writeQueueCount());
         }
-        return Math.floorMod(roundRobin.getAndIncrement(), placement.queueCount());
+        return Math.floorMod(roundRobin.getAndIncrement(), placement.writeQueueCount());
     }
 
     private static Message physical(final Message m, final QueueSegment open) {
@@ -270,7 +330,8 @@ public final class GroupedMessaging implements Messaging {
         final List<Messaging> holding = new ArrayList<>(List.of(metadata));
         final TopicPlacement placement = book.get(topic);
         if (placement != null) {
-            placement.groups().stream().map(this::group).filter(m -> m != metadata).forEach(holding::add);
+            placement.groups().stream().filter(groups::containsKey).map(this::group).filter(m -> m != metadata)
+                    .forEach(holding::add);
         }
         return holding;
     }
@@ -355,7 +416,17 @@ public final class GroupedMessaging implements Messaging {
     /** The metadata group's topic: its queue count is the logical queue count. */
     @Override
     public Optional<TopicConfig> route(final String topic) {
-        return metadata.route(topic);
+        final Optional<TopicConfig> route = metadata.route(topic);
+        final TopicPlacement placement = route.isPresent() ? book.get(topic) : null;
+        if (placement == null || placement.writeQueueCount() == placement.queueCount()) {
+            return route;
+        }
+        // Scaled in: the closed queues stay listed for readers, and the route says how many take writes.
+        final TopicConfig c = route.get();
+        final Map<String, String> attributes = new HashMap<>(c.attributes());
+        attributes.put(TopicConfig.WRITE_QUEUES, Integer.toString(placement.writeQueueCount()));
+        return Optional.of(new TopicConfig(c.name(), Math.max(c.queueCount(), placement.queueCount()), c.type(),
+                c.permissions(), attributes));
     }
 
     @Override

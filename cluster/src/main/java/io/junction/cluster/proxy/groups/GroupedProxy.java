@@ -1,41 +1,69 @@
 package io.junction.cluster.proxy.groups;
 
+import io.junction.cluster.ClusterStartException;
 import io.junction.cluster.proxy.ProxyNode;
 import io.junction.cluster.proxy.ProxyStatus;
 import io.junction.core.Messaging;
-import io.junction.core.StoreError;
-import io.junction.core.StoreException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A proxy over one or more store groups: one {@link ProxyNode} per group (each follows its group's leader and mirrors
- * its metadata), the front-ends holding {@link #messaging()}. With one group that is the group's own contract, exactly
- * as before groups existed; with several, a {@link GroupedMessaging} over them.
+ * A proxy over store groups: one {@link ProxyNode} per group (each follows its group's leader and mirrors its
+ * metadata), the front-ends holding {@link #messaging()}, a {@link GroupedMessaging} over them. With one group and no
+ * placements every call goes to that group as before groups existed.
+ *
+ * <p>Groups come from {@code cluster.store-groups} (fixed, in order: the first is the metadata group) and from
+ * {@link #addGroup} at run time, recorded in the metadata group ({@link RuntimeGroupBook}). One thread of its own
+ * connects groups (a connection waits for a leader: never on a caller's event loop) and, every
+ * {@link #SYNC_INTERVAL}, follows what the record says: groups another proxy added are connected, those it removed
+ * forgotten, retirements applied.
  */
 public final class GroupedProxy implements AutoCloseable {
-    private final Map<String, ProxyNode> nodes;
-    private final Messaging messaging;
+    /** How often the recorded groups are compared with those this proxy reaches. */
+    public static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
+    /** How long adding a group waits for its leader before refusing it as unreachable. */
+    static final Duration JOIN_TIMEOUT = Duration.ofSeconds(10);
+    private static final Logger LOG = LoggerFactory.getLogger(GroupedProxy.class);
 
-    private GroupedProxy(final Map<String, ProxyNode> nodes) {
-        this.nodes = nodes;
-        if (nodes.size() == 1) {
-            this.messaging = nodes.values().iterator().next().messaging();
-        } else {
-            final Map<String, Messaging> groups = new LinkedHashMap<>();
-            nodes.forEach((name, node) -> groups.put(name, node.messaging()));
-            this.messaging = new GroupedMessaging(groups, nodes.values().iterator().next()::refreshMirrorNow);
-        }
+    private final List<String> configured;
+    private final Map<String, ProxyNode> nodes = new ConcurrentHashMap<>();
+    private final GroupedMessaging messaging;
+    private final RuntimeGroupBook recorded;
+    private final int maxMessageSize;
+    /** Connects, adds and removes groups, one change at a time. */
+    private final ScheduledExecutorService changes = Executors.newSingleThreadScheduledExecutor(r -> {
+        final Thread t = new Thread(r, "junction-proxy-groups");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private GroupedProxy(final Map<String, ProxyNode> configuredNodes, final int maxMessageSize) {
+        this.configured = List.copyOf(configuredNodes.keySet());
+        this.nodes.putAll(configuredNodes);
+        this.maxMessageSize = maxMessageSize;
+        final Map<String, Messaging> groups = new LinkedHashMap<>();
+        configuredNodes.forEach((name, node) -> groups.put(name, node.messaging()));
+        final ProxyNode metadataNode = configuredNodes.values().iterator().next();
+        this.messaging = new GroupedMessaging(groups, metadataNode::refreshMirrorNow);
+        this.recorded = new RuntimeGroupBook(metadataNode.messaging().kvConfigs());
     }
 
     /**
-     * Reaches every group (its leader and a first metadata snapshot), in order.
+     * Reaches every configured group (its leader and a first metadata snapshot), in order, then the groups recorded
+     * as added at run time (one that does not answer is tried again at every sync rather than failing the start).
      *
-     * @throws io.junction.cluster.ClusterStartException when a group's leader does not answer in time
+     * @throws ClusterStartException when a configured group's leader does not answer in time
      */
     public static GroupedProxy start(final List<StoreGroup> groups, final int maxMessageSize,
                                      final Duration settleTimeout) {
@@ -48,7 +76,11 @@ public final class GroupedProxy implements AutoCloseable {
             nodes.values().forEach(ProxyNode::close);
             throw e;
         }
-        return new GroupedProxy(nodes);
+        final GroupedProxy proxy = new GroupedProxy(nodes, maxMessageSize);
+        proxy.changes.submit(proxy::sync);
+        proxy.changes.scheduleWithFixedDelay(proxy::sync, SYNC_INTERVAL.toMillis(), SYNC_INTERVAL.toMillis(),
+                TimeUnit.MILLISECONDS);
+        return proxy;
     }
 
     public Messaging messaging() {
@@ -56,15 +88,120 @@ public final class GroupedProxy implements AutoCloseable {
     }
 
     /**
-     * Scales a topic over the store groups (see {@link GroupedMessaging#scale}); with one group there is nothing to
-     * scale across.
+     * Scales a topic over the store groups (see {@link GroupedMessaging#scale}): {@code queues} logical queues
+     * (fewer than open now closes the last ones), their writes on {@code targets}.
      */
     public CompletableFuture<TopicPlacement> scale(final String topic, final int queues, final List<String> targets) {
-        if (!(messaging instanceof GroupedMessaging grouped)) {
-            return CompletableFuture.failedFuture(new StoreException(StoreError.ILLEGAL_ARGUMENT,
-                    "this proxy serves one store group: there is nothing to scale across"));
+        return messaging.scale(topic, queues, targets);
+    }
+
+    /**
+     * Adds a store group at run time: reaches its leader, records it in the metadata group (every proxy follows within
+     * {@link #SYNC_INTERVAL} plus a mirror interval) and serves it here at once. Fails with {@link GroupChangeRefused}:
+     * DUPLICATE for a name configured or recorded already, UNREACHABLE when no leader answers within
+     * {@link #JOIN_TIMEOUT}.
+     */
+    public CompletableFuture<Void> addGroup(final StoreGroup group) {
+        return CompletableFuture.runAsync(() -> {
+            if (nodes.containsKey(group.name()) || recorded.all().containsKey(group.name())) {
+                throw new GroupChangeRefused(GroupChangeRefused.Reason.DUPLICATE,
+                        "store group " + group.name() + " exists already");
+            }
+            final ProxyNode node;
+            try {
+                node = ProxyNode.start(group.contracts(), maxMessageSize, JOIN_TIMEOUT);
+            } catch (ClusterStartException e) {
+                throw new GroupChangeRefused(GroupChangeRefused.Reason.UNREACHABLE, "store group " + group.name()
+                        + " is unreachable: no leader of " + group.contracts() + " answered within "
+                        + JOIN_TIMEOUT.toSeconds() + " s");
+            }
+            try {
+                recorded.put(new RuntimeGroupBook.Recorded(group, false)).join();
+            } catch (RuntimeException e) {
+                node.close();
+                throw e;
+            }
+            serve(group.name(), node, false);
+        }, changes);
+    }
+
+    /**
+     * Removes a store group added at run time. Refused (IN_USE, naming the topics) while a segment there takes writes:
+     * scale those topics elsewhere first. A group still holding sealed segments with messages is <em>retired</em>:
+     * nothing new is placed there and its segments are read until they are consumed and expire; removing it again
+     * once nothing there is readable forgets it. Answers whether the group was forgotten (false: retired).
+     */
+    public CompletableFuture<GroupUse> removeGroup(final String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            if (configured.contains(name)) {
+                throw new GroupChangeRefused(GroupChangeRefused.Reason.CONFIGURED, "store group " + name
+                        + " is configured in cluster.store-groups: remove it there");
+            }
+            final RuntimeGroupBook.Recorded record = recorded.all().get(name);
+            if (record == null && !nodes.containsKey(name)) {
+                throw new GroupChangeRefused(GroupChangeRefused.Reason.UNKNOWN, "no store group " + name);
+            }
+            final GroupUse use = messaging.use(name);
+            if (!use.openIn().isEmpty()) {
+                throw new GroupChangeRefused(GroupChangeRefused.Reason.IN_USE, "store group " + name
+                        + " takes the writes of topics " + use.openIn() + ": scale them onto other groups first");
+            }
+            if (!use.sealedIn().isEmpty()) {
+                if (record != null && !record.retired()) {
+                    recorded.put(new RuntimeGroupBook.Recorded(record.group(), true)).join();
+                }
+                messaging.setRetired(name, true);
+            } else {
+                recorded.delete(name).join();
+                forget(name);
+            }
+            return use;
+        }, changes);
+    }
+
+    /** Follows the record: connects groups added elsewhere, forgets those removed, applies retirements. */
+    private void sync() {
+        try {
+            final Map<String, RuntimeGroupBook.Recorded> wanted = recorded.all();
+            for (RuntimeGroupBook.Recorded r : wanted.values()) {
+                final String name = r.group().name();
+                if (configured.contains(name)) {
+                    continue;
+                }
+                if (nodes.containsKey(name)) {
+                    messaging.setRetired(name, r.retired());
+                    continue;
+                }
+                try {
+                    serve(name, ProxyNode.start(r.group().contracts(), maxMessageSize, JOIN_TIMEOUT), r.retired());
+                } catch (ClusterStartException e) {
+                    LOG.warn("Store group {} recorded in the metadata group is unreachable; trying again: {}", name,
+                            e.getMessage());
+                }
+            }
+            for (String name : Set.copyOf(nodes.keySet())) {
+                if (!configured.contains(name) && !wanted.containsKey(name)) {
+                    forget(name);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Following the recorded store groups failed; trying again", e);
         }
-        return grouped.scale(topic, queues, targets);
+    }
+
+    private void serve(final String name, final ProxyNode node, final boolean retired) {
+        nodes.put(name, node);
+        messaging.addGroup(name, node.messaging(), retired);
+        LOG.info("Store group {} added{}", name, retired ? " (retired: its sealed segments are read)" : "");
+    }
+
+    private void forget(final String name) {
+        messaging.removeGroup(name);
+        final ProxyNode node = nodes.remove(name);
+        if (node != null) {
+            node.close();
+        }
+        LOG.info("Store group {} removed", name);
     }
 
     /** Whether every group's leader is known and its metadata recent. */
@@ -73,21 +210,29 @@ public final class GroupedProxy implements AutoCloseable {
     }
 
     /**
-     * What {@code GET /cluster} shows: with one group the group's {@link ProxyStatus}; with several a
+     * What {@code GET /cluster} shows: with one group and none added, the group's {@link ProxyStatus}; otherwise a
      * {@link GroupedProxyStatus} (each group's status and every placed topic's placement).
      */
     public Object status() {
-        if (nodes.size() == 1) {
-            return nodes.values().iterator().next().status();
+        final List<String> names = messaging.groupNames();
+        if (names.size() == 1) {
+            return nodes.get(names.get(0)).status();
         }
         final List<GroupedProxyStatus.Group> groups = new ArrayList<>();
-        nodes.forEach((name, node) -> groups.add(new GroupedProxyStatus.Group(name, node.status())));
-        return new GroupedProxyStatus("PROXY", reachesLeader(), groups,
-                ((GroupedMessaging) messaging).placements());
+        for (String name : names) {
+            final ProxyNode node = nodes.get(name);
+            if (node != null) {
+                groups.add(new GroupedProxyStatus.Group(name, node.status(), !configured.contains(name),
+                        messaging.retired(name)));
+            }
+        }
+        return new GroupedProxyStatus("PROXY", reachesLeader(), groups, messaging.placements());
     }
 
     @Override
     public void close() {
+        changes.shutdownNow();
+        messaging.close();
         nodes.values().forEach(ProxyNode::close);
     }
 }

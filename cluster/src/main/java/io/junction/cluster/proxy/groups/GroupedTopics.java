@@ -29,6 +29,11 @@ final class GroupedTopics implements Messaging.TopicAdmin {
     private final Messaging metadata;
     private final PlacementBook book;
 
+    /**
+     * @param groups the store groups (a live view); new topics spread over those there are now, the configured ones:
+     *               groups added at run time get segments by scaling only, so every proxy places a new topic alike
+     *               whether or not it has learnt of them yet
+     */
     GroupedTopics(final Map<String, Messaging> groups, final PlacementBook book) {
         this.groups = groups;
         this.names = List.copyOf(groups.keySet());

@@ -51,7 +51,9 @@ final class MergedQueries {
     private CompletableFuture<List<StoredMessage>> fromEveryGroup(
             final String topic, final Function<Messaging, CompletableFuture<List<StoredMessage>>> query) {
         final TopicPlacement placement = book.get(topic);
-        final List<String> names = placement == null ? List.of(metadataGroup) : placement.groups();
+        // A group forgotten since (removed once nothing there was readable) is not asked.
+        final List<String> names = placement == null ? List.of(metadataGroup)
+                : placement.groups().stream().filter(groups::containsKey).toList();
         final List<CompletableFuture<List<StoredMessage>>> answers = new ArrayList<>();
         for (String name : names) {
             answers.add(query.apply(groups.get(name)).thenApply(list -> list.stream()

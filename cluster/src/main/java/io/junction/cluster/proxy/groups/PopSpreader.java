@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,16 +25,20 @@ import org.slf4j.LoggerFactory;
 final class PopSpreader {
     private static final Logger LOG = LoggerFactory.getLogger(PopSpreader.class);
     private final Function<String, Messaging> groups;
+    private final Predicate<String> known;
     private final GroupConfigSync configs;
     private final AtomicInteger rotation = new AtomicInteger();
 
-    PopSpreader(final Function<String, Messaging> groups, final GroupConfigSync configs) {
+    /** @param known whether a group is reached (a group forgotten since, with nothing readable left, is skipped) */
+    PopSpreader(final Function<String, Messaging> groups, final Predicate<String> known,
+                final GroupConfigSync configs) {
         this.groups = groups;
+        this.known = known;
         this.configs = configs;
     }
 
     CompletableFuture<PopResult> pop(final TopicPlacement placement, final PopRequest request) {
-        final List<String> holding = placement.groups();
+        final List<String> holding = placement.groups().stream().filter(known).toList();
         final int start = Math.floorMod(rotation.getAndIncrement(), holding.size());
         final List<String> order = new ArrayList<>(holding.subList(start, holding.size()));
         order.addAll(holding.subList(0, start));

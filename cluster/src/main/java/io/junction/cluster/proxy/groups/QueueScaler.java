@@ -9,7 +9,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * Scales a topic across store groups without copying a message. {@code scale(topic, queues, targets)}: each logical
@@ -26,18 +29,29 @@ import java.util.concurrent.CompletableFuture;
  * Between the seal and the placement sends to the queue are refused as sealed; the proxy sends them again to the new
  * segment ({@link SealedQueueRetry}). Scaling one topic is serialized on this proxy; two proxies scaling the same topic
  * at once are not coordinated (the last placement written wins). A queue never moves onto the metadata group (its
- * topic configuration is the logical one, so it cannot hold extra physical queues), and queues are never removed.
+ * topic configuration is the logical one, so it cannot hold extra physical queues).
+ *
+ * <p>Scaling in ({@code queues} below the count of open queues) closes the surplus queues, the last ones: each one's
+ * open segment is sealed as in a move, with no new segment after it. Nothing is deleted: their messages stay readable
+ * (offset reads, POP) until consumed and retention; routes list them for reading only and writes aimed at them go to
+ * an open queue. Scaling out again reopens closed queues first (a new open segment after the sealed end).
  */
 final class QueueScaler {
     private final Map<String, Messaging> groups;
     private final String metadataGroup;
     private final PlacementBook book;
+    private final Predicate<String> placeable;
     private final Map<String, CompletableFuture<TopicPlacement>> running = new HashMap<>();
 
-    QueueScaler(final Map<String, Messaging> groups, final PlacementBook book) {
+    /**
+     * @param groups    the store groups (a live view), metadata group first
+     * @param placeable whether new segments may be placed on a group (not on a retired one)
+     */
+    QueueScaler(final Map<String, Messaging> groups, final PlacementBook book, final Predicate<String> placeable) {
         this.groups = groups;
         this.metadataGroup = groups.keySet().iterator().next();
         this.book = book;
+        this.placeable = placeable;
     }
 
     /** Scales after any scaling of the same topic under way here; answers the new placement. */
@@ -76,7 +90,7 @@ final class QueueScaler {
             return failed(StoreError.ILLEGAL_ARGUMENT, refusal);
         }
         final Plan plan = plan(before, queues, targets);
-        if (plan.moves.isEmpty() && plan.added.isEmpty()) {
+        if (plan.moves.isEmpty() && plan.added.isEmpty() && plan.closes.isEmpty() && plan.reopens.isEmpty()) {
             return CompletableFuture.completedFuture(before);
         }
         final TopicPlacement from = before;
@@ -98,14 +112,20 @@ final class QueueScaler {
         }
         for (String g : targets) {
             if (!groups.containsKey(g)) {
-                return "store group " + g + " is not configured here";
+                return "store group " + g + " is not known here";
+            }
+            if (!placeable.test(g)) {
+                return "store group " + g + " is retired: nothing new is placed there";
             }
         }
-        if (queues < before.queueCount()) {
-            return "the topic has " + before.queueCount() + " queues: scaling never removes queues";
+        if (queues < 1 || queues > TopicConfig.MAX_QUEUES) {
+            return "queues must be 1.." + TopicConfig.MAX_QUEUES;
         }
-        for (int q = 0; q < before.queueCount(); q++) {
-            if (!targets.contains(before.openSegment(q).group()) && movableTargets(targets).isEmpty()) {
+        final int stay = Math.min(queues, before.writeQueueCount());
+        for (int q = 0; q < Math.min(queues, before.queueCount()); q++) {
+            final boolean moves = q < stay && !targets.contains(before.openSegment(q).group());
+            final boolean reopens = q >= before.writeQueueCount();
+            if ((moves || reopens) && movableTargets(targets).isEmpty()) {
                 return "queues cannot move onto the metadata group " + metadataGroup;
             }
         }
@@ -116,14 +136,20 @@ final class QueueScaler {
         return targets.stream().filter(g -> !g.equals(metadataGroup)).toList();
     }
 
-    /** What changes: each moved queue's new (group, physical queue), each added queue's. */
-    private record Plan(Map<Integer, QueueSegment> moves, List<QueueSegment> added, Map<String, Integer> physical) {
+    /**
+     * What changes: each moved queue's new (group, physical queue), the queues closed (scaled in), the closed queues
+     * reopened with their new segment, each added queue's segment; the physical queue count each group then needs.
+     */
+    private record Plan(Map<Integer, QueueSegment> moves, Set<Integer> closes, Map<Integer, QueueSegment> reopens,
+                        List<QueueSegment> added, Map<String, Integer> physical) {
     }
 
     private Plan plan(final TopicPlacement before, final int queues, final List<String> targets) {
+        final int open = before.writeQueueCount();
+        final int stay = Math.min(queues, open);
         final Map<String, Integer> load = new LinkedHashMap<>();
         targets.forEach(g -> load.put(g, 0));
-        for (int q = 0; q < before.queueCount(); q++) {
+        for (int q = 0; q < stay; q++) {
             load.computeIfPresent(before.openSegment(q).group(), (g, n) -> n + 1);
         }
         final Map<String, Integer> nextPhysical = new HashMap<>();
@@ -132,12 +158,18 @@ final class QueueScaler {
             nextPhysical.put(g, Math.max(before.physicalQueueCount(g), onGroup));
         }
         final Map<Integer, QueueSegment> moves = new LinkedHashMap<>();
-        for (int q = 0; q < before.queueCount(); q++) {
+        for (int q = 0; q < stay; q++) {
             if (!targets.contains(before.openSegment(q).group())) {
-                final String g = leastLoaded(load, movableTargets(targets));
-                final int physical = nextPhysical.merge(g, 1, Integer::sum) - 1;
-                moves.put(q, new QueueSegment(g, physical, 0, 0, QueueSegment.OPEN));
+                moves.put(q, freshSegment(load, movableTargets(targets), nextPhysical));
             }
+        }
+        final Set<Integer> closes = new TreeSet<>();
+        for (int q = queues; q < open; q++) {
+            closes.add(q);
+        }
+        final Map<Integer, QueueSegment> reopens = new LinkedHashMap<>();
+        for (int q = open; q < Math.min(queues, before.queueCount()); q++) {
+            reopens.put(q, freshSegment(load, movableTargets(targets), nextPhysical));
         }
         final List<QueueSegment> added = new ArrayList<>();
         for (int q = before.queueCount(); q < queues; q++) {
@@ -146,7 +178,14 @@ final class QueueScaler {
             final int physical = g.equals(metadataGroup) ? q : nextPhysical.merge(g, 1, Integer::sum) - 1;
             added.add(new QueueSegment(g, physical, 0, 0, QueueSegment.OPEN));
         }
-        return new Plan(moves, added, nextPhysical);
+        return new Plan(moves, closes, reopens, added, nextPhysical);
+    }
+
+    /** A new segment on the least loaded of {@code among}, in a physical queue free there. */
+    private static QueueSegment freshSegment(final Map<String, Integer> load, final List<String> among,
+                                             final Map<String, Integer> nextPhysical) {
+        final String g = leastLoaded(load, among);
+        return new QueueSegment(g, nextPhysical.merge(g, 1, Integer::sum) - 1, 0, 0, QueueSegment.OPEN);
     }
 
     private static String leastLoaded(final Map<String, Integer> load, final List<String> among) {
@@ -176,10 +215,12 @@ final class QueueScaler {
         return CompletableFuture.allOf(created.toArray(CompletableFuture[]::new));
     }
 
-    /** Seals every moving queue's open segment on its group; the logical end of each, by logical queue. */
+    /** Seals every moving or closing queue's open segment on its group; the logical end of each, by logical queue. */
     private CompletableFuture<Map<Integer, Long>> sealMoved(final TopicPlacement before, final Plan plan) {
         final Map<Integer, CompletableFuture<Long>> seals = new LinkedHashMap<>();
-        for (int q : plan.moves.keySet()) {
+        final Set<Integer> sealed = new TreeSet<>(plan.moves.keySet());
+        sealed.addAll(plan.closes);
+        for (int q : sealed) {
             final QueueSegment open = before.openSegment(q);
             seals.put(q, groups.get(open.group()).topics().sealQueue(before.topic(), open.physicalQueue())
                     .thenApply(open::toLogical));
@@ -195,12 +236,17 @@ final class QueueScaler {
         final List<List<QueueSegment>> queues = new ArrayList<>();
         for (int q = 0; q < before.queueCount(); q++) {
             final List<QueueSegment> segments = new ArrayList<>(before.queue(q));
-            final QueueSegment target = plan.moves.get(q);
+            final QueueSegment last = segments.get(segments.size() - 1);
+            final long end;
+            if (ends.containsKey(q)) {
+                end = ends.get(q);
+                segments.set(segments.size() - 1, new QueueSegment(last.group(), last.physicalQueue(),
+                        last.logicalStart(), last.physicalStart(), end));
+            } else {
+                end = last.sealedEnd();
+            }
+            final QueueSegment target = plan.moves.containsKey(q) ? plan.moves.get(q) : plan.reopens.get(q);
             if (target != null) {
-                final QueueSegment open = segments.remove(segments.size() - 1);
-                final long end = ends.get(q);
-                segments.add(new QueueSegment(open.group(), open.physicalQueue(), open.logicalStart(),
-                        open.physicalStart(), end));
                 segments.add(new QueueSegment(target.group(), target.physicalQueue(), end,
                         physicalStart(before.topic(), target), QueueSegment.OPEN));
             }

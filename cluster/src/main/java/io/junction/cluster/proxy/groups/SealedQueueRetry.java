@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * metadata mirror is refreshed at once and the write goes to the logical queue's open segment as soon as the placement
  * shows another one; the scaler writes the placement right after the seal, so the wait is short. A write still finding
  * no new segment after {@link #PATIENCE_MILLIS} fails with the store's error, which front-ends answer as retriable.
- * Nothing reaches a sealed queue twice: the store refused it, so it was not stored there.
+ * Nothing reaches a sealed queue twice: the store refused it, so it was not stored there. A queue closed by scaling in
+ * has no new segment: its writes go to an open queue instead ({@link #writable}).
  */
 final class SealedQueueRetry {
     static final long PATIENCE_MILLIS = 5_000;
@@ -32,25 +33,39 @@ final class SealedQueueRetry {
         this.metadataRefresh = metadataRefresh;
     }
 
-    /** Runs {@code write} on {@code open}, and again on the queue's new open segment when that one was sealed. */
-    <T> CompletableFuture<T> retried(final String topic, final int queue, final QueueSegment open,
-                                     final Function<QueueSegment, CompletableFuture<T>> write) {
-        return attempt(topic, queue, open, write, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PATIENCE_MILLIS));
+    /** Where a write goes: a logical queue and its open segment. */
+    record Target(int queue, QueueSegment segment) {
     }
 
-    private <T> CompletableFuture<T> attempt(final String topic, final int queue, final QueueSegment open,
-                                             final Function<QueueSegment, CompletableFuture<T>> write,
+    /**
+     * The queue a write aimed at {@code queue} goes to: itself while it is open; once closed (scaled in), the open
+     * queue {@code queue mod writeQueueCount}, so producers whose routes still list closed queues go on without an
+     * error and nothing is written to a closed queue.
+     */
+    static Target writable(final TopicPlacement placement, final int queue) {
+        final int q = placement.closed(queue) ? queue % placement.writeQueueCount() : queue;
+        return new Target(q, placement.openSegment(q));
+    }
+
+    /** Runs {@code write} on {@code target}, and again on the queue's new open segment when that one was sealed. */
+    <T> CompletableFuture<T> retried(final String topic, final Target target,
+                                     final Function<Target, CompletableFuture<T>> write) {
+        return attempt(topic, target, write, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PATIENCE_MILLIS));
+    }
+
+    private <T> CompletableFuture<T> attempt(final String topic, final Target target,
+                                             final Function<Target, CompletableFuture<T>> write,
                                              final long deadline) {
-        return write.apply(open).handle((result, failure) -> {
+        return write.apply(target).handle((result, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(result);
             }
             if (!sealed(failure) || System.nanoTime() - deadline > 0) {
                 return CompletableFuture.<T>failedFuture(failure);
             }
-            return nextSegment(topic, queue, open, deadline)
+            return nextTarget(topic, target, deadline)
                     .thenCompose(next -> next == null ? CompletableFuture.<T>failedFuture(failure)
-                            : attempt(topic, queue, next, write, deadline));
+                            : attempt(topic, next, write, deadline));
         }).thenCompose(f -> f);
     }
 
@@ -69,20 +84,22 @@ final class SealedQueueRetry {
         return refresh().thenComposeAsync(refreshed -> placed(topic, deadline), PAUSE);
     }
 
-    /** The queue's open segment once it is not {@code sealed} any more, or null past the deadline. */
-    private CompletableFuture<QueueSegment> nextSegment(final String topic, final int queue,
-                                                       final QueueSegment sealed, final long deadline) {
-        final QueueSegment now = openSegment(topic, queue);
-        if (now != null && !now.equals(sealed)) {
+    /**
+     * Where the write goes once the placement shows the sealed segment replaced (a new segment, or the queue closed
+     * and another open queue taking its writes), or null past the deadline.
+     */
+    private CompletableFuture<Target> nextTarget(final String topic, final Target sealed, final long deadline) {
+        final Target now = target(topic, sealed.queue());
+        if (now != null && !now.segment().equals(sealed.segment())) {
             return CompletableFuture.completedFuture(now);
         }
         if (System.nanoTime() - deadline > 0) {
             return CompletableFuture.completedFuture(null);
         }
         return refresh().thenComposeAsync(refreshed -> {
-            final QueueSegment after = openSegment(topic, queue);
-            return after != null && !after.equals(sealed) ? CompletableFuture.completedFuture(after)
-                    : nextSegment(topic, queue, sealed, deadline);
+            final Target after = target(topic, sealed.queue());
+            return after != null && !after.segment().equals(sealed.segment()) ? CompletableFuture.completedFuture(after)
+                    : nextTarget(topic, sealed, deadline);
         }, PAUSE);
     }
 
@@ -96,9 +113,9 @@ final class SealedQueueRetry {
         return started;
     }
 
-    private QueueSegment openSegment(final String topic, final int queue) {
+    private Target target(final String topic, final int queue) {
         final TopicPlacement placement = book.get(topic);
-        return placement != null && placement.hasQueue(queue) ? placement.openSegment(queue) : null;
+        return placement != null && placement.hasQueue(queue) ? writable(placement, queue) : null;
     }
 
     static boolean sealed(final Throwable failure) {

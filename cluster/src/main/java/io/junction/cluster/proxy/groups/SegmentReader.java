@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Offset reads of a logical queue through its segments: a logical offset is read in the segment holding it (its
@@ -18,9 +19,15 @@ import java.util.function.Function;
  */
 final class SegmentReader {
     private final Function<String, Messaging> groups;
+    private final Predicate<String> known;
 
-    SegmentReader(final Function<String, Messaging> groups) {
+    /**
+     * @param known whether a group is reached: a sealed segment on a group forgotten since (removed once nothing
+     *              there was readable) reads as empty, and reads go on in the next segment
+     */
+    SegmentReader(final Function<String, Messaging> groups, final Predicate<String> known) {
         this.groups = groups;
+        this.known = known;
     }
 
     CompletableFuture<PullResult> pull(final TopicPlacement placement, final PullRequest request) {
@@ -35,6 +42,12 @@ final class SegmentReader {
     private CompletableFuture<PullResult> pullFrom(final TopicPlacement placement, final PullRequest request,
                                                    final QueueSegment segment, final long logical) {
         final int queue = request.queueId();
+        if (!segment.open() && !known.test(segment.group())) {
+            final QueueSegment following = placement.next(queue, segment);
+            return following != null ? pullFrom(placement, request, following, segment.sealedEnd())
+                    : CompletableFuture.completedFuture(PullResult.empty(PullStatus.NO_NEW_MESSAGE,
+                            segment.sealedEnd(), segment.sealedEnd(), segment.sealedEnd()));
+        }
         final long physical = segment.toPhysical(Math.max(logical, segment.logicalStart()));
         final CompletableFuture<PullResult> read = groups.apply(segment.group()).pull(new PullRequest(request.group(),
                 request.topic(), segment.physicalQueue(), physical, request.maxMessages(), request.filter(),
@@ -80,14 +93,20 @@ final class SegmentReader {
 
     /** The smallest readable logical offset: the first segment's, from its group's view. */
     long minOffset(final TopicPlacement placement, final String topic, final int queue) {
-        final QueueSegment first = placement.queue(queue).get(0);
+        QueueSegment first = placement.queue(queue).get(0);
+        while (!first.open() && !known.test(first.group()) && placement.next(queue, first) != null) {
+            first = placement.next(queue, first);
+        }
         final long physical = groups.apply(first.group()).minOffset(topic, first.physicalQueue());
         return first.toLogical(Math.max(physical, first.physicalStart()));
     }
 
-    /** The logical offset the next message gets: the open segment's end. */
+    /** The logical offset the next message gets: the open segment's end (a closed queue's: its sealed end). */
     long maxOffset(final TopicPlacement placement, final String topic, final int queue) {
         final QueueSegment open = placement.openSegment(queue);
+        if (!open.open()) {
+            return open.sealedEnd();
+        }
         final long physical = groups.apply(open.group()).maxOffset(topic, open.physicalQueue());
         return open.toLogical(Math.max(physical, open.physicalStart()));
     }

@@ -37,7 +37,8 @@ final class SpreadBrowser {
             System.arraycopy(request.positions(), 0, positions, 0,
                     Math.min(positions.length, request.positions().length));
         }
-        return browseFrom(placement, request, placement.groups(), 0, new ArrayList<>(), positions, true);
+        return browseFrom(placement, request, placement.groups().stream().filter(groups::containsKey).toList(), 0,
+                new ArrayList<>(), positions, true);
     }
 
     private CompletableFuture<BrowseResult> browseFrom(final TopicPlacement placement, final BrowseRequest request,

@@ -13,6 +13,10 @@ import java.util.Set;
  * segment in the same-numbered physical queue at offset 0 (what creation makes), else
  * {@code group:physicalQueue:logicalStart:physicalStart:sealedEnd} with {@code -} for an open end. A 4-queue topic over
  * two groups reads {@code g1;g2;g1;g2}.
+ *
+ * <p>A queue whose last segment is sealed is <em>closed</em> (the topic was scaled in): it takes no writes, its
+ * messages stay readable. Closed queues are the last ones, so the open ones are numbered from 0 without a gap and
+ * {@link #writeQueueCount()} is what producers' routes list.
  */
 public record TopicPlacement(String topic, List<List<QueueSegment>> queues) {
 
@@ -21,11 +25,20 @@ public record TopicPlacement(String topic, List<List<QueueSegment>> queues) {
             throw new IllegalArgumentException("a placement of " + topic + " without queues");
         }
         final List<List<QueueSegment>> copy = new ArrayList<>();
+        boolean closedSeen = false;
         for (List<QueueSegment> segments : queues) {
-            if (segments.isEmpty() || !segments.get(segments.size() - 1).open()) {
-                throw new IllegalArgumentException("a queue of " + topic + " without an open last segment");
+            if (segments.isEmpty()) {
+                throw new IllegalArgumentException("a queue of " + topic + " without segments");
             }
+            final boolean closed = !segments.get(segments.size() - 1).open();
+            if (closedSeen && !closed) {
+                throw new IllegalArgumentException("an open queue of " + topic + " after a closed one");
+            }
+            closedSeen |= closed;
             copy.add(List.copyOf(segments));
+        }
+        if (!copy.get(0).get(copy.get(0).size() - 1).open()) {
+            throw new IllegalArgumentException("topic " + topic + " has no open queue");
         }
         queues = List.copyOf(copy);
     }
@@ -73,8 +86,26 @@ public record TopicPlacement(String topic, List<List<QueueSegment>> queues) {
         return queue >= 0 && queue < queues.size();
     }
 
-    /** The segment a logical queue takes writes in. */
+    /** How many queues take writes: the open ones, numbered from 0; the rest are closed (read only). */
+    public int writeQueueCount() {
+        int open = 0;
+        while (open < queues.size() && !closed(open)) {
+            open++;
+        }
+        return open;
+    }
+
+    /** Whether a logical queue is closed: its last segment is sealed, it takes no writes. */
+    public boolean closed(final int queue) {
+        return !lastSegment(queue).open();
+    }
+
+    /** The segment a logical queue takes writes in (for a closed queue, its last, sealed, one). */
     public QueueSegment openSegment(final int queue) {
+        return lastSegment(queue);
+    }
+
+    private QueueSegment lastSegment(final int queue) {
         final List<QueueSegment> segments = queues.get(queue);
         return segments.get(segments.size() - 1);
     }

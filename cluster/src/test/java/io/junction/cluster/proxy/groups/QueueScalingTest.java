@@ -18,8 +18,11 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.TestStores;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
+import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.txn.TransactionEnd;
+import io.junction.core.txn.TransactionResolution;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -221,10 +224,134 @@ class QueueScalingTest {
     }
 
     @Test
-    void shouldRefuseScalingThatWouldRemoveQueuesOrNameUnknownGroups() throws Exception {
+    void shouldCarryADelayedMessageAndAHalfMessageThatFallDueAfterTheSealIntoTheLogicalQueueOnce() throws Exception {
+        final GroupedMessaging messaging = (GroupedMessaging) proxies.get(0).messaging();
+        final GroupedMessaging other = (GroupedMessaging) proxies.get(1).messaging();
+        get(messaging.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
+        get(messaging.send(message(0, "before")));
+        get(messaging.send(Message.builder(TOPIC).queueId(0).body("later".getBytes(StandardCharsets.UTF_8))
+                .property(MessageProperties.DELAY_MS, "3000").build()));
+        final SendResult half = get(messaging.send(Message.builder(TOPIC).queueId(0)
+                .body("committed".getBytes(StandardCharsets.UTF_8))
+                .property(MessageProperties.TRANSACTION_PREPARED, "true")
+                .property(MessageProperties.PRODUCER_GROUP, "pg").build()));
+
+        final TopicPlacement after = get(messaging.scale(TOPIC, 2, List.of("g2")));
+        assertThat(after.queue(0).get(0).sealedEnd()).as("only 'before' lies in g1's segment").isEqualTo(1);
+        get(messaging.send(message(0, "after")));
+        get(messaging.endTransaction(TransactionEnd.byOffset("pg", half.commitLogOffset(), half.uniqueId(),
+                TransactionResolution.COMMIT)));
+
+        // Both were stored in g1 before the seal; each reaches the logical queue's live segment on g2, carried by
+        // whichever proxy popped it from g1's forward topic.
+        await().atMost(SETTLE).until(() -> other.maxOffset(TOPIC, 0) >= 4);
+        await().atMost(SETTLE).until(() -> stores.get(0).inFlight() == 0);
+        assertThat(other.maxOffset(TOPIC, 0)).as("each carried once").isEqualTo(4);
+        final List<StoredMessage> read = new ArrayList<>();
+        long offset = 0;
+        while (offset < 4) {
+            final PullResult r = get(other.pull(new PullRequest("reader", TOPIC, 0, offset, 64, MessageFilter.ALL,
+                    0)));
+            read.addAll(r.messages());
+            offset = r.nextOffset();
+        }
+        assertThat(read).extracting(QueueScalingTest::body).hasSize(4).startsWith("before")
+                .containsExactlyInAnyOrder("before", "after", "later", "committed");
+        assertThat(read).allSatisfy(m -> assertThat(m.properties()).doesNotContainKeys(MessageProperties.REAL_TOPIC,
+                MessageProperties.REAL_QUEUE_ID));
+        stores.forEach(TestStores::awaitIndexed);
+        assertThat(stores.get(0).maxOffset(TOPIC, 0)).as("g1 stored nothing past the seal").isEqualTo(1);
+
+        final Set<String> popped = new HashSet<>();
+        final AtomicInteger duplicates = new AtomicInteger();
+        await().atMost(SETTLE).until(() -> {
+            for (PoppedMessage m : get(other.pop(new PopRequest("popper", TOPIC, MessageFilter.ALL, 32, 60_000, 0)))
+                    .messages()) {
+                if (!popped.add(body(m.message()))) {
+                    duplicates.incrementAndGet();
+                }
+            }
+            return popped.size() >= 4;
+        });
+        assertThat(popped).containsExactlyInAnyOrder("before", "after", "later", "committed");
+        assertThat(duplicates.get()).isZero();
+    }
+
+    @Test
+    void shouldScaleInByClosingTheLastQueuesWhoseMessagesStayReadable() throws Exception {
+        final GroupedMessaging messaging = (GroupedMessaging) proxies.get(0).messaging();
+        get(messaging.topics().createIfAbsent(TopicConfig.of(TOPIC, 4)));
+        final Set<String> sent = new HashSet<>();
+        for (int q = 0; q < 4; q++) {
+            for (int i = 0; i < 5; i++) {
+                get(messaging.send(message(q, "q" + q + "-" + i)));
+                sent.add("q" + q + "-" + i);
+            }
+        }
+
+        final TopicPlacement after = get(messaging.scale(TOPIC, 2, List.of("g1", "g2")));
+        assertThat(after.format()).as("queues 2 and 3 closed at their ends, nothing copied")
+                .isEqualTo("g1;g2;g1:2:0:0:5;g2:3:0:0:5");
+        assertThat(after.writeQueueCount()).isEqualTo(2);
+        final TopicConfig route = messaging.route(TOPIC).orElseThrow();
+        assertThat(route.queueCount()).as("readers still see every queue").isEqualTo(4);
+        assertThat(route.writeQueueCount()).as("producers write to the open ones").isEqualTo(2);
+
+        // A producer whose route still lists queue 3 writes to an open queue; the core's choice never lands closed.
+        final SendResult redirected = get(messaging.send(message(3, "aimed at 3")));
+        assertThat(redirected.queueId()).isEqualTo(1);
+        sent.add("aimed at 3");
+        for (int i = 0; i < 10; i++) {
+            final SendResult r = get(messaging.send(Message.builder(TOPIC).body(("any" + i).getBytes(
+                    StandardCharsets.UTF_8)).build()));
+            assertThat(r.queueId()).isLessThan(2);
+            sent.add("any" + i);
+        }
+        stores.forEach(TestStores::awaitIndexed);
+        assertThat(stores.get(0).maxOffset(TOPIC, 2)).isEqualTo(5);
+        assertThat(stores.get(1).maxOffset(TOPIC, 3)).isEqualTo(5);
+        assertThatThrownBy(() -> get(stores.get(1).send(message(3, "behind the fence"))))
+                .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.QUEUE_SEALED));
+
+        // An offset consumer reads a closed queue to its end, and then learns nothing more will come.
+        final PullResult closed = get(messaging.pull(new PullRequest("reader", TOPIC, 3, 0, 64, MessageFilter.ALL,
+                0)));
+        assertThat(closed.messages()).extracting(QueueScalingTest::body)
+                .containsExactly("q3-0", "q3-1", "q3-2", "q3-3", "q3-4");
+        assertThat(messaging.maxOffset(TOPIC, 3)).isEqualTo(5);
+        assertThat(get(messaging.pull(new PullRequest("reader", TOPIC, 3, 5, 64, MessageFilter.ALL, 0)))
+                .messages()).isEmpty();
+
+        // A consumer group drains the closed queues with the open ones: every message once.
+        final Set<String> popped = new HashSet<>();
+        final AtomicInteger duplicates = new AtomicInteger();
+        await().atMost(SETTLE).until(() -> {
+            final PopResult r = get(messaging.pop(new PopRequest("drainer", TOPIC, MessageFilter.ALL, 32, 60_000,
+                    0)));
+            for (PoppedMessage m : r.messages()) {
+                if (!popped.add(body(m.message()))) {
+                    duplicates.incrementAndGet();
+                }
+                get(messaging.ack("drainer", m.receiptHandle()));
+            }
+            return popped.size() >= sent.size();
+        });
+        assertThat(popped).containsExactlyInAnyOrderElementsOf(sent);
+        assertThat(duplicates.get()).isZero();
+
+        // Scaling out again reopens a closed queue with a new segment after its sealed end.
+        final TopicPlacement reopened = get(messaging.scale(TOPIC, 3, List.of("g1", "g2")));
+        assertThat(reopened.queue(2)).last().isEqualTo(new QueueSegment("g2", 4, 5, 0, QueueSegment.OPEN));
+        assertThat(reopened.writeQueueCount()).isEqualTo(3);
+        assertThat(get(messaging.send(message(2, "reopened"))).queueOffset()).isEqualTo(5);
+    }
+
+    @Test
+    void shouldRefuseScalingToNoQueueOrOntoUnknownGroups() throws Exception {
         final GroupedMessaging messaging = (GroupedMessaging) proxies.get(0).messaging();
         get(messaging.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
-        assertThatThrownBy(() -> get(messaging.scale(TOPIC, 1, List.of("g2"))))
+        assertThatThrownBy(() -> get(messaging.scale(TOPIC, 0, List.of("g2"))))
+                .as("a topic keeps at least one open queue")
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_ARGUMENT));
         assertThatThrownBy(() -> get(messaging.scale(TOPIC, 2, List.of("g9"))))
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_ARGUMENT));

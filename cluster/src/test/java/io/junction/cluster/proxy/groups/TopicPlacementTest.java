@@ -38,9 +38,26 @@ class TopicPlacementTest {
     }
 
     @Test
+    void shouldReadClosedQueuesAtTheEndAndCountOnlyTheOpenOnesAsWriteQueues() {
+        final String text = "g1;g2;g1:2:0:0:5;g1:3:0:0:2,g2:3:2:0:7";
+        final TopicPlacement p = TopicPlacement.parse("t", text);
+        assertThat(p.format()).isEqualTo(text);
+        assertThat(p.queueCount()).isEqualTo(4);
+        assertThat(p.writeQueueCount()).isEqualTo(2);
+        assertThat(p.closed(1)).isFalse();
+        assertThat(p.closed(2)).isTrue();
+        assertThat(p.closed(3)).isTrue();
+        assertThat(SealedQueueRetry.writable(p, 3)).as("a write aimed at a closed queue goes to an open one")
+                .isEqualTo(new SealedQueueRetry.Target(1, QueueSegment.fresh("g2", 1)));
+        assertThat(SealedQueueRetry.writable(p, 0).queue()).isZero();
+        assertThatThrownBy(() -> TopicPlacement.parse("t", "g1;g1:1:0:0:5;g2")).as("an open queue after a closed one")
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void shouldRefuseMalformedText() {
         assertThatThrownBy(() -> TopicPlacement.parse("t", "g1;;g2")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TopicPlacement.parse("t", "g1:0:0:0:3")).as("no open segment")
+        assertThatThrownBy(() -> TopicPlacement.parse("t", "g1:0:0:0:3")).as("no open queue")
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> TopicPlacement.parse("t", "g1:x:0:0:-")).isInstanceOf(IllegalArgumentException.class);
     }
