@@ -412,14 +412,15 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         final long started = System.nanoTime();
         final StoreException changed = new StoreException(StoreError.UNAVAILABLE,
                 "the cluster's leader changed; the send may or may not be stored");
-        // The closed appender's held ranges are never proposed: the next store's log may differ past the applied end.
+        // The closing appender's held ranges are never proposed (the next store's log may differ past the applied
+        // end), nor any it still writes before it stops; the next store gets its own proposals once this one closed.
         proposals.refuse(changed);
-        proposals = newProposals();
         for (CompletableFuture<Void> f : inFlight) {
             f.completeExceptionally(changed);
         }
         leaderTerm = -1;
         store.close();
+        proposals = newProposals();
         // A leader cuts what its log holds past the applied end: it leads once every entry before its term is applied,
         // so that tail is in no Raft entry. A follower keeps it: its Raft log may hold entries for it still.
         final MessageStore next = MessageStore.open(config, leader
@@ -440,6 +441,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         if (broken == null) {
             LOG.error("This replica cannot apply its group's log any more; it refuses writes until restarted", cause);
             broken = cause;
+            proposals.refuse(cause);
             store.close();
         }
     }
