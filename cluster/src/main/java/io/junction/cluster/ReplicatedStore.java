@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * This node's replica of the store group: one {@link MessageStore}, opened as follower or leader, and the
  * {@link LogReplication} its leader's appender ships written ranges through.
  *
- * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, each written range
- * becomes one Raft entry, and its senders are answered once the entry is applied here (committed by a majority). A
+ * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, its written ranges
+ * become Raft entries (a few at a time, the ranges written meanwhile grouped: {@link RangeProposals}), and their
+ * senders are answered once the entry holding their range is applied here (committed by a majority). A
  * follower's store takes no sends; it writes each range at the same offset as soon as the range reaches it, before the
  * group commits it ({@link #writeAhead}: the bytes travel as Ratis state-machine data, never in the Raft log), and
  * indexes it as recovery does once the range is committed ({@link #apply}); consumers see nothing past the applied end.
