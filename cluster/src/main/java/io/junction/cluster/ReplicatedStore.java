@@ -22,6 +22,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * This node's replica of the store group: one {@link MessageStore}, opened as follower or leader, and the
  * {@link LogReplication} its leader's appender ships written ranges through.
  *
- * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, each written range
- * becomes one Raft entry, and its senders are answered once the entry is applied here (committed by a majority). A
+ * <p>Only the leader's store decides anything: it stamps and writes records as a single node does, its written ranges
+ * become Raft entries (a few at a time, the ranges written meanwhile grouped: {@link RangeProposals}), and their
+ * senders are answered once the entry holding their range is applied here (committed by a majority). A
  * follower's store takes no sends; it writes each range at the same offset as soon as the range reaches it, before the
  * group commits it ({@link #writeAhead}: the bytes travel as Ratis state-machine data, never in the Raft log), and
  * indexes it as recovery does once the range is committed ({@link #apply}); consumers see nothing past the applied end.
@@ -53,6 +56,12 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
 
     /** Entries are cut near this size (a single larger record makes a larger entry). */
     static final int ENTRY_TARGET_BYTES = 4 << 20;
+    /**
+     * Log-range entries waiting for their commit at once; ranges written meanwhile wait and go as one entry. Two: the
+     * next entry is under way while one commits, and each carries the batches of about half a round trip (measured
+     * against 1 and unbounded in the README's replication section).
+     */
+    static final int ENTRIES_IN_FLIGHT = 2;
     /** Longest wait for a metadata change to be committed (an admin thread waits; never an event loop). */
     private static final long METADATA_TIMEOUT_SECONDS = 15;
     private static final long METADATA_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -63,6 +72,14 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     private final Consumer<MessageStore> opened;
     private final Object lock = new Object();
     private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
+    /** Proposes held ranges once an entry commits (Ratis' threads must not, see RangeProposals). */
+    private final ExecutorService proposing = Executors.newSingleThreadExecutor(r -> {
+        final Thread t = new Thread(r, "junction-cluster-propose");
+        t.setDaemon(true);
+        return t;
+    });
+    /** The leader appender's ranges on their way into entries; a new one for each store opened. */
+    private volatile RangeProposals proposals = newProposals();
     private volatile MessageStore store;
     /** End of the last applied range: the group's committed log as far as this replica has applied it. */
     private volatile long appliedEnd;
@@ -396,11 +413,15 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         final long started = System.nanoTime();
         final StoreException changed = new StoreException(StoreError.UNAVAILABLE,
                 "the cluster's leader changed; the send may or may not be stored");
+        // The closing appender's held ranges are never proposed (the next store's log may differ past the applied
+        // end), nor any it still writes before it stops; the next store gets its own proposals once this one closed.
+        proposals.refuse(changed);
         for (CompletableFuture<Void> f : inFlight) {
             f.completeExceptionally(changed);
         }
         leaderTerm = -1;
         store.close();
+        proposals = newProposals();
         // A leader cuts what its log holds past the applied end: it leads once every entry before its term is applied,
         // so that tail is in no Raft entry. A follower keeps it: its Raft log may hold entries for it still.
         final MessageStore next = MessageStore.open(config, leader
@@ -421,6 +442,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         if (broken == null) {
             LOG.error("This replica cannot apply its group's log any more; it refuses writes until restarted", cause);
             broken = cause;
+            proposals.refuse(cause);
             store.close();
         }
     }
@@ -434,6 +456,11 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
 
     @Override
     public CompletableFuture<Void> replicate(final CommitLog log, final long from, final long to) {
+        return proposals.offer(log, from, to);
+    }
+
+    /** Proposes {@code [from, to)} of {@code log} as entries of about {@link #ENTRY_TARGET_BYTES}; all committed. */
+    private CompletableFuture<Void> proposeRange(final CommitLog log, final long from, final long to) {
         final ByteBuffer bytes;
         try {
             bytes = log.copyRange(from, to);
@@ -459,6 +486,10 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         }
         parts.add(submitRange(from + start, bytes.duplicate().position(start).limit(pos)));
         return parts.size() == 1 ? parts.get(0) : CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    private RangeProposals newProposals() {
+        return new RangeProposals(this::proposeRange, proposing, ENTRIES_IN_FLIGHT, ENTRY_TARGET_BYTES);
     }
 
     private CompletableFuture<Void> submitRange(final long offset, final ByteBuffer bytes) {
@@ -538,6 +569,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             if (current != null) {
                 current.close();
             }
+            proposals.refuse(new StoreException(StoreError.UNAVAILABLE, "the cluster node is closing"));
         }
+        proposing.shutdown();
     }
 }
