@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.junction.cluster.InJvmReplicaGroup.Node;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
-import io.junction.core.engine.TestStores;
 import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
