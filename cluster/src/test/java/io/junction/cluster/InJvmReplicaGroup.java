@@ -94,7 +94,9 @@ final class InJvmReplicaGroup implements BeforeEachCallback, AfterEachCallback {
     public void afterEach(final ExtensionContext context) throws IOException {
         // Whoever leads goes first, while a follower is up to take over: its hand-over then takes milliseconds. A
         // leader stopped last tries to hand over to a follower stopped a moment ago and waits an election timeout for
-        // nothing. The last node alone cannot become a ready leader, so it stops at once.
+        // nothing. The node it handed to may do the same if it became a ready leader before the others stopped; the
+        // last node alone cannot, so it stops at once. (All three side by side was tried: the leader's hand-over
+        // then fails after an election timeout every time.)
         while (!running.isEmpty()) {
             final Node next = running.stream().filter(n -> "LEADER".equals(n.node().status().role())).findFirst()
                     .orElse(running.get(0));
