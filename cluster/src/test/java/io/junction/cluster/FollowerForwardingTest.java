@@ -3,6 +3,7 @@ package io.junction.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.cluster.InJvmReplicaGroup.Node;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
@@ -12,7 +13,7 @@ import io.junction.core.PullResult;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
-import io.junction.core.engine.TestStores;
+import io.junction.core.engine.StoreConfig;
 import io.junction.core.filter.TagFilter;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
@@ -20,9 +21,7 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.txn.TransactionEnd;
 import io.junction.core.txn.TransactionResolution;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,10 +29,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Three replicas in one JVM, each with its contract server: a follower's {@link ReplicaMessaging} forwards sends, POP,
@@ -45,67 +44,24 @@ class FollowerForwardingTest {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(2000);
 
-    @TempDir
-    Path dir;
-
-    private final List<Node> nodes = new ArrayList<>();
-
-    private record Node(String id, ReplicaMessaging messaging, ClusterNode node) {
-    }
-
-    @AfterEach
-    void stopAll() {
-        nodes.forEach(n -> n.node().close());
-    }
-
-
-    private List<Node> startGroup() throws IOException {
-        return startGroup(TestStores.small(dir).build().transactionFirstCheck());
-    }
-
-    /** @param transactionFirstCheck when each store first checks an unresolved half message back */
-    private List<Node> startGroup(final Duration transactionFirstCheck) throws IOException {
-        final List<ClusterMember> members = new ArrayList<>();
-        final List<Integer> contractPorts = new ArrayList<>();
-        for (int i = 1; i <= 3; i++) {
-            members.add(new ClusterMember("n" + i, "127.0.0.1", LocalPorts.next()));
-            // Chosen with the Raft ports, before anything binds: a contract server on "any free port" could take a
-            // Raft port picked here for a node that has not started yet.
-            contractPorts.add(LocalPorts.next());
-        }
-        final List<Node> group = new ArrayList<>();
-        for (ClusterMember m : members) {
-            // Elections only when a leader really stops: the machine's other work must not make one look gone.
-            final ClusterSettings settings = new ClusterSettings(m.id(), members, ELECTION_TIMEOUT,
-                    dir.resolve(m.id()), contractPorts.get(members.indexOf(m)));
-            final ReplicaMessaging messaging = new ReplicaMessaging();
-            final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(m.id()))
-                    .transactionFirstCheck(transactionFirstCheck).build(), messaging);
-            final Node n = new Node(m.id(), messaging, node);
-            nodes.add(n);
-            group.add(n);
-        }
-        return group;
-    }
+    /** Elections only when a leader really stops: the machine's other work must not make one look gone. */
+    @RegisterExtension
+    final InJvmReplicaGroup replicas = InJvmReplicaGroup.builder().electionTimeout(ELECTION_TIMEOUT)
+            .waitAtMost(DEADLINE).forwarding().build();
 
     /** Three replicas that all know the topic and every member's contract address: forwarding can start. */
-    private List<Node> startGroupWithTopic() throws IOException {
-        return startGroupWithTopic(TestStores.small(dir).build().transactionFirstCheck());
+    private List<Node> startGroupWithTopic() {
+        return startGroupWithTopic(UnaryOperator.identity());
     }
 
-    private List<Node> startGroupWithTopic(final Duration transactionFirstCheck) throws IOException {
-        final List<Node> group = startGroup(transactionFirstCheck);
-        awaitLeader(group).messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
+    private List<Node> startGroupWithTopic(final UnaryOperator<StoreConfig.Builder> storeChanges) {
+        final List<Node> group = replicas.startAll(storeChanges);
+        replicas.awaitLeader(group).messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         for (Node n : group) {
             await().atMost(DEADLINE).until(() -> n.node().contractAddresses().size() == 3
                     && n.messaging().route(TOPIC).isPresent());
         }
         return group;
-    }
-
-    private static Node awaitLeader(final List<Node> among) {
-        await().atMost(DEADLINE).until(() -> among.stream().filter(n -> n.node().acceptsWrites()).count() == 1);
-        return among.stream().filter(n -> n.node().acceptsWrites()).findFirst().orElseThrow();
     }
 
     private static Message text(final String body) {
@@ -137,7 +93,7 @@ class FollowerForwardingTest {
     @Test
     void shouldForwardAFollowersWritesPopAndAcksToTheLeaderAndThenToTheNextLeader() throws Exception {
         final List<Node> group = startGroupWithTopic();
-        final Node leader = awaitLeader(group);
+        final Node leader = replicas.awaitLeader(group);
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final Node other = group.stream().filter(n -> n != leader && n != follower).findFirst().orElseThrow();
 
@@ -175,10 +131,9 @@ class FollowerForwardingTest {
         assertThat(follower.messaging().queryOffset("readers", TOPIC, 0)).isEqualTo(7);
 
         // The leader stops: the followers elect another, and a follower forwards to it.
-        leader.node().close();
-        nodes.remove(leader);
+        replicas.stop(leader);
         final List<Node> survivors = List.of(follower, other);
-        final Node next = awaitLeader(survivors);
+        final Node next = replicas.awaitLeader(survivors);
         final Node stillFollowing = next == follower ? other : follower;
         final SendResult after = await().atMost(DEADLINE).ignoreException(StoreException.class)
                 .until(() -> sendOrNull(stillFollowing), r -> r != null);
@@ -187,8 +142,7 @@ class FollowerForwardingTest {
                 IntStream.rangeClosed(0, 20).mapToObj(i -> i < 20 ? "m" + i : "after-failover").toList());
 
         // The last node alone elects no leader: its forwarded calls fail with UNAVAILABLE, they do not hang.
-        next.node().close();
-        nodes.remove(next);
+        replicas.stop(next);
         final CompletableFuture<SendResult> stranded = stillFollowing.messaging().send(text("alone"));
         assertThat(stranded).failsWithin(DEADLINE).withThrowableOfType(ExecutionException.class)
                 .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.UNAVAILABLE));
@@ -197,7 +151,7 @@ class FollowerForwardingTest {
     @Test
     void shouldRedeliverMessagesPoppedBeforeTheLeaderStoppedOnceTheirInvisibleTimePasses() throws Exception {
         final List<Node> group = startGroupWithTopic();
-        final Node leader = awaitLeader(group);
+        final Node leader = replicas.awaitLeader(group);
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final List<String> expected = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -208,10 +162,9 @@ class FollowerForwardingTest {
         final PopResult popped = follower.messaging().pop(new PopRequest("pop-workers", TOPIC, null, 32, 3_000, 0))
                 .get(20, TimeUnit.SECONDS);
         assertThat(popped.messages()).extracting(p -> body(p.message())).containsExactlyElementsOf(expected);
-        leader.node().close();
-        nodes.remove(leader);
+        replicas.stop(leader);
         final List<Node> survivors = group.stream().filter(n -> n != leader).toList();
-        final Node next = awaitLeader(survivors);
+        final Node next = replicas.awaitLeader(survivors);
         // Each comes back once its invisible time has passed, on the new leader.
         final List<String> redelivered = new ArrayList<>();
         await().atMost(DEADLINE).until(() -> {
@@ -225,7 +178,7 @@ class FollowerForwardingTest {
     @Test
     void shouldKeepAHalfMessageUnresolvedAcrossALeaderChangeSoItsProducerCanStillCommitIt() throws Exception {
         final List<Node> group = startGroupWithTopic();
-        final Node leader = awaitLeader(group);
+        final Node leader = replicas.awaitLeader(group);
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final SendResult half = follower.messaging().send(Message.builder(TOPIC).queueId(0).tag("t")
                 .property(MessageProperties.TRANSACTION_PREPARED, "true")
@@ -233,9 +186,8 @@ class FollowerForwardingTest {
                 .body("half".getBytes(StandardCharsets.UTF_8)).build()).get(20, TimeUnit.SECONDS);
         // Longer than a checkpoint interval: a follower must not move the replay positions past it meanwhile.
         await().pollDelay(Duration.ofMillis(2_500)).atMost(DEADLINE).until(() -> true);
-        leader.node().close();
-        nodes.remove(leader);
-        final Node next = awaitLeader(group.stream().filter(n -> n != leader).toList());
+        replicas.stop(leader);
+        final Node next = replicas.awaitLeader(group.stream().filter(n -> n != leader).toList());
         // The new leader still knows the half message: its producer's commit is accepted and delivers it.
         await().atMost(DEADLINE).ignoreException(StoreException.class).until(() -> {
             next.messaging().endTransaction(TransactionEnd.byOffset("pg", half.commitLogOffset(), half.uniqueId(),
@@ -247,8 +199,8 @@ class FollowerForwardingTest {
 
     @Test
     void shouldCheckBackAHalfMessageWithAProducerConnectedOnlyToAFollower() throws Exception {
-        final List<Node> group = startGroupWithTopic(Duration.ofMillis(500));
-        final Node leader = awaitLeader(group);
+        final List<Node> group = startGroupWithTopic(store -> store.transactionFirstCheck(Duration.ofMillis(500)));
+        final Node leader = replicas.awaitLeader(group);
         final Node follower = group.stream().filter(n -> n != leader).findFirst().orElseThrow();
         final Node other = group.stream().filter(n -> n != leader && n != follower).findFirst().orElseThrow();
         // The producer of "pg" is connected to the follower only (as a front-end registers it there); it never ends

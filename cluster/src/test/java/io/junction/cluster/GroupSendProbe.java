@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -87,7 +86,7 @@ class GroupSendProbe {
                 "every replica to apply everything", Duration.ofSeconds(60));
         long raftBytes = 0;
         for (int i = 1; i <= 3; i++) {
-            raftBytes += raftLogContentBytes(dir.resolve("n" + i).resolve("cluster").resolve("raft"));
+            raftBytes += ReplicaLogs.raftLogContentBytes(dir.resolve("n" + i).resolve("cluster").resolve("raft"));
         }
         final int total = WARM_UP + MEASURED;
         System.out.printf("PROBE per message (%d sent, 3 replicas): commit logs %.0f B, Raft logs %.0f B%n", total,
@@ -117,25 +116,6 @@ class GroupSendProbe {
         }
         CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
         return stored;
-    }
-
-    /** The bytes of Raft log segments, each up to its last non-zero byte (Ratis preallocates with zeros). */
-    private static long raftLogContentBytes(final Path raft) throws IOException {
-        final List<Path> segments;
-        try (Stream<Path> files = Files.walk(raft)) {
-            segments = files.filter(Files::isRegularFile).filter(p -> p.getFileName().toString().startsWith("log_"))
-                    .toList();
-        }
-        long total = 0;
-        for (Path segment : segments) {
-            final byte[] bytes = Files.readAllBytes(segment);
-            int last = bytes.length - 1;
-            while (last >= 0 && bytes[last] == 0) {
-                last--;
-            }
-            total += last + 1;
-        }
-        return total;
     }
 
     private static long writeBytes() throws IOException {

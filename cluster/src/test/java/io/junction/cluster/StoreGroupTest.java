@@ -2,8 +2,7 @@ package io.junction.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.junction.core.PullRequest;
-import io.junction.core.PullResult;
+import io.junction.cluster.InJvmReplicaGroup.Node;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
@@ -11,85 +10,30 @@ import io.junction.core.engine.TestStores;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Three store replicas in one JVM, each a Ratis server on its own port: election, replication, failover. */
 class StoreGroupTest {
-    private static final Duration WAIT = Duration.ofSeconds(30);
-    /** Each node's contract server port, by node id (kept across its restarts). */
-    private final Map<String, Integer> contractPorts = new HashMap<>();
-
     private static final String TOPIC = "orders";
 
-    @TempDir
-    Path dir;
-
-    private final List<Node> nodes = new ArrayList<>();
-
-    private record Node(String id, ClusterSettings settings, ReplicaMessaging messaging, ClusterNode node) {
-    }
-
-    @AfterEach
-    void stopAll() {
-        for (Node n : nodes) {
-            if (n.node() != null) {
-                n.node().close();
-            }
-        }
-    }
-
-    private List<ClusterMember> members() throws IOException {
-        final List<ClusterMember> members = new ArrayList<>();
-        for (int i = 1; i <= 3; i++) {
-            members.add(new ClusterMember("n" + i, "127.0.0.1", LocalPorts.next()));
-            // Chosen with the Raft ports, before anything binds: a contract server on "any free port" could take a
-            // Raft port picked here for a node that has not started yet.
-            contractPorts.put("n" + i, LocalPorts.next());
-        }
-        return members;
-    }
-
-    private Node start(final String id, final List<ClusterMember> members) {
-        // Not shorter: on a loaded CI machine a 600 ms timeout let a replica that missed two heartbeats depose a
-        // healthy leader, failing a send in flight with "not the leader".
-        final ClusterSettings settings = new ClusterSettings(id, members, Duration.ofMillis(1500), dir.resolve(id),
-                contractPorts.get(id));
-        final ReplicaMessaging messaging = new ReplicaMessaging();
-        final ClusterNode node = ClusterNode.start(settings, TestStores.small(dir.resolve(id)).build(),
-                messaging::switchTo);
-        final Node n = new Node(id, settings, messaging, node);
-        nodes.add(n);
-        return n;
-    }
-
-
+    @RegisterExtension
+    final InJvmReplicaGroup replicas = InJvmReplicaGroup.builder().build();
 
     @Test
-    void shouldElectOneLeaderAndRefuseWritesOnFollowers() throws IOException {
-        final List<ClusterMember> members = members();
-        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
-        final Node leader = awaitLeader(group);
-        await(() -> group.stream().allMatch(n -> leader.id().equals(n.node().status().leader())),
-                "every node to know the leader");
+    void shouldElectOneLeaderAndRefuseWritesOnFollowers() {
+        final List<Node> group = replicas.startAll();
+        final Node leader = replicas.awaitSettledLeader(group);
         final ClusterStatus status = leader.node().status();
         assertThat(status.role()).isEqualTo("LEADER");
         assertThat(status.term()).isPositive();
@@ -99,7 +43,7 @@ class StoreGroupTest {
         leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         for (Node n : group) {
             if (n != leader) {
-                await(() -> n.messaging().route(TOPIC).isPresent(), "the topic to reach " + n.id());
+                replicas.await(() -> n.messaging().route(TOPIC).isPresent(), "the topic to reach " + n.id());
                 // These nodes forward nothing (ClusterNode.start without a ReplicaMessaging): a follower's own store
                 // refuses sends. FollowerForwardingTest covers the forwarding the broker wires.
                 assertThat(errorOf(n.messaging().send(TestStores.text(TOPIC, "x"))))
@@ -108,18 +52,17 @@ class StoreGroupTest {
                 assertThat(n.messaging().topics().createIfAbsent(TopicConfig.of("from-" + n.id(), 1)).join().name())
                         .isEqualTo("from-" + n.id());
                 assertThat(n.messaging().route("from-" + n.id())).isPresent();
-                await(() -> leader.messaging().route("from-" + n.id()).isPresent(), "the change to reach the leader");
+                replicas.await(() -> leader.messaging().route("from-" + n.id()).isPresent(),
+                        "the change to reach the leader");
                 assertThat(n.node().status().acceptsWrites()).isFalse();
             }
         }
     }
 
     @Test
-    void shouldServeEveryAcknowledgedMessageFromTheNewLeaderAfterTheLeaderStops() throws IOException {
-        final List<ClusterMember> members = members();
-        final List<Node> group = new ArrayList<>(List.of(start("n1", members), start("n2", members),
-                start("n3", members)));
-        final Node leader = awaitLeader(group);
+    void shouldServeEveryAcknowledgedMessageFromTheNewLeaderAfterTheLeaderStops() {
+        final List<Node> group = replicas.startAll();
+        final Node leader = replicas.awaitLeader(group);
         leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         final int count = 300;
         final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
@@ -132,20 +75,19 @@ class StoreGroupTest {
 
         // A consumer's committed offset reaches the followers (shipped about once a second).
         leader.messaging().commitOffset("readers", TOPIC, 0, 120);
-        await(() -> group.stream().allMatch(n -> n.messaging().queryOffset("readers", TOPIC, 0) == 120),
+        replicas.await(() -> group.stream().allMatch(n -> n.messaging().queryOffset("readers", TOPIC, 0) == 120),
                 "the committed offset to reach every replica");
 
-        leader.node().close();
-        group.remove(leader);
-        final Node next = awaitLeader(group);
+        replicas.stop(leader, group);
+        final Node next = replicas.awaitLeader(group);
         // The topic reached the new leader as a replicated metadata change, not a local one.
         assertThat(next.messaging().route(TOPIC)).isPresent();
         assertThat(next.messaging().queryOffset("readers", TOPIC, 0)).isEqualTo(120);
         next.messaging().topics().createOrUpdate(TopicConfig.of("later", 2)).join();
         final Node other = group.stream().filter(n -> n != next).findFirst().orElseThrow();
-        await(() -> other.messaging().route("later").map(TopicConfig::queueCount).orElse(0) == 2,
+        replicas.await(() -> other.messaging().route("later").map(TopicConfig::queueCount).orElse(0) == 2,
                 "a topic created on the new leader to reach the follower");
-        final List<StoredMessage> served = readAll(next, count);
+        final List<StoredMessage> served = next.readAll(TOPIC, count);
         assertThat(served).extracting(TestStores::body)
                 .containsExactlyElementsOf(IntStream.range(0, count).mapToObj(i -> "m" + i).toList());
         final Set<Long> offsets = served.stream().map(StoredMessage::queueOffset).collect(Collectors.toSet());
@@ -156,25 +98,25 @@ class StoreGroupTest {
                 .body("after".getBytes(StandardCharsets.UTF_8)).build()).join();
         assertThat(after.queueOffset()).isEqualTo(count);
         final Node follower = group.stream().filter(n -> n != next).findFirst().orElseThrow();
-        await(() -> follower.messaging().maxOffset(TOPIC, 0) == count + 1, "the follower to apply the new send");
-        assertThat(new HashSet<>(readAll(follower, count + 1).stream().map(TestStores::body).toList()))
+        replicas.await(() -> follower.messaging().maxOffset(TOPIC, 0) == count + 1,
+                "the follower to apply the new send");
+        assertThat(new HashSet<>(follower.readAll(TOPIC, count + 1).stream().map(TestStores::body).toList()))
                 .contains("m0", "m" + (count - 1), "after");
 
         // The stopped node restarts on its data (its uncommitted tail, if any, cut; the rest replayed) and catches up.
-        final Node back = start(leader.id(), members);
-        await(() -> back.node().status().appliedLogEnd() == next.node().status().appliedLogEnd()
+        final Node back = replicas.start(leader.id());
+        replicas.await(() -> back.node().status().appliedLogEnd() == next.node().status().appliedLogEnd()
                 && back.messaging().maxOffset(TOPIC, 0) == count + 1, "the restarted node to catch up");
         assertThat(back.node().acceptsWrites()).isFalse();
-        assertThat(readAll(back, count + 1)).extracting(TestStores::body).contains("m0", "after");
+        assertThat(back.readAll(TOPIC, count + 1)).extracting(TestStores::body).contains("m0", "after");
     }
 
     @Test
-    void shouldShowEachMembersLagAndTheCommitLatencyOfEverySend() throws IOException {
-        final List<ClusterMember> members = members();
-        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
+    void shouldShowEachMembersLagAndTheCommitLatencyOfEverySend() {
+        final List<Node> group = replicas.startAll();
         final List<Long> latencies = new CopyOnWriteArrayList<>();
         group.forEach(n -> n.node().observeCommitLatency(latencies::add));
-        final Node leader = awaitLeader(group);
+        final Node leader = replicas.awaitLeader(group);
         leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         final int before = latencies.size();
         final int sends = 20;
@@ -187,7 +129,7 @@ class StoreGroupTest {
         assertThat(latencies).allSatisfy(nanos -> assertThat(nanos).isPositive());
 
         // Once the followers have written everything, the leader shows every member at lag 0; a follower knows none.
-        await(() -> leader.node().status().members().stream().allMatch(m -> m.lagEntries() == 0),
+        replicas.await(() -> leader.node().status().members().stream().allMatch(m -> m.lagEntries() == 0),
                 "every member to catch up with the leader's log");
         assertThat(leader.node().status().members()).extracting(ClusterStatus.Member::matchIndex)
                 .allSatisfy(match -> assertThat(match).isPositive());
@@ -200,38 +142,24 @@ class StoreGroupTest {
     }
 
     @Test
-    void shouldNeverAcknowledgeASendTheGroupCannotCommit() throws IOException {
-        final List<ClusterMember> members = members();
-        final List<Node> group = List.of(start("n1", members), start("n2", members), start("n3", members));
-        final Node leader = awaitLeader(group);
+    void shouldNeverAcknowledgeASendTheGroupCannotCommit() {
+        final List<Node> group = replicas.startAll();
+        final Node leader = replicas.awaitLeader(group);
         leader.messaging().topics().createIfAbsent(TopicConfig.of(TOPIC, 1)).join();
         assertThat(leader.messaging().send(TestStores.text(TOPIC, "committed")).join().queueOffset()).isZero();
 
         // The leader alone is no majority: the send fails (once the leader steps down), it is never acknowledged.
-        for (Node n : group) {
+        for (Node n : List.copyOf(group)) {
             if (n != leader) {
-                n.node().close();
+                replicas.stop(n, group);
             }
         }
         final CompletableFuture<SendResult> stranded = leader.messaging().send(TestStores.text(TOPIC, "stranded"));
-        await(stranded::isDone, "the stranded send to fail");
+        replicas.await(stranded::isDone, "the stranded send to fail");
         assertThat(errorOf(stranded)).isEqualTo(StoreError.UNAVAILABLE);
-        await(() -> !leader.node().acceptsWrites(), "the lone leader to stop taking writes");
+        replicas.await(() -> !leader.node().acceptsWrites(), "the lone leader to stop taking writes");
         assertThat(errorOf(leader.messaging().send(TestStores.text(TOPIC, "later")))).isEqualTo(StoreError.UNAVAILABLE);
         assertThat(leader.node().status().acceptsWrites()).isFalse();
-    }
-
-    private static List<StoredMessage> readAll(final Node node, final int expected) {
-        final List<StoredMessage> all = new ArrayList<>();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long offset = 0;
-        while (all.size() < expected && System.nanoTime() < deadline) {
-            final PullResult r = node.messaging().pull(new PullRequest("test", TOPIC, 0, offset, 32, null, 0))
-                    .join();
-            all.addAll(r.messages());
-            offset = r.nextOffset();
-        }
-        return all;
     }
 
     private static StoreError errorOf(final CompletableFuture<?> future) {
@@ -241,13 +169,5 @@ class StoreGroupTest {
         } catch (CompletionException e) {
             return e.getCause() instanceof StoreException s ? s.error() : null;
         }
-    }
-
-    private static Node awaitLeader(final List<Node> among) {
-        return ReplicaAwaits.awaitLeader(among, Node::node, Node::id, WAIT);
-    }
-
-    private static void await(final BooleanSupplier condition, final String what) {
-        ReplicaAwaits.await(condition, what, WAIT);
     }
 }

@@ -3,7 +3,6 @@ package io.junction.conformance.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.conformance.support.ClusterLaunch;
-import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -77,21 +76,11 @@ class ClusterFailoverIT {
 
     @Test
     void shouldKeepEveryAcknowledgedMessageWhenTheLeaderIsKilled() throws Exception {
-        final String members = ClusterLaunch.members(3);
-        final List<RunningBroker.Builder> builders = new ArrayList<>();
-        for (int i = 1; i <= 3; i++) {
-            builders.add(RunningBroker.builder()
-                    .set("cluster.node-id", "n" + i)
-                    .set("cluster.members", members)
-                    // A port of the fixture's: "any free port" could take a port it handed to another node.
-                    .set("cluster.contract-port", Integer.toString(FreePorts.next()))
-                    .set("cluster.election-timeout-ms", "1000")
-                    .set("store.segment-size", "16m")
-                    // The transactional producer's half messages are checked back within the test's waits.
-                    .set("store.transaction-first-check-ms", "1000")
-                    .set("store.transaction-check-interval-ms", "1000")
-                    .jvmArgs("-Xmx256m"));
-        }
+        final List<RunningBroker.Builder> builders = ClusterLaunch.replicaGroup(3, 1000);
+        // The transactional producer's half messages are checked back within the test's waits.
+        builders.forEach(b -> b.set("store.transaction-first-check-ms", "1000")
+                .set("store.transaction-check-interval-ms", "1000")
+                .jvmArgs("-Xmx256m"));
         ClusterLaunch.startTogether(builders, nodes);
         final RunningBroker leader = awaitLeader(nodes);
         final List<String> acked = send(leader, "before-", SENDS);

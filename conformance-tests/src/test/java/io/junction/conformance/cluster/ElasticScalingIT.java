@@ -7,7 +7,6 @@ import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import io.junction.conformance.support.ClusterLaunch;
-import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -62,7 +61,7 @@ class ElasticScalingIT {
     private final List<AutoCloseable> clients = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** The contract port of the second store group, which the proxy is not configured with. */
-    private int secondGroupContract;
+    private String secondGroupContract;
 
     @AfterEach
     void stopAll() {
@@ -187,7 +186,7 @@ class ElasticScalingIT {
         await().atMost(WAIT).until(() -> remotingAcked.size() >= PHASE && mqttAcked.size() >= PHASE);
 
         // The second store group joins the running proxy; the refusals are 4xx.
-        final String g2 = "{\"name\":\"g2\",\"contracts\":\"127.0.0.1:" + secondGroupContract + "\"}";
+        final String g2 = "{\"name\":\"g2\",\"contracts\":\"" + secondGroupContract + "\"}";
         final HttpResponse<String> added = post(proxy, "/admin/cluster/groups", g2);
         assertThat(added.statusCode()).as(added.body()).isEqualTo(201);
         assertThat(post(proxy, "/admin/cluster/groups", g2).statusCode()).as("a duplicate").isEqualTo(409);
@@ -279,25 +278,11 @@ class ElasticScalingIT {
     }
 
     private RunningBroker startTwoGroupsAndAProxy() {
-        final int[] contract = {FreePorts.next(), FreePorts.next()};
-        final List<RunningBroker.Builder> storeNodes = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            storeNodes.add(RunningBroker.builder()
-                    .set("cluster.role", "store")
-                    .set("cluster.node-id", "n1")
-                    .set("cluster.members", ClusterLaunch.members(1))
-                    .set("cluster.contract-port", Integer.toString(contract[i]))
-                    .set("cluster.election-timeout-ms", "1000")
-                    .set("store.segment-size", "16m")
-                    .jvmArgs("-Xmx160m"));
-        }
-        ClusterLaunch.startTogether(storeNodes, stores);
-        secondGroupContract = contract[1];
-        ClusterLaunch.startTogether(List.of(RunningBroker.builder()
-                .set("cluster.role", "proxy")
-                .set("cluster.store-groups", "g1=127.0.0.1:" + contract[0])
-                .set("kafka.enabled", "false")
-                .jvmArgs("-Xmx256m")), proxies);
+        // The proxy knows g1 only: g2 is added through the endpoint mid-load.
+        final List<String> contracts = ClusterLaunch.storeGroups(2, 1, "-Xmx160m", stores);
+        secondGroupContract = contracts.get(1);
+        ClusterLaunch.startTogether(List.of(ClusterLaunch.proxyOver(contracts.subList(0, 1))
+                .set("kafka.enabled", "false").jvmArgs("-Xmx256m")), proxies);
         return proxies.get(0);
     }
 

@@ -9,7 +9,6 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import io.junction.conformance.support.ClusterLaunch;
-import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -207,24 +206,7 @@ class ProxyGroupsIT {
     }
 
     private RunningBroker startTwoGroupsAndAProxy() {
-        final int[] contract = {FreePorts.next(), FreePorts.next()};
-        final List<RunningBroker.Builder> storeNodes = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            storeNodes.add(RunningBroker.builder()
-                    .set("cluster.role", "store")
-                    .set("cluster.node-id", "n1")
-                    .set("cluster.members", ClusterLaunch.members(1))
-                    .set("cluster.contract-port", Integer.toString(contract[i]))
-                    .set("cluster.election-timeout-ms", "1000")
-                    .set("store.segment-size", "16m")
-                    .jvmArgs("-Xmx160m"));
-        }
-        ClusterLaunch.startTogether(storeNodes, stores);
-        ClusterLaunch.startTogether(List.of(RunningBroker.builder()
-                .set("cluster.role", "proxy")
-                .set("cluster.store-groups", "g1=127.0.0.1:" + contract[0] + ";g2=127.0.0.1:" + contract[1])
-                .set("kafka.enabled", "false")
-                .jvmArgs("-Xmx256m")), proxies);
+        ClusterLaunch.storeGroupsAndProxies(2, 1, "-Xmx160m", 1, stores, proxies);
         return proxies.get(0);
     }
 

@@ -10,7 +10,6 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import io.junction.conformance.support.ClusterLaunch;
-import io.junction.conformance.support.FreePorts;
 import io.junction.conformance.support.RunningBroker;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
@@ -264,32 +263,7 @@ class ProxyIT {
     }
 
     private void startStoreGroup() {
-        final int[] raft = {FreePorts.next(), FreePorts.next(), FreePorts.next()};
-        final int[] contract = {FreePorts.next(), FreePorts.next(), FreePorts.next()};
-        final String members = "n1@127.0.0.1:" + raft[0] + ",n2@127.0.0.1:" + raft[1] + ",n3@127.0.0.1:" + raft[2];
-        final String contracts = "127.0.0.1:" + contract[0] + ",127.0.0.1:" + contract[1] + ",127.0.0.1:"
-                + contract[2];
-        final List<RunningBroker.Builder> storeNodes = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            storeNodes.add(RunningBroker.builder()
-                    .set("cluster.role", "store")
-                    .set("cluster.node-id", "n" + (i + 1))
-                    .set("cluster.members", members)
-                    .set("cluster.contract-port", Integer.toString(contract[i]))
-                    .set("cluster.election-timeout-ms", "1000")
-                    .set("store.segment-size", "16m")
-                    .jvmArgs("-Xmx192m"));
-        }
-        ClusterLaunch.startTogether(storeNodes, stores);
-        final List<RunningBroker.Builder> proxyNodes = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            proxyNodes.add(RunningBroker.builder()
-                    .set("cluster.role", "proxy")
-                    .set("cluster.store-contracts", contracts)
-                    .set("kafka.enabled", "false")
-                    .jvmArgs("-Xmx256m"));
-        }
-        ClusterLaunch.startTogether(proxyNodes, proxies);
+        ClusterLaunch.storeGroupsAndProxies(1, 3, "-Xmx192m", 2, stores, proxies);
     }
 
     private static void assertNoClientPort(final int port) {

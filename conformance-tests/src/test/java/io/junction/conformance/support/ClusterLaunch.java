@@ -6,7 +6,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-/** Starting the broker processes of a cluster test: the member list, and every process at once. */
+/**
+ * Starting the broker processes of a cluster test: the member list, one replica group's nodes, store groups with
+ * proxies in front of them, and every process at once.
+ */
 public final class ClusterLaunch {
     private ClusterLaunch() {
     }
@@ -15,6 +18,78 @@ public final class ClusterLaunch {
     public static String members(final int nodes) {
         return IntStream.rangeClosed(1, nodes).mapToObj(i -> "n" + i + "@127.0.0.1:" + FreePorts.next())
                 .collect(Collectors.joining(","));
+    }
+
+    /**
+     * The nodes {@code n1..n<count>} of one replica group, not started: the members on Raft ports of the fixture's,
+     * each node a contract port of the fixture's ("any free port" could take a port it handed to another node), this
+     * election timeout, 16 MiB commit-log segments. The caller adds the role and whatever else its test needs.
+     */
+    public static List<RunningBroker.Builder> replicaGroup(final int count, final int electionTimeoutMs) {
+        final List<Integer> contractPorts = IntStream.range(0, count).mapToObj(i -> FreePorts.next()).toList();
+        return replicaGroup(contractPorts, electionTimeoutMs);
+    }
+
+    private static List<RunningBroker.Builder> replicaGroup(final List<Integer> contractPorts,
+                                                            final int electionTimeoutMs) {
+        final String members = members(contractPorts.size());
+        final List<RunningBroker.Builder> nodes = new ArrayList<>();
+        for (int i = 0; i < contractPorts.size(); i++) {
+            nodes.add(RunningBroker.builder()
+                    .set("cluster.node-id", "n" + (i + 1))
+                    .set("cluster.members", members)
+                    .set("cluster.contract-port", Integer.toString(contractPorts.get(i)))
+                    .set("cluster.election-timeout-ms", Integer.toString(electionTimeoutMs))
+                    .set("store.segment-size", "16m"));
+        }
+        return nodes;
+    }
+
+    /**
+     * Starts {@code groups} store groups of {@code replicas} {@code store} nodes each (no client listeners; a 1 s
+     * election timeout; {@code storeHeap} each), all at once, into {@code stores} (group by group); then {@code
+     * proxyCount} proxies over them (Kafka off, 256 MiB heap each) into {@code proxies}. One group is given to a proxy
+     * as {@code cluster.store-contracts}, several as {@code cluster.store-groups} {@code g1..g<groups>}.
+     */
+    public static void storeGroupsAndProxies(final int groups, final int replicas, final String storeHeap,
+                                             final int proxyCount, final List<RunningBroker> stores,
+                                             final List<RunningBroker> proxies) {
+        final List<String> contracts = storeGroups(groups, replicas, storeHeap, stores);
+        final List<RunningBroker.Builder> proxyNodes = new ArrayList<>();
+        for (int i = 0; i < proxyCount; i++) {
+            final RunningBroker.Builder proxy = groups == 1
+                    ? RunningBroker.builder().set("cluster.role", "proxy").set("cluster.store-contracts",
+                    contracts.get(0)) : proxyOver(contracts);
+            proxyNodes.add(proxy.set("kafka.enabled", "false").jvmArgs("-Xmx256m"));
+        }
+        startTogether(proxyNodes, proxies);
+    }
+
+    /**
+     * Starts {@code groups} store groups as {@link #storeGroupsAndProxies} does, without proxies; returns each group's
+     * contract addresses ({@code host:port,...}), in order.
+     */
+    public static List<String> storeGroups(final int groups, final int replicas, final String storeHeap,
+                                           final List<RunningBroker> stores) {
+        final List<RunningBroker.Builder> storeNodes = new ArrayList<>();
+        final List<String> groupContracts = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            final List<Integer> contractPorts = IntStream.range(0, replicas).mapToObj(i -> FreePorts.next()).toList();
+            for (RunningBroker.Builder node : replicaGroup(contractPorts, 1000)) {
+                storeNodes.add(node.set("cluster.role", "store").jvmArgs(storeHeap));
+            }
+            groupContracts.add(contractPorts.stream().map(port -> "127.0.0.1:" + port)
+                    .collect(Collectors.joining(",")));
+        }
+        startTogether(storeNodes, stores);
+        return groupContracts;
+    }
+
+    /** A proxy configured with store groups {@code g1..g<n>} at {@code groupContracts} (to be started by the caller). */
+    public static RunningBroker.Builder proxyOver(final List<String> groupContracts) {
+        return RunningBroker.builder().set("cluster.role", "proxy").set("cluster.store-groups",
+                IntStream.range(0, groupContracts.size()).mapToObj(g -> "g" + (g + 1) + "=" + groupContracts.get(g))
+                        .collect(Collectors.joining(";")));
     }
 
     /**
