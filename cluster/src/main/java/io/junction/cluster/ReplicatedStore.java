@@ -81,6 +81,11 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     /** The leader appender's ranges on their way into entries; a new one for each store opened. */
     private volatile RangeProposals proposals = newProposals();
     private volatile MessageStore store;
+    /**
+     * The store being closed (a reopen after a leader change, or the node closing): a metadata change it is still
+     * retrying gives up, since closing waits for its admin thread (up to 5 s) and the change is the next store's to make.
+     */
+    private volatile MessageStore closing;
     /** End of the last applied range: the group's committed log as far as this replica has applied it. */
     private volatile long appliedEnd;
     /** The term this store leads in, or -1 while it follows. */
@@ -420,6 +425,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             f.completeExceptionally(changed);
         }
         leaderTerm = -1;
+        closing = store;
         store.close();
         proposals = newProposals();
         // A leader cuts what its log holds past the applied end: it leads once every entry before its term is applied,
@@ -531,19 +537,23 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     @Override
     public void propose(final String table, final byte op, final byte[] change) {
         final ByteBuffer entry = ReplicaEntry.metadata(table, op, change);
+        final MessageStore serving = store;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(METADATA_TIMEOUT_SECONDS);
         // A change is idempotent (put, put-if-absent, remove of one entry), so one lost in a leader change is simply
         // proposed again: a front-end creating its topics while the first leader is elected must not fail.
         while (true) {
             final CompletableFuture<Void> committed = leading() ? submit.apply(entry) : forward.apply(entry);
-            final long left = deadline - System.nanoTime();
             try {
-                committed.get(Math.max(1, left), TimeUnit.NANOSECONDS);
+                awaitUnlessClosing(committed, serving, deadline);
                 return;
             } catch (ExecutionException e) {
                 if (deadline - System.nanoTime() <= METADATA_RETRY_NANOS) {
                     throw e.getCause() instanceof StoreException s ? s : new StoreException(StoreError.UNAVAILABLE,
                             "metadata change not committed: " + e.getCause().getMessage(), e.getCause());
+                }
+                if (closing == serving) {
+                    throw new StoreException(StoreError.UNAVAILABLE, "the store is reopening after a leader change: "
+                            + "try again", e.getCause());
                 }
                 LockSupport.parkNanos(METADATA_RETRY_NANOS);
             } catch (TimeoutException e) {
@@ -552,6 +562,30 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new StoreException(StoreError.UNAVAILABLE, "interrupted waiting for a metadata change", e);
+            }
+        }
+    }
+
+    /**
+     * Waits for a metadata change to commit, in slices, giving up when {@code serving} starts closing: a leader's first
+     * entries are applied only once its store reopened, and the reopen waits for this thread (it is the old store's).
+     */
+    private void awaitUnlessClosing(final CompletableFuture<Void> committed, final MessageStore serving,
+                                    final long deadline) throws ExecutionException, TimeoutException,
+            InterruptedException {
+        while (true) {
+            final long left = deadline - System.nanoTime();
+            try {
+                committed.get(Math.max(1, Math.min(left, METADATA_RETRY_NANOS)), TimeUnit.NANOSECONDS);
+                return;
+            } catch (TimeoutException e) {
+                if (closing == serving) {
+                    throw new StoreException(StoreError.UNAVAILABLE, "the store is reopening after a leader change: "
+                            + "try again (the change may still be applied)");
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    throw e;
+                }
             }
         }
     }
@@ -567,6 +601,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             leaderTerm = -1;
             final MessageStore current = store;
             if (current != null) {
+                closing = current;
                 current.close();
             }
             proposals.refuse(new StoreException(StoreError.UNAVAILABLE, "the cluster node is closing"));
