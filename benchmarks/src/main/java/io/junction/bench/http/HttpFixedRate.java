@@ -2,25 +2,10 @@ package io.junction.bench.http;
 
 import io.junction.bench.measure.FixedRateDriver;
 import io.junction.bench.measure.OpenLoopLatency;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -96,7 +81,12 @@ public final class HttpFixedRate implements Callable<Integer> {
         try {
             Channel sink = null;
             if (push) {
-                sink = startSink(group, latency);
+                sink = LocalSink.start(group, request -> {
+                    final long intended = intendedOf(request.headers().get("ce-id"));
+                    if (intended != Long.MIN_VALUE) {
+                        latency.delivered(intended);
+                    }
+                });
                 subscribe(http, topic, ((InetSocketAddress) sink.localAddress()).getPort());
             }
             driver.run((slot, intended) -> {
@@ -175,31 +165,6 @@ public final class HttpFixedRate implements Callable<Integer> {
             throw new IllegalStateException("creating the subscription failed: " + created.statusCode() + " "
                     + created.body());
         }
-    }
-
-    private static Channel startSink(final EventLoopGroup group, final OpenLoopLatency latency)
-            throws InterruptedException {
-        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(final SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20),
-                                new SimpleChannelInboundHandler<FullHttpRequest>() {
-                                    @Override
-                                    protected void channelRead0(final ChannelHandlerContext ctx,
-                                                                final FullHttpRequest request) {
-                                        final long intended = intendedOf(request.headers().get("ce-id"));
-                                        if (intended != Long.MIN_VALUE) {
-                                            latency.delivered(intended);
-                                        }
-                                        final FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                                                HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER);
-                                        ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-                                        ctx.writeAndFlush(ok);
-                                    }
-                                });
-                    }
-                }).bind("127.0.0.1", 0).sync().channel();
     }
 
     /** The intended send time in a {@code t-<nanos>-<slot>} id, or {@link Long#MIN_VALUE} for other events. */

@@ -1,26 +1,9 @@
 package io.junction.bench.http;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,7 +67,7 @@ public final class PushDeliveryLoad implements Callable<Integer> {
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build();
         try {
-            final Channel sink = startSink(group);
+            final Channel sink = LocalSink.start(group, request -> record(request.headers().get("ce-id")));
             final int port = ((InetSocketAddress) sink.localAddress()).getPort();
             final String name = "push-bench-" + Long.toHexString(System.nanoTime());
             final String topic = name;
@@ -195,31 +178,6 @@ public final class PushDeliveryLoad implements Callable<Integer> {
         if (r.statusCode() / 100 != 2) {
             throw new IllegalStateException("publish failed: " + r.statusCode() + " " + r.body());
         }
-    }
-
-    private Channel startSink(final EventLoopGroup group) throws InterruptedException {
-        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(final SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20),
-                                new SimpleChannelInboundHandler<FullHttpRequest>() {
-                                    @Override
-                                    protected void channelRead0(final ChannelHandlerContext ctx,
-                                                                final FullHttpRequest request) {
-                                        record(request.headers().get("ce-id"));
-                                        final FullHttpResponse response = new DefaultFullHttpResponse(
-                                                HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER);
-                                        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-                                        if (HttpUtil.isKeepAlive(request)) {
-                                            ctx.writeAndFlush(response);
-                                        } else {
-                                            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-                                        }
-                                    }
-                                });
-                    }
-                }).bind("127.0.0.1", 0).sync().channel();
     }
 
     private void record(final String id) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.cluster.contract.ContractServer;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
@@ -47,45 +46,33 @@ import org.junit.jupiter.api.io.TempDir;
  * the addition of a group.
  */
 class GroupedMessagingTest {
-    private static final int MAX_MESSAGE = 256 * 1024;
-    private static final Duration SETTLE = Duration.ofSeconds(20);
+    private static final Duration SETTLE = SingleReplicaGroups.SETTLE;
     private static final String TOPIC = "orders";
 
     @TempDir
     Path dir;
 
-    private final List<MessageStore> stores = new ArrayList<>();
-    private final List<ContractServer> servers = new ArrayList<>();
+    private SingleReplicaGroups groups;
+    private List<MessageStore> stores;
     private GroupedProxy proxy;
     private Messaging messaging;
 
     @BeforeEach
     void start() {
-        addStoreGroup();
-        addStoreGroup();
+        groups = new SingleReplicaGroups(dir, 2);
+        stores = groups.stores();
         proxy = startProxy(2);
         messaging = proxy.messaging();
     }
 
-    private void addStoreGroup() {
-        final MessageStore store = MessageStore.open(TestStores.small(dir.resolve("s" + stores.size())).build());
-        stores.add(store);
-        servers.add(ContractServer.start("127.0.0.1", 0, () -> store, MAX_MESSAGE));
-    }
-
-    private GroupedProxy startProxy(final int groups) {
-        final List<StoreGroup> list = new ArrayList<>();
-        for (int i = 0; i < groups; i++) {
-            list.add(new StoreGroup("g" + (i + 1), List.of("127.0.0.1:" + servers.get(i).address().getPort())));
-        }
-        return GroupedProxy.start(list, MAX_MESSAGE, SETTLE);
+    private GroupedProxy startProxy(final int count) {
+        return GroupedProxy.start(groups.first(count), SingleReplicaGroups.MAX_MESSAGE, SETTLE);
     }
 
     @AfterEach
     void stop() {
         proxy.close();
-        servers.forEach(ContractServer::close);
-        stores.forEach(MessageStore::close);
+        groups.close();
     }
 
     private static <T> T get(final CompletableFuture<T> f) throws Exception {
@@ -334,7 +321,7 @@ class GroupedMessagingTest {
             get(messaging.send(message(TOPIC, i % 4, "r" + i)));
         }
         proxy.close();
-        addStoreGroup();
+        groups.addStore();
         proxy = startProxy(3);
         messaging = proxy.messaging();
         assertThat(((GroupedMessaging) messaging).placement(TOPIC).format()).isEqualTo("g1;g2;g1;g2");

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.cluster.contract.ContractServer;
 import io.junction.core.Messaging;
 import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
@@ -46,41 +45,31 @@ import org.junit.jupiter.api.io.TempDir;
  * producer's refused sends go to the new segment, and the logical queue reads as one gapless sequence.
  */
 class QueueScalingTest {
-    private static final int MAX_MESSAGE = 256 * 1024;
-    private static final Duration SETTLE = Duration.ofSeconds(20);
+    private static final Duration SETTLE = SingleReplicaGroups.SETTLE;
     private static final String TOPIC = "scaled";
 
     @TempDir
     Path dir;
 
-    private final List<MessageStore> stores = new ArrayList<>();
-    private final List<ContractServer> servers = new ArrayList<>();
+    private SingleReplicaGroups groups;
+    private List<MessageStore> stores;
     private final List<GroupedProxy> proxies = new ArrayList<>();
 
     @BeforeEach
     void start() {
-        for (int i = 0; i < 2; i++) {
-            final MessageStore store = MessageStore.open(TestStores.small(dir.resolve("s" + i)).build());
-            stores.add(store);
-            servers.add(ContractServer.start("127.0.0.1", 0, () -> store, MAX_MESSAGE));
-        }
+        groups = new SingleReplicaGroups(dir, 2);
+        stores = groups.stores();
         proxies.add(startProxy());
         proxies.add(startProxy());
     }
 
     private GroupedProxy startProxy() {
-        final List<StoreGroup> list = new ArrayList<>();
-        for (int i = 0; i < servers.size(); i++) {
-            list.add(new StoreGroup("g" + (i + 1), List.of("127.0.0.1:" + servers.get(i).address().getPort())));
-        }
-        return GroupedProxy.start(list, MAX_MESSAGE, SETTLE);
+        return groups.proxy(groups.first(2));
     }
 
     @AfterEach
     void stop() {
-        proxies.forEach(GroupedProxy::close);
-        servers.forEach(ContractServer::close);
-        stores.forEach(MessageStore::close);
+        groups.close();
     }
 
     private static <T> T get(final CompletableFuture<T> f) throws Exception {

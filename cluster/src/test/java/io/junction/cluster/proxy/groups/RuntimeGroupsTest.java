@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.junction.cluster.contract.ContractServer;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
-import io.junction.core.engine.MessageStore;
-import io.junction.core.engine.TestStores;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
@@ -36,41 +33,33 @@ import org.junit.jupiter.api.io.TempDir;
  * group whose sealed segments are still readable; a proxy started afterwards finds them all.
  */
 class RuntimeGroupsTest {
-    private static final int MAX_MESSAGE = 256 * 1024;
-    private static final Duration SETTLE = Duration.ofSeconds(20);
+    private static final Duration SETTLE = SingleReplicaGroups.SETTLE;
     private static final String TOPIC = "grown";
 
     @TempDir
     Path dir;
 
-    private final List<MessageStore> stores = new ArrayList<>();
-    private final List<ContractServer> servers = new ArrayList<>();
+    private SingleReplicaGroups groups;
     private final List<GroupedProxy> proxies = new ArrayList<>();
 
     @BeforeEach
     void start() {
-        for (int i = 0; i < 3; i++) {
-            final MessageStore store = MessageStore.open(TestStores.small(dir.resolve("s" + i)).build());
-            stores.add(store);
-            servers.add(ContractServer.start("127.0.0.1", 0, () -> store, MAX_MESSAGE));
-        }
+        groups = new SingleReplicaGroups(dir, 3);
         proxies.add(startProxy());
         proxies.add(startProxy());
     }
 
     private GroupedProxy startProxy() {
-        return GroupedProxy.start(List.of(group("g1", 0)), MAX_MESSAGE, SETTLE);
+        return groups.proxy(List.of(group("g1", 0)));
     }
 
-    private StoreGroup group(final String name, final int server) {
-        return new StoreGroup(name, List.of("127.0.0.1:" + servers.get(server).address().getPort()));
+    private StoreGroup group(final String name, final int store) {
+        return groups.group(name, store);
     }
 
     @AfterEach
     void stop() {
-        proxies.forEach(GroupedProxy::close);
-        servers.forEach(ContractServer::close);
-        stores.forEach(MessageStore::close);
+        groups.close();
     }
 
     private static <T> T get(final CompletableFuture<T> f) throws Exception {
@@ -143,7 +132,6 @@ class RuntimeGroupsTest {
 
         // A proxy started now finds the added groups (g2 retired) in the metadata group and reads across all three.
         final GroupedProxy c = startProxy();
-        proxies.add(c);
         final GroupedMessaging viaC = (GroupedMessaging) c.messaging();
         await().atMost(SETTLE).until(() -> viaC.groupNames().containsAll(List.of("g2", "g3")) && viaC.retired("g2"));
         assertThat(c.status()).isInstanceOfSatisfying(GroupedProxyStatus.class, status -> assertThat(status.groups())
