@@ -3,7 +3,9 @@
 # Maven Central: benchmarks/peers/kafka), the same load from Kafka's own tools against each, one broker at a time,
 # alternating rounds and quoting medians:
 #   - produce at full speed: ProducerPerformance, acks=all, idempotent (the client default), SIZE-byte records;
-#   - consume what was produced: ConsumerPerformance (a consumer group from the earliest offset);
+#   - consume what was produced: ConsumerPerformance (a consumer group from the earliest offset), once unmeasured
+#     (WARM_CONSUMES, default 1: each broker is fresh each round, and a 2-3 s pass on a fresh JVM measures its JIT
+#     compiling the fetch path more than the path itself) and then measured, a new group each time;
 #   - latency at equal load: ProducerPerformance throttled to RATE records/s, p99 and p50 of the send latency.
 # Neither broker fsyncs before acknowledging (Kafka's default; Junction's default store.flush-mode=ASYNC).
 #
@@ -17,6 +19,7 @@ RECORDS="${RECORDS:-500000}"
 SIZE="${SIZE:-1024}"
 PARTITIONS="${PARTITIONS:-4}"
 RATE="${RATE:-10000}"
+WARM_CONSUMES="${WARM_CONSUMES:-1}"
 RATE_RECORDS="${RATE_RECORDS:-$((RATE * 20))}"
 PORT="${PORT:-29092}"
 CONTROLLER_PORT="${CONTROLLER_PORT:-29093}"
@@ -65,6 +68,10 @@ load() {
     produce="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$RECORDS" \
         --record-size "$SIZE" --throughput -1 \
         --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all linger.ms=5 | tail -1)"
+    for _ in $(seq 1 "$WARM_CONSUMES"); do
+        tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
+            --topic "$topic" --messages "$RECORDS" --timeout 60000 >/dev/null
+    done
     consume="$(tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
         --topic "$topic" --messages "$RECORDS" --timeout 60000 | tail -1)"
     latency="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic-rate" --num-records "$RATE_RECORDS" \
