@@ -233,7 +233,7 @@ class ProxyIT {
         assertThat(b.get("/cluster").body()).contains("\"reachesLeader\":true");
 
         // The store leader dies: after the election the proxy serves again.
-        final RunningBroker leader = stores.stream().filter(ProxyIT::acceptsWrites).findFirst().orElseThrow();
+        final RunningBroker leader = stores.stream().filter(ClusterLaunch::acceptsWrites).findFirst().orElseThrow();
         final long killedAt = System.nanoTime();
         leader.kill();
         final List<String> afterLeaderKill = new ArrayList<>();
@@ -272,14 +272,6 @@ class ProxyIT {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 500);
             }
         }).as("a store node listens on no client port (%d)", port).isInstanceOf(IOException.class);
-    }
-
-    private static boolean acceptsWrites(final RunningBroker node) {
-        try {
-            return node.get("/cluster").body().contains("\"acceptsWrites\":true");
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 
     private <T extends AutoCloseable> T track(final T client) {

@@ -60,7 +60,7 @@ class ConsoleClusterBrowserIT {
                     .jvmArgs("-Xmx256m"));
         }
         ClusterLaunch.startTogether(builders, nodes);
-        final RunningBroker leader = awaitLeader();
+        final RunningBroker leader = ClusterLaunch.awaitLeader(nodes, WAIT);
         final String leaderId = idOf(leader);
         final List<RunningBroker> followers = nodes.stream().filter(n -> n != leader).toList();
         final String killedId = idOf(followers.get(0));
@@ -121,25 +121,6 @@ class ConsoleClusterBrowserIT {
 
     private static String idOf(final RunningBroker node) {
         return node.setting("cluster.node-id");
-    }
-
-    private RunningBroker awaitLeader() {
-        final RunningBroker[] found = new RunningBroker[1];
-        await().atMost(WAIT).until(() -> {
-            final List<RunningBroker> leaders = nodes.stream().filter(ConsoleClusterBrowserIT::acceptsWrites)
-                    .toList();
-            found[0] = leaders.size() == 1 ? leaders.get(0) : null;
-            return found[0] != null;
-        });
-        return found[0];
-    }
-
-    private static boolean acceptsWrites(final RunningBroker node) {
-        try {
-            return node.get("/cluster").body().contains("\"acceptsWrites\":true");
-        } catch (RuntimeException e) {
-            return false; // not answering yet
-        }
     }
 
     /** One CloudEvent (binary mode) sent to {@code node}; answers the HTTP status. */

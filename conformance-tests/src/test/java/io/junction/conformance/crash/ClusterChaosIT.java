@@ -102,7 +102,7 @@ class ClusterChaosIT {
         final Ledger ledger = new Ledger();
 
         startCluster();
-        final RunningBroker first = awaitLeader(nodes);
+        final RunningBroker first = ClusterLaunch.awaitLeader(nodes, WAIT);
         nodes.forEach(n -> await("every member's contract address on " + n.nameServer()).atMost(WAIT)
                 .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                 .until(() -> CONTRACT.matcher(n.get("/cluster").body()).results().count() == NODES));
@@ -118,7 +118,7 @@ class ClusterChaosIT {
         final List<Long> failoverMillis = new ArrayList<>();
         for (int kill = 1; kill <= kills; kill++) {
             TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(3000)); // the random kill moment, not a wait
-            final RunningBroker leader = awaitLeader(nodes);
+            final RunningBroker leader = ClusterLaunch.awaitLeader(nodes, WAIT);
             final int killed = nodes.indexOf(leader) + 1;
             if (kill == probeKill) {
                 // POP messages in flight at this kill: popped through a follower, from the leader about to die.
@@ -153,7 +153,7 @@ class ClusterChaosIT {
         stop.set(true);
         threads.shutdown();
         assertThat(threads.awaitTermination(60, TimeUnit.SECONDS)).as("producers stopped").isTrue();
-        final RunningBroker last = awaitLeader(nodes);
+        final RunningBroker last = ClusterLaunch.awaitLeader(nodes, WAIT);
         for (Map.Entry<String, String> t : TOPICS.entrySet()) {
             RemotingDrain.drain(last.process(), t.getValue(), t.getKey(), ledger, Duration.ofSeconds(120));
         }
@@ -223,7 +223,7 @@ class ClusterChaosIT {
      * and afterwards exactly one node leads and the continued node's producers are acknowledged again.
      */
     private void pauseAFollower(final Random random) throws Exception {
-        final RunningBroker leader = awaitLeader(nodes);
+        final RunningBroker leader = ClusterLaunch.awaitLeader(nodes, WAIT);
         final List<RunningBroker> followers = nodes.stream().filter(n -> n != leader).toList();
         final RunningBroker follower = followers.get(random.nextInt(followers.size()));
         final int paused = nodes.indexOf(follower) + 1;
@@ -238,7 +238,7 @@ class ClusterChaosIT {
         signal("CONT", stoppedPid);
         stoppedPid = -1;
         assertThat(othersAcked).as("the two running nodes take writes while n" + paused + " is stopped").isTrue();
-        awaitLeader(nodes);
+        ClusterLaunch.awaitLeader(nodes, WAIT);
         final long back = awaitFirstAck(p -> p.node() == paused);
         System.out.printf("ClusterChaosIT: follower n%d stopped for %d ms; its producers acknowledged again %d ms "
                         + "after SIGCONT%n", paused, TimeUnit.NANOSECONDS.toMillis(continuedAt - stoppedAt),
@@ -273,25 +273,6 @@ class ClusterChaosIT {
         s.append("  ").append(probe.describe()).append('\n');
         s.append("  history: ").append(verdict.report());
         System.out.println(s);
-    }
-
-    /** The one node that accepts writes (polling {@code /cluster} of every node). */
-    private static RunningBroker awaitLeader(final List<RunningBroker> among) {
-        final RunningBroker[] found = new RunningBroker[1];
-        await("one node to lead and accept writes").atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
-            final List<RunningBroker> leaders = among.stream().filter(ClusterChaosIT::acceptsWrites).toList();
-            found[0] = leaders.size() == 1 ? leaders.get(0) : null;
-            return found[0] != null;
-        });
-        return found[0];
-    }
-
-    private static boolean acceptsWrites(final RunningBroker node) {
-        try {
-            return node.get("/cluster").body().contains("\"acceptsWrites\":true");
-        } catch (RuntimeException e) {
-            return false; // killed, stopped, or not answering yet
-        }
     }
 
     private static void signal(final String signal, final long pid) throws IOException, InterruptedException {

@@ -75,7 +75,7 @@ class ClusterRollingRestartIT {
     void shouldKeepEveryAcknowledgedMessageAndTakeWritesWhileEachNodeRestartsInTurn() throws Exception {
         final Ledger ledger = new Ledger();
         startCluster();
-        awaitLeader();
+        ClusterLaunch.awaitLeader(nodes, WAIT);
         nodes.forEach(n -> await("every member's contract address on " + n.nameServer()).atMost(WAIT)
                 .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                 .until(() -> CONTRACT.matcher(n.get("/cluster").body()).results().count() == NODES));
@@ -88,13 +88,13 @@ class ClusterRollingRestartIT {
         long longestFollowerGapMs = 0;
         for (int i = 0; i < NODES; i++) {
             final RunningBroker node = nodes.get(i);
-            final boolean wasLeader = node == awaitLeader();
+            final boolean wasLeader = node == ClusterLaunch.awaitLeader(nodes, WAIT);
             final long stoppedAt = System.nanoTime();
             node.stopCleanly();
             final long stopMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
             node.startOnSamePorts();
             final long startedAt = System.nanoTime();
-            final RunningBroker leader = awaitLeader();
+            final RunningBroker leader = ClusterLaunch.awaitLeader(nodes, WAIT);
             final long committed = field(leader.get("/cluster").body(), COMMIT_INDEX);
             await("n" + (i + 1) + " to apply what the leader committed").atMost(WAIT)
                     .pollInterval(Duration.ofMillis(50)).ignoreExceptions()
@@ -116,7 +116,7 @@ class ClusterRollingRestartIT {
         stop.set(true);
         threads.shutdown();
         assertThat(threads.awaitTermination(60, TimeUnit.SECONDS)).as("producers stopped").isTrue();
-        final RunningBroker last = awaitLeader();
+        final RunningBroker last = ClusterLaunch.awaitLeader(nodes, WAIT);
         for (Map.Entry<String, String> t : TOPICS.entrySet()) {
             RemotingDrain.drain(last.process(), t.getValue(), t.getKey(), ledger, Duration.ofSeconds(120));
         }
@@ -192,26 +192,6 @@ class ClusterRollingRestartIT {
         }
         s.append("  history: ").append(verdict.report());
         System.out.println(s);
-    }
-
-    /** The one node that accepts writes (polling {@code /cluster} of every node). */
-    private RunningBroker awaitLeader() {
-        final RunningBroker[] found = new RunningBroker[1];
-        await("one node to lead and accept writes").atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
-            final List<RunningBroker> leaders = nodes.stream().filter(ClusterRollingRestartIT::acceptsWrites)
-                    .toList();
-            found[0] = leaders.size() == 1 ? leaders.get(0) : null;
-            return found[0] != null;
-        });
-        return found[0];
-    }
-
-    private static boolean acceptsWrites(final RunningBroker node) {
-        try {
-            return node.get("/cluster").body().contains("\"acceptsWrites\":true");
-        } catch (RuntimeException e) {
-            return false; // stopped, or not answering yet
-        }
     }
 
     private static long field(final String json, final Pattern pattern) {

@@ -1,5 +1,8 @@
 package io.junction.conformance.support;
 
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -112,6 +115,26 @@ public final class ClusterLaunch {
         }
         if (failed != null) {
             throw failed;
+        }
+    }
+
+    /** Waits until exactly one of {@code among} leads its group and accepts writes; returns it. */
+    public static RunningBroker awaitLeader(final List<RunningBroker> among, final Duration within) {
+        final RunningBroker[] found = new RunningBroker[1];
+        await("one node to lead and accept writes").atMost(within).pollInterval(Duration.ofMillis(50)).until(() -> {
+            final List<RunningBroker> leaders = among.stream().filter(ClusterLaunch::acceptsWrites).toList();
+            found[0] = leaders.size() == 1 ? leaders.get(0) : null;
+            return found[0] != null;
+        });
+        return found[0];
+    }
+
+    /** Whether a node's {@code GET /cluster} says it accepts writes (false while it does not answer). */
+    public static boolean acceptsWrites(final RunningBroker node) {
+        try {
+            return node.get("/cluster").body().contains("\"acceptsWrites\":true");
+        } catch (RuntimeException e) {
+            return false; // killed, stopped, or not answering yet
         }
     }
 }
