@@ -18,6 +18,7 @@ import io.junction.core.index.MessageIndex;
 import io.junction.core.io.MappedWindow;
 import io.junction.core.io.SegmentFileFactory;
 import io.junction.core.log.CommitLog;
+import io.junction.core.log.IndexedAcks;
 import io.junction.core.log.LogAppender;
 import io.junction.core.log.LogFlusher;
 import io.junction.core.log.LogReplication;
@@ -99,6 +100,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
     private final LogFlusher flusher;
     private final LogAppender appender;
     private final Dispatcher dispatcher;
+    private final IndexedAcks acks;
     private final QueueReader reader;
     private final MessageQueries queries;
     private final StoreThreads threads;
@@ -150,9 +152,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.reader = new QueueReader(log, queues);
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
+        this.acks = new IndexedAcks(() -> dispatcherRef[0].dispatchedOffset(), () -> dispatcherRef[0].wake());
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
-                () -> dispatcherRef[0].wake(), role.replication());
-        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived, 0);
+                acks, role.replication());
+        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived,
+                acks::indexedTo, 0);
         dispatcherRef[0] = dispatcher;
 
         final long end = StoreRecovery.cut(role.logEnd(), role.follower(),
@@ -682,6 +686,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 Thread.onSpinWait();
             }
             dispatcher.close();
+            acks.releaseAll();
             waiters.wakeAll();
             threads.stopMaintenance();
             checkpoints.write();

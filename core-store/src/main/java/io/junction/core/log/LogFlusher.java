@@ -14,13 +14,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes written records durable and completes their senders' futures according to the flush mode.
+ * Makes written records durable and hands their senders' futures on, according to the flush mode, to
+ * {@link IndexedAcks}, which completes them once the records are indexed too.
  *
  * <ul>
  *   <li>SYNC: written batches wait here; one fsync covers all batches that arrived while the previous one ran
- *   (group commit), then all their futures complete.</li>
- *   <li>ASYNC: futures complete as soon as the bytes are written; this thread forces the log every flush interval,
- *   or earlier once the threshold of unforced bytes is reached.</li>
+ *   (group commit), then all of them are handed on.</li>
+ *   <li>ASYNC: batches are handed on as soon as their bytes are written; this thread forces the log every flush
+ *   interval, or earlier once the threshold of unforced bytes is reached.</li>
  * </ul>
  *
  * <p>A failed fsync leaves the page cache in an unknown state, so it is fatal: every waiting and later send fails,
@@ -35,7 +36,7 @@ public final class LogFlusher implements AutoCloseable {
     private final FlushMode mode;
     private final long intervalNanos;
     private final int thresholdBytes;
-    private final Runnable onVisible;
+    private final IndexedAcks acks;
     /** Null on a single node; a replicated leader's committed offset, past which nothing is shown to consumers. */
     private final LogReplication replication;
     private final ReentrantLock lock = new ReentrantLock();
@@ -46,22 +47,17 @@ public final class LogFlusher implements AutoCloseable {
     private volatile StoreException failure;
 
     /**
-     * @param onVisible called (on the appender or flusher thread) when new records may be indexed
+     * @param acks        acknowledges durable records once they are indexed
+     * @param replication a replicated store's: records are visible once committed by the group too
      */
     public LogFlusher(final CommitLog log, final FlushMode mode, final Duration interval, final int thresholdBytes,
-                      final Runnable onVisible) {
-        this(log, mode, interval, thresholdBytes, onVisible, LogReplication.NONE);
-    }
-
-    /** @param replication a replicated store's: records are visible once committed by the group too */
-    public LogFlusher(final CommitLog log, final FlushMode mode, final Duration interval, final int thresholdBytes,
-                      final Runnable onVisible, final LogReplication replication) {
+                      final IndexedAcks acks, final LogReplication replication) {
         this.replication = replication.enabled() ? replication : null;
         this.log = log;
         this.mode = mode;
         this.intervalNanos = interval.toNanos();
         this.thresholdBytes = thresholdBytes;
-        this.onVisible = onVisible;
+        this.acks = acks;
         this.thread = new Thread(this::run, "junction-log-flusher");
         this.thread.setDaemon(true);
     }
@@ -84,10 +80,7 @@ public final class LogFlusher implements AutoCloseable {
     /** Called by the appender after writing {@code batch[from, to)}, which ends at {@code endOffset}. */
     void appended(final List<PendingAppend> batch, final int from, final int to, final long endOffset) {
         if (mode == FlushMode.ASYNC) {
-            onVisible.run();
-            for (int i = from; i < to; i++) {
-                batch.get(i).complete();
-            }
+            acks.durable(batch, from, to, endOffset);
             if (endOffset - log.flushedOffset() >= thresholdBytes) {
                 signal();
             }
@@ -162,10 +155,11 @@ public final class LogFlusher implements AutoCloseable {
             return;
         }
         if (mode == FlushMode.SYNC && !batch.isEmpty()) {
-            onVisible.run();
+            long end = 0;
             for (PendingAppend p : batch) {
-                p.complete();
+                end = Math.max(end, p.physicalOffset + p.record.remaining());
             }
+            acks.durable(batch, 0, batch.size(), end);
         }
     }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,12 +38,16 @@ public final class Dispatcher implements AutoCloseable {
     private final MessageIndex index;
     private final Thread thread;
     private final Arrivals arrivals;
+    private final LongConsumer indexedTo;
     private volatile long dispatchedOffset;
     private volatile boolean running = true;
     private IOException pendingFailure;
 
+    /** @param indexedTo told, after each pass, that everything below its offset is indexed */
     public Dispatcher(final CommitLog log, final LongSupplier visibleOffset, final ConsumeQueueStore queues,
-                      final MessageIndex index, final ArrivalListener listener, final long startOffset) {
+                      final MessageIndex index, final ArrivalListener listener, final LongConsumer indexedTo,
+                      final long startOffset) {
+        this.indexedTo = indexedTo;
         this.log = log;
         this.visibleOffset = visibleOffset;
         this.queues = queues;
@@ -108,6 +113,7 @@ public final class Dispatcher implements AutoCloseable {
                 continue;
             }
             dispatchedOffset = reached;
+            indexedTo.accept(reached);
         }
     }
 
