@@ -2,18 +2,18 @@ package io.junction.tenancy;
 
 /**
  * What may be shown of a bearer token after it was issued: never the token, nor its digest, but an id to name it by
- * (to revoke it) and when it was issued.
+ * (to revoke it), when it was issued and until when it authenticates.
  *
  * @param id       the first {@value #ID_LENGTH} hex digits of the token's {@link PasswordHash#tokenDigest digest}: a
  *                 token is 256 random bits, so part of a hash of it tells nothing of it, and names one token of a user
- * @param issuedAt when it was issued (epoch ms), 0 for a token issued before issue times were kept
+ * @param term when it was issued and until when it authenticates
  */
-public record IssuedToken(String id, long issuedAt) {
+public record IssuedToken(String id, TokenTerm term) {
 
     static final int ID_LENGTH = 16;
 
-    static IssuedToken of(final String digest, final long issuedAt) {
-        return new IssuedToken(idOf(digest), issuedAt);
+    static IssuedToken of(final String digest, final TokenTerm term) {
+        return new IssuedToken(idOf(digest), term);
     }
 
     /** The id of a token just issued, to show along with it. */

@@ -77,10 +77,14 @@ public final class SecurePolicy implements Authenticator, Authorizer, SignatureV
                     credentials.remote(), "throttled", false));
         }
         if (credentials.kind() == Credentials.Kind.TOKEN) {
-            final Optional<User> user = credentials.secret().isEmpty() ? Optional.empty()
-                    : users.userOfToken(credentials.secret());
-            return CompletableFuture.completedFuture(user.isPresent() && user.get().enabled()
-                    ? AuthResult.success(user.get().principal())
+            final Optional<UserDirectory.TokenHolder> holder = credentials.secret().isEmpty() ? Optional.empty()
+                    : users.holderOfToken(credentials.secret());
+            if (holder.isPresent() && holder.get().term().expired(clock.millis())) {
+                return CompletableFuture.completedFuture(refuse(credentials.protocol(), holder.get().user().name(),
+                        credentials.remote(), "expired-token", true));
+            }
+            return CompletableFuture.completedFuture(holder.isPresent() && holder.get().user().enabled()
+                    ? AuthResult.success(holder.get().user().principal())
                     : refuse(credentials.protocol(), "", credentials.remote(), "bad-token", true));
         }
         if (!credentials.hasUsername()) {

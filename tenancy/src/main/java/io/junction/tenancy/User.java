@@ -14,12 +14,12 @@ import java.util.Set;
  * @param enabled      a disabled user cannot authenticate
  * @param passwordHash {@link PasswordHash} of the password (MQTT, AMQP PLAIN, HTTP Basic), or null for none
  * @param sealedSecret the signing secret (Remoting and gRPC) sealed by {@link SecretCipher}, or null for none
- * @param tokens       the user's bearer tokens: {@link PasswordHash#tokenDigest digest} to the time it was issued
- *                     (epoch ms; 0 for a token issued before issue times were kept)
+ * @param tokens       the user's bearer tokens: {@link PasswordHash#tokenDigest digest} to when it was issued and
+ *                     until when it authenticates
  * @param rules        the user's policy
  */
 public record User(String name, String namespace, boolean superUser, boolean enabled, String passwordHash,
-                   String sealedSecret, Map<String, Long> tokens, List<AclRule> rules) {
+                   String sealedSecret, Map<String, TokenTerm> tokens, List<AclRule> rules) {
 
     public User {
         Objects.requireNonNull(name, "name");
@@ -46,7 +46,7 @@ public record User(String name, String namespace, boolean superUser, boolean ena
         return new User(name, namespace, superUser, enabled, passwordHash, sealedSecret, tokens, newRules);
     }
 
-    public User withTokens(final Map<String, Long> newTokens) {
+    public User withTokens(final Map<String, TokenTerm> newTokens) {
         return new User(name, namespace, superUser, enabled, passwordHash, sealedSecret, newTokens, rules);
     }
 }

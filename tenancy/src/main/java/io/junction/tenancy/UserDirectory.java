@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
@@ -78,6 +80,7 @@ public final class UserDirectory {
 
     private final Path file;
     private final SecretCipher cipher;
+    private final Clock clock;
     private volatile Snapshot snapshot;
     /** Moved on by every change, after {@link #snapshot}: see {@link #version()}. */
     private volatile long version;
@@ -85,10 +88,11 @@ public final class UserDirectory {
     /** Decrypted signing secrets, by user name; rebuilt lazily after a change. */
     private volatile Map<String, String> secrets;
 
-    private UserDirectory(final Path file, final SecretCipher cipher, final Collection<User> users,
+    private UserDirectory(final Path file, final SecretCipher cipher, final Clock clock, final Collection<User> users,
                           final Map<String, Quota> quotas) {
         this.file = file;
         this.cipher = cipher;
+        this.clock = clock;
         this.snapshot = Snapshot.of(users, quotas);
     }
 
@@ -98,6 +102,11 @@ public final class UserDirectory {
      * @throws IllegalArgumentException when the file is malformed or the cipher's key does not open its secrets
      */
     public static UserDirectory open(final Path file, final SecretCipher cipher) {
+        return open(file, cipher, Clock.systemUTC());
+    }
+
+    /** As {@link #open(Path, SecretCipher)}, with the clock that dates (and so expires) issued tokens. */
+    public static UserDirectory open(final Path file, final SecretCipher cipher, final Clock clock) {
         final List<User> users = new ArrayList<>();
         final Map<String, Quota> quotas = new HashMap<>();
         if (Files.exists(file)) {
@@ -115,7 +124,7 @@ public final class UserDirectory {
                         e);
             }
         }
-        final UserDirectory directory = new UserDirectory(file, cipher, users, quotas);
+        final UserDirectory directory = new UserDirectory(file, cipher, clock, users, quotas);
         directory.secrets(); // fail at start, not at the first signed request, when the key is wrong
         return directory;
     }
@@ -180,9 +189,15 @@ public final class UserDirectory {
         commit(Snapshot.of(snapshot.users().values(), next));
     }
 
-    /** The user a bearer token was issued to. */
-    public Optional<User> userOfToken(final String token) {
-        return Optional.ofNullable(snapshot.byToken().get(PasswordHash.tokenDigest(token)));
+    /** A bearer token's user and the token's term. */
+    public record TokenHolder(User user, TokenTerm term) {
+    }
+
+    /** Who a bearer token was issued to, and until when (expired or not: the caller decides, and says why). */
+    public Optional<TokenHolder> holderOfToken(final String token) {
+        final String digest = PasswordHash.tokenDigest(token);
+        final User user = snapshot.byToken().get(digest);
+        return user == null ? Optional.empty() : Optional.of(new TokenHolder(user, user.tokens().get(digest)));
     }
 
     /** The signing secret of {@code name}, decrypted, or empty when the user has none. */
@@ -237,21 +252,29 @@ public final class UserDirectory {
     }
 
     /**
-     * Issues a new bearer token to {@code name}; the token is returned once and only its digest (and when it was
-     * issued) is kept.
+     * Issues a new bearer token to {@code name}; the token is returned once and only its digest (and its term) is
+     * kept. The user's expired tokens are dropped: they can never authenticate again.
      *
-     * @throws IllegalArgumentException for an unknown user, or one holding {@value #MAX_TOKENS} tokens already
+     * @param lifetime how long it authenticates; zero for a token that lasts until revoked
+     * @throws IllegalArgumentException for an unknown user, one holding {@value #MAX_TOKENS} tokens already, or a
+     *                                  negative lifetime
      */
-    public synchronized String issueToken(final String name) {
+    public synchronized String issueToken(final String name, final Duration lifetime) {
+        if (lifetime.isNegative()) {
+            throw new IllegalArgumentException("a token's lifetime cannot be negative: " + lifetime);
+        }
         final User user = existing(name);
-        if (user.tokens().size() >= MAX_TOKENS) {
+        final long now = clock.millis();
+        final Map<String, TokenTerm> tokens = new HashMap<>(user.tokens());
+        tokens.values().removeIf(t -> t.expired(now));
+        if (tokens.size() >= MAX_TOKENS) {
             throw new IllegalArgumentException(name + " holds " + MAX_TOKENS + " tokens already: revoke one first");
         }
         final byte[] raw = new byte[32];
         RANDOM.nextBytes(raw);
         final String token = "jt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
-        final Map<String, Long> tokens = new HashMap<>(user.tokens());
-        tokens.put(PasswordHash.tokenDigest(token), System.currentTimeMillis());
+        tokens.put(PasswordHash.tokenDigest(token),
+                new TokenTerm(now, lifetime.isZero() ? 0 : now + lifetime.toMillis()));
         replace(name, user.withTokens(tokens));
         return token;
     }
@@ -260,7 +283,7 @@ public final class UserDirectory {
     public List<IssuedToken> tokens(final String name) {
         return existing(name).tokens().entrySet().stream()
                 .map(e -> IssuedToken.of(e.getKey(), e.getValue()))
-                .sorted(Comparator.comparingLong(IssuedToken::issuedAt).thenComparing(IssuedToken::id))
+                .sorted(Comparator.comparingLong((IssuedToken t) -> t.term().issuedAt()).thenComparing(IssuedToken::id))
                 .toList();
     }
 
@@ -273,7 +296,7 @@ public final class UserDirectory {
      */
     public synchronized boolean revokeToken(final String name, final String id) {
         final User user = existing(name);
-        final Map<String, Long> tokens = new HashMap<>(user.tokens());
+        final Map<String, TokenTerm> tokens = new HashMap<>(user.tokens());
         if (!tokens.keySet().removeIf(d -> IssuedToken.idOf(d).equals(id))) {
             return false;
         }
@@ -340,7 +363,8 @@ public final class UserDirectory {
             }
             final ArrayNode tokens = n.putArray("tokens");
             u.tokens().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(t -> tokens.addObject()
-                    .put("digest", t.getKey()).put("issuedAt", t.getValue()));
+                    .put("digest", t.getKey()).put("issuedAt", t.getValue().issuedAt())
+                    .put("expiresAt", t.getValue().expiresAt()));
             final ArrayNode acl = n.putArray("acl");
             for (final AclRule r : u.rules()) {
                 final ObjectNode rn = acl.addObject();
@@ -375,9 +399,11 @@ public final class UserDirectory {
             r.path("actions").forEach(a -> actions.add(a.asText()));
             rules.add(AclRule.parse(r.path("resource").asText(), actions, r.path("decision").asText()));
         }
-        final Map<String, Long> tokens = new HashMap<>();
-        n.path("tokenDigests").forEach(t -> tokens.put(t.asText(), 0L)); // written before issue times were kept
-        n.path("tokens").forEach(t -> tokens.put(t.path("digest").asText(), t.path("issuedAt").asLong(0)));
+        final Map<String, TokenTerm> tokens = new HashMap<>();
+        // "tokenDigests" was written before issue times were kept; "expiresAt" is missing from before expiry
+        n.path("tokenDigests").forEach(t -> tokens.put(t.asText(), new TokenTerm(0, 0)));
+        n.path("tokens").forEach(t -> tokens.put(t.path("digest").asText(),
+                new TokenTerm(t.path("issuedAt").asLong(0), t.path("expiresAt").asLong(0))));
         return new User(n.path("name").asText(), n.path("namespace").asText(Principal.DEFAULT_NAMESPACE),
                 n.path("super").asBoolean(false), n.path("enabled").asBoolean(true),
                 n.hasNonNull("passwordHash") ? n.get("passwordHash").asText() : null,

@@ -38,7 +38,8 @@ class SecurePolicyTest {
 
     @BeforeEach
     void setUp() {
-        users = UserDirectory.open(dir.resolve("users.json"), new SecretCipher("test key"));
+        users = UserDirectory.open(dir.resolve("users.json"), new SecretCipher("test key"),
+                Clock.fixed(NOW, ZoneOffset.UTC));
         users.putUser("root", "default", true, true, "root-pw", "root-secret");
         users.putUser("alice", "acme", false, true, "alice-pw", "alice-secret");
         users.setRules("alice", List.of(
@@ -51,6 +52,10 @@ class SecurePolicyTest {
     }
 
     private SecurePolicy newPolicy() {
+        return newPolicy(NOW);
+    }
+
+    private SecurePolicy newPolicy(final Instant now) {
         return new SecurePolicy(users, new FailureThrottle(5, 60_000, nanos::get), new SecurityEvents() {
             @Override
             public void authenticationFailed(final String protocol, final String reason) {
@@ -61,7 +66,7 @@ class SecurePolicyTest {
             public void denied(final ResourceKind kind, final Action action) {
                 denials.add(kind + ":" + action);
             }
-        }, Runnable::run, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(15));
+        }, Runnable::run, Clock.fixed(now, ZoneOffset.UTC), Duration.ofMinutes(15));
     }
 
     private Principal login(final String user, final String password) {
@@ -98,13 +103,31 @@ class SecurePolicyTest {
 
     @Test
     void tokensAuthenticateAndOnlyTheirDigestIsStored() throws Exception {
-        final String token = users.issueToken("alice");
+        final String token = users.issueToken("alice", Duration.ZERO);
         assertThat(access.authenticate(Credentials.token("http", token, CLIENT)).join().principal())
                 .contains(new Principal("alice", "acme"));
         assertThat(access.authenticate(Credentials.token("http", token + "x", CLIENT)).join().authenticated())
                 .isFalse();
         final String file = Files.readString(dir.resolve("users.json"));
         assertThat(file).doesNotContain(token).doesNotContain("alice-pw").doesNotContain("alice-secret");
+    }
+
+    @Test
+    void aTokenAuthenticatesUntilItExpiresThenIsRefusedAsExpired() {
+        final String token = users.issueToken("alice", Duration.ofHours(1));
+        final String lasting = users.issueToken("alice", Duration.ZERO);
+        final AccessControl anHourLater = AccessControl.secured(newPolicy(NOW.plus(Duration.ofHours(1))), users,
+                SecurityEvents.NONE);
+        final AccessControl aYearLater = AccessControl.secured(newPolicy(NOW.plus(Duration.ofDays(365))), users,
+                SecurityEvents.NONE);
+
+        assertThat(access.authenticate(Credentials.token("http", token, CLIENT)).join().principal())
+                .contains(new Principal("alice", "acme"));
+        assertThat(anHourLater.authenticate(Credentials.token("http", token, CLIENT)).join().authenticated())
+                .isFalse();
+        assertThat(aYearLater.authenticate(Credentials.token("http", lasting, CLIENT)).join().principal())
+                .as("a token without a lifetime lasts until revoked").contains(new Principal("alice", "acme"));
+        assertThat(failures).containsExactly("http:expired-token");
     }
 
     @Test

@@ -201,13 +201,19 @@ public final class AdminCommand {
         @Parameters(index = "0", description = "The user name.")
         String name;
 
+        @Option(names = "--ttl-hours", description = "How long the token authenticates; 0 until revoked (default: "
+                + "the broker's security.token-ttl-hours).")
+        Long ttlHours;
+
         @Override
         public Integer call() {
-            return admin.send("POST", "/admin/users/" + name + "/tokens", null);
+            return admin.send("POST", "/admin/users/" + name + "/tokens", ttlHours == null ? null
+                    : JSON.createObjectNode().put("ttlSeconds", Math.multiplyExact(ttlHours, 3600L)));
         }
     }
 
-    @Command(name = "tokens", description = "Lists a user's bearer tokens: ids and issue times, never a token.")
+    @Command(name = "tokens", description = "Lists a user's bearer tokens: ids, issue and expiry times, never a "
+            + "token.")
     static final class Tokens implements Callable<Integer> {
         @ParentCommand
         AdminCommand admin;

@@ -138,6 +138,8 @@ public final class ConfigKeys {
                     + "attempts are refused unchecked until the window ends.");
     public static final ConfigKey SECURITY_FAILURE_WINDOW_MS = ConfigKey.of("security.failure-window-ms", INT,
             "60000", "Window of the failed-authentication throttle, in milliseconds.");
+    public static final ConfigKey SECURITY_TOKEN_TTL_HOURS = ConfigKey.of("security.token-ttl-hours", INT, "720",
+            "Lifetime of a bearer token issued without one of its own (ttlSeconds); 0: tokens last until revoked.");
     public static final ConfigKey SECURITY_MAX_SKEW_SECONDS = ConfigKey.of("security.max-skew-seconds", INT, "900",
             "How far the time a gRPC client signed a request may be from the broker's clock.");
 
@@ -236,7 +238,8 @@ public final class ConfigKeys {
                 CLUSTER_LOG_SEGMENT_SIZE, HTTP_PORT, HTTP_MAX_REQUEST_SIZE, HTTP_READ_TIMEOUT_MS, SECURITY_ENABLED,
                 SECURITY_SECRET_KEY, SECURITY_ADMIN_USER,
                 SECURITY_ADMIN_PASSWORD, SECURITY_MAX_FAILURES, SECURITY_FAILURE_WINDOW_MS,
-                SECURITY_MAX_SKEW_SECONDS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS, OTEL_TRACES_ENABLED,
+                SECURITY_MAX_SKEW_SECONDS, SECURITY_TOKEN_TTL_HOURS, OTEL_ENDPOINT, OTEL_METRICS_INTERVAL_MS,
+                OTEL_TRACES_ENABLED,
                 OTEL_TRACES_EXPORT_DELAY_MS, OTEL_SERVICE_NAME,
                 METRICS_ENABLED, TRACE_TOPICS, METRICS_MAX_TOPICS, METRICS_MAX_GROUPS, METRICS_MAX_LAG_SERIES, METRICS_LAG_INTERVAL_MS));
         keys.addAll(ServerTls.keys(HTTP_PREFIX, 8443));

@@ -153,7 +153,8 @@ public final class Broker {
             final SecuritySetup security = resources.push("security", SecuritySetup.create(config,
                     metrics.registry()));
             final AccessControl accessControl = security.accessControl();
-            final SecurityAdminHandler admin = new SecurityAdminHandler(accessControl, security.executor());
+            final SecurityAdminHandler admin = new SecurityAdminHandler(accessControl, security.executor(),
+                    tokenLifetime(config));
             router.register(SecurityAdminHandler.PATH, admin);
             router.register(SecurityAdminHandler.QUOTAS_PATH, admin);
             final ClientRegistry clients = new ClientRegistry();
@@ -248,6 +249,15 @@ public final class Broker {
                 positive(config, ConfigKeys.METRICS_MAX_TOPICS),
                 positive(config, ConfigKeys.METRICS_MAX_GROUPS), positive(config, ConfigKeys.METRICS_MAX_LAG_SERIES),
                 positive(config, ConfigKeys.METRICS_LAG_INTERVAL_MS), traceTopics);
+    }
+
+    private static Duration tokenLifetime(final BrokerConfig config) throws ConfigException {
+        final int hours = config.intValue(ConfigKeys.SECURITY_TOKEN_TTL_HOURS);
+        if (hours < 0) {
+            throw new ConfigException(ConfigKeys.SECURITY_TOKEN_TTL_HOURS.name() + ": hours, 0 for tokens that last "
+                    + "until revoked, not " + hours);
+        }
+        return Duration.ofHours(hours);
     }
 
     private static int positive(final BrokerConfig config, final ConfigKey key) throws ConfigException {

@@ -17,10 +17,12 @@ import io.junction.tenancy.AclRule;
 import io.junction.tenancy.IssuedToken;
 import io.junction.tenancy.Principal;
 import io.junction.tenancy.Quota;
+import io.junction.tenancy.TokenTerm;
 import io.junction.tenancy.User;
 import io.junction.tenancy.UserDirectory;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -37,8 +39,10 @@ import java.util.function.Supplier;
  * PUT    /admin/users/{name}            {"namespace", "password", "secret", "super", "enabled"} creates or updates
  * DELETE /admin/users/{name}            removes the user, its tokens and policy
  * PUT    /admin/users/{name}/acl        {"rules": [{"resource": "Topic:orders*", "actions": ["PUB"], "decision": "ALLOW"}]}
- * POST   /admin/users/{name}/tokens     issues a bearer token, shown once: {"user", "token", "id", "issuedAt"}
- * GET    /admin/users/{name}/tokens     {"user", "tokens": [{"id", "issuedAt"}]}: never a token
+ * POST   /admin/users/{name}/tokens     {"ttlSeconds"} optional (0: until revoked; default security.token-ttl-hours)
+ *                                       issues a bearer token, shown once: {"user", "token", "id", "issuedAt",
+ *                                       "expiresAt"} (epoch ms; 0: until revoked)
+ * GET    /admin/users/{name}/tokens     {"user", "tokens": [{"id", "issuedAt", "expiresAt", "expired"}]}: never a token
  * DELETE /admin/users/{name}/tokens/{id} revokes that token
  * GET    /admin/quotas                  every namespace's quota
  * PUT    /admin/quotas/{namespace}      {"messagesPerSecond", "bytesPerSecond", "maxConnections"} (0: unlimited)
@@ -55,10 +59,13 @@ public final class SecurityAdminHandler implements HttpHandler {
 
     private final AccessControl access;
     private final Executor work;
+    private final Duration tokenLifetime;
 
-    public SecurityAdminHandler(final AccessControl access, final Executor work) {
+    /** @param tokenLifetime of a token issued without a lifetime of its own; zero: until revoked */
+    public SecurityAdminHandler(final AccessControl access, final Executor work, final Duration tokenLifetime) {
         this.access = access;
         this.work = work;
+        this.tokenLifetime = tokenLifetime;
     }
 
     @Override
@@ -127,11 +134,13 @@ public final class SecurityAdminHandler implements HttpHandler {
                 }
                 write(exchange, HttpResponseStatus.OK, () -> describe(users.setRules(parts[0], rules)));
             } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.POST.equals(method)) {
+                final Duration lifetime = lifetime(body(exchange));
                 write(exchange, HttpResponseStatus.CREATED, () -> {
-                    final String token = users.issueToken(parts[0]);
-                    final String id = IssuedToken.idOfToken(token);
+                    final String token = users.issueToken(parts[0], lifetime);
+                    final TokenTerm term = users.holderOfToken(token).orElseThrow().term();
                     return JSON.createObjectNode().put("user", parts[0]).put("token", token)
-                            .put("id", id).put("issuedAt", issuedAt(users, parts[0], id));
+                            .put("id", IssuedToken.idOfToken(token)).put("issuedAt", term.issuedAt())
+                            .put("expiresAt", term.expiresAt());
                 });
             } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.GET.equals(method)
                     && users.user(parts[0]).isEmpty()) {
@@ -139,7 +148,10 @@ public final class SecurityAdminHandler implements HttpHandler {
             } else if (parts.length == 2 && "tokens".equals(parts[1]) && HttpMethod.GET.equals(method)) {
                 final ObjectNode answer = JSON.createObjectNode().put("user", parts[0]);
                 final ArrayNode list = answer.putArray("tokens");
-                users.tokens(parts[0]).forEach(t -> list.addObject().put("id", t.id()).put("issuedAt", t.issuedAt()));
+                final long now = System.currentTimeMillis();
+                users.tokens(parts[0]).forEach(t -> list.addObject().put("id", t.id())
+                        .put("issuedAt", t.term().issuedAt()).put("expiresAt", t.term().expiresAt())
+                        .put("expired", t.term().expired(now)));
                 json(exchange, HttpResponseStatus.OK, answer);
             } else if (parts.length == 3 && "tokens".equals(parts[1]) && HttpMethod.DELETE.equals(method)) {
                 write(exchange, HttpResponseStatus.OK, () -> {
@@ -182,9 +194,17 @@ public final class SecurityAdminHandler implements HttpHandler {
         }
     }
 
-    private static long issuedAt(final UserDirectory users, final String user, final String id) {
-        return users.tokens(user).stream().filter(t -> t.id().equals(id)).mapToLong(IssuedToken::issuedAt)
-                .findFirst().orElse(0);
+    /** The body's {@code ttlSeconds}, or the configured lifetime when it has none. */
+    private Duration lifetime(final JsonNode body) {
+        final JsonNode ttl = body.get("ttlSeconds");
+        if (ttl == null || ttl.isNull()) {
+            return tokenLifetime;
+        }
+        if (!ttl.canConvertToLong() || ttl.asLong() < 0) {
+            throw new IllegalArgumentException("ttlSeconds is a whole number of seconds, 0 for a token that lasts "
+                    + "until revoked: " + ttl);
+        }
+        return Duration.ofSeconds(ttl.asLong());
     }
 
     private static ObjectNode describe(final Quota q) {

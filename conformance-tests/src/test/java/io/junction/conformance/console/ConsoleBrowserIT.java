@@ -325,6 +325,7 @@ class ConsoleBrowserIT {
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(browser.findElement(
                 By.cssSelector("#token-panel h3")).getText()).isEqualTo("Bearer tokens of dave"));
 
+        new Select(browser.findElement(By.id("token-lifetime"))).selectByVisibleText("7 days");
         browser.findElement(By.id("issue-token")).click();
         final String token = visible(By.id("issued-token")).getAttribute("value");
         assertThat(token).startsWith("jt_");
@@ -339,6 +340,8 @@ class ConsoleBrowserIT {
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             assertThat(browser.findElement(row).getText()).contains(id).doesNotContain(token);
             assertThat(browser.findElement(row).findElement(By.className("issued-at")).getText()).isNotBlank();
+            assertThat(browser.findElement(row).findElement(By.className("expires-at")).getText()).isNotBlank()
+                    .doesNotStartWith("expired").doesNotStartWith("never");
         });
 
         // The token works for a real client: a CloudEvents producer sending with Authorization: Bearer.

@@ -2,6 +2,7 @@ package io.junction.conformance.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
@@ -21,7 +22,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -102,6 +105,8 @@ class AdminCliIT {
         final String id = answer.path("id").asText();
         assertThat(token).isNotEmpty();
         assertThat(id).isNotEmpty();
+        assertThat(answer.path("expiresAt").asLong() - answer.path("issuedAt").asLong())
+                .as("security.token-ttl-hours' default, 30 days").isEqualTo(Duration.ofDays(30).toMillis());
 
         final Run listed = admin(broker, "root-pw", "tokens", "tara");
         assertThat(listed.exit()).isZero();
@@ -114,6 +119,48 @@ class AdminCliIT {
         final Run unknown = admin(broker, "root-pw", "revoke-token", "tara", id);
         assertThat(unknown.exit()).isEqualTo(1);
         assertThat(unknown.err()).contains("404");
+    }
+
+    @Test
+    void aTokenStopsAuthenticatingWhenItsLifetimeEnds(final RunningBroker broker) throws Exception {
+        assertThat(admin(broker, "root-pw", "user", "tess", "--namespace", "acme", "--set-password", "tess-pw")
+                .exit()).isZero();
+        assertThat(admin(broker, "root-pw", "acl", "tess", "--allow", "Topic:*=PUB").exit()).isZero();
+        final Run lasting = admin(broker, "root-pw", "token", "tess", "--ttl-hours", "0");
+        assertThat(lasting.exit()).as(lasting.err()).isZero();
+        assertThat(JSON.readTree(lasting.out()).path("expiresAt").asLong()).as("until revoked").isZero();
+        final Run twoHours = admin(broker, "root-pw", "token", "tess", "--ttl-hours", "2");
+        final JsonNode two = JSON.readTree(twoHours.out());
+        assertThat(two.path("expiresAt").asLong() - two.path("issuedAt").asLong())
+                .isEqualTo(Duration.ofHours(2).toMillis());
+
+        final HttpResponse<String> issued = issue(broker, "tess", "{\"ttlSeconds\": 5}");
+        assertThat(issued.statusCode()).isEqualTo(201);
+        final JsonNode brief = JSON.readTree(issued.body());
+        assertThat(brief.path("expiresAt").asLong() - brief.path("issuedAt").asLong()).isEqualTo(5_000);
+        final String token = brief.path("token").asText();
+        assertThat(publishWith(broker, token)).as("within its lifetime").isBetween(200, 299);
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
+                .untilAsserted(() -> assertThat(publishWith(broker, token)).isEqualTo(401));
+        assertThat(System.currentTimeMillis()).as("not before its end").isGreaterThanOrEqualTo(
+                brief.path("expiresAt").asLong());
+        final JsonNode listed = JSON.readTree(admin(broker, "root-pw", "tokens", "tess").out()).path("tokens");
+        assertThat(listed).filteredOn(t -> t.path("id").asText().equals(brief.path("id").asText()))
+                .singleElement().satisfies(t -> assertThat(t.path("expired").asBoolean()).isTrue());
+        assertThat(publishWith(broker, JSON.readTree(lasting.out()).path("token").asText())).isBetween(200, 299);
+        assertThat(broker.get("/metrics").body())
+                .contains("junction_auth_failures_total{protocol=\"http\",reason=\"expired-token\"}");
+
+        assertThat(issue(broker, "tess", "{\"ttlSeconds\": -1}").statusCode()).isEqualTo(400);
+    }
+
+    private static HttpResponse<String> issue(final RunningBroker broker, final String user, final String body)
+            throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(broker.httpBase() + "/admin/users/"
+                        + user + "/tokens")).header("authorization", "Basic " + Base64.getEncoder().encodeToString(
+                                "root:root-pw".getBytes(StandardCharsets.UTF_8)))
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** The status of a CloudEvents publish signed with a bearer token. */

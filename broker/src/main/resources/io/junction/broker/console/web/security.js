@@ -29,6 +29,7 @@ export function security() {
     ruleForm: {user: '', resource: 'Topic:*', actions: ['PUB'], decision: 'ALLOW'},
     quotaForm: {namespace: 'default', messagesPerSecond: 0, bytesPerSecond: 0, maxConnections: 0},
     tokenUser: '',
+    tokenLifetime: '',
     tokens: [],
     issued: null,
     copied: '',
@@ -117,7 +118,7 @@ export function security() {
       await this.change('Rule removed from ' + name + '.', () => api('PUT', path(name) + '/acl', {rules}));
     },
 
-    /** Shows the tokens of {@code name} (ids and issue times: the broker keeps nothing more). */
+    /** Shows the tokens of {@code name} (ids, issue and expiry times: the broker keeps nothing more). */
     async showTokens(name) {
       if (this.tokenUser !== name) {
         this.issued = null;
@@ -142,7 +143,8 @@ export function security() {
       const name = this.tokenUser;
       this.copied = '';
       await this.change('Issued a token to ' + name + ': copy it now, it is not shown again.', async () => {
-        const got = await api('POST', path(name) + '/tokens', {});
+        const body = this.tokenLifetime === '' ? {} : {ttlSeconds: Number(this.tokenLifetime)};
+        const got = await api('POST', path(name) + '/tokens', body);
         this.issued = {user: got.user, id: got.id, token: got.token};
       });
     },
