@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.MqAdminCommand;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +17,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.commons.cli.CommandLine;
-import org.apache.commons.cli.DefaultParser;
-import org.apache.commons.cli.Options;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
@@ -40,9 +38,7 @@ import org.apache.rocketmq.remoting.protocol.statictopic.LogicQueueMappingItem;
 import org.apache.rocketmq.remoting.protocol.statictopic.TopicConfigAndQueueMapping;
 import org.apache.rocketmq.remoting.protocol.statictopic.TopicQueueMappingDetail;
 import org.apache.rocketmq.remoting.protocol.statictopic.TopicQueueMappingInfo;
-import org.apache.rocketmq.srvutil.ServerUtil;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
-import org.apache.rocketmq.tools.command.SubCommand;
 import org.apache.rocketmq.tools.command.SubCommandException;
 import org.apache.rocketmq.tools.command.topic.RemappingStaticTopicSubCommand;
 import org.apache.rocketmq.tools.command.topic.UpdateStaticTopicSubCommand;
@@ -86,28 +82,9 @@ class RemotingStaticTopicIT {
         }
     }
 
-    /**
-     * Runs one {@code mqadmin} sub-command as {@code MQAdminStartup} does ({@code -n} becomes the name-server
-     * property the command's own admin client reads), but lets its failure surface instead of printing it.
-     */
-    private static void mqadmin(final SubCommand command, final String... args) throws Exception {
-        final Options options = command.buildCommandlineOptions(ServerUtil.buildCommandlineOptions(new Options()));
-        final CommandLine line = new DefaultParser().parse(options, args);
-        final String before = System.getProperty(MixAll.NAMESRV_ADDR_PROPERTY);
-        System.setProperty(MixAll.NAMESRV_ADDR_PROPERTY, broker.nameServer());
-        try {
-            command.execute(line, options, null);
-        } finally {
-            if (before == null) {
-                System.clearProperty(MixAll.NAMESRV_ADDR_PROPERTY);
-            } else {
-                System.setProperty(MixAll.NAMESRV_ADDR_PROPERTY, before);
-            }
-        }
-    }
-
     private static void updateStaticTopic(final String topic, final int queues) throws Exception {
-        mqadmin(new UpdateStaticTopicSubCommand(), "-t", topic, "-qn", Integer.toString(queues), "-c", CLUSTER);
+        MqAdminCommand.run(broker.nameServer(), new UpdateStaticTopicSubCommand(), "-t", topic, "-qn",
+                Integer.toString(queues), "-c", CLUSTER);
     }
 
     private static TopicQueueMappingDetail mappingOf(final String topic) throws Exception {
@@ -284,7 +261,7 @@ class RemotingStaticTopicIT {
         final Map<Integer, List<SendResult>> before = send(topic, 0, 10, names);
 
         // The cluster is one broker, so nothing moves: the tool writes the same mapping under a newer epoch.
-        mqadmin(new RemappingStaticTopicSubCommand(), "-t", topic, "-c", CLUSTER);
+        MqAdminCommand.run(broker.nameServer(), new RemappingStaticTopicSubCommand(), "-t", topic, "-c", CLUSTER);
         final TopicQueueMappingDetail remapped = mappingOf(topic);
         assertThat(remapped.getEpoch()).isGreaterThan(firstEpoch);
         assertThat(remapped.getHostedQueues()).containsOnlyKeys(0, 1);
