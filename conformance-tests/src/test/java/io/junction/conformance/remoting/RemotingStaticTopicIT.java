@@ -31,6 +31,8 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
+import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
 import org.apache.rocketmq.remoting.protocol.admin.TopicOffset;
 import org.apache.rocketmq.remoting.protocol.admin.TopicStatsTable;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
@@ -50,7 +52,8 @@ import org.junit.jupiter.api.Test;
  * RocketMQ 5 static topics driven by the real {@code mqadmin updateStaticTopic} / {@code remappingStaticTopic}
  * commands (the 5.3.3 tools' sub-commands, run in process as {@code mqadmin} runs them) against the broker jar, then
  * used by the real 5.3.3 producer, lite pull consumer and orderly push consumer, which address the topic's queues as
- * logic queues of the mock broker {@code __syslo__global__} through the route's {@code topicQueueMappingByBroker}.
+ * logic queues of the mock broker {@code __syslo__global__} through the route's {@code topicQueueMappingByBroker};
+ * {@code topicRoute}, {@code topicStatus} and {@code consumerProgress} (the admin API under them) show the mapping.
  */
 @WithBroker
 class RemotingStaticTopicIT {
@@ -201,7 +204,8 @@ class RemotingStaticTopicIT {
         // An orderly push consumer started before the sends (locks and pulls name the logic queues).
         final Map<Integer, List<String>> pushed = new ConcurrentHashMap<>();
         final Set<String> pushedBrokerNames = ConcurrentHashMap.newKeySet();
-        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(Names.unique("static-push"));
+        final String group = Names.unique("static-push");
+        final DefaultMQPushConsumer push = new DefaultMQPushConsumer(group);
         push.setNamesrvAddr(broker.nameServer());
         push.setInstanceName(Names.unique("c"));
         push.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -239,6 +243,17 @@ class RemotingStaticTopicIT {
         } finally {
             push.shutdown();
         }
+
+        // consumerProgress: the group's committed offsets, per logic queue as the tool derives them.
+        await().atMost(DEADLINE).untilAsserted(() -> {
+            final ConsumeStats progress = admin.examineConsumeStats(group, topic);
+            for (int q = 0; q < 4; q++) {
+                final OffsetWrapper offsets = progress.getOffsetTable().get(new MessageQueue(topic, LOGIC_BROKER, q));
+                assertThat(offsets).as("progress of logic queue " + q).isNotNull();
+                assertThat(offsets.getBrokerOffset()).isEqualTo(10);
+                assertThat(offsets.getConsumerOffset()).isEqualTo(10);
+            }
+        });
 
         // topicStatus: the physical queues, and the logic ones the tool derives from the mapping.
         final TopicStatsTable stats = admin.examineTopicStats(topic);
