@@ -29,6 +29,11 @@ public final class StaticTopicProcessor implements RequestProcessor {
     private final Messaging messaging;
     private final BrokerIdentity identity;
     private final StaticTopics statics;
+    /**
+     * The last 513 taken: each waits for the one before, so the check of the held mapping (epoch, scope, queue count)
+     * and the write after it are not interleaved with another's, as RocketMQ's broker serializes them.
+     */
+    private CompletableFuture<RemotingCommand> last = CompletableFuture.completedFuture(null);
 
     public StaticTopicProcessor(final Messaging messaging, final BrokerIdentity identity, final StaticTopics statics) {
         this.messaging = messaging;
@@ -37,7 +42,15 @@ public final class StaticTopicProcessor implements RequestProcessor {
     }
 
     @Override
-    public CompletableFuture<RemotingCommand> process(final Channel channel, final RemotingCommand request) {
+    public synchronized CompletableFuture<RemotingCommand> process(final Channel channel,
+                                                                   final RemotingCommand request) {
+        final CompletableFuture<RemotingCommand> answer = last.handle((r, e) -> null)
+                .thenCompose(v -> createOrUpdate(request));
+        last = answer;
+        return answer;
+    }
+
+    private CompletableFuture<RemotingCommand> createOrUpdate(final RemotingCommand request) {
         final String topic = request.requireField("topic");
         if (request.body() == null) {
             throw new HeaderException("the request has no TopicQueueMappingDetail body");
