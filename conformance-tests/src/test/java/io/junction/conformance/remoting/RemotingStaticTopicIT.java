@@ -270,7 +270,9 @@ class RemotingStaticTopicIT {
     @Test
     void shouldRemapOntoItsOneBrokerWithANewEpochAndGrowWithOffsetsGoingOn() throws Exception {
         final String topic = Names.unique("remap");
-        updateStaticTopic(topic, 2);
+        // By broker name this time (-b) rather than by cluster (-c): the same one broker.
+        MqAdminCommand.run(broker.nameServer(), new UpdateStaticTopicSubCommand(), "-t", topic, "-qn", "2", "-b",
+                BROKER);
         final long firstEpoch = mappingOf(topic).getEpoch();
         final Set<String> names = ConcurrentHashMap.newKeySet();
         final Map<Integer, List<SendResult>> before = send(topic, 0, 10, names);
