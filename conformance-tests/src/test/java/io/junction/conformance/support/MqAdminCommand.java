@@ -1,5 +1,9 @@
 package io.junction.conformance.support;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.DefaultParser;
 import org.apache.commons.cli.Options;
@@ -32,6 +36,25 @@ public final class MqAdminCommand {
             } else {
                 System.setProperty(MixAll.NAMESRV_ADDR_PROPERTY, before);
             }
+            removeMappingFiles(line.getOptionValue('t'));
+        }
+    }
+
+    /**
+     * The static-topic commands write the old and new mapping into {@code <tmpdir>/<topic>-<epoch>.before|.after} for
+     * the operator; a test has no use for them, so they do not pile up in the temporary directory.
+     */
+    private static void removeMappingFiles(final String topic) {
+        if (topic == null) {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
+                topic.trim() + "-*.{before,after}")) {
+            for (Path file : files) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            // Only tidying: a file left behind harms nothing, and must not hide how the command itself ended.
         }
     }
 }
