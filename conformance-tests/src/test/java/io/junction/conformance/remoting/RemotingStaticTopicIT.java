@@ -17,9 +17,13 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -353,5 +357,35 @@ class RemotingStaticTopicIT {
         assertThat(unchanged.getTopicQueueMappingByBroker()).isNullOrEmpty();
         assertThat(unchanged.getQueueDatas().get(0).getReadQueueNums())
                 .isEqualTo(plainRoute.getQueueDatas().get(0).getReadQueueNums());
+    }
+
+    @Test
+    void shouldServeAPopConsumerOfAStaticTopic() throws Exception {
+        final String topic = Names.unique("static-pop");
+        updateStaticTopic(topic, 2);
+        final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+        final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(Names.unique("static-popg"));
+        consumer.setNamesrvAddr(broker.nameServer());
+        consumer.setInstanceName(Names.unique("c"));
+        consumer.setClientRebalance(false); // POP: the broker assigns, the client pops and acks
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.subscribe(topic, "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            msgs.forEach(m -> deliveries.computeIfAbsent(new String(m.getBody(), StandardCharsets.UTF_8),
+                    b -> new AtomicInteger()).incrementAndGet());
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+        try {
+            send(topic, 0, 20, ConcurrentHashMap.newKeySet());
+            await().atMost(DEADLINE).until(() -> deliveries.size() >= 20);
+            // Each acknowledged: none delivered twice within a quiet window.
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).untilAsserted(() ->
+                    assertThat(deliveries.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1)));
+            assertThat(deliveries.keySet()).containsExactlyInAnyOrderElementsOf(
+                    IntStream.range(0, 20).mapToObj(i -> "m" + i).toList());
+        } finally {
+            consumer.shutdown();
+        }
     }
 }
