@@ -12,6 +12,7 @@ import io.junction.remoting.processor.ReplyProcessor;
 import io.junction.remoting.processor.RequestProcessor;
 import io.junction.remoting.processor.RouteProcessor;
 import io.junction.remoting.processor.SendProcessor;
+import io.junction.remoting.processor.StaticTopicProcessor;
 import io.junction.remoting.processor.SystemTopics;
 import io.junction.remoting.processor.TransactionProcessor;
 import io.junction.remoting.protocol.RemotingCommand;
@@ -28,6 +29,7 @@ import io.junction.remoting.security.AccessGuard;
 import io.junction.remoting.security.QuotaGate;
 import io.junction.remoting.security.RequestPermissions;
 import io.junction.remoting.security.UserAdminProcessor;
+import io.junction.remoting.statictopic.StaticTopics;
 import io.junction.spi.BrokerContext;
 import io.junction.spi.Endpoint;
 import io.junction.spi.ProtocolFrontEnd;
@@ -206,7 +208,8 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
         final AtomicInteger opaques = new AtomicInteger();
 
         final Map<Integer, RequestProcessor> processors = new HashMap<>();
-        final RouteProcessor route = new RouteProcessor(m, identity);
+        final StaticTopics statics = new StaticTopics(m);
+        final RouteProcessor route = new RouteProcessor(m, identity, statics);
         for (int code : new int[] {RequestCode.GET_ROUTEINFO_BY_TOPIC, RequestCode.GET_BROKER_CLUSTER_INFO,
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER}) {
             processors.put(code, route);
@@ -240,7 +243,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             RequestCode.UNLOCK_BATCH_MQ}) {
             processors.put(code, clients);
         }
-        final AdminProcessor admin = new AdminProcessor(m, identity, channels, opaques);
+        final AdminProcessor admin = new AdminProcessor(m, identity, channels, opaques, statics);
         for (int code : new int[] {RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV, RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
             RequestCode.GET_TOPIC_STATS_INFO, RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST,
@@ -248,6 +251,7 @@ public final class RemotingFrontEnd implements ProtocolFrontEnd {
             AdminProcessor.INVOKE_BROKER_TO_RESET_OFFSET, AdminProcessor.GET_TOPIC_CONFIG}) {
             processors.put(code, admin);
         }
+        processors.put(RequestCode.UPDATE_AND_CREATE_STATIC_TOPIC, new StaticTopicProcessor(m, identity, statics));
         final KvConfigProcessor kvConfigs = new KvConfigProcessor(m);
         for (int code : new int[] {RequestCode.PUT_KV_CONFIG, RequestCode.GET_KV_CONFIG, RequestCode.DELETE_KV_CONFIG,
             RequestCode.GET_KVLIST_BY_NAMESPACE}) {

@@ -13,6 +13,7 @@ import io.junction.remoting.protocol.Json;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.statictopic.StaticTopics;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -40,10 +41,12 @@ public final class AdminProcessor implements RequestProcessor {
     private final ClientChannels channels;
     private final AtomicInteger opaques;
     private final ConsumeStatsQuery consumeStats;
+    private final StaticTopics statics;
 
     public AdminProcessor(final Messaging messaging, final BrokerIdentity identity, final ClientChannels channels,
-                          final AtomicInteger opaques) {
+                          final AtomicInteger opaques, final StaticTopics statics) {
         this.messaging = messaging;
+        this.statics = statics;
         this.identity = identity;
         this.channels = channels;
         this.opaques = opaques;
@@ -54,8 +57,7 @@ public final class AdminProcessor implements RequestProcessor {
     public CompletableFuture<RemotingCommand> process(final Channel channel, final RemotingCommand request) {
         return switch (request.code()) {
             case RequestCode.UPDATE_AND_CREATE_TOPIC -> createTopic(request);
-            case RequestCode.DELETE_TOPIC_IN_BROKER -> messaging.topics().delete(request.requireField("topic"))
-                    .thenApply(d -> Responses.success(request));
+            case RequestCode.DELETE_TOPIC_IN_BROKER -> deleteTopic(request);
             case RequestCode.DELETE_TOPIC_IN_NAMESRV -> Responses.done(Responses.success(request));
             case RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP -> createGroup(request);
             case RequestCode.GET_TOPIC_STATS_INFO -> Responses.done(topicStats(request));
@@ -85,6 +87,14 @@ public final class AdminProcessor implements RequestProcessor {
         final TopicType type = typeOf(attributes.get(MESSAGE_TYPE), request.boolField("order", false));
         final TopicConfig config = new TopicConfig(topic, queues, type, perm, attributes);
         return messaging.topics().createOrUpdate(config).thenApply(c -> Responses.success(request));
+    }
+
+    private CompletableFuture<RemotingCommand> deleteTopic(final RemotingCommand request) {
+        final String topic = request.requireField("topic");
+        return messaging.topics().delete(topic)
+                .thenCompose(d -> statics.find(topic).isPresent() ? statics.forget(topic)
+                        : CompletableFuture.completedFuture(false))
+                .thenApply(d -> Responses.success(request));
     }
 
     /** RocketMQ 5 attribute string: comma-separated {@code +key=value} (set) or {@code -key} (remove). */
@@ -155,6 +165,11 @@ public final class AdminProcessor implements RequestProcessor {
         body.put("topicName", topic);
         body.put("topicSysFlag", 0);
         body.put("writeQueueNums", c.queueCount());
+        // As RocketMQ's broker: the mapping only when asked for it (the admin tool sets lo), else the plain config.
+        if (request.boolField("lo", false)) {
+            statics.find(topic).ifPresent(m -> body.put("mappingDetail", new Json.Raw(m.detailJson(
+                    identity.brokerName()))));
+        }
         return Responses.success(request).body(Json.bytes(Json.write(body)));
     }
 

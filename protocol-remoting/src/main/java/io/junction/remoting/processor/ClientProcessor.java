@@ -12,6 +12,7 @@ import io.junction.remoting.protocol.Json;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.statictopic.StaticTopic;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -153,11 +154,18 @@ public final class ClientProcessor implements RequestProcessor {
             throw new HeaderException("the lock request lacks consumerGroup or clientId");
         }
         final Map<String, Set<Integer>> byTopic = new LinkedHashMap<>();
+        // The broker name each topic's queues were asked under: this broker's, or for a static topic the mock one
+        // its logic queues carry; the answer names them the same way, or the client would not find them locked.
+        final Map<String, String> askedAs = new HashMap<>();
         for (JsonNode mq : iterable(body.get("mqSet"))) {
             final String topic = Json.text(mq, "topic");
             final JsonNode q = mq.get("queueId");
             if (topic != null && q != null && q.canConvertToInt()) {
                 byTopic.computeIfAbsent(topic, t -> new TreeSet<>()).add(q.asInt());
+                final String brokerName = Json.text(mq, "brokerName");
+                if (brokerName != null && brokerName.startsWith(StaticTopic.MOCK_BROKER_PREFIX)) {
+                    askedAs.put(topic, brokerName);
+                }
             }
         }
         if (!lock) {
@@ -168,7 +176,7 @@ public final class ClientProcessor implements RequestProcessor {
         byTopic.forEach((topic, queues) -> {
             for (int q : messaging.consumers().lockQueues(group, clientId, topic, queues)) {
                 final Map<String, Object> mq = new LinkedHashMap<>();
-                mq.put("brokerName", identity.brokerName());
+                mq.put("brokerName", askedAs.getOrDefault(topic, identity.brokerName()));
                 mq.put("queueId", q);
                 mq.put("topic", topic);
                 locked.add(mq);

@@ -7,6 +7,8 @@ import io.junction.remoting.protocol.Json;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.RequestCode;
 import io.junction.remoting.protocol.ResponseCode;
+import io.junction.remoting.statictopic.StaticTopic;
+import io.junction.remoting.statictopic.StaticTopics;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,10 +34,12 @@ public final class RouteProcessor implements RequestProcessor {
 
     private final Messaging messaging;
     private final BrokerIdentity identity;
+    private final StaticTopics statics;
 
-    public RouteProcessor(final Messaging messaging, final BrokerIdentity identity) {
+    public RouteProcessor(final Messaging messaging, final BrokerIdentity identity, final StaticTopics statics) {
         this.messaging = messaging;
         this.identity = identity;
+        this.statics = statics;
     }
 
     @Override
@@ -67,20 +71,19 @@ public final class RouteProcessor implements RequestProcessor {
             return Responses.error(request, ResponseCode.TOPIC_NOT_EXIST,
                     "No topic route info in name server for the topic: " + topic);
         }
+        final Optional<StaticTopic> mapping = config.isPresent() ? statics.find(topic) : Optional.empty();
         return Responses.success(request).body(Json.bytes(routeJson(queues, config.isPresent()
-                ? config.get().writeQueueCount() : queues, perm)));
-    }
-
-    /** TopicRouteData JSON for a topic with {@code queues} queues on this node. */
-    String routeJson(final int queues, final int perm) {
-        return routeJson(queues, queues, perm);
+                ? config.get().writeQueueCount() : queues, perm, mapping)));
     }
 
     /**
      * TopicRouteData JSON for a topic with {@code queues} queues on this node, the first {@code writeQueues} taking
-     * writes (fewer once a proxy scaled the topic in: producers skip the closed ones, consumers read them all).
+     * writes (fewer once a proxy scaled the topic in: producers skip the closed ones, consumers read them all). A
+     * static topic's route also carries {@code topicQueueMappingByBroker}, this broker's {@code TopicQueueMappingInfo}:
+     * clients then address its queues as logic queues of the scope's mock broker name ({@code __syslo__global__})
+     * and send those requests here.
      */
-    String routeJson(final int queues, final int writeQueues, final int perm) {
+    String routeJson(final int queues, final int writeQueues, final int perm, final Optional<StaticTopic> mapping) {
         final Map<String, Object> queueData = new LinkedHashMap<>();
         queueData.put("brokerName", identity.brokerName());
         queueData.put("perm", perm);
@@ -91,6 +94,8 @@ public final class RouteProcessor implements RequestProcessor {
         route.put("brokerDatas", List.of(brokerData()));
         route.put("filterServerTable", Map.of());
         route.put("queueDatas", List.of(queueData));
+        mapping.ifPresent(m -> route.put("topicQueueMappingByBroker",
+                Map.of(identity.brokerName(), new Json.Raw(m.infoJson(identity.brokerName())))));
         return Json.write(route);
     }
 

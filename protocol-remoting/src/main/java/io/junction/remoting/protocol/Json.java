@@ -1,8 +1,10 @@
 package io.junction.remoting.protocol;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -14,14 +16,29 @@ import java.util.Map;
  */
 public final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * fastjson writes the keys of a map whose keys are not strings unquoted ({@code {0:[...]}}): bodies holding such
+     * maps (a static topic's {@code hostedQueues}) are read with this one.
+     */
+    private static final ObjectMapper FASTJSON_MAPPER = JsonMapper.builder()
+            .enable(JsonReadFeature.ALLOW_UNQUOTED_FIELD_NAMES).build();
 
     private Json() {
     }
 
     /** Parses JSON bytes; throws {@link HeaderException} when they are not JSON. */
     public static JsonNode parse(final byte[] bytes) {
+        return parse(MAPPER, bytes);
+    }
+
+    /** Parses fastjson's JSON, which may have unquoted keys of non-string maps; {@link HeaderException} otherwise. */
+    public static JsonNode parseFastjson(final byte[] bytes) {
+        return parse(FASTJSON_MAPPER, bytes);
+    }
+
+    private static JsonNode parse(final ObjectMapper mapper, final byte[] bytes) {
         try {
-            final JsonNode node = MAPPER.readTree(bytes);
+            final JsonNode node = mapper.readTree(bytes);
             if (node == null) {
                 throw new HeaderException("empty JSON");
             }

@@ -46,6 +46,8 @@ public final class RequestCode {
     /** Broker to client: a reply for one of the client's requests. */
     public static final int PUSH_REPLY_MESSAGE_TO_CLIENT = 326;
     public static final int LITE_PULL_MESSAGE = 361;
+    /** RocketMQ 5 static topics: a broker's part of a topic's logic-queue mapping ({@code mqadmin updateStaticTopic}). */
+    public static final int UPDATE_AND_CREATE_STATIC_TOPIC = 513;
     public static final int POP_MESSAGE = 200050;
     public static final int ACK_MESSAGE = 200051;
     public static final int CHANGE_MESSAGE_INVISIBLETIME = 200053;

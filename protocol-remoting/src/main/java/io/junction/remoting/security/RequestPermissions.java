@@ -151,10 +151,12 @@ public final class RequestPermissions {
                 new Permission(r -> CompletableFuture.completedFuture(List.of()), VisibleTopics.FILTER, false));
 
         // ---- administration
-        put(RequestCode.UPDATE_AND_CREATE_TOPIC, r -> {
-            final String topic = r.requireField("topic");
-            return List.of(Demand.topic(topic, messaging.route(topic).isPresent() ? UPDATE : CREATE));
-        });
+        for (int code : new int[] {RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.UPDATE_AND_CREATE_STATIC_TOPIC}) {
+            put(code, r -> {
+                final String topic = r.requireField("topic");
+                return List.of(Demand.topic(topic, messaging.route(topic).isPresent() ? UPDATE : CREATE));
+            });
+        }
         put(RequestCode.DELETE_TOPIC_IN_BROKER, r -> List.of(Demand.topic(r.requireField("topic"), DELETE)));
         put(RequestCode.DELETE_TOPIC_IN_NAMESRV, r -> List.of(Demand.topic(r.requireField("topic"), DELETE)));
         put(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, r -> {

@@ -1,0 +1,34 @@
+package io.junction.remoting.statictopic;
+
+import io.junction.core.Messaging;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where static topics are kept: the core's key-value configuration, namespace {@value #NAMESPACE}, key = topic. It
+ * is durable, and behind a proxy it lives in the metadata group, so every node presenting the topic answers the
+ * same mapping.
+ */
+public final class StaticTopics {
+    public static final String NAMESPACE = "junction.static-topics";
+
+    private final Messaging.KvConfigs configs;
+
+    public StaticTopics(final Messaging messaging) {
+        this.configs = messaging.kvConfigs();
+    }
+
+    /** The static topic of that name, if it is one. */
+    public Optional<StaticTopic> find(final String topic) {
+        return configs.get(NAMESPACE, topic).flatMap(text -> StaticTopic.parseStored(topic, text));
+    }
+
+    public CompletableFuture<Void> save(final StaticTopic topic) {
+        return configs.put(NAMESPACE, topic.topic(), topic.stored());
+    }
+
+    /** Forgets a deleted topic's mapping, so a topic made again under the name is an ordinary one. */
+    public CompletableFuture<Boolean> forget(final String topic) {
+        return configs.delete(NAMESPACE, topic);
+    }
+}
