@@ -39,10 +39,6 @@ final class FetchedBatch implements BaseRecords {
         return records.isEmpty();
     }
 
-    int recordCount() {
-        return records.size();
-    }
-
     /** The batch's size in bytes: the header and every record, 0 for no records (then nothing is written). */
     @Override
     public int sizeInBytes() {
