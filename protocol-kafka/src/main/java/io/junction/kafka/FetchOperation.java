@@ -6,23 +6,18 @@ import io.junction.core.PullResult;
 import io.junction.core.message.StoredMessage;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 
 /**
  * One Fetch request in progress, confined to the connection's event loop.
@@ -30,7 +25,12 @@ import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
  * <p>First every partition is read once without waiting. If that found fewer than {@code min.bytes} and the consumer
  * allows a wait, every partition's read waits on the core (long polling) until the deadline; each arrival is added and
  * its partition read again, until {@code min.bytes} are there or the deadline passes. The answer always holds
- * whatever was found; records are copied into the partition's batch as they arrive, so nothing keeps store buffers.
+ * whatever was found. The store reads on its reader pool; what it found is taken here, on the loop: each partition
+ * keeps the records it takes in a {@link FetchedBatch} (their values are views of the heap copies the store read, so
+ * no mapped file stays pinned; within the byte limits) that is rendered once, straight into the response buffer, when
+ * the connection serializes the response. Measured (benchmarks/README.md, Kafka): copying each record into a
+ * kafka-clients batch builder, whose buffer grows by a tenth at a time, and then the whole response into a heap
+ * buffer, made most of a full fetch's allocation and its CPU on the loop.
  * Byte limits: a partition stops at its {@code partition_max_bytes}, the response at {@code max_bytes} (capped by
  * {@code kafka.max-fetch-bytes}), except that the response's first record is always taken so a consumer never
  * stalls on a record larger than its limits. A cancelled response (the connection closed) drops every wait.
@@ -38,6 +38,7 @@ import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 final class FetchOperation {
     /** Records asked of the core per read: enough for large batches, a bounded read either way. */
     private static final int MAX_MESSAGES_PER_READ = 1024;
+    /** Fewest bytes a record takes in a batch, for how many records to ask of the core. */
     private static final int RECORD_OVERHEAD = 32;
 
     /**
@@ -71,8 +72,7 @@ final class FetchOperation {
         long nextOffset;
         Errors error;
         long highWatermark = -1;
-        MemoryRecordsBuilder builder;
-        int bytes;
+        final FetchedBatch batch = new FetchedBatch();
         boolean full;
         CompletableFuture<PullResult> read;
 
@@ -192,37 +192,22 @@ final class FetchOperation {
             }
         }
         for (StoredMessage m : r.messages()) {
-            final KafkaRecord record = KafkaMessageMapping.fromCore(m.properties(), m.bodyBytes(),
-                    m.bornTimestamp());
-            final int size = estimate(record);
+            final FetchedRecord record = KafkaMessageMapping.fetched(m);
+            final int before = p.batch.sizeInBytes();
+            final int after = p.batch.sizeWith(record);
             final boolean first = !records;
-            if (!first && (p.bytes + size > p.target.maxBytes() || totalBytes + size > maxBytes)) {
+            if (!first && (after > p.target.maxBytes() || totalBytes + after - before > maxBytes)) {
                 p.full = true;
                 return;
             }
-            if (p.builder == null) {
-                p.builder = MemoryRecords.builder(ByteBuffer.allocate(Math.min(size * 2 + 128, 1 << 20)),
-                        Compression.NONE, TimestampType.CREATE_TIME, m.queueOffset());
-            }
-            p.builder.appendWithOffset(m.queueOffset(), record.timestamp(), record.key(), record.value(),
-                    record.headers().toArray(Header[]::new));
-            p.bytes += size;
-            totalBytes += size;
+            p.batch.add(record);
+            totalBytes += after - before;
             records = true;
             p.nextOffset = m.queueOffset() + 1;
         }
         if (r.messages().isEmpty() && r.nextOffset() > p.nextOffset) {
             p.nextOffset = r.nextOffset();
         }
-    }
-
-    private static int estimate(final KafkaRecord r) {
-        int size = RECORD_OVERHEAD + (r.key() == null ? 0 : r.key().length)
-                + (r.value() == null ? 0 : r.value().length);
-        for (Header h : r.headers()) {
-            size += h.key().length() + (h.value() == null ? 0 : h.value().length) + 4;
-        }
-        return size;
     }
 
     private void finish() {
@@ -244,7 +229,7 @@ final class FetchOperation {
                 d.setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
             }
             d.setAbortedTransactions(readCommitted ? List.of() : null);
-            d.setRecords(p.builder == null ? MemoryRecords.EMPTY : p.builder.build());
+            d.setRecords(p.batch.isEmpty() ? MemoryRecords.EMPTY : p.batch);
             byTopic.computeIfAbsent(p.target.topic(), t -> new ArrayList<>()).add(d);
         }
         final List<FetchableTopicResponse> responses = new ArrayList<>();

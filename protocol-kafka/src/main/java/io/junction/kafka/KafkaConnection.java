@@ -19,12 +19,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -297,13 +297,31 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         return request.body().getErrorResponse(0, error.exception()).data();
     }
 
-    /** The size-prefixed response frame. */
+    /**
+     * The size-prefixed response frame, serialized once into one direct buffer the channel writes as it is (a heap
+     * frame made the transport copy it again, and a composite one twice).
+     */
     private ByteBuf encode(final KafkaRequest request, final ApiMessage response) {
         final ResponseHeader header = request.header().toResponseHeader();
         final short version = request.body() == null ? 0 : request.version();
         final short headerVersion = request.body() == null ? 0 : header.headerVersion();
-        final ByteBuffer bytes = RequestUtils.serialize(header.data(), headerVersion, response, version);
-        return Unpooled.wrappedBuffer(Unpooled.buffer(4).writeInt(bytes.remaining()), Unpooled.wrappedBuffer(bytes));
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final int size = header.data().size(cache, headerVersion) + response.size(cache, version);
+        final ByteBuf frame = ctx.alloc().directBuffer(4 + size);
+        try {
+            frame.writeInt(size);
+            final ByteBufWritable out = new ByteBufWritable(frame);
+            header.data().write(out, cache, headerVersion);
+            response.write(out, cache, version);
+            if (frame.readableBytes() != 4 + size) {
+                throw new IllegalStateException(request.header().apiKey() + " response of "
+                        + (frame.readableBytes() - 4) + " bytes, " + size + " expected");
+            }
+            return frame;
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
     }
 
     private void close(final String why) {

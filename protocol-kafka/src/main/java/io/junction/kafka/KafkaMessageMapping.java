@@ -2,6 +2,7 @@ package io.junction.kafka;
 
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
+import io.junction.core.message.StoredMessage;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -99,21 +100,39 @@ final class KafkaMessageMapping {
         return b.build();
     }
 
-    /** The record a stored message is fetched as. */
+    /** The record a core message maps to (its key, value, timestamp and headers). */
     static KafkaRecord fromCore(final Map<String, String> properties, final byte[] body, final long bornTimestamp) {
-        final byte[] value = "true".equals(properties.get(NULL_VALUE)) ? null : body;
-        final byte[] key = key(properties);
+        return new KafkaRecord(key(properties), isTombstone(properties) ? null : body, bornTimestamp,
+                headers(properties));
+    }
+
+    /** The record a stored message is fetched as: as {@link #fromCore}, its value a view of the stored body. */
+    static FetchedRecord fetched(final StoredMessage m) {
+        final Map<String, String> properties = m.properties();
+        return new FetchedRecord(m.queueOffset(), m.bornTimestamp(), key(properties),
+                isTombstone(properties) ? null : m.body(), headers(properties));
+    }
+
+    private static boolean isTombstone(final Map<String, String> properties) {
+        return "true".equals(properties.get(NULL_VALUE));
+    }
+
+    private static List<Header> headers(final Map<String, String> properties) {
         final String encodedHeaders = properties.get(HEADERS);
-        List<Header> headers = encodedHeaders == null ? null : decodeHeaders(encodedHeaders);
-        if (headers == null) {
-            headers = new ArrayList<>();
-            for (Map.Entry<String, String> e : properties.entrySet()) {
-                if (!isReserved(e.getKey())) {
-                    headers.add(new RecordHeader(e.getKey(), e.getValue().getBytes(StandardCharsets.UTF_8)));
+        final List<Header> exact = encodedHeaders == null ? null : decodeHeaders(encodedHeaders);
+        if (exact != null) {
+            return exact;
+        }
+        List<Header> headers = List.of(); // most records have none: no list for them
+        for (Map.Entry<String, String> e : properties.entrySet()) {
+            if (!isReserved(e.getKey())) {
+                if (headers.isEmpty()) {
+                    headers = new ArrayList<>();
                 }
+                headers.add(new RecordHeader(e.getKey(), e.getValue().getBytes(StandardCharsets.UTF_8)));
             }
         }
-        return new KafkaRecord(key, value, bornTimestamp, headers);
+        return headers;
     }
 
     private static byte[] key(final Map<String, String> properties) {

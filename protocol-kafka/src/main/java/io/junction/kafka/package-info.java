@@ -5,6 +5,8 @@
  * {@code ProducerStates} (idempotent producers), {@code TransactionCoordinator} (transactions, their state durable
  * in {@code TransactionLog} as {@code TransactionRecord}s), {@code KafkaTopics} (topic names and auto-creation) and
  * {@code KafkaMessageMapping} (the one place a Kafka record maps onto the core message). Requests, responses and record
- * batches are read and written with kafka-clients' own classes, so the wire format comes from the library.
+ * batches are read and written with kafka-clients' own classes, so the wire format comes from the library; the batches
+ * a Fetch returns are the exception, rendered in place by {@code FetchedBatch} ({@code RecordBatchDescriptor}) into
+ * the response buffer {@code ByteBufWritable} fills, and tested byte for byte against kafka-clients' builder.
  */
 package io.junction.kafka;
