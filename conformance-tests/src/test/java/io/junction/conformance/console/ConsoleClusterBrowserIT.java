@@ -123,7 +123,7 @@ class ConsoleClusterBrowserIT {
         ClusterLaunch.storeGroupsAndProxies(2, 1, "-Xmx160m", 1, nodes, proxies);
         final RunningBroker proxy = proxies.get(0);
         nodes.add(proxy); // closed with the stores
-        assertThat(post(proxy, "/admin/topics", "{\"name\":\"panel\",\"queues\":1}").statusCode()).isEqualTo(200);
+        assertThat(post(proxy, "/admin/topics", "{\"name\":\"panel\",\"queues\":1}").statusCode()).isEqualTo(201);
         for (int i = 0; i < 3; i++) {
             assertThat(cloudEvent(proxy, "panel", "e-" + i)).isEqualTo(202);
         }
