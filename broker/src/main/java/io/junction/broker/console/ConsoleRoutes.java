@@ -44,7 +44,7 @@ public final class ConsoleRoutes implements AutoCloseable {
                 new LinkedBlockingQueue<>(MAX_QUEUED), new DefaultThreadFactory("junction-console", true));
         routes.register(ConsoleAssets.PATH, new ConsoleAssets());
         routes.register(OverviewApi.PATH, new AdminAccess(access,
-                new OverviewApi(core, registry, traffic, cluster, work)));
+                new OverviewApi(core, registry, traffic, cluster, proxy, work)));
         routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic, proxy)));
         routes.register(StoreGroupsApi.PATH, new AdminAccess(access, new StoreGroupsApi(proxy)));
         routes.register(GroupsApi.PATH, new AdminAccess(access, new GroupsApi(core, clients)));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.junction.broker.http.JsonReplies;
 import io.junction.cluster.ClusterNode;
+import io.junction.cluster.proxy.groups.GroupedProxy;
 import io.junction.core.Messaging;
 import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
@@ -31,14 +32,20 @@ final class OverviewApi implements HttpHandler {
     private final MeterRegistry registry;
     private final TrafficHistory traffic;
     private final ClusterNode cluster;
+    private final GroupedProxy proxy;
     private final Executor work;
 
+    /**
+     * @param cluster this node's replica, null unless it is a clustered {@code all} or {@code store} node
+     * @param proxy   this proxy's store groups, null unless it is a proxy
+     */
     OverviewApi(final Messaging core, final MeterRegistry registry, final TrafficHistory traffic,
-                final ClusterNode cluster, final Executor work) {
+                final ClusterNode cluster, final GroupedProxy proxy, final Executor work) {
         this.core = core;
         this.registry = registry;
         this.traffic = traffic;
         this.cluster = cluster;
+        this.proxy = proxy;
         this.work = work;
     }
 
@@ -89,7 +96,8 @@ final class OverviewApi implements HttpHandler {
                 .put("freeBytes", gauge("junction.store.disk.free"));
         o.put("topics", core.topics().list().size()).put("groups", core.groups().list().size())
                 .put("retentionMillis", core.retention().toMillis());
-        o.set("cluster", cluster == null ? null : clusterStatus());
+        o.set("cluster", cluster != null ? clusterStatus() : proxy != null ? ProxyPanel.describe(proxy.groupsStatus())
+                : null);
         return o;
     }
 

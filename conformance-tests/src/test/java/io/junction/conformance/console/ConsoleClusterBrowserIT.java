@@ -22,10 +22,12 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 
 /**
- * The overview's cluster panel in a real browser (headless Chromium, see {@link HeadlessChromium}) on the leader of
+ * The overview's cluster panel in a real browser (headless Chromium, see {@link HeadlessChromium}). On the leader of
  * a store group of three broker processes (small heaps, election timeout 1 s): it shows this node as leader, every
  * member with its role, in sync at lag 0; then one follower is SIGKILLed, and the panel shows it unreachable, and
- * behind by the entries that CloudEvents sends committed without it, while the other follower stays in sync.
+ * behind by the entries that CloudEvents sends committed without it, while the other follower stays in sync. On a
+ * proxy over two store groups (one store each): both groups serving, a queue scaled from g1 to g2 as its two
+ * segments with their logical offsets; then g2's store is SIGKILLed and its group shows no leader.
  */
 @Tag("cluster")
 class ConsoleClusterBrowserIT {
@@ -115,6 +117,55 @@ class ConsoleClusterBrowserIT {
                 + "after the kill%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
     }
 
+    @Test
+    void shouldShowAProxysStoreGroupsAndWhereAScaledQueueLives() throws Exception {
+        final List<RunningBroker> proxies = new ArrayList<>();
+        ClusterLaunch.storeGroupsAndProxies(2, 1, "-Xmx160m", 1, nodes, proxies);
+        final RunningBroker proxy = proxies.get(0);
+        nodes.add(proxy); // closed with the stores
+        assertThat(post(proxy, "/admin/topics", "{\"name\":\"panel\",\"queues\":1}").statusCode()).isEqualTo(201);
+        for (int i = 0; i < 3; i++) {
+            assertThat(cloudEvent(proxy, "panel", "e-" + i)).isEqualTo(202);
+        }
+        final HttpResponse<String> scaled = post(proxy, "/admin/topics/panel/scale?queues=1&groups=g2", "");
+        assertThat(scaled.statusCode()).as(scaled.body()).isEqualTo(200);
+
+        chromium = HeadlessChromium.open();
+        final WebDriver browser = chromium.driver();
+        browser.get(proxy.httpBase() + "/console#overview");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElements(By.cssSelector("#proxy-groups tbody tr")).stream()
+                    .map(r -> r.getAttribute("data-group")).toList()).containsExactly("g1", "g2");
+            for (String g : List.of("g1", "g2")) {
+                assertThat(group(browser, g).findElement(By.className("state")).getText()).isEqualTo("serving");
+                assertThat(group(browser, g).findElement(By.className("leader")).getText()).isNotEqualTo("none");
+            }
+            assertThat(browser.findElement(By.id("proxy-reaches")).getText()).isEqualTo("reaches every group's leader");
+            // Three messages written on g1 before the scale; writes continue on g2 from logical offset 3.
+            assertThat(browser.findElement(By.cssSelector("#proxy-placements tr[data-topic='panel'][data-queue='0'] "
+                    + ".segments")).getText()).matches("g1 q0 \\[0, 3\\) → g2 q\\d+ \\[3, …\\)");
+        });
+        assertThat(browser.findElements(By.id("cluster"))).as("no replica panel on a proxy").isEmpty();
+
+        nodes.get(1).kill(); // g2's only store
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(group(browser, "g2").getAttribute("data-state")).isEqualTo("no leader");
+            assertThat(group(browser, "g1").getAttribute("data-state")).isEqualTo("serving");
+            assertThat(browser.findElement(By.id("proxy-reaches")).getText()).isEqualTo("misses a group's leader");
+        });
+    }
+
+    private static WebElement group(final WebDriver browser, final String name) {
+        return browser.findElement(By.cssSelector("#proxy-groups tr[data-group='" + name + "']"));
+    }
+
+    private static HttpResponse<String> post(final RunningBroker node, final String path, final String json)
+            throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(node.httpBase() + path)).timeout(WAIT)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     private static WebElement member(final WebDriver browser, final String id) {
         return browser.findElement(By.cssSelector("#cluster-members tr[data-member='" + id + "']"));
     }
@@ -125,7 +176,11 @@ class ConsoleClusterBrowserIT {
 
     /** One CloudEvent (binary mode) sent to {@code node}; answers the HTTP status. */
     private static int cloudEvent(final RunningBroker node, final String id) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(node.httpBase() + "/topics/console-cluster"))
+        return cloudEvent(node, "console-cluster", id);
+    }
+
+    private static int cloudEvent(final RunningBroker node, final String topic, final String id) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(node.httpBase() + "/topics/" + topic))
                 .timeout(WAIT).header("ce-specversion", "1.0").header("ce-id", id)
                 .header("ce-source", "/console-test").header("ce-type", "cluster.tick")
                 .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString(id))

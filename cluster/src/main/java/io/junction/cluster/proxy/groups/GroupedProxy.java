@@ -215,9 +215,12 @@ public final class GroupedProxy implements AutoCloseable {
      */
     public Object status() {
         final List<String> names = messaging.groupNames();
-        if (names.size() == 1) {
-            return nodes.get(names.get(0)).status();
-        }
+        return names.size() == 1 ? nodes.get(names.get(0)).status() : groupsStatus();
+    }
+
+    /** Each group's status and every placed topic's placement, however many groups there are. */
+    public GroupedProxyStatus groupsStatus() {
+        final List<String> names = messaging.groupNames();
         final List<GroupedProxyStatus.Group> groups = new ArrayList<>();
         for (String name : names) {
             final ProxyNode node = nodes.get(name);
