@@ -117,17 +117,17 @@ final class LoadStream {
 
     private void produce(final AtomicBoolean producing) {
         Sender sender = null;
-        for (int i = 0; producing.get(); i++) {
+        int sequence = 0;
+        while (producing.get()) {
             if (sender == null) {
                 try {
                     sender = producerConnector.connect(producerHome);
                 } catch (Exception e) {
                     pause(); // the proxy is dead and the home not moved yet, or it is not serving yet
-                    i--;
                     continue;
                 }
             }
-            final String body = name + "-" + i;
+            final String body = name + "-" + sequence++;
             attempted.add(body);
             boolean ok = false;
             final long began = System.nanoTime();
