@@ -35,9 +35,10 @@ import java.util.function.Supplier;
  * queue locks) is the first group's, the metadata group. A topic's queues are placed as logical-queue segments
  * ({@link TopicPlacement}, read from {@link PlacementBook}); a topic without a placement lives wholly on the metadata
  * group, exactly as behind a one-group proxy. Sends go to the open segment of the logical queue; offset reads walk the
- * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}); receipts
- * name the group that issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the
- * topic and merge ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
+ * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}), a long poll
+ * ending when the placement changes ({@link PlacementChangeWatch}); receipts name the group that issued them and go
+ * back there ({@link ReceiptRouter}); queries ask every group holding the topic and merge ({@link MergedQueries});
+ * browsing goes group after group ({@link SpreadBrowser}).
  * Consumer offsets are kept in logical offsets in the metadata group. What a store could not deliver into a sealed
  * queue itself is carried to the logical queue's live segment ({@link SealedForwarder}). Groups may be added and
  * removed while it runs ({@link #addGroup}, {@link #removeGroup}).
@@ -51,6 +52,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     private final PlacementBook book;
     private final SegmentReader reader;
     private final PopSpreader pops;
+    private final PlacementChangeWatch placementChanges;
     private final GroupedTopics topics;
     private final GroupedGroups groupAdmin;
     private final GroupedConsumers consumers;
@@ -88,6 +90,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name));
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
         this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
+        this.placementChanges = new PlacementChangeWatch(book, this);
         this.topics = new GroupedTopics(this.groups, book);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
@@ -253,7 +256,11 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
         final TopicPlacement placement = book.get(request.topic());
-        return placement == null ? metadata.pop(request) : pops.pop(placement, request);
+        if (request.maxWaitMillis() <= 0) {
+            return placement == null ? metadata.pop(request) : pops.pop(placement, request);
+        }
+        return placementChanges.endOnChange(request.topic(), request.group(), placement,
+                p -> p == null ? metadata.pop(request) : pops.pop(p, request));
     }
 
     @Override

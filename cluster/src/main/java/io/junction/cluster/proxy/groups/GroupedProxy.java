@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +41,8 @@ public final class GroupedProxy implements AutoCloseable {
     private final Map<String, ProxyNode> nodes = new ConcurrentHashMap<>();
     private final GroupedMessaging messaging;
     private final RuntimeGroupBook recorded;
+    /** Replaces the metadata mirror with the leader's metadata now; completes when done. */
+    private final Supplier<CompletableFuture<Boolean>> refreshMetadata;
     private final int maxMessageSize;
     /** Connects, adds and removes groups, one change at a time. */
     private final ScheduledExecutorService changes = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -57,6 +60,7 @@ public final class GroupedProxy implements AutoCloseable {
         final ProxyNode metadataNode = configuredNodes.values().iterator().next();
         this.messaging = new GroupedMessaging(groups, metadataNode::refreshMirrorNow);
         this.recorded = new RuntimeGroupBook(metadataNode.messaging().kvConfigs());
+        this.refreshMetadata = metadataNode::refreshMirrorNow;
     }
 
     /**
@@ -103,6 +107,7 @@ public final class GroupedProxy implements AutoCloseable {
      */
     public CompletableFuture<Void> addGroup(final StoreGroup group) {
         return CompletableFuture.runAsync(() -> {
+            refreshRecord();
             if (nodes.containsKey(group.name()) || recorded.all().containsKey(group.name())) {
                 throw new GroupChangeRefused(GroupChangeRefused.Reason.DUPLICATE,
                         "store group " + group.name() + " exists already");
@@ -137,6 +142,7 @@ public final class GroupedProxy implements AutoCloseable {
                 throw new GroupChangeRefused(GroupChangeRefused.Reason.CONFIGURED, "store group " + name
                         + " is configured in cluster.store-groups: remove it there");
             }
+            refreshRecord();
             final RuntimeGroupBook.Recorded record = recorded.all().get(name);
             if (record == null && !nodes.containsKey(name)) {
                 throw new GroupChangeRefused(GroupChangeRefused.Reason.UNKNOWN, "no store group " + name);
@@ -157,6 +163,15 @@ public final class GroupedProxy implements AutoCloseable {
             }
             return use;
         }, changes);
+    }
+
+    /**
+     * Brings the record up to the leader's now: the mirror may be a snapshot interval old, and a group another proxy
+     * added or retired within it would otherwise be added again (its record overwritten, perhaps with other
+     * addresses) or retired from a stale view. Runs on the changes thread, never on a caller's event loop.
+     */
+    private void refreshRecord() {
+        refreshMetadata.get().join();
     }
 
     /** Follows the record: connects groups added elsewhere, forgets those removed, applies retirements. */

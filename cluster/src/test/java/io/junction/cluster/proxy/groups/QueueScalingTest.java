@@ -213,6 +213,38 @@ class QueueScalingTest {
     }
 
     @Test
+    void shouldEndALongPollingPopWhenAnotherProxyScalesTheTopicAway() throws Exception {
+        get(stores.get(0).topics().createOrUpdate(TopicConfig.of(TOPIC, 1)));
+        final GroupedMessaging scaling = (GroupedMessaging) proxies.get(0).messaging();
+        final GroupedMessaging consuming = (GroupedMessaging) proxies.get(1).messaging();
+        await().atMost(SETTLE).until(() -> consuming.route(TOPIC).isPresent());
+        get(scaling.send(message(0, "a")));
+        final List<String> first = new ArrayList<>();
+        await().atMost(SETTLE).until(() -> {
+            get(consuming.pop(new PopRequest("waiter", TOPIC, MessageFilter.ALL, 32, 60_000, 0))).messages()
+                    .forEach(m -> first.add(body(m.message())));
+            return !first.isEmpty();
+        });
+        assertThat(first).containsExactly("a");
+
+        // Caught up: the next POP parks on g1, where the topic lives, for up to a minute.
+        final CompletableFuture<PopResult> parked = consuming.pop(new PopRequest("waiter", TOPIC, MessageFilter.ALL,
+                32, 60_000, 60_000));
+        assertThat(get(scaling.scale(TOPIC, 1, List.of("g2"))).format()).isEqualTo("g1:0:0:0:1,g2:0:1:0:-");
+        get(scaling.send(message(0, "b")));
+        // g1 takes no writes any more: the parked POP ends once B's mirror shows the move, long before its minute,
+        // and the next one, following the new placement, gets what g2 stored.
+        final List<String> got = new ArrayList<>();
+        get(parked).messages().forEach(m -> got.add(body(m.message())));
+        await().atMost(SETTLE).until(() -> {
+            get(consuming.pop(new PopRequest("waiter", TOPIC, MessageFilter.ALL, 32, 60_000, 1000))).messages()
+                    .forEach(m -> got.add(body(m.message())));
+            return got.contains("b");
+        });
+        assertThat(got).containsExactly("b");
+    }
+
+    @Test
     void shouldCarryADelayedMessageAndAHalfMessageThatFallDueAfterTheSealIntoTheLogicalQueueOnce() throws Exception {
         final GroupedMessaging messaging = (GroupedMessaging) proxies.get(0).messaging();
         final GroupedMessaging other = (GroupedMessaging) proxies.get(1).messaging();

@@ -145,6 +145,17 @@ class RuntimeGroupsTest {
     }
 
     @Test
+    void shouldRefuseAGroupAnotherProxyAddedBeforeItsMirrorShowsIt() throws Exception {
+        final GroupedProxy a = proxies.get(0);
+        final GroupedProxy b = proxies.get(1);
+        get(a.addGroup(group("g2", 1)));
+        // At once, well within B's mirror interval: B must ask the leader, not its snapshot.
+        assertThat(refusal(catchFailure(b.addGroup(group("g2", 2))))).isEqualTo(GroupChangeRefused.Reason.DUPLICATE);
+        assertThat(a.messaging().kvConfigs().get(RuntimeGroupBook.NAMESPACE, "g2")).as("the record A wrote")
+                .contains(String.join(",", group("g2", 1).contracts()));
+    }
+
+    @Test
     void shouldForgetAnAddedGroupThatHoldsNothing() throws Exception {
         final GroupedProxy a = proxies.get(0);
         final GroupedMessaging viaB = (GroupedMessaging) proxies.get(1).messaging();
