@@ -318,9 +318,14 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         return bytes;
     }
 
+    /** Whether Ratis' flushes must force the ranges written ahead: sends are acknowledged only once forced (SYNC). */
+    boolean forcesAhead() {
+        return config.flushMode() == FlushMode.SYNC;
+    }
+
     /** Ratis flushes its log: the ranges written ahead are forced first when sends are acknowledged only once forced. */
     void flushAhead() throws IOException {
-        if (config.flushMode() != FlushMode.SYNC) {
+        if (!forcesAhead()) {
             return;
         }
         synchronized (lock) {
