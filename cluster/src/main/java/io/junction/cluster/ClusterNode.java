@@ -248,8 +248,8 @@ public final class ClusterNode implements AutoCloseable {
         // Acknowledged = committed by a majority; forced on them only in SYNC mode. In ASYNC mode no replica's store
         // forces its commit log before a send is acknowledged, so Ratis need not force its log either: an entry counts
         // as written once it is in the log file (the page cache, which survives the kill of any process), and Ratis
-        // forces it on its own flush thread, off the send's path (its "unsafe flush"). Forcing on the path made each
-        // entry wait for three fsyncs in turn (the leader's, then a follower's). In SYNC mode Ratis forces its log
+        // forces it on its own flush thread, off the send's path (its "unsafe flush"). Forcing on the path made every
+        // commit wait for an fsync on the leader and on a follower. In SYNC mode Ratis forces its log
         // after the state machine forced the commit log (StoreStateMachine.flush), before it counts the entry.
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, flushMode == FlushMode.ASYNC);
         // An entry sent to a follower carries about 4 MiB of log (more when one record is larger).
