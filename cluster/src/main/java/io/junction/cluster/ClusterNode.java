@@ -6,6 +6,7 @@ import io.junction.cluster.contract.StoreTopology;
 import io.junction.core.Messaging;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.txn.TransactionChecker;
@@ -123,7 +124,7 @@ public final class ClusterNode implements AutoCloseable {
             opened.accept(store);
         });
         final RaftGroup group = RaftGroup.valueOf(groupId, peers);
-        final RaftProperties properties = properties(settings);
+        final RaftProperties properties = properties(settings, storeConfig.flushMode());
         this.stateMachine = new StoreStateMachine(replica, this::wakeRoleWatcher, this::askLeader);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
@@ -212,7 +213,7 @@ public final class ClusterNode implements AutoCloseable {
         return node;
     }
 
-    private static RaftProperties properties(final ClusterSettings settings) {
+    private static RaftProperties properties(final ClusterSettings settings, final FlushMode flushMode) {
         final RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
         NettyConfigKeys.Server.setPort(p, settings.self().port());
@@ -244,6 +245,13 @@ public final class ClusterNode implements AutoCloseable {
         // in flight to every follower.
         RaftServerConfigKeys.Log.StateMachineData.setSync(p, true);
         RaftServerConfigKeys.Log.StateMachineData.setCachingEnabled(p, true);
+        // Acknowledged = committed by a majority; forced on them only in SYNC mode. In ASYNC mode no replica's store
+        // forces its commit log before a send is acknowledged, so Ratis need not force its log either: an entry counts
+        // as written once it is in the log file (the page cache, which survives the kill of any process), and Ratis
+        // forces it on its own flush thread, off the send's path (its "unsafe flush"). Forcing on the path made every
+        // commit wait for an fsync on the leader and on a follower. In SYNC mode Ratis forces its log
+        // after the state machine forced the commit log (StoreStateMachine.flush), before it counts the entry.
+        RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, flushMode == FlushMode.ASYNC);
         // An entry sent to a follower carries about 4 MiB of log (more when one record is larger).
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(limits.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("16MB"));

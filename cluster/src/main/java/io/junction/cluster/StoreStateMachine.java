@@ -281,6 +281,10 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
 
     @Override
     public CompletableFuture<Void> flush(final long logIndex) {
+        if (!replica.forcesAhead()) {
+            // ASYNC flush mode: nothing to force, so no hop to the data thread.
+            return CompletableFuture.completedFuture(null);
+        }
         return onDataWriter(replica::flushAhead);
     }
 
