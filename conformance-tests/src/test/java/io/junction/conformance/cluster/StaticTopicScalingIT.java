@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.junction.conformance.support.ClusterLaunch;
 import io.junction.conformance.support.MqAdminCommand;
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -69,10 +70,7 @@ class StaticTopicScalingIT {
     void shouldKeepAStaticTopicsLogicQueueGaplessWhenTheProxyScalesItOntoAnotherGroup() throws Exception {
         ClusterLaunch.storeGroupsAndProxies(2, 1, "-Xmx160m", 1, stores, proxies);
         final RunningBroker proxy = proxies.get(0);
-        final DefaultMQAdminExt admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(proxy.nameServer());
-        admin.setInstanceName("static-admin-" + System.nanoTime());
-        admin.start();
+        final DefaultMQAdminExt admin = RocketMqAdmin.started(proxy.nameServer());
         clients.add(admin::shutdown);
         final ClusterInfo cluster = admin.examineBrokerClusterInfo();
         final String clusterName = cluster.getClusterAddrTable().keySet().iterator().next();

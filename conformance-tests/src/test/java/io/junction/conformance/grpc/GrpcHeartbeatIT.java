@@ -17,6 +17,7 @@ import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.Subscription;
 import apache.rocketmq.v2.SubscriptionEntry;
 import apache.rocketmq.v2.TelemetryCommand;
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.time.Duration;
@@ -41,10 +42,7 @@ class GrpcHeartbeatIT {
     @BeforeAll
     static void start(final RunningBroker running) throws Exception {
         broker = running;
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(unique("admin"));
-        admin.start();
+        admin = RocketMqAdmin.started(broker.nameServer());
     }
 
     @AfterAll

@@ -7,6 +7,7 @@ import static io.junction.conformance.grpc.GrpcClients.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.file.Path;
@@ -140,10 +141,7 @@ class GrpcNewGroupIT {
                 producer.send(PROVIDER.newMessageBuilder().setTopic(topic)
                         .setBody(utf8("before-" + i + " " + Base64.getEncoder().encodeToString(padding))).build());
             }
-            final DefaultMQAdminExt admin = new DefaultMQAdminExt();
-            admin.setNamesrvAddr("127.0.0.1:" + trimming.setting("remoting.port"));
-            admin.setInstanceName(unique("admin"));
-            admin.start();
+            final DefaultMQAdminExt admin = RocketMqAdmin.started("127.0.0.1:" + trimming.setting("remoting.port"));
             try {
                 final MessageQueue queue = admin.examineTopicRouteInfo(topic).getQueueDatas().stream()
                         .map(d -> new MessageQueue(topic, d.getBrokerName(), 0)).findFirst().orElseThrow();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
@@ -50,10 +51,7 @@ class BrokerMessageTraceIT {
     void shouldTraceAnMqttMessageDeliveredToAJmsConsumerInRocketMqsFormat(final RunningBroker broker)
             throws Exception {
         final String address = broker.nameServer();
-        final DefaultMQAdminExt admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(address);
-        admin.setInstanceName("bt-admin");
-        admin.start();
+        final DefaultMQAdminExt admin = RocketMqAdmin.started(address);
         try {
             final TopicConfig topic = new TopicConfig("bt-orders", 4, 4, 6);
             topic.setAttributes(Map.of("+trace.enabled", "true"));

@@ -3,6 +3,7 @@ package io.junction.conformance.observability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
@@ -58,10 +59,7 @@ class MessageTraceIT {
             // than the client's default 3 s.
             producer.setSendMsgTimeout((int) DEADLINE.toMillis());
             producer.start();
-            final DefaultMQAdminExt admin = new DefaultMQAdminExt();
-            admin.setNamesrvAddr(nameServer);
-            admin.setInstanceName("traced-admin");
-            admin.start();
+            final DefaultMQAdminExt admin = RocketMqAdmin.started(nameServer);
             final AtomicInteger consumed = new AtomicInteger();
             // Started after the send created the topic: its first rebalance finds the queues at once (otherwise the
             // next one comes 20 s later).

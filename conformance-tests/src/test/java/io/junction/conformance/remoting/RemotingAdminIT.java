@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.io.IOException;
@@ -47,10 +48,7 @@ class RemotingAdminIT {
         broker = running;
         startedBefore = broker.process().startedAtMillis();
         producer = Clients.producer(broker);
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(Names.unique("admin"));
-        admin.start();
+        admin = RocketMqAdmin.started(broker.nameServer());
     }
 
     @AfterAll
@@ -126,10 +124,7 @@ class RemotingAdminIT {
     @Test
     void shouldKeepKeyValueConfigsPerNamespaceAcrossARestart() throws Exception {
         try (RunningBroker own = RunningBroker.start()) {
-            final DefaultMQAdminExt kv = new DefaultMQAdminExt();
-            kv.setNamesrvAddr(own.nameServer());
-            kv.setInstanceName(Names.unique("kv"));
-            kv.start();
+            final DefaultMQAdminExt kv = RocketMqAdmin.started(own.nameServer());
             try {
                 kv.createAndUpdateKvConfig("ORDER_TOPIC_CONFIG", "orders", "junction:8");
                 kv.createAndUpdateKvConfig("ORDER_TOPIC_CONFIG", "payments", "junction:4");

@@ -3,6 +3,7 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
@@ -50,10 +51,7 @@ class RemotingNewGroupIT {
     static void broker(final RunningBroker running) throws Exception {
         broker = running;
         producer = Clients.producer(broker);
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(Names.unique("admin"));
-        admin.start();
+        admin = RocketMqAdmin.started(broker.nameServer());
     }
 
     @AfterAll

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.junction.conformance.support.MqAdminCommand;
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
@@ -73,10 +74,7 @@ class RemotingStaticTopicIT {
     static void broker(final RunningBroker running) throws Exception {
         broker = running;
         producer = Clients.producer(broker);
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(Names.unique("admin"));
-        admin.start();
+        admin = RocketMqAdmin.started(broker.nameServer());
     }
 
     @AfterAll

@@ -3,6 +3,7 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
@@ -59,10 +60,7 @@ class RemotingTrimmedQueueIT {
         producer.setInstanceName(Names.unique("p"));
         producer.setDefaultTopicQueueNums(1); // the queues the broker gives a topic it creates on a first send
         producer.start();
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.nameServer());
-        admin.setInstanceName(Names.unique("admin"));
-        admin.start();
+        admin = RocketMqAdmin.started(broker.nameServer());
         topic = Names.unique("trimmed");
         final Random random = new Random(42);
         for (int i = 0; i < BEFORE; i++) {
