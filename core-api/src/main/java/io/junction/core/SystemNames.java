@@ -19,6 +19,11 @@ public final class SystemNames {
      * belongs to. Nobody but the store writes it.
      */
     public static final String SEALED_FORWARD_TOPIC = "rmq_sys_junction_sealed_forward";
+    /**
+     * The pseudo-group whose committed offset in a dead-letter topic (queue 0) is how far the group's dead letters were
+     * re-driven: what lies below it went back to its topic, what lies from it on still waits.
+     */
+    public static final String REDRIVE_GROUP = "CID_JUNCTION_REDRIVE_GROUP";
 
     private SystemNames() {
     }

@@ -100,7 +100,7 @@ final class GroupsApi implements HttpHandler {
             final ObjectNode n = config(g);
             n.put("clients", core.consumers().clients(g.name()).size());
             n.put("popConsumers", connections.popConsumers().recent(g.name()).size());
-            n.put("deadLetters", deadLetters(g.name()));
+            n.put("deadLetters", deadLetters(g.name()).waiting());
             final ArrayNode topics = n.putArray("topics");
             topics(g.name()).forEach(topics::add);
             rows.add(n);
@@ -131,7 +131,9 @@ final class GroupsApi implements HttpHandler {
             c.subscriptions().forEach((topic, s) -> subs.put(topic, s.type() + " " + s.expression()));
         }
         popConsumers(n.putArray("popConsumers"), group);
-        n.put("deadLetterTopic", SystemNames.deadLetterTopic(group)).put("deadLetters", deadLetters(group));
+        final DeadLetters dead = deadLetters(group);
+        n.put("deadLetterTopic", SystemNames.deadLetterTopic(group)).put("deadLetters", dead.waiting())
+                .put("redriven", dead.redriven());
         final List<String> topics = topics(group);
         final List<CompletableFuture<List<QueueLag>>> lags = new ArrayList<>();
         topics.forEach(t -> lags.add(core.consumers().lag(group, t)));
@@ -210,18 +212,28 @@ final class GroupsApi implements HttpHandler {
         return topics.stream().limit(MAX_TOPICS).toList();
     }
 
-    /** Messages stored in the group's dead-letter topic (re-driven ones included: redrive copies, it does not move). */
-    private long deadLetters(final String group) {
+    /** A group's dead letters: those still waiting, and those re-driven to their topics (copies kept in the topic). */
+    private record DeadLetters(long waiting, long redriven) {
+    }
+
+    private DeadLetters deadLetters(final String group) {
         final String dlq = SystemNames.deadLetterTopic(group);
         final TopicConfig t = core.route(dlq).orElse(null);
         if (t == null) {
-            return 0;
+            return new DeadLetters(0, 0);
         }
-        long n = 0;
+        long waiting = 0;
+        long redriven = 0;
         for (int q = 0; q < t.queueCount(); q++) {
-            n += Math.max(0, core.maxOffset(dlq, q) - core.minOffset(dlq, q));
+            final long min = core.minOffset(dlq, q);
+            final long max = core.maxOffset(dlq, q);
+            // Redrive reads queue 0 (a dead-letter topic has one) from its committed position on.
+            final long from = q == 0 ? Math.min(max, Math.max(min, core.queryOffset(SystemNames.REDRIVE_GROUP, dlq, 0)))
+                    : min;
+            waiting += Math.max(0, max - from);
+            redriven += Math.max(0, from - min);
         }
-        return n;
+        return new DeadLetters(waiting, redriven);
     }
 
     private static ObjectNode config(final GroupConfig g) {

@@ -221,9 +221,12 @@ class ConsoleBrowserIT {
         assertThat(popConsumer.findElement(By.className("protocol")).getText()).isEqualTo("amqp");
         assertThat(popConsumer.findElement(By.className("remote")).getText()).startsWith("127.0.0.1:");
         browser.findElement(By.id("redrive")).click();
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
-                assertThat(browser.findElement(By.id("redrive-result")).getText())
-                        .isEqualTo("Re-drove 1 message(s)."));
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(browser.findElement(By.id("redrive-result")).getText()).isEqualTo("Re-drove 1 message(s).");
+            // Redrive copies: the dead letter stays in its topic, counted as re-driven, no longer as waiting.
+            assertThat(browser.findElement(By.id("group-dead-letters")).getText()).isEqualTo("0");
+            assertThat(browser.findElement(By.id("group-redriven")).getText()).isEqualTo("1");
+        });
 
         // The message is back on its queue for the group's consumers.
         try (Connection c = jms()) {

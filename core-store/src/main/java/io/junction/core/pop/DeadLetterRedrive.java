@@ -28,7 +28,7 @@ final class DeadLetterRedrive {
             return CompletableFuture.completedFuture(0);
         }
         return CompletableFuture.supplyAsync(() -> {
-            long offset = Math.max(store.committedOffset(PopService.REDRIVE_GROUP, dlq, 0), store.minOffset(dlq, 0));
+            long offset = Math.max(store.committedOffset(SystemNames.REDRIVE_GROUP, dlq, 0), store.minOffset(dlq, 0));
             int moved = 0;
             while (moved < max) {
                 final PullResult r = store.read(dlq, 0, offset, Math.min(32, max - moved), null);
@@ -45,7 +45,7 @@ final class DeadLetterRedrive {
                         moved++;
                     }
                     offset = m.queueOffset() + 1;
-                    store.commitOffset(PopService.REDRIVE_GROUP, dlq, 0, offset);
+                    store.commitOffset(SystemNames.REDRIVE_GROUP, dlq, 0, offset);
                 }
             }
             return moved;

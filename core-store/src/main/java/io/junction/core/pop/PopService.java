@@ -34,8 +34,6 @@ public final class PopService {
     public static final int REVIVE_QUEUES = 8;
     /** Pseudo-group under which revive replay positions are committed. */
     static final String REVIVE_GROUP = "CID_RMQ_SYS_REVIVE_GROUP";
-    /** Pseudo-group under which dead-letter re-drive positions are committed. */
-    static final String REDRIVE_GROUP = "CID_JUNCTION_REDRIVE_GROUP";
     /** Most messages one in-place pop (or one browse) reads: those given back or passed over, then new ones. */
     static final int IN_PLACE_SCAN_LIMIT = 2048;
     /**
