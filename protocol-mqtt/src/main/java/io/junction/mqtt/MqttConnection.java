@@ -378,10 +378,13 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         });
     }
 
-    /** The session's subscriptions as the client sent them (read from any thread: the list is republished whole). */
+    /**
+     * The session's subscriptions, shared ones too, as the client sent them (read from any thread: the lists are
+     * republished whole).
+     */
     private List<String> subscriptionTexts() {
         final Session s = session;
-        return s == null ? List.of() : s.filters().stream().map(TopicFilter::text).toList();
+        return s == null ? List.of() : s.allFilters().stream().map(TopicFilter::text).toList();
     }
 
     // ------------------------------------------------------------------------------------------------ PUBLISH in

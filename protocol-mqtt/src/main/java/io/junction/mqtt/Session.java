@@ -143,6 +143,10 @@ final class Session {
         return subscriptions.sharedFilters(shareName);
     }
 
+    List<TopicFilter> allFilters() {
+        return subscriptions.allFilters();
+    }
+
     Map<String, Subscription> subscriptions() {
         return subscriptions.byFilter();
     }

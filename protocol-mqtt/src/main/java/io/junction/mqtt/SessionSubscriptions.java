@@ -40,6 +40,17 @@ final class SessionSubscriptions {
         return filters;
     }
 
+    /** Every filter, the session's own then the shared ones, as last published (read from any thread). */
+    List<TopicFilter> allFilters() {
+        final Map<String, List<TopicFilter>> shared = sharedFilters;
+        if (shared.isEmpty()) {
+            return filters;
+        }
+        final List<TopicFilter> all = new ArrayList<>(filters);
+        shared.values().forEach(all::addAll);
+        return all;
+    }
+
     List<TopicFilter> sharedFilters(final String shareName) {
         return sharedFilters.getOrDefault(shareName, List.of());
     }

@@ -248,6 +248,7 @@ class ConsoleBrowserIT {
                 .buildBlocking();
         mqtt.connect();
         mqtt.subscribeWith().topicFilter("console-alerts/#").qos(MqttQos.AT_LEAST_ONCE).send();
+        mqtt.subscribeWith().topicFilter("$share/console-team/console-jobs/+").qos(MqttQos.AT_LEAST_ONCE).send();
 
         show("connections");
         final By row = By.cssSelector("#connection-table tr[data-client='console-listed']");
@@ -255,7 +256,8 @@ class ConsoleBrowserIT {
             final WebElement r = browser.findElement(row);
             assertThat(r.getAttribute("data-protocol")).isEqualTo("mqtt");
             assertThat(r.findElement(By.className("protocol")).getText()).isEqualTo("mqtt 5.0");
-            assertThat(r.findElement(By.className("details")).getText()).isEqualTo("console-alerts/#");
+            assertThat(r.findElement(By.className("details")).getText())
+                    .isEqualTo("console-alerts/#, $share/console-team/console-jobs/+");
             assertThat(r.getText()).contains("dave").contains("127.0.0.1:");
         });
         final WebElement button = browser.findElement(row).findElement(By.className("disconnect"));
