@@ -56,8 +56,12 @@ final class QueueReader {
         long next = offset;
         int bytes = 0;
         int scanned = 0;
+        // The first look copies only as many entries as are wanted (a 32-message pull copied 1,024 entries, 20 KiB);
+        // when filters or holes leave the pull short, later looks take the full count.
+        int look = Math.min(wanted, ENTRIES_PER_LOOK);
         while (next < max && found.size() < wanted && scanned < MAX_SCAN_ENTRIES) {
-            final ByteBuffer entries = queue.entries(next, Math.min(MAX_SCAN_ENTRIES - scanned, ENTRIES_PER_LOOK));
+            final ByteBuffer entries = queue.entries(next, Math.min(MAX_SCAN_ENTRIES - scanned, look));
+            look = ENTRIES_PER_LOOK;
             final int count = entries.remaining() / QueueEntryDescriptor.ENTRY_LENGTH;
             if (count == 0) {
                 break;
