@@ -80,7 +80,7 @@ final class QueueReader {
                         full = true;
                         break;
                     }
-                    batch.add(QueueEntryDescriptor.logOffset(entries, pos), recentRecords);
+                    batch.add(QueueEntryDescriptor.logOffset(entries, pos), size, recentRecords);
                     pending += size;
                 }
                 looked++;
@@ -109,12 +109,14 @@ final class QueueReader {
      */
     private static final class Batch {
         private final long[] offsets;
+        private final int[] sizes;
         private final StoredMessage[] recent;
         private final ByteBuffer[] records;
         private int size;
 
         Batch(final int capacity) {
             offsets = new long[capacity];
+            sizes = new int[capacity];
             recent = new StoredMessage[capacity];
             records = new ByteBuffer[capacity];
         }
@@ -123,15 +125,16 @@ final class QueueReader {
             size = 0;
         }
 
-        void add(final long logOffset, final RecentRecords recentRecords) {
+        void add(final long logOffset, final int entrySize, final RecentRecords recentRecords) {
             final StoredMessage m = recentRecords.get(logOffset);
             recent[size] = m;
             offsets[size] = m == null ? logOffset : -1;
+            sizes[size] = entrySize;
             size++;
         }
 
         void read(final CommitLog log) {
-            log.readRecords(offsets, size, records);
+            log.readRecords(offsets, sizes, size, records);
         }
 
         /** Entry {@code i}'s message, decoded (and shared with other readers) when read from the log; or null. */

@@ -2,7 +2,6 @@ package io.junction.core.log;
 
 import io.junction.core.io.SegmentFile;
 import io.junction.core.io.SegmentRead;
-import io.junction.core.message.RecordLayout;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -10,7 +9,10 @@ import java.util.List;
  * Reads the records at a list of log offsets (the records a pull found in a queue), each checked as
  * {@link CommitLog#readRecord} checks one, but cheaper for the common case of records that lie next to each other: one
  * {@link SegmentRead} serves every record it covers (one region acquire instead of one per record), and each run of
- * adjacent records is copied out in one piece, the records being read-only slices of that copy.
+ * records the queue entries place next to each other is copied out in one piece and checked in the copy, the records
+ * being read-only slices of it. The check is the one a single read makes (structure and own offset always, the CRC
+ * for records of an earlier run); a record that fails it in the copy is read and checked again alone, so what is
+ * served, skipped and reported as damage is exactly what single reads would serve, skip and report.
  *
  * <p>Why a copy at all: a mapped view pins its region for as long as the caller keeps it (see
  * {@link io.junction.core.io.MappedWindow}), and a message read for a consumer lives until the consumer's front-end has
@@ -29,12 +31,6 @@ final class RecordRunReader {
     private final long verifiedBelow;
     private final LogRecovery.DamageReport damage;
     private final ByteBuffer[] out;
-    /** The records of the pending run: their indexes in {@link #out}, segment positions and sizes. */
-    private final int[] runIndex;
-    private final int[] runPos;
-    private final int[] runSize;
-    private int runCount;
-    private int runEnd;
     private SegmentFile current;
     private SegmentRead read;
 
@@ -52,21 +48,19 @@ final class RecordRunReader {
         this.verifiedBelow = verifiedBelow;
         this.damage = damage;
         this.out = out;
-        final int n = Math.min(out.length, MAX_RUN_BYTES / RecordLayout.BLANK_LENGTH);
-        this.runIndex = new int[n];
-        this.runPos = new int[n];
-        this.runSize = new int[n];
     }
 
-    /** Reads the records at {@code offsets[0..count)} into {@code out}: null where there is none; negative skipped. */
-    void read(final long[] offsets, final int count) {
+    /**
+     * Reads the records at {@code offsets[0..count)} into {@code out}: null where there is none; a negative offset is
+     * skipped. {@code sizes} are what the queue entries say the records' sizes are: a run is what they say lies next to
+     * each other.
+     */
+    void read(final long[] offsets, final int[] sizes, final int count) {
         try {
-            for (int i = 0; i < count; i++) {
-                if (offsets[i] >= 0) {
-                    readOne(i, offsets[i]);
-                }
+            int i = 0;
+            while (i < count) {
+                i = offsets[i] < 0 ? i + 1 : readRun(offsets, sizes, count, i);
             }
-            copyRun();
         } finally {
             if (read != null) {
                 read.close();
@@ -74,24 +68,72 @@ final class RecordRunReader {
         }
     }
 
-    private void readOne(final int i, final long offset) {
-        out[i] = null;
+    /**
+     * Reads the run of records starting with record {@code i}: copies the bytes the entries say are the run, in one
+     * piece and in order (a stream the CPU prefetches, where checking each record's header first and copying later
+     * met a cache miss per record), then checks each record in the copy. A record whose check there disagrees with its
+     * entry is read again alone, as {@link CommitLog#readRecord} reads one. Returns the index after the run.
+     */
+    private int readRun(final long[] offsets, final int[] sizes, final int count, final int i) {
+        final int pos = locate(offsets[i]);
+        if (pos < 0) {
+            out[i] = null;
+            return i + 1;
+        }
+        int end = i;
+        int bytes = 0;
+        while (end < count && offsets[end] == offsets[i] + bytes && sizes[end] > 0
+                && offsets[end] + sizes[end] <= writeOffset
+                && (end == i || bytes + sizes[end] <= MAX_RUN_BYTES) && read.covers(pos + bytes, sizes[end])) {
+            bytes += sizes[end];
+            end++;
+        }
+        if (end == i) {
+            readAlone(i, offsets[i]);
+            return i + 1;
+        }
+        final byte[] copy = new byte[bytes];
+        read.buffer().get(pos - read.start(), copy);
+        final ByteBuffer run = ByteBuffer.wrap(copy).asReadOnlyBuffer();
+        for (int k = i; k < end; k++) {
+            final int at = (int) (offsets[k] - offsets[i]);
+            final int size = RecordCodec.check(run, at, offsets[k], offsets[k] < verifiedBelow);
+            if (size == sizes[k]) {
+                out[k] = run.slice(at, size);
+            } else {
+                readAlone(k, offsets[k]);
+            }
+        }
+        return end;
+    }
+
+    /**
+     * The segment position of {@code offset}, with {@link #read} open on a read covering the record there, or -1 when
+     * there is none (past the log's end, deleted by retention since the caller found it).
+     */
+    private int locate(final long offset) {
         final int index = CommitLog.indexOf(offset, segments, segmentSize);
         if (index < 0 || offset >= writeOffset) {
-            return;
+            return -1;
         }
         final SegmentFile segment = segments.get(index);
         final int pos = (int) (offset - segment.baseOffset());
         if (read == null || segment != current || !SegmentRecords.coversWhole(segment, read, pos)) {
-            copyRun();
             if (read != null) {
                 read.close();
             }
             current = segment;
             read = SegmentRecords.open(segment, pos);
-            if (read == null) {
-                return; // deleted by retention since the caller found it
-            }
+        }
+        return read == null ? -1 : pos;
+    }
+
+    /** Checks and copies the record at {@code offset} on its own, on the mapped bytes, reporting damage. */
+    private void readAlone(final int i, final long offset) {
+        out[i] = null;
+        final int pos = locate(offset);
+        if (pos < 0) {
+            return;
         }
         final int size = SegmentRecords.check(read, segmentSize, pos, offset, offset < verifiedBelow);
         if (size <= 0) {
@@ -100,29 +142,8 @@ final class RecordRunReader {
             }
             return;
         }
-        if (runCount > 0 && (pos != runEnd || runEnd - runPos[0] + size > MAX_RUN_BYTES
-                || runCount == runIndex.length)) {
-            copyRun();
-        }
-        runIndex[runCount] = i;
-        runPos[runCount] = pos;
-        runSize[runCount] = size;
-        runCount++;
-        runEnd = pos + size;
-    }
-
-    /** Copies the pending run out of the read in one piece and hands out its records as slices of the copy. */
-    private void copyRun() {
-        if (runCount == 0) {
-            return;
-        }
-        final int first = runPos[0];
-        final byte[] copy = new byte[runEnd - first];
-        read.buffer().get(first - read.start(), copy);
-        final ByteBuffer run = ByteBuffer.wrap(copy).asReadOnlyBuffer();
-        for (int r = 0; r < runCount; r++) {
-            out[runIndex[r]] = run.slice(runPos[r] - first, runSize[r]);
-        }
-        runCount = 0;
+        final byte[] copy = new byte[size];
+        read.buffer().get(pos - read.start(), copy);
+        out[i] = ByteBuffer.wrap(copy).asReadOnlyBuffer();
     }
 }

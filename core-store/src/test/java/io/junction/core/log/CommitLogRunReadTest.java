@@ -37,6 +37,7 @@ class CommitLogRunReadTest {
 
     private final List<Long> offsets = new ArrayList<>();
     private final List<String> bodies = new ArrayList<>();
+    private final List<Integer> sizes = new ArrayList<>();
 
     @Test
     void shouldReadRunsAcrossRegionsAndSegmentsExactlyAsSingleReads() throws IOException {
@@ -52,12 +53,14 @@ class CommitLogRunReadTest {
                 final int n = Math.min(offsets.size() - from, 1 + random.nextInt(80));
                 final int step = random.nextInt(4) == 0 ? 2 : 1;
                 final long[] wanted = new long[n];
+                final int[] wantedSizes = new int[n];
                 final ByteBuffer[] out = new ByteBuffer[n];
                 int count = 0;
                 for (int i = from; i < from + n * step && i < offsets.size(); i += step) {
+                    wantedSizes[count] = sizes.get(i);
                     wanted[count++] = offsets.get(i);
                 }
-                log.readRecords(wanted, count, out);
+                log.readRecords(wanted, wantedSizes, count, out);
                 assertTrue(window.mappedRegions() <= 3, "mapped " + window.mappedRegions());
                 for (int i = 0; i < count; i++) {
                     assertNotNull(out[i], "record at " + wanted[i]);
@@ -87,7 +90,8 @@ class CommitLogRunReadTest {
             write(log, 3000, 100, new Random(1));
             final ByteBuffer untouched = ByteBuffer.allocate(1);
             final ByteBuffer[] out = {null, untouched, null, ByteBuffer.allocate(1)};
-            log.readRecords(new long[] {offsets.get(0), -1, offsets.get(1), log.writeOffset()}, 4, out);
+            log.readRecords(new long[] {offsets.get(0), -1, offsets.get(1), log.writeOffset()},
+                    new int[] {sizes.get(0), 0, sizes.get(1), 100}, 4, out);
             assertEquals(log.readRecord(offsets.get(0)), out[0]);
             assertSame(untouched, out[1]);
             assertEquals(log.readRecord(offsets.get(1)), out[2]);
@@ -118,7 +122,7 @@ class CommitLogRunReadTest {
             final long[] wanted = offsets.stream().mapToLong(Long::longValue).toArray();
             for (int pass = 0; pass < 2; pass++) {
                 final ByteBuffer[] out = new ByteBuffer[wanted.length];
-                log.readRecords(wanted, wanted.length, out);
+                log.readRecords(wanted, sizes.stream().mapToInt(Integer::intValue).toArray(), wanted.length, out);
                 for (int i = 0; i < wanted.length; i++) {
                     if (wanted[i] == damaged) {
                         assertNull(out[i], "the damaged record");
@@ -130,6 +134,25 @@ class CommitLogRunReadTest {
                 }
             }
             assertEquals(1, log.damagedRecords(), "reported once");
+        }
+    }
+
+    @Test
+    void shouldServeRecordsWhoseEntrySizesAreWrongAsSingleReadsDo() throws IOException {
+        try (CommitLog log = CommitLog.open(dir, SEGMENT, new MappedWindow(8 * 1024, 2).segmentFiles())) {
+            log.recover(0, SEGMENT, (view, pos, size) -> { });
+            write(log, 6000, 200, new Random(4));
+            final long[] wanted = offsets.stream().mapToLong(Long::longValue).toArray();
+            final int[] claimed = sizes.stream().mapToInt(Integer::intValue).toArray();
+            claimed[2] += 7; // an entry claiming more than its record: the run ends there and the next record is alone
+            claimed[5] -= 9; // and less
+            claimed[8] = 0;
+            final ByteBuffer[] out = new ByteBuffer[wanted.length];
+            log.readRecords(wanted, claimed, wanted.length, out);
+            for (int i = 0; i < wanted.length; i++) {
+                assertEquals(log.readRecord(wanted[i]), out[i], "record " + i);
+            }
+            assertEquals(0, log.damagedRecords());
         }
     }
 
@@ -147,6 +170,7 @@ class CommitLogRunReadTest {
             RecordCodec.seal(record, 0, i, log.writeOffset(), 1000 + i, 0);
             offsets.add(log.writeOffset());
             bodies.add(body);
+            sizes.add(record.remaining());
             log.write(record);
         }
     }
