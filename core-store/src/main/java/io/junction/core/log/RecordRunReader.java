@@ -94,10 +94,13 @@ final class RecordRunReader {
         }
         final byte[] copy = new byte[bytes];
         read.buffer().get(pos - read.start(), copy);
-        final ByteBuffer run = ByteBuffer.wrap(copy).asReadOnlyBuffer();
+        // Checked through a buffer that exposes its array: the CRC of a read-only heap buffer goes through a
+        // temporary array, 4 KiB allocated per record.
+        final ByteBuffer checked = ByteBuffer.wrap(copy);
+        final ByteBuffer run = checked.asReadOnlyBuffer();
         for (int k = i; k < end; k++) {
             final int at = (int) (offsets[k] - offsets[i]);
-            final int size = RecordCodec.check(run, at, offsets[k], offsets[k] < verifiedBelow);
+            final int size = RecordCodec.check(checked, at, offsets[k], offsets[k] < verifiedBelow);
             if (size == sizes[k]) {
                 out[k] = run.slice(at, size);
             } else {
