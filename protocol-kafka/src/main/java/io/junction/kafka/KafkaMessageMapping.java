@@ -123,7 +123,11 @@ final class KafkaMessageMapping {
         if (exact != null) {
             return exact;
         }
-        List<Header> headers = List.of(); // most records have none: no list for them
+        if (!MessageProperties.hasUnreservedName(properties)) {
+            // Most records have none: for a stored message this is answered from its bytes, no property map built.
+            return List.of();
+        }
+        List<Header> headers = List.of();
         for (Map.Entry<String, String> e : properties.entrySet()) {
             if (!isReserved(e.getKey())) {
                 if (headers.isEmpty()) {

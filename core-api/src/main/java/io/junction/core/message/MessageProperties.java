@@ -146,6 +146,22 @@ public final class MessageProperties {
         return length == 0 ? Collections.emptyMap() : new LazyProperties(buffer, position, length);
     }
 
+    /**
+     * Whether {@code properties} hold a name that is not {@link #isReserved reserved} (a user property, a header); for
+     * a stored message's properties answered from the stored bytes, without decoding the map.
+     */
+    public static boolean hasUnreservedName(final Map<String, String> properties) {
+        if (properties instanceof LazyProperties lazy) {
+            return lazy.hasUnreservedName();
+        }
+        for (String name : properties.keySet()) {
+            if (!isReserved(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Adds one property to an encoded property string. */
     public static String append(final String encoded, final String name, final String value) {
         return encoded + name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;

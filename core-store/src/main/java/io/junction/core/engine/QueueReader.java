@@ -23,6 +23,8 @@ final class QueueReader {
     static final int MAX_SCAN_ENTRIES = 16 * 1024;
     /** Most bytes returned by one pull. */
     static final int MAX_PULL_BYTES = 8 * 1024 * 1024;
+    /** Most entries read from the queue at a time. */
+    private static final int ENTRIES_PER_LOOK = 1024;
 
     private final CommitLog log;
     private final ConsumeQueueStore queues;
@@ -50,54 +52,107 @@ final class QueueReader {
         final MessageFilter filter = request.filter();
         final int wanted = Math.max(1, request.maxMessages());
         final List<StoredMessage> found = new ArrayList<>(Math.min(wanted, 32));
+        final Batch batch = new Batch(Math.min(wanted, ENTRIES_PER_LOOK));
         long next = offset;
         int bytes = 0;
         int scanned = 0;
-        scan:
+        // The first look copies only as many entries as are wanted (a 32-message pull copied 1,024 entries, 20 KiB);
+        // when filters or holes leave the pull short, later looks take the full count.
+        int look = Math.min(wanted, ENTRIES_PER_LOOK);
         while (next < max && found.size() < wanted && scanned < MAX_SCAN_ENTRIES) {
-            final ByteBuffer entries = queue.entries(next, Math.min(MAX_SCAN_ENTRIES - scanned, 1024));
+            final ByteBuffer entries = queue.entries(next, Math.min(MAX_SCAN_ENTRIES - scanned, look));
+            look = ENTRIES_PER_LOOK;
             final int count = entries.remaining() / QueueEntryDescriptor.ENTRY_LENGTH;
             if (count == 0) {
                 break;
             }
-            for (int i = 0; i < count; i++) {
-                final int pos = i * QueueEntryDescriptor.ENTRY_LENGTH;
+            // Pick the entries whose records this pull may return (tag hash, message and byte limits), then read
+            // their records in one go: records of one queue often lie next to each other in the log.
+            batch.clear();
+            int pending = 0;
+            int looked = 0;
+            boolean full = false;
+            while (looked < count && found.size() + batch.size < wanted) {
+                final int pos = looked * QueueEntryDescriptor.ENTRY_LENGTH;
                 final int size = QueueEntryDescriptor.size(entries, pos);
                 if (size > 0 && filter.matchesTagHash(QueueEntryDescriptor.tagHash(entries, pos))) {
-                    if (bytes + size > MAX_PULL_BYTES && !found.isEmpty()) {
-                        break scan;
+                    if (bytes + pending + size > MAX_PULL_BYTES && (!found.isEmpty() || batch.size > 0)) {
+                        full = true;
+                        break;
                     }
-                    final StoredMessage message = message(QueueEntryDescriptor.logOffset(entries, pos),
-                            request.topic());
-                    if (message != null && filter.matches(message.properties(), message.bornTimestamp())) {
-                        found.add(message);
-                        bytes += size;
-                    }
+                    batch.add(QueueEntryDescriptor.logOffset(entries, pos), size, recentRecords);
+                    pending += size;
                 }
-                next++;
-                scanned++;
-                if (found.size() >= wanted) {
-                    break scan;
+                looked++;
+            }
+            batch.read(log);
+            for (int i = 0; i < batch.size; i++) {
+                final StoredMessage message = batch.message(i, request.topic(), recentRecords);
+                if (message != null && filter.matches(message.properties(), message.bornTimestamp())) {
+                    found.add(message);
+                    bytes += message.size();
                 }
+            }
+            next += looked;
+            scanned += looked;
+            if (full && !found.isEmpty()) {
+                break;
             }
         }
         final PullStatus status = found.isEmpty() ? PullStatus.NO_MATCHED_MESSAGE : PullStatus.FOUND;
         return new PullResult(status, found, next, queue.minOffset(), queue.maxOffset());
     }
 
-    /** The record at a log offset a queue entry points at, decoded (shared with other readers), or null. */
-    private StoredMessage message(final long logOffset, final String topic) {
-        final StoredMessage recent = recentRecords.get(logOffset);
-        if (recent != null) {
-            return recent;
+    /**
+     * The entries a pull picked from one look at its queue: messages the recent-records cache already had, and log
+     * offsets of records to read (then read, through {@link CommitLog#readRecords}).
+     */
+    private static final class Batch {
+        private final long[] offsets;
+        private final int[] sizes;
+        private final StoredMessage[] recent;
+        private final ByteBuffer[] records;
+        private int size;
+
+        Batch(final int capacity) {
+            offsets = new long[capacity];
+            sizes = new int[capacity];
+            recent = new StoredMessage[capacity];
+            records = new ByteBuffer[capacity];
         }
-        final ByteBuffer record = log.readRecord(logOffset);
-        if (record == null) {
-            return null;
+
+        void clear() {
+            size = 0;
         }
-        final StoredMessage message = RecordCodec.decode(record, topic);
-        recentRecords.put(message);
-        return message;
+
+        void add(final long logOffset, final int entrySize, final RecentRecords recentRecords) {
+            final StoredMessage m = recentRecords.get(logOffset);
+            recent[size] = m;
+            offsets[size] = m == null ? logOffset : -1;
+            sizes[size] = entrySize;
+            size++;
+        }
+
+        void read(final CommitLog log) {
+            log.readRecords(offsets, sizes, size, records);
+        }
+
+        /** Entry {@code i}'s message, decoded (and shared with other readers) when read from the log; or null. */
+        StoredMessage message(final int i, final String topic, final RecentRecords recentRecords) {
+            if (recent[i] != null) {
+                final StoredMessage m = recent[i];
+                recent[i] = null;
+                return m;
+            }
+            final ByteBuffer record = records[i];
+            if (record == null) {
+                return null;
+            }
+            records[i] = null;
+            final StoredMessage message = RecordCodec.decode(record, topic);
+            recentRecords.put(message);
+            return message;
+        }
     }
 
     /** Store time of the record an entry points at, or -1 when it cannot be read. */

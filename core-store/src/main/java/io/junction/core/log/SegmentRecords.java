@@ -19,18 +19,31 @@ final class SegmentRecords {
      * this segment), else a read that does, {@code read} being closed. Null when the segment is closed meanwhile.
      */
     static SegmentRead whole(final SegmentFile segment, final SegmentRead read, final int pos) {
-        if (!read.covers(pos, RecordLayout.BLANK_LENGTH)) {
+        if (!read.covers(pos, RecordLayout.BLANK_LENGTH) || coversWhole(segment, read, pos)) {
             return read;
+        }
+        final int size = read.buffer().getInt(pos - read.start() + RecordLayout.TOTAL_SIZE_OFFSET);
+        read.close();
+        return segment.read(pos, size);
+    }
+
+    /**
+     * Whether {@code read} serves the record at segment position {@code pos} as {@link #whole} would: it covers the
+     * record's head and either the whole record its size field claims or that size cannot be a record of this segment
+     * (the check then rejects it from this read).
+     */
+    static boolean coversWhole(final SegmentFile segment, final SegmentRead read, final int pos) {
+        if (!read.covers(pos, Math.min(RecordLayout.BLANK_LENGTH, segment.capacity() - pos))) {
+            return false;
+        }
+        if (!read.covers(pos, RecordLayout.BLANK_LENGTH)) {
+            return true; // a head shorter than a blank at the segment's very end: never a record
         }
         final ByteBuffer buffer = read.buffer();
         final int p = pos - read.start();
         final int size = buffer.getInt(p + RecordLayout.TOTAL_SIZE_OFFSET);
-        if (buffer.getInt(p + RecordLayout.MAGIC_OFFSET) != RecordLayout.BLANK_MAGIC && size > 0
-                && size <= segment.capacity() - pos && !read.covers(pos, size)) {
-            read.close();
-            return segment.read(pos, size);
-        }
-        return read;
+        return buffer.getInt(p + RecordLayout.MAGIC_OFFSET) == RecordLayout.BLANK_MAGIC || size <= 0
+                || size > segment.capacity() - pos || read.covers(pos, size);
     }
 
     /** A read of the record at {@code pos}, whole; null when the segment is closed. */
