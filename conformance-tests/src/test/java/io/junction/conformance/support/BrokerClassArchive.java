@@ -13,7 +13,7 @@ import java.util.List;
  *
  * <p>Why: the suite starts a broker process more than a hundred times, and each one loads, verifies and links the same
  * few thousand classes of an 80 MB jar before it answers {@code /health}; on two shared cores that is about half the
- * CPU of a start (measured: about 2.8 CPU-s to healthy without the archive, 1.5 with it). The archive changes
+ * CPU of a start (measured: 2.3 to 3.1 CPU-s to healthy without the archive, 1.0 to 1.5 with it). The archive changes
  * nothing the broker does: a JVM that cannot use it (another jar, other VM options) loads the classes as usual.
  *
  * <p>The archive lives at {@code -Djunction.cds.archive} (set by the module's failsafe configuration; without it no
