@@ -135,26 +135,34 @@ final class GrpcClients implements AutoCloseable {
 
     @Override
     public void close() {
-        // A client's close waits for its channel to terminate; never let that hang a test run.
+        // Side by side: each client is a client of its own (own channels, own threads), and a push consumer's close
+        // waits for its parked receive (up to the long-polling timeout) and then its consumption threads; a test's
+        // clients one after another add those waits up. A close must never hang a test run: 30 s for all.
         final List<AutoCloseable> closing = new ArrayList<>(open);
         open.clear();
-        final Thread closer = new Thread(() -> {
-            for (int i = closing.size() - 1; i >= 0; i--) {
+        final List<Thread> closers = new ArrayList<>();
+        for (AutoCloseable client : closing) {
+            final Thread closer = new Thread(() -> {
                 try {
-                    closing.get(i).close();
+                    client.close();
                 } catch (Exception ignored) {
                     // closing a client that failed to start
                 }
-            }
-        }, "grpc-clients-close");
-        closer.setDaemon(true);
-        closer.start();
-        try {
-            closer.join(Duration.ofSeconds(30).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            }, "grpc-clients-close");
+            closer.setDaemon(true);
+            closer.start();
+            closers.add(closer);
         }
-        if (closer.isAlive()) {
+        final long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (Thread closer : closers) {
+            try {
+                closer.join(Math.max(1, Duration.ofNanos(end - System.nanoTime()).toMillis()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (closers.stream().anyMatch(Thread::isAlive)) {
             throw new AssertionError("rocketmq clients did not close within 30 s");
         }
     }

@@ -210,6 +210,7 @@ public final class BrokerProcess implements AutoCloseable {
         private final List<String> extraArgs = new ArrayList<>();
         private final List<String> jvmArgs = new ArrayList<>();
         private boolean viaLauncher;
+        private boolean classArchive = true;
 
         private Builder(final Path dataDir) {
             this.dataDir = dataDir;
@@ -244,6 +245,12 @@ public final class BrokerProcess implements AutoCloseable {
             return this;
         }
 
+        /** Loads the broker's classes from its jar, not {@link BrokerClassArchive}'s archive (which it then makes). */
+        Builder withoutClassArchive() {
+            classArchive = false;
+            return this;
+        }
+
         /** Spawns the broker; does not wait for anything. */
         public BrokerProcess start() {
             final Path logs = dataDir.toAbsolutePath().getParent();
@@ -255,6 +262,9 @@ public final class BrokerProcess implements AutoCloseable {
             command.add("-Dio.netty.leakDetection.level=paranoid");
             if (!viaLauncher) {
                 command.add("-Djunction.relaunch=false");
+            }
+            if (classArchive) {
+                command.addAll(BrokerClassArchive.jvmArgs());
             }
             command.addAll(jvmArgs);
             command.add("-jar");
