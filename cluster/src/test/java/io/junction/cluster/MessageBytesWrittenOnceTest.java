@@ -129,8 +129,10 @@ class MessageBytesWrittenOnceTest {
         replicas.await(() -> rejoined.node().status().appliedLogEnd() == successor.node().status().appliedLogEnd(),
                 "the old leader to rejoin and catch up");
         send(successor, 30, 5, "m");
-        replicas.await(() -> rejoined.node().status().appliedLogEnd() == successor.node().status().appliedLogEnd(),
-                "the old leader to apply new sends");
+        for (Node n : group) {
+            replicas.await(() -> n.node().status().appliedLogEnd() == successor.node().status().appliedLogEnd(),
+                    n.id() + " to apply the new sends");
+        }
         for (Node n : group) {
             assertThat(n.node().store().logEnd()).as("log end of %s (the old leader wrote up to %d)", n.id(),
                     uncommittedEnd).isEqualTo(successor.node().store().logEnd());
