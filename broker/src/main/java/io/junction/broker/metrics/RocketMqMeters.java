@@ -43,10 +43,12 @@ public final class RocketMqMeters {
     private final MeterRegistry registry;
     private final BoundedLabels topics;
     private final BoundedLabels groups;
-    private final ConcurrentMap<Tags, InMeters> in = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Tags, OutMeters> out = new ConcurrentHashMap<>();
+    // Keyed by the plain label values: a message's lookup builds no Micrometer Tags (sorted, deduplicated, hashed
+    // anew each time), only a record of strings whose hashes the strings keep.
+    private final ConcurrentMap<InKey, InMeters> in = new ConcurrentHashMap<>();
+    private final ConcurrentMap<OutKey, OutMeters> out = new ConcurrentHashMap<>();
     private final ConcurrentMap<Tags, Counter> counters = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Tags, DistributionSummary> latencies = new ConcurrentHashMap<>();
+    private final ConcurrentMap<RpcKey, DistributionSummary> latencies = new ConcurrentHashMap<>();
 
     /**
      * @param maxTopics distinct topic label values kept, beyond them {@link BoundedLabels#OTHER}
@@ -68,8 +70,7 @@ public final class RocketMqMeters {
 
     /** A message of {@code bytes} body bytes was stored. */
     void messageIn(final String protocol, final String topic, final String messageType, final int bytes) {
-        final InMeters m = cached(in, Tags.of(PROTOCOL, protocol, TOPIC, topic(topic), MESSAGE_TYPE, messageType),
-                this::newIn);
+        final InMeters m = cached(in, new InKey(protocol, topic(topic), messageType), this::newIn);
         m.messages.increment();
         m.throughput.increment(bytes);
         m.size.record(bytes);
@@ -78,8 +79,7 @@ public final class RocketMqMeters {
     /** {@code count} messages of {@code bytes} body bytes were handed to a consumer of the group. */
     void messagesOut(final String protocol, final String topic, final String group, final int count,
                      final long bytes) {
-        final OutMeters m = cached(out, Tags.of(PROTOCOL, protocol, TOPIC, topic(topic), GROUP, group(group)),
-                this::newOut);
+        final OutMeters m = cached(out, new OutKey(protocol, topic(topic), group(group)), this::newOut);
         m.messages.increment(count);
         m.throughput.increment(bytes);
     }
@@ -96,10 +96,11 @@ public final class RocketMqMeters {
 
     /** One call of the message core answered after {@code millis}; {@code code} names the call. */
     void rpc(final String protocol, final String code, final boolean success, final double millis) {
-        cached(latencies, Tags.of("protocol_type", protocol, "request_code", code, "response_code",
-                success ? "success" : "error"), t -> DistributionSummary.builder(RPC_LATENCY)
+        cached(latencies, new RpcKey(protocol, code, success), k -> DistributionSummary.builder(RPC_LATENCY)
                 .description("Milliseconds from a front-end's call into the message core to its answer")
-                .tags(t).serviceLevelObjectives(LATENCY_BUCKETS).register(registry)).record(millis);
+                .tags("protocol_type", k.protocol, "request_code", k.code, "response_code",
+                        k.success ? "success" : "error")
+                .serviceLevelObjectives(LATENCY_BUCKETS).register(registry)).record(millis);
     }
 
     private Counter counter(final String name, final String description, final Tags tags) {
@@ -107,12 +108,13 @@ public final class RocketMqMeters {
                 t -> Counter.builder(name).description(description).tags(tags).register(registry));
     }
 
-    private static <V> V cached(final ConcurrentMap<Tags, V> cache, final Tags tags, final Function<Tags, V> make) {
-        final V v = cache.get(tags);
-        return v != null ? v : cache.computeIfAbsent(tags, make);
+    private static <K, V> V cached(final ConcurrentMap<K, V> cache, final K key, final Function<K, V> make) {
+        final V v = cache.get(key);
+        return v != null ? v : cache.computeIfAbsent(key, make);
     }
 
-    private InMeters newIn(final Tags tags) {
+    private InMeters newIn(final InKey key) {
+        final Tags tags = Tags.of(PROTOCOL, key.protocol, TOPIC, key.topic, MESSAGE_TYPE, key.messageType);
         return new InMeters(
                 Counter.builder(MESSAGES_IN).description("Messages stored").tags(tags).register(registry),
                 Counter.builder(THROUGHPUT_IN).description("Body bytes of stored messages").tags(tags)
@@ -121,12 +123,22 @@ public final class RocketMqMeters {
                         .tags(tags).serviceLevelObjectives(SIZE_BUCKETS).register(registry));
     }
 
-    private OutMeters newOut(final Tags tags) {
+    private OutMeters newOut(final OutKey key) {
+        final Tags tags = Tags.of(PROTOCOL, key.protocol, TOPIC, key.topic, GROUP, key.group);
         return new OutMeters(
                 Counter.builder(MESSAGES_OUT).description("Messages handed to consumers").tags(tags)
                         .register(registry),
                 Counter.builder(THROUGHPUT_OUT).description("Body bytes of messages handed to consumers").tags(tags)
                         .register(registry));
+    }
+
+    private record InKey(String protocol, String topic, String messageType) {
+    }
+
+    private record OutKey(String protocol, String topic, String group) {
+    }
+
+    private record RpcKey(String protocol, String code, boolean success) {
     }
 
     private record InMeters(Counter messages, Counter throughput, DistributionSummary size) {
