@@ -9,6 +9,7 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import io.junction.conformance.support.ClusterLaunch;
+import io.junction.conformance.support.ClusterProcesses;
 import io.junction.conformance.support.RunningBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -66,22 +67,15 @@ class ProxyGroupsIT {
         System.setProperty("rocketmq.log.root", System.getProperty("java.io.tmpdir") + "/junction-grpc-client-logs");
     }
 
-    private final List<RunningBroker> stores = new ArrayList<>();
-    private final List<RunningBroker> proxies = new ArrayList<>();
-    private final List<AutoCloseable> clients = new ArrayList<>();
+    private final ClusterProcesses cluster = new ClusterProcesses();
+    private final List<RunningBroker> stores = cluster.stores();
+    private final List<RunningBroker> proxies = cluster.proxies();
+    private final List<AutoCloseable> clients = cluster.clients();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @AfterEach
     void stopAll() {
-        for (int i = clients.size() - 1; i >= 0; i--) {
-            try {
-                clients.get(i).close();
-            } catch (Exception e) {
-                // closing a client at the end: nothing to tell it
-            }
-        }
-        proxies.forEach(RunningBroker::close);
-        stores.forEach(RunningBroker::close);
+        cluster.close();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.junction.conformance.support.ClusterLaunch;
+import io.junction.conformance.support.ClusterProcesses;
 import io.junction.conformance.support.MqAdminCommand;
 import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
@@ -48,22 +49,15 @@ class StaticTopicScalingIT {
     private static final String LOGIC_BROKER = "__syslo__global__";
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final List<RunningBroker> stores = new ArrayList<>();
-    private final List<RunningBroker> proxies = new ArrayList<>();
-    private final List<AutoCloseable> clients = new ArrayList<>();
+    private final ClusterProcesses cluster = new ClusterProcesses();
+    private final List<RunningBroker> stores = cluster.stores();
+    private final List<RunningBroker> proxies = cluster.proxies();
+    private final List<AutoCloseable> clients = cluster.clients();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @AfterEach
     void stopAll() {
-        for (int i = clients.size() - 1; i >= 0; i--) {
-            try {
-                clients.get(i).close();
-            } catch (Exception e) {
-                // closing a client at the end: nothing to tell it
-            }
-        }
-        proxies.forEach(RunningBroker::close);
-        stores.forEach(RunningBroker::close);
+        cluster.close();
     }
 
     @Test
