@@ -137,46 +137,65 @@ final class MqttMessageMapping {
     /** Maps a stored message for delivery; {@code coreTopic} names the MQTT topic of messages without one. */
     static Outbound fromCore(final String coreTopic, final Map<String, String> props, final byte[] body,
                              final long now) {
-        final String topic = props.getOrDefault(TOPIC, CoreTopics.unescape(coreTopic));
-        final int qos = parseInt(props.get(QOS), 1);
-        final boolean retain = "true".equals(props.get(RETAIN));
+        // One pass over the entries. A stored message's properties answer a lookup by scanning the record's bytes
+        // until they are decoded, and the user properties need the decoded entries anyway: looking up the nine names
+        // first scanned every delivered message's properties nine times (a sixth of the broker's CPU in a fan-in).
+        String topic = null;
+        String qos = null;
+        String retain = null;
+        String pfi = null;
+        String exp = null;
+        String ct = null;
+        String replyTo = null;
+        String correlationId = null;
+        String publisher = null;
+        final List<StringPair> users = new ArrayList<>();
+        for (Map.Entry<String, String> e : props.entrySet()) {
+            final String name = e.getKey();
+            switch (name) {
+                case TOPIC -> topic = e.getValue();
+                case QOS -> qos = e.getValue();
+                case RETAIN -> retain = e.getValue();
+                case PAYLOAD_FORMAT -> pfi = e.getValue();
+                case EXPIRES_AT -> exp = e.getValue();
+                case CLIENT_ID -> publisher = e.getValue();
+                case MessageProperties.CONTENT_TYPE -> ct = e.getValue();
+                case MessageProperties.REPLY_TO -> replyTo = e.getValue();
+                case MessageProperties.CORRELATION_ID -> correlationId = e.getValue();
+                default -> {
+                }
+            }
+            if (!isReserved(name)) {
+                users.add(new StringPair(name, e.getValue()));
+            }
+        }
         final MqttProperties out = new MqttProperties();
         long expiresAt = 0;
-        final String pfi = props.get(PAYLOAD_FORMAT);
         if (pfi != null) {
             out.add(new IntegerProperty(MqttProperties.PAYLOAD_FORMAT_INDICATOR, parseInt(pfi, 0)));
         }
-        final String exp = props.get(EXPIRES_AT);
         if (exp != null) {
             expiresAt = parseLong(exp);
             final long remaining = Math.max(0, (expiresAt - now + 999) / 1000);
             out.add(new IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, (int) remaining));
         }
-        final String ct = props.get(MessageProperties.CONTENT_TYPE);
         if (ct != null) {
             out.add(new StringProperty(MqttProperties.CONTENT_TYPE, ct));
         }
-        final String replyTo = props.get(MessageProperties.REPLY_TO);
         if (replyTo != null) {
             final String responseTopic = ReplyAddress.topicName(replyTo);
             if (isTopicName(responseTopic)) {
                 out.add(new StringProperty(MqttProperties.RESPONSE_TOPIC, responseTopic));
             }
         }
-        final String correlationId = props.get(MessageProperties.CORRELATION_ID);
         if (correlationId != null) {
             out.add(new BinaryProperty(MqttProperties.CORRELATION_DATA, correlationData(correlationId)));
-        }
-        final List<StringPair> users = new ArrayList<>();
-        for (Map.Entry<String, String> e : props.entrySet()) {
-            if (!isReserved(e.getKey())) {
-                users.add(new StringPair(e.getKey(), e.getValue()));
-            }
         }
         if (!users.isEmpty()) {
             out.add(new UserProperties(users));
         }
-        return new Outbound(topic, body, qos, retain, out, props.get(CLIENT_ID), expiresAt);
+        return new Outbound(topic != null ? topic : CoreTopics.unescape(coreTopic), body, parseInt(qos, 1),
+                "true".equals(retain), out, publisher, expiresAt);
     }
 
     /** The reply-to address of a response topic: its first level as the core topic it is stored in, then the rest. */

@@ -30,9 +30,6 @@ final class OutboundMappings {
 
     /** {@code m} mapped for delivery; {@code coreTopic} names the MQTT topic of messages without one. */
     static MqttMessageMapping.Outbound of(final String coreTopic, final StoredMessage m, final long now) {
-        if (m.properties().containsKey(MqttMessageMapping.EXPIRES_AT)) {
-            return MqttMessageMapping.fromCore(coreTopic, m.properties(), m.bodyBytes(), now);
-        }
         final Entry[] recent = RECENT.get();
         final int slot = (int) (m.commitLogOffset() ^ m.commitLogOffset() >>> 7) & SLOTS - 1;
         final Entry e = recent[slot];
@@ -41,7 +38,9 @@ final class OutboundMappings {
         }
         final MqttMessageMapping.Outbound mapped = MqttMessageMapping.fromCore(coreTopic, m.properties(),
                 m.bodyBytes(), now);
-        recent[slot] = new Entry(m, coreTopic, mapped);
+        if (mapped.expiresAt() == 0) { // never shared when it expires: mapped anew for the interval left then
+            recent[slot] = new Entry(m, coreTopic, mapped);
+        }
         return mapped;
     }
 }
