@@ -113,7 +113,7 @@ public final class Broker {
                 resources.push("spans", spans);
             }
             final BrokerObservability observability = resources.push("consumer metrics",
-                    new BrokerObservability(metrics.registry(), store, observabilitySettings(config), spans));
+                    new BrokerObservability(metrics, store, observabilitySettings(config), spans));
 
             final NettyTransport transport = resources.push("event loops",
                     NettyTransport.create(config.intValue(ConfigKeys.IO_THREADS)));

@@ -14,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micrometer.registry.otlp.OtlpMeterRegistry;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -82,6 +83,16 @@ public final class BrokerMetrics implements AutoCloseable {
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** The Prometheus client's registry behind {@code /metrics}, for meters registered with it directly. */
+    PrometheusRegistry scrapedRegistry() {
+        return prometheus.getPrometheusRegistry();
+    }
+
+    /** The OTLP push registry, or null when nothing is pushed. */
+    MeterRegistry pushRegistry() {
+        return otlp;
     }
 
     /** The store observer feeding the traffic counters and append latency. */

@@ -41,9 +41,9 @@ public final class BrokerObservability implements AutoCloseable {
     /**
      * @param spans where the spans of messages go, or null to record none (then the wrapper does no span work)
      */
-    public BrokerObservability(final MeterRegistry registry, final Messaging core, final Settings settings,
+    public BrokerObservability(final BrokerMetrics metrics, final Messaging core, final Settings settings,
                                final MessageSpans spans) {
-        this.registry = registry;
+        this.registry = metrics.registry();
         this.spans = spans;
         this.traces = new MessageTraceWriter(core, settings.traceTopics(), TraceBatchWriter.Settings.DEFAULT);
         this.enabled = settings.enabled();
@@ -52,7 +52,7 @@ public final class BrokerObservability implements AutoCloseable {
         FunctionCounter.builder("junction.trace.records.dropped", traces, MessageTraceWriter::dropped)
                 .description("message-trace records the broker dropped (queue full or trace message refused)")
                 .register(registry);
-        this.meters = new RocketMqMeters(registry, settings.maxTopics(), settings.maxGroups());
+        this.meters = new RocketMqMeters(metrics, settings.maxTopics(), settings.maxGroups());
         this.halves = new HalfMessages(registry, MAX_OPEN_HALVES);
         this.consumed = new ConsumedTopics(settings.maxLagSeries());
         this.sampler = Executors.newSingleThreadScheduledExecutor(

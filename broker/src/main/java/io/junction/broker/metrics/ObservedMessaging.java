@@ -14,12 +14,10 @@ import io.junction.core.RecallHandle;
 import io.junction.core.Receipt;
 import io.junction.core.SendResult;
 import io.junction.core.message.Message;
-import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
-import io.junction.core.txn.TransactionMessages;
 import io.junction.core.txn.TransactionResolution;
 import io.junction.spi.TraceContextProperties;
 import java.time.Duration;
@@ -44,6 +42,7 @@ public final class ObservedMessaging implements Messaging {
     private final Messaging core;
     private final String protocol;
     private final RocketMqMeters meters;
+    private final RocketMqMeters.StoredMeters stored;
     private final InflightTracker inflight;
     private final HalfMessages halves;
     private final ConsumedTopics consumed;
@@ -60,20 +59,9 @@ public final class ObservedMessaging implements Messaging {
         this.core = core;
         this.protocol = protocol;
         this.meters = meters;
+        this.stored = meters.stored(protocol);
         this.inflight = inflight;
         this.halves = halves;
-    }
-
-    /** RocketMQ's {@code message_type} label of a message as sent. */
-    static String messageType(final Message m) {
-        if (TransactionMessages.isHalf(m)) {
-            return "Transaction";
-        }
-        if (m.property(MessageProperties.DELIVER_AT) != null || m.property(MessageProperties.DELAY_LEVEL) != null
-                || m.property(MessageProperties.DELAY_SEC) != null || m.property(MessageProperties.DELAY_MS) != null) {
-            return "Delay";
-        }
-        return m.messageGroup() != null ? "Fifo" : "Normal";
     }
 
     @Override
@@ -85,7 +73,7 @@ public final class ObservedMessaging implements Messaging {
         // Worked out here, on the sender's thread where the message is fresh in its core's cache, not when the send
         // completes: that runs on the store's single appender, where reading the message's properties again cost a
         // fifth of the appender's time (cache misses) in an MQTT fan-in profile.
-        final String type = messageType(message);
+        final MessageType type = MessageType.of(message);
         if (spans != null) {
             final MessageSpans.SendSpans traced = spans.sendStarted(message, protocol);
             final CompletableFuture<SendResult> sent = core.send(traced.message());
@@ -100,25 +88,15 @@ public final class ObservedMessaging implements Messaging {
         return sent;
     }
 
-    private void sendEnded(final Message message, final String type, final MessageTraceWriter.Publish publish,
+    private void sendEnded(final Message message, final MessageType type, final MessageTraceWriter.Publish publish,
                            final long start, final SendResult result, final Throwable failure) {
         rpc("send", start, failure);
         if (failure == null) {
             stored(message, type);
         }
         if (publish != null) {
-            traces.published(publish, result, (System.nanoTime() - start) / 1_000_000, traceMessageType(type));
+            traces.published(publish, result, (System.nanoTime() - start) / 1_000_000, type.traceType);
         }
-    }
-
-    /** RocketMQ's MessageType ordinal of a message type, for its trace record. */
-    private static int traceMessageType(final String type) {
-        return switch (type) {
-            case "Transaction" -> 1;
-            case "Delay" -> 3;
-            case "Fifo" -> 4;
-            default -> 0;
-        };
     }
 
     @Override
@@ -128,15 +106,15 @@ public final class ObservedMessaging implements Messaging {
         sent.whenComplete((r, e) -> {
             rpc("send_batch", start, e);
             if (e == null) {
-                messages.forEach(m -> stored(m, messageType(m)));
+                messages.forEach(m -> stored(m, MessageType.of(m)));
             }
         });
         return sent;
     }
 
-    private void stored(final Message m, final String type) {
-        meters.messageIn(protocol, m.topic(), type, m.body().length);
-        if ("Transaction".equals(type)) {
+    private void stored(final Message m, final MessageType type) {
+        stored.stored(m.topic(), type, m.body().length);
+        if (type == MessageType.TRANSACTION) {
             halves.sent(m.uniqueId(), meters.topic(m.topic()), protocol);
         }
     }

@@ -1,7 +1,6 @@
 package io.junction.broker.metrics;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,21 +42,28 @@ public final class RocketMqMeters {
     private final MeterRegistry registry;
     private final BoundedLabels topics;
     private final BoundedLabels groups;
-    // Keyed by the plain label values: a message's lookup builds no Micrometer Tags (sorted, deduplicated, hashed
-    // anew each time), only a record of strings whose hashes the strings keep.
+    private final BucketHistogram sizes;
+    private final BucketHistogram latencies;
+    // Keyed by the plain label values: a lookup builds no Micrometer Tags (sorted, deduplicated, hashed anew each
+    // time), only a record of strings whose hashes the strings keep.
     private final ConcurrentMap<InKey, InMeters> in = new ConcurrentHashMap<>();
     private final ConcurrentMap<OutKey, OutMeters> out = new ConcurrentHashMap<>();
     private final ConcurrentMap<Tags, Counter> counters = new ConcurrentHashMap<>();
-    private final ConcurrentMap<RpcKey, DistributionSummary> latencies = new ConcurrentHashMap<>();
+    private final ConcurrentMap<RpcKey, BucketHistogram.Series> rpcs = new ConcurrentHashMap<>();
 
     /**
      * @param maxTopics distinct topic label values kept, beyond them {@link BoundedLabels#OTHER}
      * @param maxGroups distinct consumer group label values kept
      */
-    public RocketMqMeters(final MeterRegistry registry, final int maxTopics, final int maxGroups) {
-        this.registry = registry;
+    public RocketMqMeters(final BrokerMetrics metrics, final int maxTopics, final int maxGroups) {
+        this.registry = metrics.registry();
         this.topics = new BoundedLabels(maxTopics);
         this.groups = new BoundedLabels(maxGroups);
+        this.sizes = new BucketHistogram(metrics.scrapedRegistry(), metrics.pushRegistry(), MESSAGE_SIZE,
+                "Body bytes of stored messages", SIZE_BUCKETS, PROTOCOL, TOPIC, MESSAGE_TYPE);
+        this.latencies = new BucketHistogram(metrics.scrapedRegistry(), metrics.pushRegistry(), RPC_LATENCY,
+                "Milliseconds from a front-end's call into the message core to its answer", LATENCY_BUCKETS,
+                "protocol_type", "request_code", "response_code");
     }
 
     String topic(final String topic) {
@@ -68,12 +74,9 @@ public final class RocketMqMeters {
         return groups.label(group);
     }
 
-    /** A message of {@code bytes} body bytes was stored. */
-    void messageIn(final String protocol, final String topic, final String messageType, final int bytes) {
-        final InMeters m = cached(in, new InKey(protocol, topic(topic), messageType), this::newIn);
-        m.messages.increment();
-        m.throughput.increment(bytes);
-        m.size.record(bytes);
+    /** The meters of messages stored through one front-end, found with one lookup per message. */
+    StoredMeters stored(final String protocol) {
+        return new StoredMeters(protocol);
     }
 
     /** {@code count} messages of {@code bytes} body bytes were handed to a consumer of the group. */
@@ -96,11 +99,8 @@ public final class RocketMqMeters {
 
     /** One call of the message core answered after {@code millis}; {@code code} names the call. */
     void rpc(final String protocol, final String code, final boolean success, final double millis) {
-        cached(latencies, new RpcKey(protocol, code, success), k -> DistributionSummary.builder(RPC_LATENCY)
-                .description("Milliseconds from a front-end's call into the message core to its answer")
-                .tags("protocol_type", k.protocol, "request_code", k.code, "response_code",
-                        k.success ? "success" : "error")
-                .serviceLevelObjectives(LATENCY_BUCKETS).register(registry)).record(millis);
+        cached(rpcs, new RpcKey(protocol, code, success),
+                k -> latencies.series(k.protocol, k.code, k.success ? "success" : "error")).record(millis);
     }
 
     private Counter counter(final String name, final String description, final Tags tags) {
@@ -119,8 +119,7 @@ public final class RocketMqMeters {
                 Counter.builder(MESSAGES_IN).description("Messages stored").tags(tags).register(registry),
                 Counter.builder(THROUGHPUT_IN).description("Body bytes of stored messages").tags(tags)
                         .register(registry),
-                DistributionSummary.builder(MESSAGE_SIZE).description("Body bytes of stored messages")
-                        .tags(tags).serviceLevelObjectives(SIZE_BUCKETS).register(registry));
+                sizes.series(key.protocol, key.topic, key.messageType));
     }
 
     private OutMeters newOut(final OutKey key) {
@@ -141,9 +140,49 @@ public final class RocketMqMeters {
     private record RpcKey(String protocol, String code, boolean success) {
     }
 
-    private record InMeters(Counter messages, Counter throughput, DistributionSummary size) {
+    private record InMeters(Counter messages, Counter throughput, BucketHistogram.Series size) {
+        void record(final int bytes) {
+            messages.increment();
+            throughput.increment(bytes);
+            size.record(bytes);
+        }
     }
 
     private record OutMeters(Counter messages, Counter throughput) {
+    }
+
+    /**
+     * {@code rocketmq_messages_in_total}, {@code rocketmq_throughput_in_total} and {@code rocketmq_message_size} of
+     * one front-end. Keyed by the topic as sent: a stored message costs one map lookup (the topic's hash, which a
+     * fresh topic string computes once) instead of capping its label and building and hashing a key. Only topics
+     * admitted as label values are kept here, so the map is bounded by {@code maxTopics}; the rest take the long way.
+     */
+    final class StoredMeters {
+        private final String protocol;
+        private final ConcurrentMap<String, InMeters[]> byTopic = new ConcurrentHashMap<>();
+
+        private StoredMeters(final String protocol) {
+            this.protocol = protocol;
+        }
+
+        /** A message of {@code bytes} body bytes was stored. */
+        void stored(final String topic, final MessageType type, final int bytes) {
+            InMeters[] byType = byTopic.get(topic);
+            if (byType == null) {
+                final String label = topic(topic);
+                if (!label.equals(topic)) {
+                    cached(in, new InKey(protocol, label, type.label), RocketMqMeters.this::newIn).record(bytes);
+                    return;
+                }
+                byType = byTopic.computeIfAbsent(topic, t -> new InMeters[MessageType.values().length]);
+            }
+            InMeters m = byType[type.ordinal()];
+            if (m == null) {
+                // A race fills the slot twice with the same cached meters.
+                m = cached(in, new InKey(protocol, topic, type.label), RocketMqMeters.this::newIn);
+                byType[type.ordinal()] = m;
+            }
+            m.record(bytes);
+        }
     }
 }
