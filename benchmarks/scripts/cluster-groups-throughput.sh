@@ -15,13 +15,15 @@
 # and the drain, and charged to their messages: per-core efficiency = messages per CPU-second of all broker
 # processes; the proxies' share and the stores' share are reported apart. Rounds alternate the systems' order (odd
 # rounds as listed, even rounds reversed), so a disturbance by another tenant falls on all alike; the table shows the
-# medians of the rounds and the ratios; the load average is printed with every run.
+# medians of the rounds and the ratios; the load average is printed with every run. After each load, the broker
+# processes' CPU while idle is read over IDLE seconds (default 5): what the cluster spends with no traffic (mirror
+# refreshes, heartbeats, metrics), part of every per-message figure, the more so the lower the rate.
 #
 # Needs: curl, a built tree (mvn -B -q -DskipTests package), Maven to resolve RocketMQ's client classpath once
 # (cached in benchmarks/target). Usage:
 #   benchmarks/scripts/cluster-groups-throughput.sh [SECONDS] [ROUNDS] [REPLICAS]   e.g. ... 20 3
-# Environment: THREADS (32), WARMUP (10), QUEUES (12: 12, 6 and 4 per group), SIZE (1024), STORE_HEAP (256m),
-# PROXY_HEAP (384m: the proxies' and the combinable node's), SYSTEMS ("all proxy1 groups1 groups2 groups3"),
+# Environment: THREADS (32), WARMUP (20), QUEUES (12: 12, 6 and 4 per group), SIZE (1024), STORE_HEAP (256m),
+# PROXY_HEAP (384m: the proxies' and the combinable node's), IDLE (5), SYSTEMS ("all proxy1 groups1 groups2 groups3"),
 # MAX_LOAD (wait before each run until the 1-minute load average is below it), KEEP=1 keeps the work directory.
 set -euo pipefail
 # One block, read whole before it runs: editing the file during a run must not change what the run does.
@@ -31,9 +33,10 @@ seconds="${1:-20}"
 rounds="${2:-3}"
 replicas="${3:-1}"
 threads="${THREADS:-32}"
-warmup="${WARMUP:-10}"
+warmup="${WARMUP:-20}"
 queues="${QUEUES:-12}"
 size="${SIZE:-1024}"
+idle="${IDLE:-5}"
 heap=256m
 store_heap="${STORE_HEAP:-256m}"
 proxy_heap="${PROXY_HEAP:-384m}"
@@ -92,6 +95,15 @@ stop_system() { # stops every process of the run; proxies first
   for k in "${!pid_of[@]}"; do stop "${pid_of[$k]}"; unset "pid_of[$k]"; done
 }
 
+# CPU milliseconds the processes spent so far (utime + stime of /proc/<pid>/stat, in ticks of 10 ms).
+cpu_ms() { # pid,pid...
+  local p t=0
+  for p in ${1//,/ }; do
+    t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+  done
+  echo $((t * 10))
+}
+
 # The topic's placement as the first entry point's GET /cluster shows it ("g1;g2;g1;g2..."), "-" on a combinable node.
 placement() { # topic
   curl -s -m 5 "http://127.0.0.1:$(proxy_http_port 1)/cluster" 2>/dev/null \
@@ -120,8 +132,12 @@ for round in $(seq 1 "$rounds"); do
     "start_$system"
     result="$(load "$system")"
     where="$(placement "$(field "$result" topic)")"
+    idle_all="$(cpu_ms "$cpupids")"; idle_proxies="$(cpu_ms "$proxypids")"
+    sleep "$idle"
+    idle_all=$(( ($(cpu_ms "$cpupids") - idle_all) / idle ))
+    idle_proxies=$(( ($(cpu_ms "$proxypids") - idle_proxies) / idle ))
     stop_system
-    echo "system=$system round=$round load=$start_load end_load=$(loadavg) placement=$where $result" \
+    echo "system=$system round=$round load=$start_load end_load=$(loadavg) placement=$where idle_ms=$idle_all idle_proxy_ms=$idle_proxies $result" \
       | tee -a "$results" >&2
     rm -rf "$run"/g?.? "$run"/p? "$run/all"
   done
@@ -135,23 +151,23 @@ function median(key,   n, i, j, t, a) {
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 BEGIN { split("tps p99_ms broker_send_us proxy_send_us store_send_us client_send_us drain_rate broker_drain_us " \
-              "proxy_drain_us load", names, " ") }
+              "proxy_drain_us idle_ms idle_proxy_ms load", names, " ") }
 {
   s = field("system"); runs[s]++; place[s] = field("placement")
   $0 = $0 " store_send_us=" (field("broker_send_us") - field("proxy_send_us"))
   for (k in names) { key = s SUBSEP names[k]; vals[key] = vals[key] (vals[key] == "" ? "" : " ") field(names[k]) }
 }
 END {
-  printf "\n%-8s %4s %9s %8s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "system", "runs", "send/s", "p99 ms", \
-         "msg/CPU-s", "CPU us", "proxies", "stores", "client", "drain/s", "drain us", "proxies", "load"
+  printf "\n%-8s %4s %9s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "system", "runs", "send/s", "p99 ms", \
+         "msg/CPU-s", "CPU us", "proxies", "stores", "client", "drain/s", "drain us", "proxies", "idle ms/s", "load"
   split("all proxy1 groups1 groups2 groups3", order, " ")
   for (o = 1; o <= 5; o++) {
     s = order[o]; if (!(s in runs)) continue
     for (k in names) med[s, names[k]] = median(s SUBSEP names[k])
-    printf "%-8s %4d %9.0f %8.2f %9.0f %9.1f %9.1f %9.1f %9.1f %9.0f %9.1f %9.1f %6.2f\n", s, runs[s], med[s, "tps"], \
+    printf "%-8s %4d %9.0f %8.2f %9.0f %9.1f %9.1f %9.1f %9.1f %9.0f %9.1f %9.1f %4d/%-4d %6.2f\n", s, runs[s], med[s, "tps"], \
            med[s, "p99_ms"], 1e6 / med[s, "broker_send_us"], med[s, "broker_send_us"], med[s, "proxy_send_us"], \
            med[s, "store_send_us"], med[s, "client_send_us"], med[s, "drain_rate"], med[s, "broker_drain_us"], \
-           med[s, "proxy_drain_us"], med[s, "load"]
+           med[s, "proxy_drain_us"], med[s, "idle_ms"], med[s, "idle_proxy_ms"], med[s, "load"]
   }
   for (o = 3; o <= 5; o++) if (order[o] in runs) printf "placement, %s: %s\n", order[o], place[order[o]]
   print ""
@@ -171,7 +187,8 @@ END {
   printf "\nStore groups of %d replica(s). send/s, p99: the measured send phase (closed loop, sync sends); msg/CPU-s: messages\n", replicas
   print "per CPU-second of all broker processes (per-core efficiency); CPU us: their CPU per message sent, of it the"
   print "proxies'"'"' and the stores'"'"' shares; client: the load tool'"'"'s; drain/s, drain us: the push consumer'"'"'s rate and"
-  print "the brokers'"'"' CPU per message drained (of it the proxies'"'"'); load: the 1-minute load average at each run'"'"'s start."
+  print "the brokers'"'"' CPU per message drained (of it the proxies'"'"'); idle ms/s: the brokers'"'"' CPU while idle after"
+  print "the load, all / of it the proxies'"'"' (CPU ms per second); load: the 1-minute load average at each run'"'"'s start."
   print "Medians of the rounds."
 }' "$results"
 exit 0
