@@ -169,7 +169,8 @@ END {
            med[s, "store_send_us"], med[s, "client_send_us"], med[s, "drain_rate"], med[s, "broker_drain_us"], \
            med[s, "proxy_drain_us"], med[s, "idle_ms"], med[s, "idle_proxy_ms"], med[s, "load"]
   }
-  for (o = 3; o <= 5; o++) if (order[o] in runs) printf "placement, %s: %s\n", order[o], place[order[o]]
+  for (o = 3; o <= 5; o++) if (order[o] in runs) printf "placement, %s: %s\n", order[o], \
+    place[order[o]] == "-" ? "none (one group: the topic lives wholly on g1)" : place[order[o]]
   print ""
   if ("groups1" in runs) for (o = 4; o <= 5; o++) {
     s = order[o]; if (!(s in runs)) continue
