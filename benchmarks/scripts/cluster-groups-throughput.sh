@@ -151,22 +151,26 @@ function median(key,   n, i, j, t, a) {
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 BEGIN { split("tps p99_ms broker_send_us proxy_send_us store_send_us client_send_us drain_rate broker_drain_us " \
-              "proxy_drain_us idle_ms idle_proxy_ms load", names, " ") }
+              "proxy_drain_us idle_ms idle_proxy_ms per_client load", names, " ") }
 {
   s = field("system"); runs[s]++; place[s] = field("placement")
-  $0 = $0 " store_send_us=" (field("broker_send_us") - field("proxy_send_us"))
+  $0 = $0 " store_send_us=" (field("broker_send_us") - field("proxy_send_us")) \
+       " per_client=" (field("client_send_us") > 0 ? field("broker_send_us") / field("client_send_us") : 0)
   for (k in names) { key = s SUBSEP names[k]; vals[key] = vals[key] (vals[key] == "" ? "" : " ") field(names[k]) }
 }
 END {
-  printf "\n%-8s %4s %9s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "system", "runs", "send/s", "p99 ms", \
-         "msg/CPU-s", "CPU us", "proxies", "stores", "client", "drain/s", "drain us", "proxies", "idle ms/s", "load"
+  printf "\n%-8s %4s %9s %8s %9s %9s %9s %9s %9s %7s %9s %9s %9s %9s %6s\n", "system", "runs", "send/s", "p99 ms", \
+         "msg/CPU-s", "CPU us", "proxies", "stores", "client", "/client", "drain/s", "drain us", "proxies", "idle ms/s", \
+         "load"
   split("all proxy1 groups1 groups2 groups3", order, " ")
   for (o = 1; o <= 5; o++) {
     s = order[o]; if (!(s in runs)) continue
     for (k in names) med[s, names[k]] = median(s SUBSEP names[k])
-    printf "%-8s %4d %9.0f %8.2f %9.0f %9.1f %9.1f %9.1f %9.1f %9.0f %9.1f %9.1f %4d/%-4d %6.2f\n", s, runs[s], med[s, "tps"], \
+    printf "%-8s %4d %9.0f %8.2f %9.0f %9.1f %9.1f %9.1f %9.1f %7.2f %9.0f %9.1f %9.1f %4d/%-4d %6.2f\n", s, runs[s], \
+           med[s, "tps"], \
            med[s, "p99_ms"], 1e6 / med[s, "broker_send_us"], med[s, "broker_send_us"], med[s, "proxy_send_us"], \
-           med[s, "store_send_us"], med[s, "client_send_us"], med[s, "drain_rate"], med[s, "broker_drain_us"], \
+           med[s, "store_send_us"], med[s, "client_send_us"], med[s, "per_client"], med[s, "drain_rate"], \
+           med[s, "broker_drain_us"], \
            med[s, "proxy_drain_us"], med[s, "idle_ms"], med[s, "idle_proxy_ms"], med[s, "load"]
   }
   for (o = 3; o <= 5; o++) if (order[o] in runs) printf "placement, %s: %s\n", order[o], \
@@ -174,20 +178,24 @@ END {
   print ""
   if ("groups1" in runs) for (o = 4; o <= 5; o++) {
     s = order[o]; if (!(s in runs)) continue
-    printf "%s / groups1: throughput %.2fx, per-core efficiency %.2fx, proxies'"'"' CPU per message %.2fx, stores'"'"' %.2fx\n", \
-           s, med[s, "tps"] / med["groups1", "tps"], med["groups1", "broker_send_us"] / med[s, "broker_send_us"], \
+    printf "%s / groups1: throughput %.2fx, per-core efficiency %.2fx (in client units %.2fx), proxies'"'"' CPU per " \
+           "message %.2fx, stores'"'"' %.2fx\n", s, med[s, "tps"] / med["groups1", "tps"], \
+           med["groups1", "broker_send_us"] / med[s, "broker_send_us"], med["groups1", "per_client"] / med[s, "per_client"], \
            med[s, "proxy_send_us"] / med["groups1", "proxy_send_us"], med[s, "store_send_us"] / med["groups1", "store_send_us"]
   }
   if ("all" in runs) for (o = 2; o <= 3; o++) {
     s = order[o]; if (!(s in runs)) continue
-    printf "proxy hop, %s / all: throughput %.2fx, CPU per message %.2fx (proxies %.0f%% of it); drain %.2fx, drain CPU per message %.2fx\n", \
-           s, med[s, "tps"] / med["all", "tps"], med[s, "broker_send_us"] / med["all", "broker_send_us"], \
+    printf "proxy hop, %s / all: throughput %.2fx, CPU per message %.2fx (in client units %.2fx; proxies %.0f%% of " \
+           "it); drain %.2fx, drain CPU per message %.2fx\n", s, med[s, "tps"] / med["all", "tps"], \
+           med[s, "broker_send_us"] / med["all", "broker_send_us"], med[s, "per_client"] / med["all", "per_client"], \
            100 * med[s, "proxy_send_us"] / med[s, "broker_send_us"], med[s, "drain_rate"] / med["all", "drain_rate"], \
            med[s, "broker_drain_us"] / med["all", "broker_drain_us"]
   }
   printf "\nStore groups of %d replica(s). send/s, p99: the measured send phase (closed loop, sync sends); msg/CPU-s: messages\n", replicas
   print "per CPU-second of all broker processes (per-core efficiency); CPU us: their CPU per message sent, of it the"
-  print "proxies'"'"' and the stores'"'"' shares; client: the load tool'"'"'s; drain/s, drain us: the push consumer'"'"'s rate and"
+  print "proxies'"'"' and the stores'"'"' shares; client: the load tool'"'"'s; /client: the brokers'"'"' CPU per message in units of"
+  print "the client'"'"'s (whose work per message is the same against every system: a yardstick that other tenants'"'"' load"
+  print "inflates alike, median of the runs'"'"' ratios); drain/s, drain us: the push consumer'"'"'s rate and"
   print "the brokers'"'"' CPU per message drained (of it the proxies'"'"'); idle ms/s: the brokers'"'"' CPU while idle after"
   print "the load, all / of it the proxies'"'"' (CPU ms per second); load: the 1-minute load average at each run'"'"'s start."
   print "Medians of the rounds."
