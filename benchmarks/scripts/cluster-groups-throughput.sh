@@ -24,7 +24,8 @@
 #   benchmarks/scripts/cluster-groups-throughput.sh [SECONDS] [ROUNDS] [REPLICAS]   e.g. ... 20 3
 # Environment: THREADS (32), WARMUP (20), QUEUES (12: 12, 6 and 4 per group), SIZE (1024), STORE_HEAP (256m),
 # PROXY_HEAP (384m: the proxies' and the combinable node's), IDLE (5), SYSTEMS ("all proxy1 groups1 groups2 groups3"),
-# MAX_LOAD (wait before each run until the 1-minute load average is below it), KEEP=1 keeps the work directory.
+# MAX_LOAD (wait before each run until the 1-minute load average is below it), JUNCTION_JAR (another broker jar, for
+# an A/B), KEEP=1 keeps the work directory.
 set -euo pipefail
 # One block, read whole before it runs: editing the file during a run must not change what the run does.
 {
