@@ -98,7 +98,7 @@ public final class ContractServer implements AutoCloseable {
                         @Override
                         protected void initChannel(final SocketChannel ch) {
                             connections.add(ch);
-                            ch.pipeline().addLast(ContractFlushes.handler(),
+                            ch.pipeline().addLast(
                                     new LengthFieldBasedFrameDecoder(maxFrame, ContractFrame.LENGTH_OFFSET,
                                             ContractFrame.LENGTH_FIELD, 0, ContractFrame.LENGTH_FIELD),
                                     new ContractServerHandler(target, view, localProducers, maxInFlight));

@@ -107,8 +107,8 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(final SocketChannel ch) {
-                            ch.pipeline().addLast(ContractFlushes.handler(), new LengthFieldBasedFrameDecoder(
-                                    maxFrame, ContractFrame.LENGTH_OFFSET, ContractFrame.LENGTH_FIELD, 0,
+                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(maxFrame,
+                                    ContractFrame.LENGTH_OFFSET, ContractFrame.LENGTH_FIELD, 0,
                                     ContractFrame.LENGTH_FIELD), handler);
                         }
                     })
