@@ -130,6 +130,70 @@ junction_single_start() {
   junction_ready 0
 }
 
+# ------------------------------------------------------- Junction store groups (role store), proxies, a combinable node
+# Store groups g1..gN of R `store` replicas each (g1 holds the metadata) and proxies over all of them, ports from gbase
+# (default 25870): group g's replica r Raft gbase+10g+r, contract server gbase+100+10g+r, HTTP gbase+200+10g+r; proxy
+# p Remoting gbase+300+p, HTTP gbase+400+p. Every front-end but Remoting is off. Heaps: store_heap, proxy_heap (default
+# heap). Node keys in pid_of/log_of: "g<g>.<r>" for a replica, "p<p>" for a proxy, "all" for the combinable node.
+gbase="${gbase:-25870}"
+group_contracts() { # group replicas -> host:port,... of its contract servers
+  local r out=""
+  for r in $(seq 1 "$2"); do out="${out:+$out,}127.0.0.1:$((gbase + 100 + 10 * $1 + r))"; done
+  echo "$out"
+}
+group_start() { # group replicas: starts its replicas (not waiting)
+  local g="$1" n="$2" r kv members=""
+  local extra=()
+  for kv in ${JUNCTION_SET:-}; do extra+=(--set "$kv"); done
+  for r in $(seq 1 "$n"); do members="${members:+$members,}n$r@127.0.0.1:$((gbase + 10 * g + r))"; done
+  for r in $(seq 1 "$n"); do
+    log_of["g$g.$r"]="$run/g$g.$r-$(now_ms).log"
+    java -Xmx"${store_heap:-$heap}" -jar "$jar" --data-dir "$run/g$g.$r" --set cluster.role=store \
+         --set cluster.node-id="n$r" --set cluster.members="$members" \
+         --set cluster.contract-port=$((gbase + 100 + 10 * g + r)) --set http.port=$((gbase + 200 + 10 * g + r)) \
+         "${extra[@]}" >"${log_of["g$g.$r"]}" 2>&1 &
+    pid_of["g$g.$r"]=$!; pids+=("$!")
+  done
+}
+proxy_remoting_port() { echo $((gbase + 300 + $1)); }
+proxy_http_port() { echo $((gbase + 400 + $1)); }
+proxy_start() { # index groups replicas: a proxy over store groups g1..g<groups> (cluster.store-groups), not waiting
+  local p="$1" g kv spec=""
+  local extra=()
+  for kv in ${JUNCTION_SET:-}; do extra+=(--set "$kv"); done
+  for g in $(seq 1 "$2"); do spec="${spec:+$spec;}g$g=$(group_contracts "$g" "$3")"; done
+  log_of["p$p"]="$run/p$p-$(now_ms).log"
+  java -Xmx"${proxy_heap:-$heap}" -jar "$jar" --data-dir "$run/p$p" --set cluster.role=proxy \
+       --set cluster.store-groups="$spec" --set remoting.port="$(proxy_remoting_port "$p")" \
+       --set http.port="$(proxy_http_port "$p")" --set grpc.enabled=false --set mqtt.enabled=false \
+       --set amqp.enabled=false --set kafka.enabled=false --set http-cloudevents.enabled=false "${extra[@]}" \
+       >"${log_of["p$p"]}" 2>&1 &
+  pid_of["p$p"]=$!; pids+=("$!")
+}
+# Waits until a proxy's /health says it reaches every group's leader with recent metadata.
+proxy_reaches_leaders() { # index
+  for _ in $(seq 1 600); do
+    curl -s -m 1 "http://127.0.0.1:$(proxy_http_port "$1")/health" 2>/dev/null | grep -q '"reachesLeader":true' \
+      && return 0
+    sleep 0.1
+  done
+  echo "proxy p$1 reaches no leader within 60 s" >&2; tail -20 "${log_of["p$1"]}" >&2; exit 1
+}
+# A combinable node (cluster.role=all): front-ends and the only replica of a one-member store group, on proxy 1's
+# Remoting and HTTP ports and group 1's Raft and contract ports.
+all_start() {
+  local kv
+  local extra=()
+  for kv in ${JUNCTION_SET:-}; do extra+=(--set "$kv"); done
+  log_of[all]="$run/all-$(now_ms).log"
+  java -Xmx"${proxy_heap:-$heap}" -jar "$jar" --data-dir "$run/all" --set cluster.node-id=n1 \
+       --set cluster.members="n1@127.0.0.1:$((gbase + 11))" --set cluster.contract-port=$((gbase + 111)) \
+       --set remoting.port="$(proxy_remoting_port 1)" --set http.port="$(proxy_http_port 1)" \
+       --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false --set kafka.enabled=false \
+       --set http-cloudevents.enabled=false "${extra[@]}" >"${log_of[all]}" 2>&1 &
+  pid_of[all]=$!; pids+=("$!")
+}
+
 # ----------------------------------------------------------------------------- RocketMQ DLedger: 3 brokers, 1 name server
 # Ports from rbase (default 22870): name server rbase+6, broker i listens on rbase+31+10i (HA +1, DLedger +2).
 # Needs rmqcp (rocketmq_classpath). ns_pid: the name server's pid.

@@ -62,4 +62,27 @@ final class LoadProducer {
             Thread.sleep(200);
         }
     }
+
+    /**
+     * Waits until the topic, made through another entry point (another proxy, whose metadata mirror shows it within
+     * about half a second), has a route with at least {@code queues} queues through this producer's name server.
+     */
+    static void awaitRoute(final DefaultMQProducer producer, final String topic, final int queues) throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                if (producer.fetchPublishMessageQueues(topic).size() >= queues) {
+                    return;
+                }
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topic " + topic + " has no route after 60 s");
+            }
+            Thread.sleep(200);
+        }
+    }
 }

@@ -21,14 +21,19 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
  * java -cp benchmarks/target/classes:ROCKETMQ_CLASSPATH io.junction.bench.remoting.RemotingLoad \
  *      --namesrv 127.0.0.1:9876 [--label junction] [--threads 32] [--seconds 30] [--warmup-seconds 5] \
  *      [--size 1024] [--queues 8] [--drains 1] [--warmup-drains 0]
- *      [--drain-timeout-seconds 300] [--broker-pids PID,PID]
+ *      [--drain-timeout-seconds 300] [--broker-pids PID,PID] [--producer-namesrvs HOST:PORT,HOST:PORT]
+ *      [--proxy-pids PID,PID]
  * </pre>
  *
  * <p>The topic (a new one per run) is created with {@code --queues} queues through the client's own topic creation,
  * which works against both a RocketMQ broker and Junction. With {@code --broker-pids} it also reports the CPU time those
  * processes (the broker under test) spent per message in each phase, read from {@code /proc}. With {@code --drains N}
  * the topic is drained N times by new groups (after {@code --warmup-drains} unmeasured ones) and the median drain is
- * reported. Exit status: 0 when every message sent was drained,
+ * reported. With {@code --producer-namesrvs} the sends go through one producer per address listed (each its own client,
+ * the sender threads split evenly over them: half through each of two proxies), the topic made through the first;
+ * the drains read through {@code --namesrv}. {@code --proxy-pids} names which of the broker processes are proxies:
+ * their share of the brokers' CPU is reported apart ({@code proxy_send_us}, {@code proxy_drain_us}; the rest is the
+ * store nodes'). Exit status: 0 when every message sent was drained,
  * 2 when some were not (or sends failed), 1 on a usage error.
  */
 public final class RemotingLoad {
@@ -38,7 +43,8 @@ public final class RemotingLoad {
     public static void main(final String[] args) throws Exception {
         final Map<String, String> o = LoadOptions.parse(args, "RemotingLoad --namesrv HOST:PORT [--label NAME] "
                 + "[--threads 32] [--seconds 30] [--warmup-seconds 5] [--size 1024] [--queues 8] [--drains 1] "
-                + "[--warmup-drains 0] [--drain-timeout-seconds 300] [--broker-pids PID,PID]");
+                + "[--warmup-drains 0] [--drain-timeout-seconds 300] [--broker-pids PID,PID] "
+                + "[--producer-namesrvs HOST:PORT,HOST:PORT] [--proxy-pids PID,PID]");
         final String nameServer = o.getOrDefault("namesrv", "127.0.0.1:9876");
         final String label = o.getOrDefault("label", "broker");
         final int threads = Integer.parseInt(o.getOrDefault("threads", "32"));
@@ -49,31 +55,39 @@ public final class RemotingLoad {
         final long drainTimeout = Long.parseLong(o.getOrDefault("drain-timeout-seconds", "300"));
         final int drains = Math.max(1, Integer.parseInt(o.getOrDefault("drains", "1")));
         final int warmupDrains = Math.max(0, Integer.parseInt(o.getOrDefault("warmup-drains", "0")));
-        final ProcessCpu brokers = new ProcessCpu(o.containsKey("broker-pids")
-                ? Arrays.stream(o.get("broker-pids").split(",")).mapToLong(Long::parseLong).toArray()
-                : new long[0]);
+        final ProcessCpu brokers = new ProcessCpu(pids(o.get("broker-pids")));
+        final ProcessCpu proxies = new ProcessCpu(pids(o.get("proxy-pids")));
+        final List<String> entryPoints = Arrays.asList(o.getOrDefault("producer-namesrvs", nameServer).split(","));
 
         final String run = label + "-" + ProcessHandle.current().pid() + "-" + Long.toString(System.nanoTime(), 36);
         final String topic = "bench-" + run;
         final byte[] body = new byte[size];
         new Random(42).nextBytes(body);
 
-        final DefaultMQProducer producer = LoadProducer.start(nameServer, "bench-producer-" + run);
+        final List<DefaultMQProducer> producers = new ArrayList<>();
         final SendPhase.Result warm;
         final SendPhase.Result measured;
-        final long[] sendCpu = new long[2]; // broker, this client: CPU nanoseconds of the measured send phase
+        final long[] sendCpu = new long[3]; // brokers, this client, proxies: CPU nanoseconds of the measured send phase
         try {
-            LoadProducer.createTopic(producer, topic, queues);
-            warm = SendPhase.run(producer, topic, body, threads, warmup);
+            for (int i = 0; i < entryPoints.size(); i++) {
+                producers.add(LoadProducer.start(entryPoints.get(i), "bench-producer-" + i + "-" + run));
+            }
+            LoadProducer.createTopic(producers.get(0), topic, queues);
+            for (DefaultMQProducer other : producers.subList(1, producers.size())) {
+                LoadProducer.awaitRoute(other, topic, queues);
+            }
+            warm = SendPhase.run(producers, topic, body, threads, warmup);
             // Warm the consume path as well (broker and client compile it), so the measured drain runs compiled code.
             DrainPhase.run(nameServer, "bench-warm-" + run, topic, 1 + warm.sent(), drainTimeout);
             sendCpu[0] = brokers.nanos();
             sendCpu[1] = ProcessCpu.self();
-            measured = SendPhase.run(producer, topic, body, threads, seconds);
+            sendCpu[2] = proxies.nanos();
+            measured = SendPhase.run(producers, topic, body, threads, seconds);
             sendCpu[0] = brokers.nanos() - sendCpu[0];
             sendCpu[1] = ProcessCpu.self() - sendCpu[1];
+            sendCpu[2] = proxies.nanos() - sendCpu[2];
         } finally {
-            producer.shutdown();
+            producers.forEach(DefaultMQProducer::shutdown);
         }
         final long sent = 1 + warm.sent() + measured.sent(); // the first message made the route live
         // Each drain reads the whole topic again with a new group. The first --warmup-drains are not measured (the
@@ -83,10 +97,12 @@ public final class RemotingLoad {
         final List<MeasuredDrain> runs = new ArrayList<>();
         for (int i = -warmupDrains; i < drains; i++) {
             final long brokerCpu = brokers.nanos();
+            final long proxyCpu = proxies.nanos();
             final long selfCpu = ProcessCpu.self();
             final DrainPhase.Result r = DrainPhase.run(nameServer, "bench-drain-" + i + "-" + run, topic, sent,
                     drainTimeout);
-            final MeasuredDrain m = new MeasuredDrain(r, brokers.nanos() - brokerCpu, ProcessCpu.self() - selfCpu);
+            final MeasuredDrain m = new MeasuredDrain(r, brokers.nanos() - brokerCpu, proxies.nanos() - proxyCpu,
+                    ProcessCpu.self() - selfCpu);
             final double received = Math.max(1, r.received());
             System.err.printf(Locale.ROOT, "%s: %s drain %d: %,.0f msg/s, CPU per message: broker %.1f us, client %.1f "
                             + "us%n", label, i < 0 ? "warm-up" : "measured", i < 0 ? i + warmupDrains + 1 : i + 1,
@@ -102,6 +118,8 @@ public final class RemotingLoad {
         final double clientSendUs = sendCpu[1] / 1e3 / Math.max(1, measured.sent());
         final double brokerDrainUs = median.brokerNanos() / 1e3 / Math.max(1, drain.received());
         final double clientDrainUs = median.clientNanos() / 1e3 / Math.max(1, drain.received());
+        final double proxySendUs = sendCpu[2] / 1e3 / Math.max(1, measured.sent());
+        final double proxyDrainUs = median.proxyNanos() / 1e3 / Math.max(1, drain.received());
 
         final double p50 = measured.latency().p50() / 1e6;
         final double p99 = measured.latency().p99() / 1e6;
@@ -113,18 +131,25 @@ public final class RemotingLoad {
                 drain.totalNanos() / 1e9, drains, runs.stream().map(m -> String.format(Locale.ROOT, "%,.0f",
                         m.result().perSecond())).collect(Collectors.joining(" ")));
         System.out.printf(Locale.ROOT, "%s: CPU per message, send phase: broker %.1f us, client %.1f us; drain phase: "
-                + "broker %.1f us, client %.1f us%n", label, brokerSendUs, clientSendUs, brokerDrainUs, clientDrainUs);
-        System.out.printf(Locale.ROOT, "RESULT label=%s threads=%d seconds=%d size=%d sent=%d failed=%d tps=%.1f "
-                        + "p50_ms=%.3f p99_ms=%.3f drained=%d drain_rate=%.1f drain_seconds=%.2f broker_send_us=%.2f "
-                        + "client_send_us=%.2f broker_drain_us=%.2f client_drain_us=%.2f%n", label, threads,
-                seconds, size, measured.sent(), measured.failed() + warm.failed(), measured.perSecond(), p50, p99,
+                + "broker %.1f us, client %.1f us; of the brokers', the proxies': send %.1f us, drain %.1f us%n", label,
+                brokerSendUs, clientSendUs, brokerDrainUs, clientDrainUs, proxySendUs, proxyDrainUs);
+        System.out.printf(Locale.ROOT, "RESULT label=%s topic=%s threads=%d seconds=%d size=%d sent=%d failed=%d "
+                        + "tps=%.1f p50_ms=%.3f p99_ms=%.3f drained=%d drain_rate=%.1f drain_seconds=%.2f "
+                        + "broker_send_us=%.2f client_send_us=%.2f broker_drain_us=%.2f client_drain_us=%.2f "
+                        + "proxy_send_us=%.2f proxy_drain_us=%.2f%n", label, topic, threads, seconds, size,
+                measured.sent(), measured.failed() + warm.failed(), measured.perSecond(), p50, p99,
                 drain.received(), drain.perSecond(), drain.totalNanos() / 1e9, brokerSendUs, clientSendUs,
-                brokerDrainUs, clientDrainUs);
+                brokerDrainUs, clientDrainUs, proxySendUs, proxyDrainUs);
         final boolean allDrained = !runs.isEmpty() && runs.stream().allMatch(m -> m.result().received() >= sent);
         System.exit(allDrained && measured.failed() + warm.failed() == 0 ? 0 : 2);
     }
 
-    /** One measured drain with the CPU time the brokers and this client spent during it. */
-    private record MeasuredDrain(DrainPhase.Result result, long brokerNanos, long clientNanos) {
+    /** Process ids from {@code PID,PID}; none when absent. */
+    private static long[] pids(final String list) {
+        return list == null ? new long[0] : Arrays.stream(list.split(",")).mapToLong(Long::parseLong).toArray();
+    }
+
+    /** One measured drain with the CPU time the brokers (of which the proxies) and this client spent during it. */
+    private record MeasuredDrain(DrainPhase.Result result, long brokerNanos, long proxyNanos, long clientNanos) {
     }
 }

@@ -10,8 +10,9 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 
 /**
- * {@code threads} threads sharing one producer, each sending synchronously in a loop until the time is up; every
- * send's latency is kept (only acknowledged sends count and are timed).
+ * {@code threads} threads sending synchronously in a loop until the time is up, thread t through producer t mod the
+ * producers' count (several producers, each given another name server, split the load over several entry points,
+ * such as proxies); every send's latency is kept (only acknowledged sends count and are timed).
  */
 final class SendPhase {
     private SendPhase() {
@@ -31,8 +32,8 @@ final class SendPhase {
         }
     }
 
-    static Result run(final DefaultMQProducer producer, final String topic, final byte[] body, final int threads,
-                      final long seconds) throws InterruptedException {
+    static Result run(final List<DefaultMQProducer> producers, final String topic, final byte[] body,
+                      final int threads, final long seconds) throws InterruptedException {
         final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         final List<LatencyRecorder> recorders = new ArrayList<>();
         final List<Thread> senders = new ArrayList<>();
@@ -41,6 +42,7 @@ final class SendPhase {
         for (int t = 0; t < threads; t++) {
             final LatencyRecorder recorder = new LatencyRecorder();
             recorders.add(recorder);
+            final DefaultMQProducer producer = producers.get(t % producers.size());
             final Thread sender = new Thread(() -> {
                 while (System.nanoTime() < end) {
                     final long before = System.nanoTime();
