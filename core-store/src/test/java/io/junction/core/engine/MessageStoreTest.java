@@ -12,6 +12,7 @@ import io.junction.core.PullStatus;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
@@ -327,6 +328,23 @@ class MessageStoreTest {
             store.topics().createOrUpdate(TopicConfig.of("gone", 1)).join();
             assertThat(store.send(Message.builder("gone").queueId(0).body(new byte[1]).build()).join().queueOffset())
                     .isZero();
+        }
+    }
+
+    @Test
+    void shouldDeleteATopicsKeyValueItemsWithItAndLeaveOtherNamespacesAlone() {
+        final Path data = dir.resolve("kv");
+        try (MessageStore store = MessageStore.open(TestStores.small(data).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("mapped", 2)).join();
+            store.kvConfigs().put(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped", "{\"epoch\":1}").join();
+            store.kvConfigs().put("someone.else", "mapped", "kept").join();
+            assertThat(store.topics().delete("mapped").join()).isTrue();
+            assertThat(store.kvConfigs().get(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped")).isEmpty();
+            assertThat(store.kvConfigs().get("someone.else", "mapped")).contains("kept");
+        }
+        try (MessageStore store = MessageStore.open(TestStores.small(data).build())) {
+            assertThat(store.kvConfigs().get(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped")).as("after a restart")
+                    .isEmpty();
         }
     }
 
