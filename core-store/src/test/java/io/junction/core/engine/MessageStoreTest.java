@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.PullStatus;
+import io.junction.core.Messaging;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
@@ -345,6 +346,21 @@ class MessageStoreTest {
         try (MessageStore store = MessageStore.open(TestStores.small(data).build())) {
             assertThat(store.kvConfigs().get(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped")).as("after a restart")
                     .isEmpty();
+        }
+    }
+
+    @Test
+    void shouldReplaceAKeyValueItemOnlyWhileItHoldsTheExpectedValue() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            final Messaging.KvConfigs kv = store.kvConfigs();
+            assertThat(kv.replace("ns", "k", "something", "v1").join()).as("none there yet").isFalse();
+            assertThat(kv.get("ns", "k")).isEmpty();
+            assertThat(kv.replace("ns", "k", null, "v1").join()).isTrue();
+            assertThat(kv.replace("ns", "k", null, "v2").join()).as("there is one now").isFalse();
+            assertThat(kv.replace("ns", "k", "v0", "v2").join()).as("another value").isFalse();
+            assertThat(kv.get("ns", "k")).contains("v1");
+            assertThat(kv.replace("ns", "k", "v1", "v2").join()).isTrue();
+            assertThat(kv.get("ns", "k")).contains("v2");
         }
     }
 

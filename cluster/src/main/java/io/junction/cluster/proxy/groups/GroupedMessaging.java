@@ -95,13 +95,13 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.seams = new FifoSeams(metadata, this::group, name -> this.groups.containsKey(name));
         this.placementChanges = new PlacementChangeWatch((topic, consumerGroup) -> seams.scope(book.get(topic),
                 consumerGroup), this);
-        this.topics = new GroupedTopics(this.groups, book);
+        this.topics = new GroupedTopics(this.groups, book, metadataRefresh);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
         this.receipts = new ReceiptRouter(this.groups);
         this.queries = new MergedQueries(this.groups, book);
         this.browser = new SpreadBrowser(this.groups, book);
-        this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g));
+        this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g), metadataRefresh);
         this.moves = new SealedQueueRetry(book, metadataRefresh);
         this.forwarder = new SealedForwarder(this.groups::keySet, this::group, book, this::send);
         forwarder.sweep();
