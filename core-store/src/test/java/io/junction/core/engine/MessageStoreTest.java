@@ -6,10 +6,10 @@ import static io.junction.core.engine.TestStores.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.core.Messaging;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.PullStatus;
-import io.junction.core.Messaging;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
