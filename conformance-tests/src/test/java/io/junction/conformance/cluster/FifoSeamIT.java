@@ -71,12 +71,14 @@ class FifoSeamIT {
         final ClientConfiguration configuration = ClientConfiguration.newBuilder()
                 .setEndpoints(proxy.grpcEndpoint()).enableSsl(false).setRequestTimeout(Duration.ofSeconds(10))
                 .build();
-        final Producer producer = GRPC.newProducerBuilder().setClientConfiguration(configuration)
-                .setTopics(TOPIC).build();
+        // A client's start gives up after a short deadline of its own: on a loaded machine, start it again.
+        final Producer producer = await().atMost(WAIT).ignoreExceptions().until(() -> GRPC.newProducerBuilder()
+                .setClientConfiguration(configuration).setTopics(TOPIC).build(), p -> true);
         clients.add(producer);
-        final SimpleConsumer consumer = GRPC.newSimpleConsumerBuilder().setClientConfiguration(configuration)
-                .setConsumerGroup(CONSUMERS).setAwaitDuration(Duration.ofSeconds(2))
-                .setSubscriptionExpressions(Map.of(TOPIC, FilterExpression.SUB_ALL)).build();
+        final SimpleConsumer consumer = await().atMost(WAIT).ignoreExceptions().until(() -> GRPC
+                .newSimpleConsumerBuilder().setClientConfiguration(configuration).setConsumerGroup(CONSUMERS)
+                .setAwaitDuration(Duration.ofSeconds(2))
+                .setSubscriptionExpressions(Map.of(TOPIC, FilterExpression.SUB_ALL)).build(), c -> true);
         clients.add(consumer);
 
         for (int i = 0; i < 3; i++) {

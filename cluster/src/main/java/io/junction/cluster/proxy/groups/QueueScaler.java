@@ -6,6 +6,7 @@ import io.junction.core.StoreException;
 import io.junction.core.meta.TopicConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +75,7 @@ final class QueueScaler {
             final CompletableFuture<TopicPlacement> before = running.getOrDefault(topic,
                     CompletableFuture.completedFuture(null));
             final CompletableFuture<TopicPlacement> next = before.handle((p, e) -> null)
-                    .thenCompose(v -> scaleNow(topic, queues, targets, 1));
+                    .thenCompose(v -> scaleNow(topic, queues, targets, 1, Set.of()));
             running.put(topic, next);
             next.whenComplete((p, e) -> {
                 synchronized (running) {
@@ -85,8 +86,16 @@ final class QueueScaler {
         }
     }
 
+    /**
+     * One attempt: plan from the placement kept now, seal, write it conditionally.
+     *
+     * @param sealedBefore the segments earlier attempts of this scaling sealed: one still open in the placement that
+     *                     won (its writes refused now) moves too, even onto its own group, so no queue is left open
+     *                     on paper and sealed in its store
+     */
     private CompletableFuture<TopicPlacement> scaleNow(final String topic, final int queues,
-                                                       final List<String> targets, final int attempt) {
+                                                       final List<String> targets, final int attempt,
+                                                       final Set<QueueSegment> sealedBefore) {
         final Messaging metadata = groups.get(metadataGroup);
         final TopicConfig config = metadata.topics().get(topic).orElse(null);
         if (config == null) {
@@ -107,7 +116,7 @@ final class QueueScaler {
         if (refusal != null) {
             return failed(StoreError.ILLEGAL_ARGUMENT, refusal);
         }
-        final Plan plan = plan(before, queues, targets);
+        final Plan plan = plan(before, queues, targets, sealedBefore);
         if (plan.moves.isEmpty() && plan.added.isEmpty() && plan.closes.isEmpty() && plan.reopens.isEmpty()) {
             return CompletableFuture.completedFuture(before);
         }
@@ -118,7 +127,7 @@ final class QueueScaler {
                     final TopicPlacement after = placementAfter(from, plan, ends);
                     return book.replace(read.text(), after).thenCompose(written -> written
                             ? grown(metadata, config, queues, after)
-                            : again(topic, queues, targets, attempt));
+                            : again(topic, queues, targets, attempt, sealedNow(from, plan, sealedBefore)));
                 });
     }
 
@@ -133,14 +142,23 @@ final class QueueScaler {
 
     /** Another proxy's write landed first: read the placement again from the leader and plan from it. */
     private CompletableFuture<TopicPlacement> again(final String topic, final int queues, final List<String> targets,
-                                                    final int attempt) {
+                                                    final int attempt, final Set<QueueSegment> sealed) {
         if (attempt >= ATTEMPTS) {
             return CompletableFuture.failedFuture(new ScalingConflict("the placement of topic " + topic
                     + " changed under each of " + ATTEMPTS + " attempts to scale it (another proxy is scaling it): "
                     + "nothing was lost, scale again"));
         }
         return metadataRefresh.get().exceptionally(e -> false)
-                .thenCompose(refreshed -> scaleNow(topic, queues, targets, attempt + 1));
+                .thenCompose(refreshed -> scaleNow(topic, queues, targets, attempt + 1, sealed));
+    }
+
+    /** The segments sealed so far: the earlier attempts' and this one's (every moving or closing open segment). */
+    private static Set<QueueSegment> sealedNow(final TopicPlacement before, final Plan plan,
+                                               final Set<QueueSegment> sealedBefore) {
+        final Set<QueueSegment> sealed = new HashSet<>(sealedBefore);
+        plan.moves.keySet().forEach(q -> sealed.add(before.openSegment(q)));
+        plan.closes.forEach(q -> sealed.add(before.openSegment(q)));
+        return sealed;
     }
 
     private String refusal(final TopicPlacement before, final int queues, final List<String> targets) {
@@ -181,7 +199,8 @@ final class QueueScaler {
                         List<QueueSegment> added, Map<String, Integer> physical) {
     }
 
-    private Plan plan(final TopicPlacement before, final int queues, final List<String> targets) {
+    private Plan plan(final TopicPlacement before, final int queues, final List<String> targets,
+                      final Set<QueueSegment> sealedBefore) {
         final int open = before.writeQueueCount();
         final int stay = Math.min(queues, open);
         final Map<String, Integer> load = new LinkedHashMap<>();
@@ -196,7 +215,8 @@ final class QueueScaler {
         }
         final Map<Integer, QueueSegment> moves = new LinkedHashMap<>();
         for (int q = 0; q < stay; q++) {
-            if (!targets.contains(before.openSegment(q).group())) {
+            final QueueSegment open = before.openSegment(q);
+            if (!targets.contains(open.group()) || sealedBefore.contains(open)) {
                 moves.put(q, freshSegment(load, movableTargets(targets), nextPhysical));
             }
         }
