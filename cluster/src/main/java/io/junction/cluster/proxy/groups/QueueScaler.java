@@ -215,8 +215,8 @@ final class QueueScaler {
         }
         final Map<Integer, QueueSegment> moves = new LinkedHashMap<>();
         for (int q = 0; q < stay; q++) {
-            final QueueSegment open = before.openSegment(q);
-            if (!targets.contains(open.group()) || sealedBefore.contains(open)) {
+            final QueueSegment writing = before.openSegment(q);
+            if (!targets.contains(writing.group()) || sealedBefore.contains(writing)) {
                 moves.put(q, freshSegment(load, movableTargets(targets), nextPhysical));
             }
         }
