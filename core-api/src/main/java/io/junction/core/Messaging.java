@@ -214,6 +214,14 @@ public interface Messaging {
         /** Removes an item; false when there was none. */
         CompletableFuture<Boolean> delete(String namespace, String key);
 
+        /**
+         * Sets an item only while it holds {@code expected} ({@code null}: only while there is none), checked where
+         * the items are kept (a replicated group's leader), so writers that read an item, change it and write it back
+         * never overwrite each other's change. True when written; false, nothing changed, when it held something
+         * else (read it again). Refused as {@link #put} refuses.
+         */
+        CompletableFuture<Boolean> replace(String namespace, String key, String expected, String value);
+
         /** The items of a namespace by key, sorted. */
         SortedMap<String, String> list(String namespace);
     }

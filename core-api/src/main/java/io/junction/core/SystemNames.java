@@ -1,9 +1,12 @@
 package io.junction.core;
 
+import java.util.List;
+
 /**
  * The names of the topics the core keeps for itself, as RocketMQ names them, so every front-end, the store and the
  * tools agree on them: a consumer group's retry and dead-letter topics, and the transaction topics. Clients may read a
- * group's retry and dead-letter topics; nobody but the store writes the transaction topics.
+ * group's retry and dead-letter topics; nobody but the store writes the transaction topics. Also the key-value
+ * namespaces the core keeps in step with topics.
  */
 public final class SystemNames {
     public static final String RETRY_PREFIX = "%RETRY%";
@@ -24,6 +27,14 @@ public final class SystemNames {
      * re-driven: what lies below it went back to its topic, what lies from it on still waits.
      */
     public static final String REDRIVE_GROUP = "CID_JUNCTION_REDRIVE_GROUP";
+    /** Key-value namespace of RocketMQ static topics' queue mappings, key = topic (see {@link #TOPIC_SCOPED_KV}). */
+    public static final String STATIC_TOPICS_NAMESPACE = "junction.static-topics";
+    /**
+     * Key-value namespaces whose items are keyed by a topic's name and belong to it: deleting the topic, by whatever
+     * path (any protocol's delete, the admin API), deletes its item in each, so a topic made again under the name
+     * starts without it.
+     */
+    public static final List<String> TOPIC_SCOPED_KV = List.of(STATIC_TOPICS_NAMESPACE);
 
     private SystemNames() {
     }

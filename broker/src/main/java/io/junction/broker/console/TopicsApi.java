@@ -14,12 +14,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.junction.cluster.proxy.groups.GroupedProxy;
 import io.junction.cluster.proxy.groups.QueueSegment;
+import io.junction.cluster.proxy.groups.ScalingConflict;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
 /**
  * Topics for the console:
@@ -114,7 +116,12 @@ final class TopicsApi implements HttpHandler {
         }
         proxy.scale(topic, queues, groups).whenComplete((placement, e) -> {
             if (e != null) {
-                JsonReplies.failure(exchange, e);
+                final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof ScalingConflict) {
+                    JsonReplies.problem(exchange, HttpResponseStatus.CONFLICT, cause.getMessage());
+                } else {
+                    JsonReplies.failure(exchange, e);
+                }
                 return;
             }
             final ObjectNode answer = JsonReplies.JSON.createObjectNode().put("topic", topic)

@@ -113,6 +113,14 @@ final class AdminRequests {
                 final String value = WireFormat.readString(in);
                 yield new DecodedRequest(m -> m.kvConfigs().put(namespace, key, value), NOTHING);
             }
+            case KV_REPLACE -> {
+                final String namespace = WireFormat.readString(in);
+                final String key = WireFormat.readString(in);
+                final String expected = WireFormat.readString(in);
+                final String value = WireFormat.readString(in);
+                yield new DecodedRequest(m -> m.kvConfigs().replace(namespace, key, expected, value),
+                        AdminRequests::writeBoolean);
+            }
             case KV_DELETE -> {
                 final String namespace = WireFormat.readString(in);
                 final String key = WireFormat.readString(in);

@@ -20,8 +20,10 @@ import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes and reads the contract's request and result types in frame bodies, field by field ({@link WireFormat}). A
@@ -253,6 +255,10 @@ final class ContractCodec {
         out.writeLong(r.invisibleMillis());
         out.writeLong(r.maxWaitMillis());
         out.writeByte(r.start().ordinal());
+        out.writeInt(r.heldQueues().size());
+        for (int queue : r.heldQueues()) {
+            out.writeInt(queue);
+        }
     }
 
     static PopRequestSpec readPopRequest(final ByteBuf in) {
@@ -261,15 +267,25 @@ final class ContractCodec {
         if (group == null || topic == null) {
             throw new MalformedFrameException("a pop without a group or topic");
         }
-        return new PopRequestSpec(group, topic, FilterCodec.readFilter(in), WireFormat.readInt(in), WireFormat.readLong(in), WireFormat.readLong(in),
-                WireFormat.readEnum(in, PopStart.values()));
+        final FilterSpec filter = FilterCodec.readFilter(in);
+        final int maxMessages = WireFormat.readInt(in);
+        final long invisibleMillis = WireFormat.readLong(in);
+        final long maxWaitMillis = WireFormat.readLong(in);
+        final PopStart start = WireFormat.readEnum(in, PopStart.values());
+        final int heldCount = WireFormat.readLength(in, 4, false);
+        final Set<Integer> held = new HashSet<>();
+        for (int i = 0; i < heldCount; i++) {
+            held.add(WireFormat.readInt(in));
+        }
+        return new PopRequestSpec(group, topic, filter, maxMessages, invisibleMillis, maxWaitMillis, start, held);
     }
 
     /** A pop request as read, its filter not yet compiled. */
     record PopRequestSpec(String group, String topic, FilterSpec filter, int maxMessages, long invisibleMillis,
-                          long maxWaitMillis, PopStart start) {
+                          long maxWaitMillis, PopStart start, Set<Integer> heldQueues) {
         PopRequest compile() {
-            return new PopRequest(group, topic, filter.compile(), maxMessages, invisibleMillis, maxWaitMillis, start);
+            return new PopRequest(group, topic, filter.compile(), maxMessages, invisibleMillis, maxWaitMillis, start,
+                    heldQueues);
         }
     }
 

@@ -46,7 +46,9 @@ enum Operation {
     RESET_OFFSETS(39),
     RUNTIME_FIGURES(40),
     /** Seals a physical queue (the write fence of scaling) and answers its final end. */
-    SEAL_QUEUE(41);
+    SEAL_QUEUE(41),
+    /** Sets a key-value item only while it holds the value given (compare-and-set); answers whether it did. */
+    KV_REPLACE(42);
 
     private static final Operation[] BY_CODE = new Operation[64];
 

@@ -88,6 +88,17 @@ public final class RemoteAdmin {
         }, RemoteMessaging::none, 0);
     }
 
+    /** Compare-and-set on the leader: {@code expected} null means "only while there is none". */
+    public CompletableFuture<Boolean> replaceKv(final String namespace, final String key, final String expected,
+                                                final String value) {
+        return remote.call(Operation.KV_REPLACE, out -> {
+            WireFormat.writeString(out, namespace);
+            WireFormat.writeString(out, key);
+            WireFormat.writeString(out, expected);
+            WireFormat.writeString(out, value);
+        }, WireFormat::readBoolean, 0);
+    }
+
     public CompletableFuture<Boolean> deleteKv(final String namespace, final String key) {
         return remote.call(Operation.KV_DELETE, out -> {
             WireFormat.writeString(out, namespace);

@@ -30,6 +30,18 @@ final class ProxyKvConfigs implements Messaging.KvConfigs {
         return mirror.kv.get(KvConfig.id(namespace, key)).map(KvConfig::value);
     }
 
+    /** Checked by the leader; what it wrote goes into the mirror at once (read your own write). */
+    @Override
+    public CompletableFuture<Boolean> replace(final String namespace, final String key, final String expected,
+                                             final String value) {
+        return proxy.forward(m -> m.admin().replaceKv(namespace, key, expected, value)).thenApply(written -> {
+            if (written) {
+                mirror.kv.putLocal(KvConfig.id(namespace, key), new KvConfig(namespace, key, value));
+            }
+            return written;
+        });
+    }
+
     @Override
     public CompletableFuture<Boolean> delete(final String namespace, final String key) {
         return proxy.forward(m -> m.admin().deleteKv(namespace, key)).thenApply(deleted -> {

@@ -1,6 +1,8 @@
 package io.junction.cluster.proxy;
 
 import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
+import io.junction.core.meta.KvConfig;
 import io.junction.core.meta.TopicConfig;
 import java.util.Collection;
 import java.util.Optional;
@@ -39,6 +41,8 @@ final class ProxyTopics implements Messaging.TopicAdmin {
     public CompletableFuture<Boolean> delete(final String topic) {
         return proxy.forward(m -> m.admin().deleteTopic(topic)).thenApply(deleted -> {
             mirror.topics.removeLocal(topic);
+            // The store deleted the topic's key-value items with it: read your own delete before the next refresh.
+            SystemNames.TOPIC_SCOPED_KV.forEach(ns -> mirror.kv.removeLocal(KvConfig.id(ns, topic)));
             return deleted;
         });
     }

@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -180,7 +181,7 @@ class ContractCodecTest {
         assertThat(compiled.maxWaitMillis()).isEqualTo(1500);
         assertThat(compiled.filter().spec()).isEqualTo(tag.spec());
 
-        final PopRequest pop = new PopRequest("g", "t", tag, 16, 30_000, 2000, PopStart.LATEST);
+        final PopRequest pop = new PopRequest("g", "t", tag, 16, 30_000, 2000, PopStart.LATEST).holding(Set.of(1, 4));
         final ByteBuf buf = Unpooled.buffer();
         ContractCodec.writePopRequest(buf, pop);
         final PopRequest popBack = ContractCodec.readPopRequest(buf).compile();
@@ -191,6 +192,7 @@ class ContractCodecTest {
         assertThat(popBack.invisibleMillis()).isEqualTo(30_000);
         assertThat(popBack.maxWaitMillis()).isEqualTo(2000);
         assertThat(popBack.start()).isEqualTo(PopStart.LATEST);
+        assertThat(popBack.heldQueues()).containsExactlyInAnyOrder(1, 4);
         assertThat(popBack.filter().spec()).isEqualTo(tag.spec());
 
         final TransactionEnd end = new TransactionEnd("pg", 99, "id", "tx", TransactionResolution.ROLLBACK, true);

@@ -8,6 +8,10 @@ import io.junction.conformance.support.MqAdminCommand;
 import io.junction.conformance.support.RocketMqAdmin;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -355,6 +359,28 @@ class RemotingStaticTopicIT {
         assertThat(unchanged.getTopicQueueMappingByBroker()).isNullOrEmpty();
         assertThat(unchanged.getQueueDatas().get(0).getReadQueueNums())
                 .isEqualTo(plainRoute.getQueueDatas().get(0).getReadQueueNums());
+    }
+
+    @Test
+    void shouldForgetTheMappingOfAStaticTopicDeletedThroughTheAdminApi() throws Exception {
+        final String topic = Names.unique("deleted");
+        updateStaticTopic(topic, 2);
+        assertThat(mappingOf(topic).getTotalQueues()).isEqualTo(2);
+
+        // Deleted through the HTTP admin API, not Remoting's DELETE_TOPIC.
+        final HttpResponse<String> deleted = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(broker.httpBase() + "/admin/topics/" + topic)).timeout(Duration.ofSeconds(20)).DELETE()
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(deleted.statusCode()).as(deleted.body()).isBetween(200, 299);
+
+        // Made again under the name: an ordinary topic, no mapping in its config or route.
+        admin.createAndUpdateTopicConfig(broker.nameServer(), new TopicConfig(topic, 4, 4));
+        final TopicRouteData route = await().atMost(DEADLINE).ignoreExceptions()
+                .until(() -> admin.examineTopicRouteInfo(topic), r -> r != null);
+        assertThat(route.getTopicQueueMappingByBroker()).isNullOrEmpty();
+        assertThat(route.getQueueDatas().get(0).getReadQueueNums()).isEqualTo(4);
+        assertThat(((TopicConfigAndQueueMapping) admin.examineTopicConfig(broker.nameServer(), topic))
+                .getMappingDetail()).isNull();
     }
 
     @Test

@@ -172,7 +172,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
             appender.fence(new StoreException(StoreError.UNAVAILABLE,
                     "this node is a follower of its cluster; send to the leader"));
         }
-        this.topics = new StoreTopics(topicTable, offsets, appender, queues, adminPool, config.defaultQueueCount(),
+        this.topics = new StoreTopics(topicTable, offsets, kvTable, appender, queues, adminPool, config.defaultQueueCount(),
                 this::queueSealing);
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
                 config.autoCreateGroups());

@@ -7,6 +7,7 @@ import io.junction.core.meta.DurableTable;
 import io.junction.core.meta.KvConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -35,6 +36,32 @@ final class StoreKvConfigs implements Messaging.KvConfigs {
         return CompletableFuture.runAsync(() -> {
             try {
                 table.put(new KvConfig(namespace, key, value));
+            } catch (IOException e) {
+                throw new StoreException(StoreError.IO_ERROR, "cannot save config item " + namespace + "/" + key
+                        + ": " + e.getMessage(), e);
+            }
+        }, adminPool);
+    }
+
+    /** Atomic: every change of the items runs on the one admin thread, so nothing lands between the read and the put. */
+    @Override
+    public CompletableFuture<Boolean> replace(final String namespace, final String key, final String expected,
+                                             final String value) {
+        try {
+            check("namespace", namespace, false);
+            check("key", key, false);
+            check("value", value, true);
+        } catch (StoreException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            final String now = table.get(KvConfig.id(namespace, key)).map(KvConfig::value).orElse(null);
+            if (!Objects.equals(now, expected)) {
+                return false;
+            }
+            try {
+                table.put(new KvConfig(namespace, key, value));
+                return true;
             } catch (IOException e) {
                 throw new StoreException(StoreError.IO_ERROR, "cannot save config item " + namespace + "/" + key
                         + ": " + e.getMessage(), e);

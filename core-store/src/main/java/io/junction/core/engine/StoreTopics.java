@@ -3,9 +3,11 @@ package io.junction.core.engine;
 import io.junction.core.Messaging;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.log.LogAppender;
 import io.junction.core.meta.ConsumerOffsets;
 import io.junction.core.meta.DurableTable;
+import io.junction.core.meta.KvConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicNames;
 import io.junction.core.queue.ConsumeQueueStore;
@@ -16,10 +18,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
-/** Topic administration; metadata writes run on the admin thread, never the caller's. */
+/**
+ * Topic administration; metadata writes run on the admin thread, never the caller's. Deleting a topic deletes what
+ * belongs to it: its offsets, queues, seals and its key-value items ({@link SystemNames#TOPIC_SCOPED_KV}).
+ */
 final class StoreTopics implements Messaging.TopicAdmin {
     private final DurableTable<TopicConfig> table;
     private final ConsumerOffsets offsets;
+    /** Key-value items keyed by topic ({@link SystemNames#TOPIC_SCOPED_KV}), deleted with their topic. */
+    private final DurableTable<KvConfig> kvTable;
     private final LogAppender appender;
     private final ConsumeQueueStore queues;
     private final Executor adminPool;
@@ -27,12 +34,13 @@ final class StoreTopics implements Messaging.TopicAdmin {
     /** Supplied late: sealing appends its record through the send path, made after this. */
     private final Supplier<QueueSealing> sealing;
 
-    StoreTopics(final DurableTable<TopicConfig> table, final ConsumerOffsets offsets, final LogAppender appender,
-                final ConsumeQueueStore queues, final Executor adminPool, final int defaultQueueCount,
-                final Supplier<QueueSealing> sealing) {
+    StoreTopics(final DurableTable<TopicConfig> table, final ConsumerOffsets offsets,
+                final DurableTable<KvConfig> kvTable, final LogAppender appender, final ConsumeQueueStore queues,
+                final Executor adminPool, final int defaultQueueCount, final Supplier<QueueSealing> sealing) {
         this.sealing = sealing;
         this.table = table;
         this.offsets = offsets;
+        this.kvTable = kvTable;
         this.appender = appender;
         this.queues = queues;
         this.adminPool = adminPool;
@@ -86,6 +94,10 @@ final class StoreTopics implements Messaging.TopicAdmin {
                 table.get(topic).ifPresent(t -> sealing.get().forgetTopic(topic, t.queueCount()));
                 final boolean removed = table.remove(topic);
                 offsets.remove(null, topic);
+                // Whatever deletes the topic (any protocol, the admin API, a proxy forwarding it), its items go too.
+                for (String namespace : SystemNames.TOPIC_SCOPED_KV) {
+                    kvTable.remove(KvConfig.id(namespace, topic));
+                }
                 appender.forgetTopic(topic).join();
                 queues.deleteTopic(topic);
                 return removed;

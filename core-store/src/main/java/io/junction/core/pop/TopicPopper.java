@@ -77,7 +77,7 @@ final class TopicPopper {
             return; // the caller gave up while this pop was parked
         }
         try {
-            final List<PopStore.QueueRef> order = queueOrder(request.group(), topic);
+            final List<PopStore.QueueRef> order = queueOrder(request, topic);
             // Queue ends before reading: a message landing between the read and the parking below must not be
             // missed until the wait runs out.
             final long[] ends = new long[order.size()];
@@ -144,13 +144,20 @@ final class TopicPopper {
         }
     }
 
-    /** The topic's queues from a rotating start, with the retry topic first now and then, else last. */
-    private List<PopStore.QueueRef> queueOrder(final String group, final TopicConfig topic) {
+    /**
+     * The topic's queues from a rotating start, but those the request holds, with the retry topic first now and then,
+     * else last.
+     */
+    private List<PopStore.QueueRef> queueOrder(final PopRequest request, final TopicConfig topic) {
+        final String group = request.group();
         final List<PopStore.QueueRef> order = new ArrayList<>(topic.queueCount() + 1);
         final int start = startQueue.computeIfAbsent(group + '@' + topic.name(), k -> new AtomicInteger())
                 .getAndIncrement();
         for (int i = 0; i < topic.queueCount(); i++) {
-            order.add(new PopStore.QueueRef(topic.name(), Math.floorMod(start + i, topic.queueCount())));
+            final int queue = Math.floorMod(start + i, topic.queueCount());
+            if (!request.heldQueues().contains(queue)) {
+                order.add(new PopStore.QueueRef(topic.name(), queue));
+            }
         }
         // The retry queue is always in the list, even before its topic exists: a pop parked now must wake when the
         // first redelivery creates it.

@@ -6,12 +6,14 @@ import static io.junction.core.engine.TestStores.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.junction.core.Messaging;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.PullStatus;
 import io.junction.core.SendResult;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
+import io.junction.core.SystemNames;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
@@ -327,6 +329,38 @@ class MessageStoreTest {
             store.topics().createOrUpdate(TopicConfig.of("gone", 1)).join();
             assertThat(store.send(Message.builder("gone").queueId(0).body(new byte[1]).build()).join().queueOffset())
                     .isZero();
+        }
+    }
+
+    @Test
+    void shouldDeleteATopicsKeyValueItemsWithItAndLeaveOtherNamespacesAlone() {
+        final Path data = dir.resolve("kv");
+        try (MessageStore store = MessageStore.open(TestStores.small(data).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("mapped", 2)).join();
+            store.kvConfigs().put(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped", "{\"epoch\":1}").join();
+            store.kvConfigs().put("someone.else", "mapped", "kept").join();
+            assertThat(store.topics().delete("mapped").join()).isTrue();
+            assertThat(store.kvConfigs().get(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped")).isEmpty();
+            assertThat(store.kvConfigs().get("someone.else", "mapped")).contains("kept");
+        }
+        try (MessageStore store = MessageStore.open(TestStores.small(data).build())) {
+            assertThat(store.kvConfigs().get(SystemNames.STATIC_TOPICS_NAMESPACE, "mapped")).as("after a restart")
+                    .isEmpty();
+        }
+    }
+
+    @Test
+    void shouldReplaceAKeyValueItemOnlyWhileItHoldsTheExpectedValue() {
+        try (MessageStore store = MessageStore.open(TestStores.small(dir).build())) {
+            final Messaging.KvConfigs kv = store.kvConfigs();
+            assertThat(kv.replace("ns", "k", "something", "v1").join()).as("none there yet").isFalse();
+            assertThat(kv.get("ns", "k")).isEmpty();
+            assertThat(kv.replace("ns", "k", null, "v1").join()).isTrue();
+            assertThat(kv.replace("ns", "k", null, "v2").join()).as("there is one now").isFalse();
+            assertThat(kv.replace("ns", "k", "v0", "v2").join()).as("another value").isFalse();
+            assertThat(kv.get("ns", "k")).contains("v1");
+            assertThat(kv.replace("ns", "k", "v1", "v2").join()).isTrue();
+            assertThat(kv.get("ns", "k")).contains("v2");
         }
     }
 

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -200,6 +201,24 @@ class FifoPopTest {
                 next.addAll(store.pop(new PopRequest("g", "orders", null, 32, 10_000, 0)).join().messages());
             }
             assertThat(next).extracting(m -> groupOf(m) + seqOf(m)).containsExactly("A1");
+        }
+    }
+
+    @Test
+    void shouldTakeNothingFromHeldQueuesUntilAPopNoLongerHoldsThem() {
+        try (MessageStore store = open(TestStores.small(dir).build())) {
+            setUp(store, 16);
+            for (int q = 0; q < 4; q++) {
+                store.send(Message.builder("orders").queueId(q).property(MessageProperties.MESSAGE_GROUP, "G" + q)
+                        .keys("G" + q + ":0").body(("q" + q).getBytes(StandardCharsets.UTF_8)).build()).join();
+            }
+            TestStores.awaitIndexed(store);
+            final PopRequest holding = new PopRequest("g", "orders", null, 8, 60_000, 0).holding(Set.of(1, 3));
+            assertThat(store.pop(holding).join().messages()).extracting(m -> m.message().queueId())
+                    .containsExactlyInAnyOrder(0, 2);
+            assertThat(store.pop(holding).join().messages()).isEmpty();
+            assertThat(store.pop(new PopRequest("g", "orders", null, 8, 60_000, 0)).join().messages())
+                    .extracting(m -> m.message().queueId()).containsExactlyInAnyOrder(1, 3);
         }
     }
 }

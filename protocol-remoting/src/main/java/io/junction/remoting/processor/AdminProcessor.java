@@ -91,10 +91,8 @@ public final class AdminProcessor implements RequestProcessor {
 
     private CompletableFuture<RemotingCommand> deleteTopic(final RemotingCommand request) {
         final String topic = request.requireField("topic");
-        return messaging.topics().delete(topic)
-                .thenCompose(d -> statics.find(topic).isPresent() ? statics.forget(topic)
-                        : CompletableFuture.completedFuture(false))
-                .thenApply(d -> Responses.success(request));
+        // The core deletes the topic's static mapping with it, whatever path deletes it.
+        return messaging.topics().delete(topic).thenApply(d -> Responses.success(request));
     }
 
     /** RocketMQ 5 attribute string: comma-separated {@code +key=value} (set) or {@code -key} (remove). */

@@ -1,16 +1,17 @@
 package io.junction.remoting.statictopic;
 
 import io.junction.core.Messaging;
+import io.junction.core.SystemNames;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Where static topics are kept: the core's key-value configuration, namespace {@value #NAMESPACE}, key = topic. It
  * is durable, and behind a proxy it lives in the metadata group, so every node presenting the topic answers the
- * same mapping.
+ * same mapping. Deleting the topic, by any path, deletes its item (the core keeps them in step).
  */
 public final class StaticTopics {
-    public static final String NAMESPACE = "junction.static-topics";
+    public static final String NAMESPACE = SystemNames.STATIC_TOPICS_NAMESPACE;
 
     private final Messaging.KvConfigs configs;
 
@@ -25,10 +26,5 @@ public final class StaticTopics {
 
     public CompletableFuture<Void> save(final StaticTopic topic) {
         return configs.put(NAMESPACE, topic.topic(), topic.stored());
-    }
-
-    /** Forgets a deleted topic's mapping, so a topic made again under the name is an ordinary one. */
-    public CompletableFuture<Boolean> forget(final String topic) {
-        return configs.delete(NAMESPACE, topic);
     }
 }

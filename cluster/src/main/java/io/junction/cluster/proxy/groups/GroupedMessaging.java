@@ -36,7 +36,8 @@ import java.util.function.Supplier;
  * ({@link TopicPlacement}, read from {@link PlacementBook}); a topic without a placement lives wholly on the metadata
  * group, exactly as behind a one-group proxy. Sends go to the open segment of the logical queue; offset reads walk the
  * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}), a long poll
- * ending when the placement changes ({@link PlacementChangeWatch}); receipts name the group that issued them and go
+ * ending when the placement changes ({@link PlacementChangeWatch}), a FIFO consumer group's POP holding a logical
+ * queue's next segment until it is done with the one before ({@link FifoSeams}); receipts name the group that issued them and go
  * back there ({@link ReceiptRouter}); queries ask every group holding the topic and merge ({@link MergedQueries});
  * browsing goes group after group ({@link SpreadBrowser}).
  * Consumer offsets are kept in logical offsets in the metadata group. What a store could not deliver into a sealed
@@ -52,6 +53,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     private final PlacementBook book;
     private final SegmentReader reader;
     private final PopSpreader pops;
+    private final FifoSeams seams;
     private final PlacementChangeWatch placementChanges;
     private final GroupedTopics topics;
     private final GroupedGroups groupAdmin;
@@ -90,14 +92,16 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name));
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
         this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
-        this.placementChanges = new PlacementChangeWatch(book, this);
-        this.topics = new GroupedTopics(this.groups, book);
+        this.seams = new FifoSeams(metadata, this::group, name -> this.groups.containsKey(name));
+        this.placementChanges = new PlacementChangeWatch((topic, consumerGroup) -> seams.scope(book.get(topic),
+                consumerGroup), this);
+        this.topics = new GroupedTopics(this.groups, book, metadataRefresh);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
         this.receipts = new ReceiptRouter(this.groups);
         this.queries = new MergedQueries(this.groups, book);
         this.browser = new SpreadBrowser(this.groups, book);
-        this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g));
+        this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g), metadataRefresh);
         this.moves = new SealedQueueRetry(book, metadataRefresh);
         this.forwarder = new SealedForwarder(this.groups::keySet, this::group, book, this::send);
         forwarder.sweep();
@@ -255,12 +259,15 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
-        final TopicPlacement placement = book.get(request.topic());
+        final PopScope scope = seams.scope(book.get(request.topic()), request.group());
         if (request.maxWaitMillis() <= 0) {
-            return placement == null ? metadata.pop(request) : pops.pop(placement, request);
+            return pop(scope, request);
         }
-        return placementChanges.endOnChange(request.topic(), request.group(), placement,
-                p -> p == null ? metadata.pop(request) : pops.pop(p, request));
+        return placementChanges.endOnChange(request.topic(), request.group(), scope, s -> pop(s, request));
+    }
+
+    private CompletableFuture<PopResult> pop(final PopScope scope, final PopRequest request) {
+        return scope.placement() == null ? metadata.pop(request) : pops.pop(scope, request);
     }
 
     @Override

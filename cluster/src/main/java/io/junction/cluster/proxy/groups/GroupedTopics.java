@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * Topic administration over store groups. A topic's configuration is the metadata group's (its queue count is the
@@ -28,13 +29,17 @@ final class GroupedTopics implements Messaging.TopicAdmin {
     private final String metadataGroup;
     private final Messaging metadata;
     private final PlacementBook book;
+    private final Supplier<CompletableFuture<Boolean>> metadataRefresh;
 
     /**
      * @param groups the store groups (a live view); new topics spread over those there are now, the configured ones:
      *               groups added at run time get segments by scaling only, so every proxy places a new topic alike
      *               whether or not it has learnt of them yet
+     * @param metadataRefresh refreshes the metadata group's mirror from its leader now (after a lost race)
      */
-    GroupedTopics(final Map<String, Messaging> groups, final PlacementBook book) {
+    GroupedTopics(final Map<String, Messaging> groups, final PlacementBook book,
+                  final Supplier<CompletableFuture<Boolean>> metadataRefresh) {
+        this.metadataRefresh = metadataRefresh;
         this.groups = groups;
         this.names = List.copyOf(groups.keySet());
         this.metadataGroup = names.get(0);
@@ -53,7 +58,7 @@ final class GroupedTopics implements Messaging.TopicAdmin {
         if (!placeable(config) || names.size() == 1) {
             return metadata.topics().createOrUpdate(config);
         }
-        return place(config).thenCompose(v -> metadata.topics().createOrUpdate(config));
+        return place(config, 1).thenCompose(v -> metadata.topics().createOrUpdate(config));
     }
 
     @Override
@@ -62,13 +67,14 @@ final class GroupedTopics implements Messaging.TopicAdmin {
         if (known.isPresent() || !placeable(config) || names.size() == 1) {
             return metadata.topics().createIfAbsent(config);
         }
-        return place(config).thenCompose(v -> metadata.topics().createIfAbsent(config));
+        return place(config, 1).thenCompose(v -> metadata.topics().createIfAbsent(config));
     }
 
     /** Places the topic's queues (keeping those placed), creates it where its segments are, records the placement. */
-    private CompletableFuture<Void> place(final TopicConfig config) {
+    private CompletableFuture<Void> place(final TopicConfig config, final int attempt) {
         final String topic = config.name();
-        TopicPlacement before = book.get(topic);
+        final PlacementBook.Versioned read = book.read(topic);
+        TopicPlacement before = read.placement();
         if (before == null) {
             // A topic from before placements (or a one-group proxy) lives on the metadata group: it stays there.
             before = metadata.topics().get(topic)
@@ -86,7 +92,21 @@ final class GroupedTopics implements Messaging.TopicAdmin {
             final String text = placement.format();
             final boolean unchanged = book.texts().containsKey(topic) ? text.equals(book.texts().get(topic))
                     : placement.groups().equals(List.of(metadataGroup));
-            return unchanged ? CompletableFuture.completedFuture(null) : book.put(placement);
+            if (unchanged) {
+                return CompletableFuture.completedFuture(null);
+            }
+            // Conditional, as scaling's: a placement another proxy wrote meanwhile wins, and is placed from again.
+            return book.replace(read.text(), placement).thenCompose(written -> {
+                if (written) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                if (attempt >= QueueScaler.ATTEMPTS) {
+                    return CompletableFuture.failedFuture(new ScalingConflict("the placement of topic " + topic
+                            + " changed under each of " + attempt + " attempts to place its queues"));
+                }
+                return metadataRefresh.get().exceptionally(e -> false).thenCompose(r -> place(config,
+                        attempt + 1));
+            });
         });
     }
 

@@ -29,10 +29,23 @@ final class PlacementBook {
 
     /** The topic's placement, or null when it has none (it lives wholly on the metadata group). */
     TopicPlacement get(final String topic) {
+        return read(topic).placement();
+    }
+
+    /**
+     * The topic's placement with the text it was read from (null text: none kept), the version a conditional write
+     * ({@link #replace}) names.
+     */
+    Versioned read(final String topic) {
         final String text = kv.get(NAMESPACE, topic).orElse(null);
-        if (text == null) {
-            return null;
-        }
+        return new Versioned(text, text == null ? null : parse(topic, text));
+    }
+
+    /** A placement and the text kept for it ({@code text} null: none kept; {@code placement} null: none readable). */
+    record Versioned(String text, TopicPlacement placement) {
+    }
+
+    private TopicPlacement parse(final String topic, final String text) {
         final Parsed known = parsed.get(topic);
         if (known != null && known.text().equals(text)) {
             return known.placement();
@@ -49,8 +62,12 @@ final class PlacementBook {
         }
     }
 
-    CompletableFuture<Void> put(final TopicPlacement placement) {
-        return kv.put(NAMESPACE, placement.topic(), placement.format());
+    /**
+     * Writes {@code after} only while the topic's placement is still the text {@code expected} (null: none kept),
+     * checked by the metadata group's leader; false, nothing written, when another proxy changed it meanwhile.
+     */
+    CompletableFuture<Boolean> replace(final String expected, final TopicPlacement after) {
+        return kv.replace(NAMESPACE, after.topic(), expected, after.format());
     }
 
     CompletableFuture<Boolean> delete(final String topic) {

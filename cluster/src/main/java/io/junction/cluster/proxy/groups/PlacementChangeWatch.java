@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,28 +21,34 @@ import org.slf4j.LoggerFactory;
  * mirror refresh); when it differs, the POP answers empty at once (as a long poll that found nothing) and the parked
  * calls are cancelled, which gives back to their groups what they were taking. The front-end's next POP follows the
  * new placement. A message a parked call handed out after that answer is given back at once, uncounted.
+ *
+ * <p>Likewise when the queues a FIFO consumer group's POP was holding ({@link FifoSeams}) change: the old segment is
+ * done, the next one's messages are the group's to take, and the POP waiting elsewhere ends so the next one takes
+ * them.
  */
 final class PlacementChangeWatch {
     static final long CHECK_MILLIS = 200;
     private static final Executor LATER = CompletableFuture.delayedExecutor(CHECK_MILLIS, TimeUnit.MILLISECONDS);
     private static final Logger LOG = LoggerFactory.getLogger(PlacementChangeWatch.class);
 
-    private final PlacementBook book;
+    private final BiFunction<String, String, PopScope> scopes;
     private final Messaging messaging;
 
-    /** @param messaging where late messages are given back (receipts route themselves to their group) */
-    PlacementChangeWatch(final PlacementBook book, final Messaging messaging) {
-        this.book = book;
+    /**
+     * @param scopes    a POP's scope now, by topic and consumer group
+     * @param messaging where late messages are given back (receipts route themselves to their group)
+     */
+    PlacementChangeWatch(final BiFunction<String, String, PopScope> scopes, final Messaging messaging) {
+        this.scopes = scopes;
         this.messaging = messaging;
     }
 
     /**
-     * {@code pop}'s answer, or an empty one as soon as {@code topic}'s placement is no longer {@code began}.
-     * Cancelling the answer cancels the POP.
+     * {@code pop}'s answer, or an empty one as soon as the POP's scope (its topic's placement, the queues it holds)
+     * is no longer {@code began}. Cancelling the answer cancels the POP.
      */
-    CompletableFuture<PopResult> endOnChange(final String topic, final String consumerGroup,
-                                             final TopicPlacement began,
-                                             final Function<TopicPlacement, CompletableFuture<PopResult>> pop) {
+    CompletableFuture<PopResult> endOnChange(final String topic, final String consumerGroup, final PopScope began,
+                                             final Function<PopScope, CompletableFuture<PopResult>> pop) {
         final CompletableFuture<PopResult> call = pop.apply(began);
         final CompletableFuture<PopResult> answer = new CompletableFuture<>();
         call.whenComplete((r, e) -> {
@@ -56,19 +63,21 @@ final class PlacementChangeWatch {
                 call.cancel(true);
             }
         });
-        check(topic, began, answer);
+        check(topic, consumerGroup, began, answer);
         return answer;
     }
 
-    private void check(final String topic, final TopicPlacement began, final CompletableFuture<PopResult> answer) {
+    private void check(final String topic, final String consumerGroup, final PopScope began,
+                       final CompletableFuture<PopResult> answer) {
         LATER.execute(() -> {
             if (answer.isDone()) {
                 return;
             }
-            if (changed(began, book.get(topic))) {
+            final PopScope now = scopes.apply(topic, consumerGroup);
+            if (changed(began.placement(), now.placement()) || !began.held().equals(now.held())) {
                 answer.complete(new PopResult(List.of()));
             } else {
-                check(topic, began, answer);
+                check(topic, consumerGroup, began, answer);
             }
         });
     }

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * spreads over the groups: one quick pass (no waiting) through the groups holding the topic, starting at the next
  * group each call so none is favoured, taking up to the asked count in all; when that finds nothing and the caller
  * waits, one long poll on every group at once, the first answer with messages wins and the others are cancelled (a
- * message another group handed out meanwhile is given back at once, its delivery not counted). Receipts carry their
- * group's name, so acks go back to the group that issued them.
+ * message another group handed out meanwhile is given back at once, its delivery not counted). Each group's call
+ * leaves alone the physical queues the scope holds there ({@link FifoSeams}). Receipts carry their group's name, so
+ * acks go back to the group that issued them.
  */
 final class PopSpreader {
     private static final Logger LOG = LoggerFactory.getLogger(PopSpreader.class);
@@ -37,12 +38,13 @@ final class PopSpreader {
         this.configs = configs;
     }
 
-    CompletableFuture<PopResult> pop(final TopicPlacement placement, final PopRequest request) {
+    CompletableFuture<PopResult> pop(final PopScope scope, final PopRequest request) {
+        final TopicPlacement placement = scope.placement();
         final List<String> holding = placement.groups().stream().filter(known).toList();
         final int start = Math.floorMod(rotation.getAndIncrement(), holding.size());
         final List<String> order = new ArrayList<>(holding.subList(start, holding.size()));
         order.addAll(holding.subList(0, start));
-        final Pass pass = new Pass(placement, request, order);
+        final Pass pass = new Pass(scope, request, order);
         pass.step(0);
         return pass.result;
     }
@@ -50,6 +52,7 @@ final class PopSpreader {
     /** One call's quick pass, then its long poll. */
     private final class Pass {
         final TopicPlacement placement;
+        final PopScope scope;
         final PopRequest request;
         final List<String> order;
         final List<PoppedMessage> taken = new ArrayList<>();
@@ -58,8 +61,9 @@ final class PopSpreader {
         final List<CompletableFuture<PopResult>> inFlight = new ArrayList<>();
         Throwable firstFailure;
 
-        Pass(final TopicPlacement placement, final PopRequest request, final List<String> order) {
-            this.placement = placement;
+        Pass(final PopScope scope, final PopRequest request, final List<String> order) {
+            this.placement = scope.placement();
+            this.scope = scope;
             this.request = request;
             this.order = order;
             // A client that leaves cancels its pop: every group's wait is dropped (their messages go back at once).
@@ -148,7 +152,7 @@ final class PopSpreader {
 
         private CompletableFuture<List<PoppedMessage>> popFrom(final String group, final int max, final long wait) {
             final PopRequest asked = new PopRequest(request.group(), request.topic(), request.filter(), max,
-                    request.invisibleMillis(), wait, request.start());
+                    request.invisibleMillis(), wait, request.start(), scope.heldOn(group));
             return configs.ensure(group, request.group()).thenCompose(v -> {
                 final CompletableFuture<PopResult> call = groups.apply(group).pop(asked);
                 track(call);

@@ -6,6 +6,7 @@ import io.junction.core.StoreException;
 import io.junction.core.meta.TopicConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Scales a topic across store groups without copying a message. {@code scale(topic, queues, targets)}: each logical
@@ -27,9 +29,16 @@ import java.util.function.Predicate;
  *       the same logical offset: one gapless sequence, everything before the seal before everything after.</li>
  * </ol>
  * Between the seal and the placement sends to the queue are refused as sealed; the proxy sends them again to the new
- * segment ({@link SealedQueueRetry}). Scaling one topic is serialized on this proxy; two proxies scaling the same topic
- * at once are not coordinated (the last placement written wins). A queue never moves onto the metadata group (its
- * topic configuration is the logical one, so it cannot hold extra physical queues).
+ * segment ({@link SealedQueueRetry}). Scaling one topic is serialized on this proxy; across proxies the placement write
+ * is conditional: it names the placement text the plan was made from, and the metadata group's leader writes it only
+ * while that is still the one kept ({@link PlacementBook#replace}). A proxy that loses the race (another one's scaling
+ * of the topic, or creation's placing of new queues, landed first) reads the placement again from the leader and plans
+ * afresh from it, up to {@value #ATTEMPTS} times, then gives up ({@link ScalingConflict}). What the losing attempt
+ * did is harmless: a seal is idempotent (the same end), a physical queue it made stays empty (no placement names it,
+ * so nothing is written there), and a queue it sealed is sealed in the winner's placement too or gets sealed in the
+ * re-plan. So a segment once written as open is never dropped by another proxy's write, and each logical queue stays
+ * one gapless sequence. A queue never moves onto the metadata group (its topic configuration is the logical one, so
+ * it cannot hold extra physical queues).
  *
  * <p>Scaling in ({@code queues} below the count of open queues) closes the surplus queues, the last ones: each one's
  * open segment is sealed as in a move, with no new segment after it. Nothing is deleted: their messages stay readable
@@ -37,21 +46,27 @@ import java.util.function.Predicate;
  * an open queue. Scaling out again reopens closed queues first (a new open segment after the sealed end).
  */
 final class QueueScaler {
+    /** Plans one scaling may make before it gives up to a proxy scaling the same topic without pause. */
+    static final int ATTEMPTS = 8;
     private final Map<String, Messaging> groups;
     private final String metadataGroup;
     private final PlacementBook book;
     private final Predicate<String> placeable;
+    private final Supplier<CompletableFuture<Boolean>> metadataRefresh;
     private final Map<String, CompletableFuture<TopicPlacement>> running = new HashMap<>();
 
     /**
      * @param groups    the store groups (a live view), metadata group first
-     * @param placeable whether new segments may be placed on a group (not on a retired one)
+     * @param placeable       whether new segments may be placed on a group (not on a retired one)
+     * @param metadataRefresh refreshes the metadata group's mirror from its leader now (after a lost race)
      */
-    QueueScaler(final Map<String, Messaging> groups, final PlacementBook book, final Predicate<String> placeable) {
+    QueueScaler(final Map<String, Messaging> groups, final PlacementBook book, final Predicate<String> placeable,
+                final Supplier<CompletableFuture<Boolean>> metadataRefresh) {
         this.groups = groups;
         this.metadataGroup = groups.keySet().iterator().next();
         this.book = book;
         this.placeable = placeable;
+        this.metadataRefresh = metadataRefresh;
     }
 
     /** Scales after any scaling of the same topic under way here; answers the new placement. */
@@ -60,7 +75,7 @@ final class QueueScaler {
             final CompletableFuture<TopicPlacement> before = running.getOrDefault(topic,
                     CompletableFuture.completedFuture(null));
             final CompletableFuture<TopicPlacement> next = before.handle((p, e) -> null)
-                    .thenCompose(v -> scaleNow(topic, queues, targets));
+                    .thenCompose(v -> scaleNow(topic, queues, targets, 1, Set.of()));
             running.put(topic, next);
             next.whenComplete((p, e) -> {
                 synchronized (running) {
@@ -71,8 +86,16 @@ final class QueueScaler {
         }
     }
 
+    /**
+     * One attempt: plan from the placement kept now, seal, write it conditionally.
+     *
+     * @param sealedBefore the segments earlier attempts of this scaling sealed: one still open in the placement that
+     *                     won (its writes refused now) moves too, even onto its own group, so no queue is left open
+     *                     on paper and sealed in its store
+     */
     private CompletableFuture<TopicPlacement> scaleNow(final String topic, final int queues,
-                                                       final List<String> targets) {
+                                                       final List<String> targets, final int attempt,
+                                                       final Set<QueueSegment> sealedBefore) {
         final Messaging metadata = groups.get(metadataGroup);
         final TopicConfig config = metadata.topics().get(topic).orElse(null);
         if (config == null) {
@@ -81,7 +104,11 @@ final class QueueScaler {
         if (!GroupedTopics.placeable(config)) {
             return failed(StoreError.ILLEGAL_ARGUMENT, "topic " + topic + " is kept on the metadata group");
         }
-        TopicPlacement before = book.get(topic);
+        final PlacementBook.Versioned read = book.read(topic);
+        if (read.text() != null && read.placement() == null) {
+            return failed(StoreError.ILLEGAL_ARGUMENT, "the placement of topic " + topic + " is unreadable");
+        }
+        TopicPlacement before = read.placement();
         if (before == null) {
             before = TopicPlacement.onOneGroup(topic, config.queueCount(), metadataGroup);
         }
@@ -89,7 +116,7 @@ final class QueueScaler {
         if (refusal != null) {
             return failed(StoreError.ILLEGAL_ARGUMENT, refusal);
         }
-        final Plan plan = plan(before, queues, targets);
+        final Plan plan = plan(before, queues, targets, sealedBefore);
         if (plan.moves.isEmpty() && plan.added.isEmpty() && plan.closes.isEmpty() && plan.reopens.isEmpty()) {
             return CompletableFuture.completedFuture(before);
         }
@@ -98,12 +125,40 @@ final class QueueScaler {
                 .thenCompose(v -> sealMoved(from, plan))
                 .thenCompose(ends -> {
                     final TopicPlacement after = placementAfter(from, plan, ends);
-                    return book.put(after).thenApply(w -> after);
-                })
-                .thenCompose(after -> queues > config.queueCount()
-                        ? metadata.topics().createOrUpdate(new TopicConfig(topic, queues, config.type(),
-                                config.permissions(), config.attributes())).thenApply(t -> after)
-                        : CompletableFuture.completedFuture(after));
+                    return book.replace(read.text(), after).thenCompose(written -> written
+                            ? grown(metadata, config, queues, after)
+                            : again(topic, queues, targets, attempt, sealedNow(from, plan, sealedBefore)));
+                });
+    }
+
+    /** The topic's configuration (the logical queue count routes show) once the placement that won has more. */
+    private static CompletableFuture<TopicPlacement> grown(final Messaging metadata, final TopicConfig config,
+                                                          final int queues, final TopicPlacement after) {
+        return queues > config.queueCount()
+                ? metadata.topics().createOrUpdate(new TopicConfig(config.name(), queues, config.type(),
+                        config.permissions(), config.attributes())).thenApply(t -> after)
+                : CompletableFuture.completedFuture(after);
+    }
+
+    /** Another proxy's write landed first: read the placement again from the leader and plan from it. */
+    private CompletableFuture<TopicPlacement> again(final String topic, final int queues, final List<String> targets,
+                                                    final int attempt, final Set<QueueSegment> sealed) {
+        if (attempt >= ATTEMPTS) {
+            return CompletableFuture.failedFuture(new ScalingConflict("the placement of topic " + topic
+                    + " changed under each of " + ATTEMPTS + " attempts to scale it (another proxy is scaling it): "
+                    + "nothing was lost, scale again"));
+        }
+        return metadataRefresh.get().exceptionally(e -> false)
+                .thenCompose(refreshed -> scaleNow(topic, queues, targets, attempt + 1, sealed));
+    }
+
+    /** The segments sealed so far: the earlier attempts' and this one's (every moving or closing open segment). */
+    private static Set<QueueSegment> sealedNow(final TopicPlacement before, final Plan plan,
+                                               final Set<QueueSegment> sealedBefore) {
+        final Set<QueueSegment> sealed = new HashSet<>(sealedBefore);
+        plan.moves.keySet().forEach(q -> sealed.add(before.openSegment(q)));
+        plan.closes.forEach(q -> sealed.add(before.openSegment(q)));
+        return sealed;
     }
 
     private String refusal(final TopicPlacement before, final int queues, final List<String> targets) {
@@ -144,7 +199,8 @@ final class QueueScaler {
                         List<QueueSegment> added, Map<String, Integer> physical) {
     }
 
-    private Plan plan(final TopicPlacement before, final int queues, final List<String> targets) {
+    private Plan plan(final TopicPlacement before, final int queues, final List<String> targets,
+                      final Set<QueueSegment> sealedBefore) {
         final int open = before.writeQueueCount();
         final int stay = Math.min(queues, open);
         final Map<String, Integer> load = new LinkedHashMap<>();
@@ -159,7 +215,8 @@ final class QueueScaler {
         }
         final Map<Integer, QueueSegment> moves = new LinkedHashMap<>();
         for (int q = 0; q < stay; q++) {
-            if (!targets.contains(before.openSegment(q).group())) {
+            final QueueSegment writing = before.openSegment(q);
+            if (!targets.contains(writing.group()) || sealedBefore.contains(writing)) {
                 moves.put(q, freshSegment(load, movableTargets(targets), nextPhysical));
             }
         }

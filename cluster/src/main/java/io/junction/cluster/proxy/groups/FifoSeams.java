@@ -1,0 +1,78 @@
+package io.junction.cluster.proxy.groups;
+
+import io.junction.core.Messaging;
+import io.junction.core.meta.GroupConfig;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * Keeps a FIFO consumer group's message groups in order across a seam. A store group orders a message group within
+ * its own physical queue only; once scaling seals a logical queue's segment on one group and opens the next on
+ * another, the new group knows nothing of the old one's messages still in flight, and would hand out a message
+ * group's later messages before its earlier ones are acked. So, for a FIFO consumer group, every segment after one
+ * the group has not finished is <em>held</em>: its POP takes nothing there (nor waits there) until the earlier
+ * segment is done, that is when the old group's FIFO position for the group (its committed offset, the first message
+ * not yet acked or dead-lettered) has reached the segment's end, or retention has removed the segment, or its group
+ * was forgotten (it reads as empty).
+ *
+ * <p>This holds the whole physical queue, not only the message groups with messages left in the old segment (the
+ * old group does not say which those are): other message groups of the logical queue wait for the old segment's
+ * last in-flight message too, once per seam. The positions read are the groups' mirrors (memory, at most a mirror
+ * refresh old); an old position only holds a little longer, it never lets a message overtake.
+ */
+final class FifoSeams {
+    private final Messaging metadata;
+    private final Function<String, Messaging> groups;
+    private final Predicate<String> known;
+
+    /**
+     * @param metadata the metadata group (consumer groups' configuration)
+     * @param groups   a store group's contract by name
+     * @param known    whether a group is reached (a forgotten one reads as empty)
+     */
+    FifoSeams(final Messaging metadata, final Function<String, Messaging> groups, final Predicate<String> known) {
+        this.metadata = metadata;
+        this.groups = groups;
+        this.known = known;
+    }
+
+    /** What a POP of {@code consumerGroup} on a topic placed as {@code placement} (null: unplaced) may take from. */
+    PopScope scope(final TopicPlacement placement, final String consumerGroup) {
+        if (placement == null || !fifo(consumerGroup)) {
+            return new PopScope(placement, Map.of());
+        }
+        final Map<String, Set<Integer>> held = new HashMap<>();
+        for (int q = 0; q < placement.queueCount(); q++) {
+            final List<QueueSegment> segments = placement.queue(q);
+            boolean holding = false;
+            for (QueueSegment s : segments) {
+                if (holding) {
+                    held.computeIfAbsent(s.group(), g -> new HashSet<>()).add(s.physicalQueue());
+                } else if (!s.open() && !done(placement.topic(), s, consumerGroup)) {
+                    holding = true;
+                }
+            }
+        }
+        return new PopScope(placement, held);
+    }
+
+    private boolean fifo(final String consumerGroup) {
+        return metadata.groups().get(consumerGroup).map(GroupConfig::fifo).orElse(false);
+    }
+
+    /** Whether the consumer group has nothing left to take or ack in a sealed segment. */
+    private boolean done(final String topic, final QueueSegment sealed, final String consumerGroup) {
+        final long end = sealed.physicalEnd();
+        if (sealed.physicalStart() >= end || !known.test(sealed.group())) {
+            return true;
+        }
+        final Messaging group = groups.apply(sealed.group());
+        return group.minOffset(topic, sealed.physicalQueue()) >= end
+                || group.queryOffset(consumerGroup, topic, sealed.physicalQueue()) >= end;
+    }
+}
