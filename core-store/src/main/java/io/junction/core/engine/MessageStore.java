@@ -172,8 +172,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
             appender.fence(new StoreException(StoreError.UNAVAILABLE,
                     "this node is a follower of its cluster; send to the leader"));
         }
-        this.topics = new StoreTopics(topicTable, offsets, kvTable, appender, queues, adminPool, config.defaultQueueCount(),
-                this::queueSealing);
+        this.topics = new StoreTopics(topicTable, offsets, kvTable, appender, queues, adminPool,
+                config.defaultQueueCount(), this::queueSealing);
         this.groups = new StoreGroups(groupTable, offsets, this::popService, adminPool,
                 config.autoCreateGroups());
         this.sending = new SendPath(config, clock, availability, topicTable::get, topics, appender,
