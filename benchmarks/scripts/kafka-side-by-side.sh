@@ -10,7 +10,9 @@
 #     whole run, and the p99 of the steady state after the first WARMUP_SECONDS (default 5): the whole run's p99 is
 #     mostly the producer's start (a fresh client JVM, metadata, producer id) and the burst that catches up with the
 #     schedule after it; the steady state's is the brokers' own tail.
-# Neither broker fsyncs before acknowledging (Kafka's default; Junction's default store.flush-mode=ASYNC).
+# Neither broker fsyncs before acknowledging (Kafka's default; Junction's default store.flush-mode=ASYNC). Neither
+# deletes by disk usage: Kafka has no such rule, and Junction's (store.disk-max-used-ratio, 0.75) deleted the segments
+# being consumed on a shared machine whose disk was 78 % used, stalling ConsumerPerformance until its timeout.
 #
 #   benchmarks/scripts/kafka-side-by-side.sh                    # 1 round, 500000 records of 1 KiB, 4 partitions
 #   ROUNDS=3 RECORDS=1000000 RATE=20000 benchmarks/scripts/kafka-side-by-side.sh
@@ -96,7 +98,7 @@ load() {
 run_junction() {
     rm -rf "$WORK/junction"
     java -Xmx1g -jar broker/target/junction.jar --data-dir "$WORK/junction" \
-        --set kafka.port="$PORT" --set kafka.topic-partitions="$PARTITIONS" --set store.segment-size=256m \
+        --set kafka.port="$PORT" --set kafka.topic-partitions="$PARTITIONS" --set store.segment-size=256m --set store.disk-max-used-ratio=0.98 --set store.disk-full-ratio=0.99 \
         --set kafka.group-initial-rebalance-delay-ms=0 --set http.port=0 \
         --set remoting.enabled=false --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false \
         --set http-cloudevents.enabled=false >"$WORK/junction.log" 2>&1 &
