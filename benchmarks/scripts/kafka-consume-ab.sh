@@ -4,7 +4,8 @@
 # ProducerPerformance, WARM_CONSUMES unmeasured ConsumerPerformance passes (the fetch path's JIT), then MEASURED passes
 # whose records/s are printed and over which the broker's CPU time (/proc/<pid>/stat) gives the CPU per consumed
 # record, the figure that stays comparable on a machine other work shares. JFR=1 records the measured passes
-# (settings=profile) into the run's directory, kept with KEEP=1.
+# (settings=profile) into the run's directory, kept with KEEP=1. Deleting by disk usage is off (as in
+# kafka-side-by-side.sh): on a shared machine's fuller disk it deleted the segments being consumed.
 #
 #   benchmarks/scripts/kafka-consume-ab.sh /tmp/before.jar broker/target/junction.jar
 #   ROUNDS=3 JFR=1 KEEP=1 benchmarks/scripts/kafka-consume-ab.sh broker/target/junction.jar
@@ -46,7 +47,7 @@ run() { # jar, run directory
     local jar="$1" dir="$2" consume rates="" before after
     mkdir -p "$dir"
     java -Xmx1g -jar "$jar" --data-dir "$dir/data" --set kafka.port="$PORT" --set kafka.topic-partitions=4 \
-        --set store.segment-size=256m --set kafka.group-initial-rebalance-delay-ms=0 --set http.port=0 \
+        --set store.segment-size=256m --set store.disk-max-used-ratio=0.98 --set store.disk-full-ratio=0.99 --set kafka.group-initial-rebalance-delay-ms=0 --set http.port=0 \
         --set remoting.enabled=false --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false \
         --set http-cloudevents.enabled=false >"$dir/broker.log" 2>&1 &
     BROKER_PID=$!

@@ -25,7 +25,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * <p>First every partition is read once without waiting. If that found fewer than {@code min.bytes} and the consumer
  * allows a wait, every partition's read waits on the core (long polling) until the deadline; each arrival is added and
  * its partition read again, until {@code min.bytes} are there or the deadline passes. The answer always holds
- * whatever was found. The store reads on its reader pool; what it found is taken here, on the loop: each partition
+ * whatever was found. The store reads on its reader pool, where what it found is also mapped to Kafka records
+ * ({@link KafkaMessageMapping#fetched}); they are taken here, on the loop: each partition
  * keeps the records it takes in a {@link FetchedBatch} (their values are views of the heap copies the store read, so
  * no mapped file stays pinned; within the byte limits) that is rendered once, straight into the response buffer, when
  * the connection serializes the response. Measured (benchmarks/README.md, Kafka): copying each record into a
@@ -123,15 +124,38 @@ final class FetchOperation {
                 p.target.partition(), p.nextOffset, count, null, waitMs));
         p.read = f;
         f.whenComplete((r, e) -> {
+            // Mapped where the read completed (the store's reader pool, one thread per partition's read): the
+            // mapping reads each record's properties, and the loop serves every partition of the fetch in turn.
+            List<FetchedRecord> mapped = null;
+            Throwable failure = e;
+            if (failure == null) {
+                try {
+                    mapped = mapped(r);
+                } catch (RuntimeException mappingFailed) {
+                    failure = mappingFailed;
+                }
+            }
+            final List<FetchedRecord> fetched = mapped;
+            final Throwable failed = failure;
             if (executor.inEventLoop()) {
-                onRead(p, r, e);
+                onRead(p, r, fetched, failed);
             } else {
-                executor.execute(() -> onRead(p, r, e));
+                executor.execute(() -> onRead(p, r, fetched, failed));
             }
         });
     }
 
-    private void onRead(final Part p, final PullResult r, final Throwable failure) {
+    private static List<FetchedRecord> mapped(final PullResult r) {
+        final List<StoredMessage> messages = r.messages();
+        final List<FetchedRecord> fetched = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            fetched.add(KafkaMessageMapping.fetched(messages.get(i)));
+        }
+        return fetched;
+    }
+
+    private void onRead(final Part p, final PullResult r, final List<FetchedRecord> fetched,
+                        final Throwable failure) {
         outstanding--;
         p.read = null;
         if (finished || result.isDone()) {
@@ -140,7 +164,7 @@ final class FetchOperation {
         if (failure != null) {
             p.error = KafkaErrors.of(failure);
         } else {
-            take(p, r);
+            take(p, r, fetched);
         }
         if (!waiting) {
             if (outstanding > 0) {
@@ -176,8 +200,8 @@ final class FetchOperation {
                 || parts.stream().anyMatch(p -> p.error != Errors.NONE);
     }
 
-    /** Adds what a read found to the partition's batch, within the byte limits. */
-    private void take(final Part p, final PullResult r) {
+    /** Adds what a read found ({@code fetched}: its messages mapped) to the partition's batch, within the limits. */
+    private void take(final Part p, final PullResult r, final List<FetchedRecord> fetched) {
         p.highWatermark = r.maxOffset();
         switch (r.status()) {
             case OFFSET_TOO_SMALL, OFFSET_OVERFLOW -> {
@@ -191,8 +215,8 @@ final class FetchOperation {
             default -> {
             }
         }
-        for (StoredMessage m : r.messages()) {
-            final FetchedRecord record = KafkaMessageMapping.fetched(m);
+        for (int i = 0; i < fetched.size(); i++) {
+            final FetchedRecord record = fetched.get(i);
             final int before = p.batch.sizeInBytes();
             final int after = p.batch.sizeWith(record);
             final boolean first = !records;
@@ -203,9 +227,9 @@ final class FetchOperation {
             p.batch.add(record);
             totalBytes += after - before;
             records = true;
-            p.nextOffset = m.queueOffset() + 1;
+            p.nextOffset = record.offset() + 1;
         }
-        if (r.messages().isEmpty() && r.nextOffset() > p.nextOffset) {
+        if (fetched.isEmpty() && r.nextOffset() > p.nextOffset) {
             p.nextOffset = r.nextOffset();
         }
     }

@@ -34,6 +34,9 @@ final class FetchedBatch implements BaseRecords {
     private int[] bodySizes = new int[16];
     private int recordBytes;
     private long maxTimestamp = Long.MIN_VALUE;
+    /** The record {@link #sizeWith} last sized, and its body size: the fetch sizes a record, then adds it. */
+    private FetchedRecord sized;
+    private int sizedBody;
 
     boolean isEmpty() {
         return records.isEmpty();
@@ -48,12 +51,15 @@ final class FetchedBatch implements BaseRecords {
     /** The size the batch would have with {@code r} added. */
     int sizeWith(final FetchedRecord r) {
         final int body = bodySize(r);
+        sized = r;
+        sizedBody = body;
         return HEADER_LENGTH + recordBytes + ByteUtils.sizeOfVarint(body) + body;
     }
 
     /** Adds a record whose offset is above every record's so far. */
     void add(final FetchedRecord r) {
-        final int body = bodySize(r);
+        final int body = r == sized ? sizedBody : bodySize(r);
+        sized = null;
         if (records.size() == bodySizes.length) {
             bodySizes = Arrays.copyOf(bodySizes, bodySizes.length * 2);
         }
@@ -71,8 +77,10 @@ final class FetchedBatch implements BaseRecords {
                 + ByteUtils.sizeOfVarint((int) (r.offset() - baseOffset));
         size += r.key() == null ? 1 : ByteUtils.sizeOfVarint(r.key().length) + r.key().length;
         size += r.value() == null ? 1 : ByteUtils.sizeOfVarint(r.value().remaining()) + r.value().remaining();
-        size += ByteUtils.sizeOfVarint(r.headers().size());
-        for (Header h : r.headers()) {
+        final List<Header> headers = r.headers();
+        size += ByteUtils.sizeOfVarint(headers.size());
+        for (int i = 0; i < headers.size(); i++) {
+            final Header h = headers.get(i);
             final int name = Utils.utf8Length(h.key());
             size += ByteUtils.sizeOfVarint(name) + name;
             size += h.value() == null ? 1 : ByteUtils.sizeOfVarint(h.value().length) + h.value().length;
@@ -103,26 +111,39 @@ final class FetchedBatch implements BaseRecords {
         out.writeShort(RecordBatchDescriptor.NO_PRODUCER_EPOCH);
         out.writeInt(RecordBatchDescriptor.NO_SEQUENCE);
         out.writeInt(records.size());
+        // Each record's fixed part (length .. key length, and value length) goes through a scratch array: one buffer
+        // write for it instead of one per byte, each of which checks the buffer's reference count.
+        final byte[] scratch = new byte[MAX_RECORD_PREFIX];
         for (int i = 0; i < records.size(); i++) {
             final FetchedRecord r = records.get(i);
-            writable.writeVarint(bodySizes[i]);
-            out.writeByte(0);
-            writable.writeVarlong(r.timestamp() - baseTimestamp);
-            writable.writeVarint((int) (r.offset() - baseOffset));
-            if (r.key() == null) {
-                writable.writeVarint(-1);
-            } else {
-                writable.writeVarint(r.key().length);
+            int n = putVarint(scratch, 0, bodySizes[i]);
+            scratch[n++] = 0; // attributes
+            n = putVarlong(scratch, n, r.timestamp() - baseTimestamp);
+            n = putVarint(scratch, n, (int) (r.offset() - baseOffset));
+            if (r.key() != null) {
+                n = putVarint(scratch, n, r.key().length);
+                out.writeBytes(scratch, 0, n);
                 out.writeBytes(r.key());
+                n = 0;
+            } else {
+                n = putVarint(scratch, n, -1);
             }
             if (r.value() == null) {
-                writable.writeVarint(-1);
+                n = putVarint(scratch, n, -1);
+                out.writeBytes(scratch, 0, n);
             } else {
-                writable.writeVarint(r.value().remaining());
+                n = putVarint(scratch, n, r.value().remaining());
+                out.writeBytes(scratch, 0, n);
                 out.writeBytes(r.value().duplicate());
             }
-            writable.writeVarint(r.headers().size());
-            for (Header h : r.headers()) {
+            final List<Header> headers = r.headers();
+            if (headers.isEmpty()) {
+                out.writeByte(0); // varint 0
+                continue;
+            }
+            writable.writeVarint(headers.size());
+            for (int j = 0; j < headers.size(); j++) {
+                final Header h = headers.get(j);
                 final byte[] name = h.key().getBytes(StandardCharsets.UTF_8);
                 writable.writeVarint(name.length);
                 out.writeBytes(name);
@@ -141,6 +162,36 @@ final class FetchedBatch implements BaseRecords {
         final CRC32C crc = new CRC32C();
         crc.update(out.nioBuffer(start + ATTRIBUTES_OFFSET, end - start - ATTRIBUTES_OFFSET));
         out.setInt(start + CRC_OFFSET, (int) crc.getValue());
+    }
+
+    /**
+     * Most bytes of a record before its key or value: length (varint), attributes, timestamp delta (varlong), offset
+     * delta (varint), key length (varint), and the value length (varint) after a null key.
+     */
+    private static final int MAX_RECORD_PREFIX = 5 + 1 + 10 + 5 + 5 + 5;
+
+    /** Writes {@code value} zig-zag encoded as a varint at {@code at}; returns the index after it. */
+    private static int putVarint(final byte[] to, final int at, final int value) {
+        int v = (value << 1) ^ (value >> 31);
+        int i = at;
+        while ((v & 0xFFFFFF80) != 0) {
+            to[i++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        to[i++] = (byte) v;
+        return i;
+    }
+
+    /** Writes {@code value} zig-zag encoded as a varlong at {@code at}; returns the index after it. */
+    private static int putVarlong(final byte[] to, final int at, final long value) {
+        long v = (value << 1) ^ (value >> 63);
+        int i = at;
+        while ((v & 0xFFFFFFFFFFFFFF80L) != 0L) {
+            to[i++] = (byte) (((int) v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        to[i++] = (byte) v;
+        return i;
     }
 
     /** The batch as kafka-clients' records (tests, and any serializer other than {@link ByteBufWritable}). */

@@ -3,6 +3,7 @@ package io.junction.core.message;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
@@ -18,13 +19,88 @@ import java.util.Set;
  * without a name-value separator are skipped. The separators are single bytes that never occur inside a multi-byte
  * UTF-8 sequence, so splitting the bytes gives the entries that splitting the decoded string gives.
  *
- * <p>Read-only, like the record it reads from. Safe to share between threads: a race decodes twice to equal maps.
+ * <p>The bytes are split once, on the first such question, into an {@link Entries} index (a copy of the bytes and where
+ * each entry's name and value lie): Kafka's fetch asks five names and "any header?" of every record, and scanning the
+ * buffer byte by byte for each of them was half of its event loop's time (benchmarks/README.md, Kafka).
+ *
+ * <p>Read-only, like the record it reads from. Safe to share between threads: a race decodes twice to equal maps, and
+ * splits twice to equal indexes (each published whole, through final fields).
  */
 final class LazyProperties extends AbstractMap<String, String> {
     private final ByteBuffer record;
     private final int position;
     private final int length;
     private volatile Map<String, String> decoded;
+    private volatile Entries entries;
+
+    /**
+     * The property bytes and, per entry with a non-empty name, three positions in them: where the name starts, where
+     * its name-value separator is, and where the entry ends (its property separator, or the end).
+     */
+    private static final class Entries {
+        final byte[] bytes;
+        final int[] bounds;
+        final int count;
+
+        Entries(final byte[] bytes) {
+            this.bytes = bytes;
+            int[] b = new int[12];
+            int n = 0;
+            int start = 0;
+            while (start < bytes.length) {
+                int stop = start;
+                int sep = -1;
+                while (stop < bytes.length && bytes[stop] != MessageProperties.PROPERTY_SEPARATOR) {
+                    if (sep < 0 && bytes[stop] == MessageProperties.NAME_VALUE_SEPARATOR) {
+                        sep = stop;
+                    }
+                    stop++;
+                }
+                if (sep > start) {
+                    if (3 * n + 3 > b.length) {
+                        b = Arrays.copyOf(b, b.length * 2);
+                    }
+                    b[3 * n] = start;
+                    b[3 * n + 1] = sep;
+                    b[3 * n + 2] = stop;
+                    n++;
+                }
+                start = stop + 1;
+            }
+            this.bounds = b;
+            this.count = n;
+        }
+
+        /** The value of the last entry named {@code name} (ASCII), or null. */
+        String get(final String name) {
+            for (int i = count - 1; i >= 0; i--) {
+                final int from = bounds[3 * i];
+                final int sep = bounds[3 * i + 1];
+                if (sep - from == name.length() && named(from, name)) {
+                    return new String(bytes, sep + 1, bounds[3 * i + 2] - sep - 1, StandardCharsets.UTF_8);
+                }
+            }
+            return null;
+        }
+
+        private boolean named(final int from, final String name) {
+            for (int i = 0; i < name.length(); i++) {
+                if (bytes[from + i] != (byte) name.charAt(i)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        boolean hasUnreservedName() {
+            for (int i = 0; i < count; i++) {
+                if (!MessageProperties.isReserved(bytes, bounds[3 * i], bounds[3 * i + 1])) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
 
     /** The properties are {@code length} UTF-8 bytes at {@code position} of {@code record} (not moved or changed). */
     LazyProperties(final ByteBuffer record, final int position, final int length) {
@@ -33,16 +109,30 @@ final class LazyProperties extends AbstractMap<String, String> {
         this.length = length;
     }
 
+    private byte[] bytes() {
+        final byte[] bytes = new byte[length];
+        record.get(position, bytes);
+        return bytes;
+    }
+
     private Map<String, String> decoded() {
         Map<String, String> d = decoded;
         if (d == null) {
-            final byte[] bytes = new byte[length];
-            record.get(position, bytes);
-            d = Collections.unmodifiableMap(MessageProperties.decode(new String(bytes,
+            final Entries e = entries;
+            d = Collections.unmodifiableMap(MessageProperties.decode(new String(e != null ? e.bytes : bytes(),
                     StandardCharsets.UTF_8)));
             decoded = d;
         }
         return d;
+    }
+
+    private Entries entries() {
+        Entries e = entries;
+        if (e == null) {
+            e = new Entries(bytes());
+            entries = e;
+        }
+        return e;
     }
 
     @Override
@@ -56,18 +146,7 @@ final class LazyProperties extends AbstractMap<String, String> {
         if (d != null || !(key instanceof String name) || !ascii(name)) {
             return (d != null ? d : decoded()).get(key);
         }
-        String value = null;
-        int start = position;
-        final int end = position + length;
-        while (start < end) {
-            final int stop = next(start, end, (byte) MessageProperties.PROPERTY_SEPARATOR);
-            final int sep = next(start, stop, (byte) MessageProperties.NAME_VALUE_SEPARATOR);
-            if (sep > start && sep < stop && named(start, sep, name)) {
-                value = text(sep + 1, stop);
-            }
-            start = stop + 1;
-        }
-        return value;
+        return entries().get(name);
     }
 
     /** Whether some entry's name is not {@link MessageProperties#isReserved reserved}, read from the bytes. */
@@ -76,46 +155,7 @@ final class LazyProperties extends AbstractMap<String, String> {
         if (d != null) {
             return d.keySet().stream().anyMatch(n -> !MessageProperties.isReserved(n));
         }
-        int start = position;
-        final int end = position + length;
-        while (start < end) {
-            final int stop = next(start, end, (byte) MessageProperties.PROPERTY_SEPARATOR);
-            final int sep = next(start, stop, (byte) MessageProperties.NAME_VALUE_SEPARATOR);
-            // Names starting with "__" are reserved: no string needed for the mappings' own bookkeeping.
-            if (sep > start && sep < stop && !(sep - start >= 2 && record.get(start) == '_'
-                    && record.get(start + 1) == '_') && !MessageProperties.isReserved(text(start, sep))) {
-                return true;
-            }
-            start = stop + 1;
-        }
-        return false;
-    }
-
-    /** The first index in [from, to) holding {@code b}, else {@code to}. */
-    private int next(final int from, final int to, final byte b) {
-        int i = from;
-        while (i < to && record.get(i) != b) {
-            i++;
-        }
-        return i;
-    }
-
-    private boolean named(final int from, final int to, final String name) {
-        if (to - from != name.length()) {
-            return false;
-        }
-        for (int i = 0; i < name.length(); i++) {
-            if (record.get(from + i) != (byte) name.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private String text(final int from, final int to) {
-        final byte[] bytes = new byte[to - from];
-        record.get(from, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return entries().hasUnreservedName();
     }
 
     private static boolean ascii(final String s) {

@@ -1,6 +1,8 @@
 package io.junction.core.message;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -87,6 +89,9 @@ public final class MessageProperties {
             "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY", "INNER_MULTI_DISPATCH",
             "INNER_MULTI_QUEUE_OFFSET");
 
+    /** {@link #RESERVED}'s names (all ASCII) as bytes, by length: the test of a name still in a record's bytes. */
+    private static final byte[][][] RESERVED_BY_LENGTH = byLength(RESERVED);
+
     static final char NAME_VALUE_SEPARATOR = 1;
     static final char PROPERTY_SEPARATOR = 2;
 
@@ -99,6 +104,37 @@ public final class MessageProperties {
      */
     public static boolean isReserved(final String name) {
         return name.startsWith("__") || RESERVED.contains(name);
+    }
+
+    /**
+     * {@link #isReserved(String)} of the UTF-8 name in {@code bytes[from, to)}, without decoding it: a reserved name is
+     * ASCII, so only its own bytes spell it.
+     */
+    static boolean isReserved(final byte[] bytes, final int from, final int to) {
+        final int length = to - from;
+        if (length >= 2 && bytes[from] == '_' && bytes[from + 1] == '_') {
+            return true;
+        }
+        if (length >= RESERVED_BY_LENGTH.length) {
+            return false;
+        }
+        for (byte[] name : RESERVED_BY_LENGTH[length]) {
+            if (Arrays.equals(bytes, from, to, name, 0, length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static byte[][][] byLength(final Set<String> names) {
+        final int longest = names.stream().mapToInt(String::length).max().orElse(0);
+        final byte[][][] table = new byte[longest + 1][][];
+        for (int length = 0; length <= longest; length++) {
+            final int l = length;
+            table[length] = names.stream().filter(n -> n.length() == l)
+                    .map(n -> n.getBytes(StandardCharsets.US_ASCII)).toArray(byte[][]::new);
+        }
+        return table;
     }
 
     /** Encodes properties into the RocketMQ property string; null names or values are skipped. */

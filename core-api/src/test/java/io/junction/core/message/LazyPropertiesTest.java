@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,5 +61,18 @@ class LazyPropertiesTest {
         final Map<String, String> decodedFirst = lazy("KEYS" + NV + "k" + P + "region" + NV + "eu" + P);
         assertEquals(2, decodedFirst.size());
         assertTrue(MessageProperties.hasUnreservedName(decodedFirst));
+    }
+
+    @Test
+    void shouldTellReservedNamesFromTheBytesAsFromTheirText() {
+        final List<String> names = new ArrayList<>(List.of("KEY", "KEYSS", "keys", "TAG", "UNIQ_KEYS", "_x",
+                "__", "_", "région", "WAIT", "WAITS", "INNER_MULTI_QUEUE_OFFSET", "INNER_MULTI_QUEUE_OFFSET_"));
+        names.addAll(List.of(MessageProperties.TAGS, MessageProperties.KEYS, MessageProperties.UNIQUE_ID,
+                MessageProperties.MESSAGE_GROUP, MessageProperties.TOMBSTONE, MessageProperties.CHECK_TIMES));
+        for (String name : names) {
+            final Map<String, String> alone = lazy(name + NV + "v" + P);
+            assertEquals(!MessageProperties.isReserved(name), MessageProperties.hasUnreservedName(alone), name);
+            assertEquals("v", alone.get(name), name);
+        }
     }
 }
