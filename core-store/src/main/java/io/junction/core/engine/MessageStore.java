@@ -152,11 +152,30 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.reader = new QueueReader(log, queues);
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
-        this.acks = new IndexedAcks(() -> dispatcherRef[0].dispatchedOffset(), () -> dispatcherRef[0].wake());
+        this.acks = new IndexedAcks(() -> dispatcherRef[0].dispatchedOffset(), new IndexedAcks.Indexer() {
+            @Override
+            public void wake() {
+                dispatcherRef[0].wake();
+            }
+
+            @Override
+            public void indexHereOrWake() {
+                dispatcherRef[0].indexHereOrWake();
+            }
+        });
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
                 acks, role.replication());
-        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived,
-                acks::indexedTo, 0);
+        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, new Dispatcher.ArrivalListener() {
+            @Override
+            public void arrived(final String topic, final int queueId) {
+                waiters.arrived(topic, queueId);
+            }
+
+            @Override
+            public Runnable arrivedOnIdleThread(final String topic, final int queueId) {
+                return waiters.arrivedForCaller(topic, queueId);
+            }
+        }, acks::indexedTo, 0);
         dispatcherRef[0] = dispatcher;
 
         final long end = StoreRecovery.cut(role.logEnd(), role.follower(),
