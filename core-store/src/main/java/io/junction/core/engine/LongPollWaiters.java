@@ -141,29 +141,12 @@ final class LongPollWaiters {
         }
     }
 
-    /**
-     * Wakes every read parked on the queue, except that when it had just one, that read is returned for the caller to
-     * run on its own thread (it has nothing else to do) rather than handed to a reading thread; null otherwise.
-     */
-    Runnable arrivedForCaller(final String topic, final int queueId) {
-        if (waiters.isEmpty()) {
-            return null;
-        }
-        final Queue<Waiter> q = waiters.get(new QueueKey(topic, queueId));
-        return q == null ? null : wake(q, true);
-    }
-
     /** Wakes everything (shutdown). */
     void wakeAll() {
         waiters.values().forEach(this::wake);
     }
 
     private void wake(final Queue<Waiter> q) {
-        wake(q, false);
-    }
-
-    private Runnable wake(final Queue<Waiter> q, final boolean oneForCaller) {
-        boolean handedOn = false;
         Runnable[] batch = null;
         int n = 0;
         for (Waiter w; (w = q.poll()) != null; ) {
@@ -176,18 +159,13 @@ final class LongPollWaiters {
             batch[n++] = w.retry;
             if (n == WAITERS_PER_TASK) {
                 run(batch, n);
-                handedOn = true;
                 batch = null;
                 n = 0;
             }
         }
-        if (n == 1 && oneForCaller && !handedOn) {
-            return batch[0];
-        }
         if (n > 0) {
             run(batch, n);
         }
-        return null;
     }
 
     private void run(final Runnable[] batch, final int n) {

@@ -165,17 +165,8 @@ public final class MessageStore implements Messaging, AutoCloseable {
         });
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
                 acks, role.replication());
-        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, new Dispatcher.ArrivalListener() {
-            @Override
-            public void arrived(final String topic, final int queueId) {
-                waiters.arrived(topic, queueId);
-            }
-
-            @Override
-            public Runnable arrivedOnIdleThread(final String topic, final int queueId) {
-                return waiters.arrivedForCaller(topic, queueId);
-            }
-        }, acks::indexedTo, 0);
+        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived,
+                acks::indexedTo, 0);
         dispatcherRef[0] = dispatcher;
 
         final long end = StoreRecovery.cut(role.logEnd(), role.follower(),

@@ -40,28 +40,12 @@ final class Arrivals {
 
     /** Tells every queue remembered since the last call, once each. */
     void tellAll() {
-        tellAll(false);
-    }
-
-    /**
-     * Tells every queue remembered since the last call, once each.
-     *
-     * @param idleThread told on a thread that is otherwise idle: the listener may leave one woken reader to it
-     * @return that reader, or null
-     */
-    Runnable tellAll(final boolean idleThread) {
-        Runnable leftHere = null;
         for (int i = 0; i < queues; i++) {
-            if (idleThread && leftHere == null) {
-                leftHere = listener.arrivedOnIdleThread(topics[i], queueIds[i]);
-            } else {
-                listener.arrived(topics[i], queueIds[i]);
-            }
+            listener.arrived(topics[i], queueIds[i]);
             topics[i] = null;
         }
         queues = 0;
         records = 0;
-        return leftHere;
     }
 
     private boolean contains(final String topic, final int queueId) {

@@ -37,16 +37,6 @@ public final class Dispatcher implements AutoCloseable {
     @FunctionalInterface
     public interface ArrivalListener {
         void arrived(String topic, int queueId);
-
-        /**
-         * The same, told by a pass that the thread which made the records visible runs while otherwise idle: the
-         * listener may leave one woken reader to that thread (returned, run after the pass) instead of handing it to
-         * a reading thread, one hand-over less on the way from the log to a waiting consumer. Null when it did not.
-         */
-        default Runnable arrivedOnIdleThread(String topic, int queueId) {
-            arrived(topic, queueId);
-            return null;
-        }
     }
 
     private final CommitLog log;
@@ -62,8 +52,6 @@ public final class Dispatcher implements AutoCloseable {
     private volatile boolean running = true;
     /** Set while passes fail: then only the dispatcher's thread retries (once a second), no caller's thread. */
     private volatile boolean failing;
-    /** A woken reader the last inline pass left to its thread (under {@link #passLock}). */
-    private Runnable leftToCaller;
     private IOException pendingFailure;
 
     /** @param indexedTo told, after each pass, that everything below its offset is indexed */
@@ -119,23 +107,12 @@ public final class Dispatcher implements AutoCloseable {
             wake();
             return;
         }
-        final Runnable reader;
         try {
-            if (pass(true) == Pass.FAILED) {
+            if (pass() == Pass.FAILED) {
                 wake();
             }
-            reader = leftToCaller;
-            leftToCaller = null;
         } finally {
             passLock.unlock();
-        }
-        // After the pass, outside the lock: the senders are answered first, and no pass waits for this read.
-        if (reader != null) {
-            try {
-                reader.run();
-            } catch (RuntimeException e) {
-                LOG.warn("A woken read failed on the indexing caller's thread", e);
-            }
         }
     }
 
@@ -147,7 +124,7 @@ public final class Dispatcher implements AutoCloseable {
             final Pass done;
             passLock.lock();
             try {
-                done = pass(false);
+                done = pass();
             } finally {
                 passLock.unlock();
             }
@@ -161,12 +138,8 @@ public final class Dispatcher implements AutoCloseable {
         }
     }
 
-    /**
-     * Indexes from where the last pass ended up to the visible end (under {@link #passLock}).
-     *
-     * @param inline run by the thread that made the records visible, otherwise idle: it may take one woken reader
-     */
-    private Pass pass(final boolean inline) {
+    /** Indexes from where the last pass ended up to the visible end (under {@link #passLock}). */
+    private Pass pass() {
         final long target = visibleOffset.getAsLong();
         final long from = dispatchedOffset;
         if (from >= target) {
@@ -183,7 +156,7 @@ public final class Dispatcher implements AutoCloseable {
                 pendingFailure = e instanceof IOException io ? io : new IOException(e);
             }
         });
-        leftToCaller = arrivals.tellAll(inline);
+        arrivals.tellAll();
         if (pendingFailure != null) {
             LOG.error("Indexing failed at or after log offset {}; retrying in 1 s", from, pendingFailure);
             pendingFailure = null;

@@ -34,30 +34,6 @@ class LongPollWaitersTest {
     }
 
     @Test
-    void shouldLeaveALoneWokenReadToTheCallerAndHandSeveralToTheReadingThreads() {
-        final List<Runnable> handedOver = new java.util.ArrayList<>();
-        final LongPollWaiters waiters = new LongPollWaiters(timer, handedOver::add, 10);
-        final AtomicInteger runs = new AtomicInteger();
-        waiters.park("t", 0, 60_000, runs::incrementAndGet);
-        final Runnable lone = waiters.arrivedForCaller("t", 0);
-        assertThat(lone).as("the only read parked on the queue is left to the caller").isNotNull();
-        assertThat(handedOver).as("no hand-over to a reading thread").isEmpty();
-        assertThat(waiters.parked()).isZero();
-        assertThat(timer.getQueue()).as("its time-out is dropped").isEmpty();
-        lone.run();
-        assertThat(runs).hasValue(1);
-        assertThat(waiters.arrivedForCaller("t", 0)).as("nothing parked: nothing to run").isNull();
-
-        waiters.park("t", 0, 60_000, runs::incrementAndGet);
-        waiters.park("t", 0, 60_000, runs::incrementAndGet);
-        assertThat(waiters.arrivedForCaller("t", 0)).as("two are read on the reading threads").isNull();
-        assertThat(handedOver).hasSize(1);
-        handedOver.get(0).run();
-        assertThat(runs).hasValue(3);
-        assertThat(waiters.parked()).isZero();
-    }
-
-    @Test
     void shouldDropACancelledWaiterAndItsTimeOutAtOnce() {
         final LongPollWaiters waiters = new LongPollWaiters(timer, Runnable::run, 10);
         final AtomicInteger runs = new AtomicInteger();

@@ -41,31 +41,4 @@ class ArrivalsTest {
         arrivals.tellAll();
         assertThat(told).hasSize(65).doesNotHaveDuplicates();
     }
-
-    @Test
-    void shouldLeaveAtMostOneWokenReaderToAnIdleTellingThread() {
-        final List<String> toldHere = new ArrayList<>();
-        final Arrivals idle = new Arrivals(new Dispatcher.ArrivalListener() {
-            @Override
-            public void arrived(final String topic, final int queueId) {
-                told.add(topic + "/" + queueId);
-            }
-
-            @Override
-            public Runnable arrivedOnIdleThread(final String topic, final int queueId) {
-                toldHere.add(topic + "/" + queueId);
-                return () -> { };
-            }
-        });
-        idle.add("a", 0);
-        idle.add("a", 1);
-        idle.add("b", 0);
-        assertThat(idle.tellAll(true)).as("the first queue's reader is left to the thread").isNotNull();
-        assertThat(toldHere).containsExactly("a/0");
-        assertThat(told).as("the others are told as usual").containsExactly("a/1", "b/0");
-        idle.add("a", 0);
-        assertThat(idle.tellAll(false)).as("a busy thread takes none").isNull();
-        assertThat(toldHere).hasSize(1);
-        assertThat(told).containsExactly("a/1", "b/0", "a/0");
-    }
 }
