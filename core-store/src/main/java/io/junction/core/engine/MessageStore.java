@@ -152,7 +152,17 @@ public final class MessageStore implements Messaging, AutoCloseable {
         this.reader = new QueueReader(log, queues);
         this.queries = new MessageQueries(log, index, reader, queues, topicTable::get);
         final Dispatcher[] dispatcherRef = new Dispatcher[1];
-        this.acks = new IndexedAcks(() -> dispatcherRef[0].dispatchedOffset(), () -> dispatcherRef[0].wake());
+        this.acks = new IndexedAcks(() -> dispatcherRef[0].dispatchedOffset(), new IndexedAcks.Indexer() {
+            @Override
+            public void wake() {
+                dispatcherRef[0].wake();
+            }
+
+            @Override
+            public void indexHereOrWake() {
+                dispatcherRef[0].indexHereOrWake();
+            }
+        });
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
                 acks, role.replication());
         this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived,

@@ -17,26 +17,44 @@ public final class IndexedAcks {
     private record Held(PendingAppend[] appends, long end) {
     }
 
+    /** What makes durable records indexed (the dispatcher). */
+    public interface Indexer {
+        /** New records may be indexed: wake the indexing thread. */
+        void wake();
+
+        /** New records may be indexed and the calling thread is otherwise idle: index them here if it can. */
+        void indexHereOrWake();
+    }
+
     private final LongSupplier indexedOffset;
-    private final Runnable wakeIndexer;
+    private final Indexer indexer;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Held> held = new ArrayDeque<>();
 
     /**
      * @param indexedOffset everything below it is indexed (the dispatcher's progress)
-     * @param wakeIndexer   tells the dispatcher that new records may be indexed
+     * @param indexer       told that new records may be indexed
      */
-    public IndexedAcks(final LongSupplier indexedOffset, final Runnable wakeIndexer) {
+    public IndexedAcks(final LongSupplier indexedOffset, final Indexer indexer) {
         this.indexedOffset = indexedOffset;
-        this.wakeIndexer = wakeIndexer;
+        this.indexer = indexer;
     }
 
     /**
      * {@code batch[from, to)} is durable and ends at {@code end}: acknowledges it once indexed, at once if it already
      * is. The batch list is not kept (the appender reuses it).
+     *
+     * @param callerIdle whether the calling thread has nothing else queued: then it indexes the records itself
+     *                   (usually; see {@link Indexer#indexHereOrWake()}) and acknowledges them at once, rather than
+     *                   handing them to the indexing thread and that thread handing the acknowledgements on
      */
-    void durable(final List<PendingAppend> batch, final int from, final int to, final long end) {
-        wakeIndexer.run();
+    void durable(final List<PendingAppend> batch, final int from, final int to, final long end,
+                 final boolean callerIdle) {
+        if (callerIdle) {
+            indexer.indexHereOrWake();
+        } else {
+            indexer.wake();
+        }
         if (indexedOffset.getAsLong() >= end) {
             complete(batch, from, to);
             return;

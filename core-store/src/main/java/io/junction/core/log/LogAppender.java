@@ -319,13 +319,14 @@ public final class LogAppender implements AutoCloseable {
     private void handOn(final List<PendingAppend> batch, final int from, final int to, final long start) {
         final long end = log.writeOffset();
         if (!replication.enabled() || end == start) {
-            flusher.appended(batch, from, to, end);
+            // Nothing else queued: this thread would park next, so it may index the batch itself.
+            flusher.appended(batch, from, to, end, queue.isEmpty());
             return;
         }
         final List<PendingAppend> held = new ArrayList<>(batch.subList(from, to));
         replication.replicate(log, start, end).whenComplete((ok, failure) -> {
             if (failure == null) {
-                flusher.appended(held, 0, held.size(), end);
+                flusher.appended(held, 0, held.size(), end, false);
                 return;
             }
             final StoreException refusal = new StoreException(StoreError.UNAVAILABLE,

@@ -77,10 +77,15 @@ public final class LogFlusher implements AutoCloseable {
         return replication == null ? local : Math.min(local, replication.committedOffset());
     }
 
-    /** Called by the appender after writing {@code batch[from, to)}, which ends at {@code endOffset}. */
-    void appended(final List<PendingAppend> batch, final int from, final int to, final long endOffset) {
+    /**
+     * Called by the appender after writing {@code batch[from, to)}, which ends at {@code endOffset}.
+     *
+     * @param writerIdle whether the calling thread has nothing else queued (in ASYNC mode it may index the batch)
+     */
+    void appended(final List<PendingAppend> batch, final int from, final int to, final long endOffset,
+                  final boolean writerIdle) {
         if (mode == FlushMode.ASYNC) {
-            acks.durable(batch, from, to, endOffset);
+            acks.durable(batch, from, to, endOffset, writerIdle);
             if (endOffset - log.flushedOffset() >= thresholdBytes) {
                 signal();
             }
@@ -140,6 +145,15 @@ public final class LogFlusher implements AutoCloseable {
         flush(rest);
     }
 
+    private boolean nothingWaiting() {
+        lock.lock();
+        try {
+            return waiting.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void flush(final List<PendingAppend> batch) {
         if (failure != null) {
             batch.forEach(p -> p.fail(failure));
@@ -159,7 +173,8 @@ public final class LogFlusher implements AutoCloseable {
             for (PendingAppend p : batch) {
                 end = Math.max(end, p.physicalOffset + p.record.remaining());
             }
-            acks.durable(batch, 0, batch.size(), end);
+            // With no batch waiting for the next fsync, this thread indexes what it made durable itself.
+            acks.durable(batch, 0, batch.size(), end, running && nothingWaiting());
         }
     }
 
