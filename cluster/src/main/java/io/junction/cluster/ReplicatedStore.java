@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -71,7 +72,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     private final Function<ByteBuffer, CompletableFuture<Void>> submit;
     private final Function<ByteBuffer, CompletableFuture<Void>> forward;
     private final Consumer<MessageStore> opened;
-    private final Object lock = new Object();
+    private final ReentrantLock lock = new ReentrantLock();
     private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
     /** Proposes held ranges once an entry commits (Ratis' threads must not, see RangeProposals). */
     private final ExecutorService proposing = Executors.newSingleThreadExecutor(r -> {
@@ -119,7 +120,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      * @return where the opened log ends ({@code logEnd}, or less when the log is short)
      */
     long open(final long logEnd) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             MessageStore next;
             long committed = logEnd;
             try {
@@ -138,6 +140,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             appliedEnd = committed;
             opened.accept(next);
             return appliedEnd;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -172,14 +176,20 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     void apply(final long term, final long index, final ByteBuffer entry, final LogSource leader) throws IOException {
         if (ReplicaEntry.type(entry) == ReplicaEntry.METADATA) {
             final ReplicaEntry.MetadataChange change = ReplicaEntry.metadataChange(entry);
-            synchronized (lock) {
+            lock.lock();
+            try {
                 store.applyMetadata(change.table(), change.op(), change.change());
+            } finally {
+                lock.unlock();
             }
             return;
         }
         if (ReplicaEntry.type(entry) == ReplicaEntry.OFFSETS) {
-            synchronized (lock) {
+            lock.lock();
+            try {
                 store.applyShippedOffsets(ReplicaEntry.offsetTable(entry));
+            } finally {
+                lock.unlock();
             }
             return;
         }
@@ -187,7 +197,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
         }
         final ReplicaEntry.Range range = ReplicaEntry.range(entry);
-        synchronized (lock) {
+        lock.lock();
+        try {
             aheadStarts.headMap(index, true).clear();
             if (leaderTerm >= 0) {
                 if (term == leaderTerm && range.offset() == appliedEnd && store.logEnd() >= range.end()) {
@@ -215,6 +226,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             appliedEnd = range.end();
             store.committedMore();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -251,7 +264,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      */
     void writeAhead(final long term, final long index, final ReplicaEntry.Range range, final ByteBuffer bytes,
                     final LogSource leader) throws IOException {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (broken != null) {
                 throw new IOException("this replica is broken", broken);
             }
@@ -285,12 +299,15 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             store.writeAhead(range.offset(), bytes);
             aheadEnd = Math.max(aheadEnd, range.end());
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Ratis truncates its log from {@code index} (entries another leader replaced): cut their ranges too. */
     void truncateAhead(final long index) throws IOException {
-        synchronized (lock) {
+        lock.lock();
+        try {
             final Map.Entry<Long, Long> first = aheadStarts.ceilingEntry(index);
             aheadStarts.tailMap(index, true).clear();
             if (first == null || broken != null) {
@@ -306,6 +323,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             store.cutAhead(first.getValue());
             aheadEnd = Math.min(aheadEnd, first.getValue());
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -329,10 +348,40 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         if (!forcesAhead()) {
             return;
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (broken == null) {
                 store.forceLog();
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether {@code range} starts within this replica's log: writing it needs no bytes from the leader first. */
+    boolean continuesLog(final ReplicaEntry.Range range) {
+        return range.offset() <= store.logEnd();
+    }
+
+    /** Work on this replica's log done under its lock (a write, truncation or force of state-machine data). */
+    interface LogTask {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code task} on the calling thread if no other thread holds this replica's lock now; otherwise runs nothing
+     * and answers false. A reopen or a catch-up from a snapshot holds the lock for long: the Ratis threads that call
+     * the state machine must not wait for them.
+     */
+    boolean runIfUnlocked(final LogTask task) throws IOException {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            task.run();
+            return true;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -351,7 +400,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      */
     void installLog(final long logEnd, final LogSource leader) throws IOException {
         final long target;
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (broken != null) {
                 throw new IOException("this replica is broken", broken);
             }
@@ -367,9 +417,12 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             store.cutAhead(appliedEnd);
             target = Math.max(logEnd, aheadEnd);
             aheadEnd = appliedEnd;
+        } finally {
+            lock.unlock();
         }
         while (true) {
-            synchronized (lock) {
+            lock.lock();
+            try {
                 if (store.logEnd() >= target) {
                     appliedEnd = Math.max(appliedEnd, logEnd);
                     store.committedMore();
@@ -381,42 +434,56 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
                     throw new IOException("the leader returned no log bytes at " + from);
                 }
                 store.writeAhead(from, bytes);
+            } finally {
+                lock.unlock();
             }
         }
     }
 
     /** Takes a leader's metadata tables and consumer offsets whole (catching up from its snapshot). */
     void replaceTables(final Map<String, byte[]> tables) throws IOException {
-        synchronized (lock) {
+        lock.lock();
+        try {
             store.replaceTables(tables);
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Forces the log and returns the applied end (a snapshot, taken on the apply thread). */
     long forceAppliedEnd() throws IOException {
-        synchronized (lock) {
+        lock.lock();
+        try {
             store.forceLog();
             return appliedEnd;
+        } finally {
+            lock.unlock();
         }
     }
 
     /** This node leads {@code term} and has applied everything committed before it: reopen as leader. */
     void promote(final long term) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (leaderTerm == term || broken != null) {
                 return;
             }
             reopen(true, term);
+        } finally {
+            lock.unlock();
         }
     }
 
     /** This node no longer leads: reopen as follower, cutting any uncommitted tail. */
     void demote() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (leaderTerm < 0 || broken != null) {
                 return;
             }
             reopen(false, -1);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -603,7 +670,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
 
     @Override
     public void close() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             leaderTerm = -1;
             final MessageStore current = store;
             if (current != null) {
@@ -611,6 +679,8 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
                 current.close();
             }
             proposals.refuse(new StoreException(StoreError.UNAVAILABLE, "the cluster node is closing"));
+        } finally {
+            lock.unlock();
         }
         proposing.shutdown();
     }
