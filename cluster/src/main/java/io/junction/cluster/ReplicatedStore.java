@@ -29,6 +29,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -358,26 +359,44 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         }
     }
 
-    /** Whether {@code range} starts within this replica's log: writing it needs no bytes from the leader first. */
-    boolean continuesLog(final ReplicaEntry.Range range) {
-        return range.offset() <= store.logEnd();
-    }
-
     /** Work on this replica's log done under its lock (a write, truncation or force of state-machine data). */
     interface LogTask {
         void run() throws IOException;
     }
 
     /**
-     * Runs {@code task} on the calling thread if no other thread holds this replica's lock now; otherwise runs nothing
-     * and answers false. A reopen or a catch-up from a snapshot holds the lock for long: the Ratis threads that call
-     * the state machine must not wait for them.
+     * Runs a write of Raft entry {@code term}'s {@code range} on the calling thread if it is quick ({@link
+     * #runIfQuick}): it continues this log (no bytes to fetch from the leader first) and this store does not lead
+     * another term (no reopen).
      */
-    boolean runIfUnlocked(final LogTask task) throws IOException {
+    boolean writeIfQuick(final long term, final ReplicaEntry.Range range, final LogTask write) throws IOException {
+        return runIfQuick(() -> (leaderTerm < 0 || leaderTerm == term) && range.offset() <= store.logEnd(), write);
+    }
+
+    /** Runs a truncation on the calling thread if it is quick: this store follows (a leader reopens first). */
+    boolean truncateIfQuick(final LogTask truncate) throws IOException {
+        return runIfQuick(() -> leaderTerm < 0, truncate);
+    }
+
+    /** Runs a force of the log on the calling thread if no other thread holds this replica's lock now. */
+    boolean forceIfQuick(final LogTask force) throws IOException {
+        return runIfQuick(() -> true, force);
+    }
+
+    /**
+     * Runs {@code task} on the calling thread if no other thread holds this replica's lock now and {@code quick} holds
+     * under it; otherwise runs nothing and answers false. The callers are Ratis' threads, inside its log's lock: they
+     * must never wait for a reopen or a catch-up, nor run one (closing a store waits for its appender, which may be
+     * proposing an entry into that same log), nor fetch from the leader.
+     */
+    private boolean runIfQuick(final BooleanSupplier quick, final LogTask task) throws IOException {
         if (!lock.tryLock()) {
             return false;
         }
         try {
+            if (!quick.getAsBoolean()) {
+                return false;
+            }
             task.run();
             return true;
         } finally {

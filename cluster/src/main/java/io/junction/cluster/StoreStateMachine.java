@@ -235,10 +235,8 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
         }
         final ReplicatedStore.LogTask writing = () -> replica.writeAhead(entry.getTerm(), entry.getIndex(), range,
                 bytes, this::readLeaderLog);
-        // A range past this log's end first fetches the bytes before it from the leader (a round trip, rare: after a
-        // snapshot install): never on Ratis' RPC thread.
-        final CompletableFuture<Void> written = replica.continuesLog(range) ? onDataWriter(writing)
-                : onWriterThread(writing);
+        final CompletableFuture<Void> written = onDataWriter(writing,
+                () -> replica.writeIfQuick(entry.getTerm(), range, writing));
         if (!written.isDone()) {
             writesInFlight.put(entry.getIndex(), written);
             written.whenComplete((ok, failure) -> writesInFlight.remove(entry.getIndex(), written));
@@ -298,18 +296,21 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
             // ASYNC flush mode: nothing to force, so no hop to the data thread.
             return CompletableFuture.completedFuture(null);
         }
-        return onDataWriter(replica::flushAhead);
+        final ReplicatedStore.LogTask forcing = replica::flushAhead;
+        return onDataWriter(forcing, () -> replica.forceIfQuick(forcing));
     }
 
     @Override
     public CompletableFuture<Void> truncate(final long logIndex) {
-        return onDataWriter(() -> replica.truncateAhead(logIndex));
+        final ReplicatedStore.LogTask truncating = () -> replica.truncateAhead(logIndex);
+        return onDataWriter(truncating, () -> replica.truncateIfQuick(truncating));
     }
 
     /**
      * Runs a data task (a write, truncation or force of the replica's log) and completes once it is done; a failed one
-     * breaks the replica (Ratis stops its log too). It runs on the calling thread when no task handed to the writer
-     * thread is still unfinished and the replica's lock is free, else on the writer thread behind the others.
+     * breaks the replica (Ratis stops its log too). It runs on the calling thread ({@code here}) when no task handed to
+     * the writer thread is still unfinished, the replica's lock is free and the task is quick (no reopen, no fetch from
+     * the leader: see {@link ReplicatedStore#writeIfQuick}), else on the writer thread behind the others.
      *
      * <p>Why on the caller: Ratis calls {@link #write} while it appends an entry to its log (on the leader the thread
      * that proposed it, on a follower the thread of the RPC that brought it), and its log worker then waits for the
@@ -318,13 +319,13 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
      * calls one at a time (under its log's lock, or from its log worker), and a task runs on the caller only once
      * every task handed to the writer thread earlier has finished.
      */
-    private CompletableFuture<Void> onDataWriter(final ReplicatedStore.LogTask task) {
+    private CompletableFuture<Void> onDataWriter(final ReplicatedStore.LogTask task, final QuickRun here) {
         if (dataWriter.isShutdown()) {
             return CompletableFuture.failedFuture(new IOException("the state machine is closed"));
         }
         if (handedOff.get() == 0) {
             try {
-                if (replica.runIfUnlocked(task)) {
+                if (here.ran()) {
                     return CompletableFuture.completedFuture(null);
                 }
             } catch (IOException | RuntimeException e) {
@@ -333,6 +334,11 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
             }
         }
         return onWriterThread(task);
+    }
+
+    /** Runs a data task on the calling thread if it is quick (see ReplicatedStore): whether it ran. */
+    private interface QuickRun {
+        boolean ran() throws IOException;
     }
 
     /** Runs a data task on the writer thread, behind those handed to it before. */
