@@ -28,8 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -73,7 +71,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     private final Function<ByteBuffer, CompletableFuture<Void>> submit;
     private final Function<ByteBuffer, CompletableFuture<Void>> forward;
     private final Consumer<MessageStore> opened;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final Object lock = new Object();
     private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
     /** Proposes held ranges once an entry commits (Ratis' threads must not, see RangeProposals). */
     private final ExecutorService proposing = Executors.newSingleThreadExecutor(r -> {
@@ -121,8 +119,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      * @return where the opened log ends ({@code logEnd}, or less when the log is short)
      */
     long open(final long logEnd) {
-        lock.lock();
-        try {
+        synchronized (lock) {
             MessageStore next;
             long committed = logEnd;
             try {
@@ -141,8 +138,6 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             appliedEnd = committed;
             opened.accept(next);
             return appliedEnd;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -177,20 +172,14 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
     void apply(final long term, final long index, final ByteBuffer entry, final LogSource leader) throws IOException {
         if (ReplicaEntry.type(entry) == ReplicaEntry.METADATA) {
             final ReplicaEntry.MetadataChange change = ReplicaEntry.metadataChange(entry);
-            lock.lock();
-            try {
+            synchronized (lock) {
                 store.applyMetadata(change.table(), change.op(), change.change());
-            } finally {
-                lock.unlock();
             }
             return;
         }
         if (ReplicaEntry.type(entry) == ReplicaEntry.OFFSETS) {
-            lock.lock();
-            try {
+            synchronized (lock) {
                 store.applyShippedOffsets(ReplicaEntry.offsetTable(entry));
-            } finally {
-                lock.unlock();
             }
             return;
         }
@@ -198,8 +187,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             throw new IOException("unknown replica entry type " + ReplicaEntry.type(entry));
         }
         final ReplicaEntry.Range range = ReplicaEntry.range(entry);
-        lock.lock();
-        try {
+        synchronized (lock) {
             aheadStarts.headMap(index, true).clear();
             if (leaderTerm >= 0) {
                 if (term == leaderTerm && range.offset() == appliedEnd && store.logEnd() >= range.end()) {
@@ -227,8 +215,6 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             appliedEnd = range.end();
             store.committedMore();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -265,8 +251,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      */
     void writeAhead(final long term, final long index, final ReplicaEntry.Range range, final ByteBuffer bytes,
                     final LogSource leader) throws IOException {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (broken != null) {
                 throw new IOException("this replica is broken", broken);
             }
@@ -300,15 +285,12 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             store.writeAhead(range.offset(), bytes);
             aheadEnd = Math.max(aheadEnd, range.end());
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Ratis truncates its log from {@code index} (entries another leader replaced): cut their ranges too. */
     void truncateAhead(final long index) throws IOException {
-        lock.lock();
-        try {
+        synchronized (lock) {
             final Map.Entry<Long, Long> first = aheadStarts.ceilingEntry(index);
             aheadStarts.tailMap(index, true).clear();
             if (first == null || broken != null) {
@@ -324,8 +306,6 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             }
             store.cutAhead(first.getValue());
             aheadEnd = Math.min(aheadEnd, first.getValue());
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -349,58 +329,10 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
         if (!forcesAhead()) {
             return;
         }
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (broken == null) {
                 store.forceLog();
             }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Work on this replica's log done under its lock (a write, truncation or force of state-machine data). */
-    interface LogTask {
-        void run() throws IOException;
-    }
-
-    /**
-     * Runs a write of Raft entry {@code term}'s {@code range} on the calling thread if it is quick ({@link
-     * #runIfQuick}): it continues this log (no bytes to fetch from the leader first) and this store does not lead
-     * another term (no reopen).
-     */
-    boolean writeIfQuick(final long term, final ReplicaEntry.Range range, final LogTask write) throws IOException {
-        return runIfQuick(() -> (leaderTerm < 0 || leaderTerm == term) && range.offset() <= store.logEnd(), write);
-    }
-
-    /** Runs a truncation on the calling thread if it is quick: this store follows (a leader reopens first). */
-    boolean truncateIfQuick(final LogTask truncate) throws IOException {
-        return runIfQuick(() -> leaderTerm < 0, truncate);
-    }
-
-    /** Runs a force of the log on the calling thread if no other thread holds this replica's lock now. */
-    boolean forceIfQuick(final LogTask force) throws IOException {
-        return runIfQuick(() -> true, force);
-    }
-
-    /**
-     * Runs {@code task} on the calling thread if no other thread holds this replica's lock now and {@code quick} holds
-     * under it; otherwise runs nothing and answers false. The callers are Ratis' threads, inside its log's lock: they
-     * must never wait for a reopen or a catch-up, nor run one (closing a store waits for its appender, which may be
-     * proposing an entry into that same log), nor fetch from the leader.
-     */
-    private boolean runIfQuick(final BooleanSupplier quick, final LogTask task) throws IOException {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        try {
-            if (!quick.getAsBoolean()) {
-                return false;
-            }
-            task.run();
-            return true;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -419,8 +351,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
      */
     void installLog(final long logEnd, final LogSource leader) throws IOException {
         final long target;
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (broken != null) {
                 throw new IOException("this replica is broken", broken);
             }
@@ -436,12 +367,9 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             store.cutAhead(appliedEnd);
             target = Math.max(logEnd, aheadEnd);
             aheadEnd = appliedEnd;
-        } finally {
-            lock.unlock();
         }
         while (true) {
-            lock.lock();
-            try {
+            synchronized (lock) {
                 if (store.logEnd() >= target) {
                     appliedEnd = Math.max(appliedEnd, logEnd);
                     store.committedMore();
@@ -453,56 +381,42 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
                     throw new IOException("the leader returned no log bytes at " + from);
                 }
                 store.writeAhead(from, bytes);
-            } finally {
-                lock.unlock();
             }
         }
     }
 
     /** Takes a leader's metadata tables and consumer offsets whole (catching up from its snapshot). */
     void replaceTables(final Map<String, byte[]> tables) throws IOException {
-        lock.lock();
-        try {
+        synchronized (lock) {
             store.replaceTables(tables);
-        } finally {
-            lock.unlock();
         }
     }
 
     /** Forces the log and returns the applied end (a snapshot, taken on the apply thread). */
     long forceAppliedEnd() throws IOException {
-        lock.lock();
-        try {
+        synchronized (lock) {
             store.forceLog();
             return appliedEnd;
-        } finally {
-            lock.unlock();
         }
     }
 
     /** This node leads {@code term} and has applied everything committed before it: reopen as leader. */
     void promote(final long term) {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (leaderTerm == term || broken != null) {
                 return;
             }
             reopen(true, term);
-        } finally {
-            lock.unlock();
         }
     }
 
     /** This node no longer leads: reopen as follower, cutting any uncommitted tail. */
     void demote() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             if (leaderTerm < 0 || broken != null) {
                 return;
             }
             reopen(false, -1);
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -689,8 +603,7 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
 
     @Override
     public void close() {
-        lock.lock();
-        try {
+        synchronized (lock) {
             leaderTerm = -1;
             final MessageStore current = store;
             if (current != null) {
@@ -698,8 +611,6 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
                 current.close();
             }
             proposals.refuse(new StoreException(StoreError.UNAVAILABLE, "the cluster node is closing"));
-        } finally {
-            lock.unlock();
         }
         proposing.shutdown();
     }

@@ -16,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -62,8 +61,7 @@ import org.slf4j.LoggerFactory;
  * state-machine data, {@link #write} puts them straight into each replica's commit log before the entry is persisted,
  * {@link #read} serves them from the leader's commit log when a follower needs the entry again (Ratis keeps no copy),
  * {@link #truncate} cuts a follower's log where Ratis truncates uncommitted entries, and {@link #flush} forces the
- * commit log before Ratis forces its own (SYNC flush mode). Writes and truncations run one at a time, in Ratis' order:
- * on Ratis' calling thread when they can start at once, else on a writer thread of their own.
+ * commit log before Ratis forces its own (SYNC flush mode). Writes and truncations run on one thread, in Ratis' order.
  */
 final class StoreStateMachine extends BaseStateMachine implements StateMachine.DataApi {
     private static final Logger LOG = LoggerFactory.getLogger(StoreStateMachine.class);
@@ -81,17 +79,12 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
     private volatile long unfetchedLogEnd = -1;
     /** Fetching the leader's log and tables for an installed snapshot (see reinitialize). */
     private volatile boolean installing;
+    /** Writes, truncations and flushes of state-machine data, one at a time in the order Ratis asks for them. */
     /**
      * Writes not done yet, by entry index. A follower may apply an entry as soon as Ratis has it in its log cache,
      * before its bytes are written: the apply waits for this write (never fetching what is on its way).
      */
     private final Map<Long, CompletableFuture<Void>> writesInFlight = new ConcurrentHashMap<>();
-    /** Tasks handed to {@link #dataWriter} and not finished: while there are any, later tasks go behind them. */
-    private final AtomicInteger handedOff = new AtomicInteger();
-    /**
-     * Writes, truncations and forces of state-machine data that could not run on Ratis' calling thread (see {@link
-     * #onDataWriter}), one at a time in the order Ratis asks for them.
-     */
     private final ExecutorService dataWriter = Executors.newSingleThreadExecutor(r -> {
         final Thread t = new Thread(r, "junction-cluster-data");
         t.setDaemon(true);
@@ -233,14 +226,10 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
             return CompletableFuture.failedFuture(new IOException("the bytes of entry " + entry.getIndex()
                     + " do not match its header"));
         }
-        final ReplicatedStore.LogTask writing = () -> replica.writeAhead(entry.getTerm(), entry.getIndex(), range,
-                bytes, this::readLeaderLog);
-        final CompletableFuture<Void> written = onDataWriter(writing,
-                () -> replica.writeIfQuick(entry.getTerm(), range, writing));
-        if (!written.isDone()) {
-            writesInFlight.put(entry.getIndex(), written);
-            written.whenComplete((ok, failure) -> writesInFlight.remove(entry.getIndex(), written));
-        }
+        final CompletableFuture<Void> written = onDataWriter(() -> replica.writeAhead(entry.getTerm(),
+                entry.getIndex(), range, bytes, this::readLeaderLog));
+        writesInFlight.put(entry.getIndex(), written);
+        written.whenComplete((ok, failure) -> writesInFlight.remove(entry.getIndex(), written));
         return written;
     }
 
@@ -296,55 +285,21 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
             // ASYNC flush mode: nothing to force, so no hop to the data thread.
             return CompletableFuture.completedFuture(null);
         }
-        final ReplicatedStore.LogTask forcing = replica::flushAhead;
-        return onDataWriter(forcing, () -> replica.forceIfQuick(forcing));
+        return onDataWriter(replica::flushAhead);
     }
 
     @Override
     public CompletableFuture<Void> truncate(final long logIndex) {
-        final ReplicatedStore.LogTask truncating = () -> replica.truncateAhead(logIndex);
-        return onDataWriter(truncating, () -> replica.truncateIfQuick(truncating));
+        return onDataWriter(() -> replica.truncateAhead(logIndex));
     }
 
-    /**
-     * Runs a data task (a write, truncation or force of the replica's log) and completes once it is done; a failed one
-     * breaks the replica (Ratis stops its log too). It runs on the calling thread ({@code here}) when no task handed to
-     * the writer thread is still unfinished, the replica's lock is free and the task is quick (no reopen, no fetch from
-     * the leader: see {@link ReplicatedStore#writeIfQuick}), else on the writer thread behind the others.
-     *
-     * <p>Why on the caller: Ratis calls {@link #write} while it appends an entry to its log (on the leader the thread
-     * that proposed it, on a follower the thread of the RPC that brought it), and its log worker then waits for the
-     * future before writing the entry; done at once, the future is complete when the worker looks, which saves each
-     * replica a hand-off and a wake-up per entry (README, "one hand-off less"). The order is kept: Ratis makes these
-     * calls one at a time (under its log's lock, or from its log worker), and a task runs on the caller only once
-     * every task handed to the writer thread earlier has finished.
-     */
-    private CompletableFuture<Void> onDataWriter(final ReplicatedStore.LogTask task, final QuickRun here) {
-        if (dataWriter.isShutdown()) {
-            return CompletableFuture.failedFuture(new IOException("the state machine is closed"));
-        }
-        if (handedOff.get() == 0) {
-            try {
-                if (here.ran()) {
-                    return CompletableFuture.completedFuture(null);
-                }
-            } catch (IOException | RuntimeException e) {
-                replica.broken(e);
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-        return onWriterThread(task);
+    private interface DataTask {
+        void run() throws IOException;
     }
 
-    /** Runs a data task on the calling thread if it is quick (see ReplicatedStore): whether it ran. */
-    private interface QuickRun {
-        boolean ran() throws IOException;
-    }
-
-    /** Runs a data task on the writer thread, behind those handed to it before. */
-    private CompletableFuture<Void> onWriterThread(final ReplicatedStore.LogTask task) {
+    /** Runs a data task on the writer thread; a failed one breaks the replica (Ratis stops its log too). */
+    private CompletableFuture<Void> onDataWriter(final DataTask task) {
         final CompletableFuture<Void> done = new CompletableFuture<>();
-        handedOff.incrementAndGet();
         try {
             dataWriter.execute(() -> {
                 try {
@@ -353,12 +308,9 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
                 } catch (IOException | RuntimeException e) {
                     replica.broken(e);
                     done.completeExceptionally(e);
-                } finally {
-                    handedOff.decrementAndGet();
                 }
             });
         } catch (RejectedExecutionException e) {
-            handedOff.decrementAndGet();
             done.completeExceptionally(new IOException("the state machine is closed", e));
         }
         return done;
