@@ -25,9 +25,9 @@ import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A FIFO consumer group of the RocketMQ 5 gRPC client reads a FIFO topic through a proxy over two store groups (one
@@ -43,16 +43,12 @@ class FifoSeamIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration INVISIBLE = Duration.ofSeconds(30);
 
-    private final ClusterProcesses cluster = new ClusterProcesses();
+    @RegisterExtension
+    final ClusterProcesses cluster = new ClusterProcesses();
     private final List<RunningBroker> stores = cluster.stores();
     private final List<RunningBroker> proxies = cluster.proxies();
     private final List<AutoCloseable> clients = cluster.clients();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @AfterEach
-    void stopAll() {
-        cluster.close();
-    }
 
     @Test
     void shouldKeepEachMessageGroupInSendOrderAcrossTheSeamWhileOldMessagesAreInFlight() throws Exception {

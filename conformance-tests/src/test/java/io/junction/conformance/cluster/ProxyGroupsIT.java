@@ -41,9 +41,9 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two store groups (one {@code store} replica each) behind one proxy ({@code cluster.store-groups}): topics created
@@ -67,16 +67,12 @@ class ProxyGroupsIT {
         System.setProperty("rocketmq.log.root", System.getProperty("java.io.tmpdir") + "/junction-grpc-client-logs");
     }
 
-    private final ClusterProcesses cluster = new ClusterProcesses();
+    @RegisterExtension
+    final ClusterProcesses cluster = new ClusterProcesses();
     private final List<RunningBroker> stores = cluster.stores();
     private final List<RunningBroker> proxies = cluster.proxies();
     private final List<AutoCloseable> clients = cluster.clients();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @AfterEach
-    void stopAll() {
-        cluster.close();
-    }
 
     @Test
     void shouldSpreadTopicsOverTwoStoreGroupsAndServeEveryProtocolThroughOneProxy() throws Exception {

@@ -52,9 +52,9 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Three {@code store} nodes (one store group, no client listeners) behind two stateless {@code proxy} processes. A
@@ -75,16 +75,12 @@ class ProxyIT {
         System.setProperty("rocketmq.log.root", System.getProperty("java.io.tmpdir") + "/junction-grpc-client-logs");
     }
 
-    private final ClusterProcesses cluster = new ClusterProcesses();
+    @RegisterExtension
+    final ClusterProcesses cluster = new ClusterProcesses();
     private final List<RunningBroker> stores = cluster.stores();
     private final List<RunningBroker> proxies = cluster.proxies();
     private final List<AutoCloseable> clients = cluster.clients();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @AfterEach
-    void stopAll() {
-        cluster.close();
-    }
 
     @Test
     void shouldServeEveryProtocolThroughEitherProxyAndSurviveProxyAndLeaderKills() throws Exception {

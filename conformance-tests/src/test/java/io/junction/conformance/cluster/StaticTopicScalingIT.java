@@ -31,9 +31,9 @@ import org.apache.rocketmq.remoting.protocol.statictopic.TopicQueueMappingDetail
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.apache.rocketmq.tools.command.topic.RemappingStaticTopicSubCommand;
 import org.apache.rocketmq.tools.command.topic.UpdateStaticTopicSubCommand;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A RocketMQ static topic made with {@code mqadmin updateStaticTopic} through a proxy over two store groups (one
@@ -49,16 +49,12 @@ class StaticTopicScalingIT {
     private static final String LOGIC_BROKER = "__syslo__global__";
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final ClusterProcesses cluster = new ClusterProcesses();
+    @RegisterExtension
+    final ClusterProcesses cluster = new ClusterProcesses();
     private final List<RunningBroker> stores = cluster.stores();
     private final List<RunningBroker> proxies = cluster.proxies();
     private final List<AutoCloseable> clients = cluster.clients();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    @AfterEach
-    void stopAll() {
-        cluster.close();
-    }
 
     @Test
     void shouldKeepAStaticTopicsLogicQueueGaplessWhenTheProxyScalesItOntoAnotherGroup() throws Exception {

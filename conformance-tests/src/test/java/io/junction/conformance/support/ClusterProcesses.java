@@ -2,13 +2,15 @@ package io.junction.conformance.support;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The store and proxy processes of a cluster test and the clients it opened against them, stopped together at the
  * end: clients first, newest first (a client of a killed node may fail to close: nothing to tell it), then proxies,
- * then stores.
+ * then stores. Registered as a test's extension ({@code @RegisterExtension}), it does so after each test.
  */
-public final class ClusterProcesses implements AutoCloseable {
+public final class ClusterProcesses implements AutoCloseable, AfterEachCallback {
     private final List<RunningBroker> stores = new ArrayList<>();
     private final List<RunningBroker> proxies = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
@@ -23,6 +25,11 @@ public final class ClusterProcesses implements AutoCloseable {
 
     public List<AutoCloseable> clients() {
         return clients;
+    }
+
+    @Override
+    public void afterEach(final ExtensionContext context) {
+        close();
     }
 
     @Override
