@@ -26,47 +26,46 @@ final class StoreKvConfigs implements Messaging.KvConfigs {
 
     @Override
     public CompletableFuture<Void> put(final String namespace, final String key, final String value) {
-        try {
-            check("namespace", namespace, false);
-            check("key", key, false);
-            check("value", value, true);
-        } catch (StoreException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return CompletableFuture.runAsync(() -> {
-            try {
-                table.put(new KvConfig(namespace, key, value));
-            } catch (IOException e) {
-                throw new StoreException(StoreError.IO_ERROR, "cannot save config item " + namespace + "/" + key
-                        + ": " + e.getMessage(), e);
-            }
-        }, adminPool);
+        final StoreException invalid = invalid(namespace, key, value);
+        return invalid != null ? CompletableFuture.failedFuture(invalid)
+                : CompletableFuture.runAsync(() -> save(namespace, key, value), adminPool);
     }
 
     /** Atomic: every change of the items runs on the one admin thread, so nothing lands between the read and the put. */
     @Override
     public CompletableFuture<Boolean> replace(final String namespace, final String key, final String expected,
                                              final String value) {
-        try {
-            check("namespace", namespace, false);
-            check("key", key, false);
-            check("value", value, true);
-        } catch (StoreException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return CompletableFuture.supplyAsync(() -> {
+        final StoreException invalid = invalid(namespace, key, value);
+        return invalid != null ? CompletableFuture.failedFuture(invalid) : CompletableFuture.supplyAsync(() -> {
             final String now = table.get(KvConfig.id(namespace, key)).map(KvConfig::value).orElse(null);
             if (!Objects.equals(now, expected)) {
                 return false;
             }
-            try {
-                table.put(new KvConfig(namespace, key, value));
-                return true;
-            } catch (IOException e) {
-                throw new StoreException(StoreError.IO_ERROR, "cannot save config item " + namespace + "/" + key
-                        + ": " + e.getMessage(), e);
-            }
+            save(namespace, key, value);
+            return true;
         }, adminPool);
+    }
+
+    /** Why an item may not be stored, or null when it may. */
+    private static StoreException invalid(final String namespace, final String key, final String value) {
+        try {
+            check("namespace", namespace, false);
+            check("key", key, false);
+            check("value", value, true);
+            return null;
+        } catch (StoreException e) {
+            return e;
+        }
+    }
+
+    /** Stores an item (on the admin thread). */
+    private void save(final String namespace, final String key, final String value) {
+        try {
+            table.put(new KvConfig(namespace, key, value));
+        } catch (IOException e) {
+            throw new StoreException(StoreError.IO_ERROR, "cannot save config item " + namespace + "/" + key
+                    + ": " + e.getMessage(), e);
+        }
     }
 
     @Override
