@@ -1,6 +1,7 @@
 package io.junction.bench.remoting;
 
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.Message;
@@ -39,28 +40,18 @@ final class LoadProducer {
     @SuppressWarnings("deprecation") // MQAdmin.createTopic: deprecated in the client, still what it offers producers
     static void createTopic(final DefaultMQProducer producer, final String topic, final int queues)
             throws Exception {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        boolean created = false;
-        while (true) {
-            try {
-                if (!created) {
-                    producer.createTopic(DEFAULT_TOPIC_KEY, topic, queues, Map.of());
-                    created = true;
-                }
-                if (producer.fetchPublishMessageQueues(topic).size() >= queues) {
-                    producer.send(new Message(topic, new byte[] {1})); // one message to make the route live
-                    return;
-                }
-            } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
+        final boolean[] created = {false};
+        untilRouted(topic, () -> {
+            if (!created[0]) {
+                producer.createTopic(DEFAULT_TOPIC_KEY, topic, queues, Map.of());
+                created[0] = true;
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topic " + topic + " has no route after 60 s");
+            if (producer.fetchPublishMessageQueues(topic).size() < queues) {
+                return false;
             }
-            Thread.sleep(200);
-        }
+            producer.send(new Message(topic, new byte[] {1})); // one message to make the route live
+            return true;
+        });
     }
 
     /**
@@ -68,10 +59,15 @@ final class LoadProducer {
      * about half a second), has a route with at least {@code queues} queues through this producer's name server.
      */
     static void awaitRoute(final DefaultMQProducer producer, final String topic, final int queues) throws Exception {
+        untilRouted(topic, () -> producer.fetchPublishMessageQueues(topic).size() >= queues);
+    }
+
+    /** Tries every 200 ms until {@code attempt} answers true; it may fail meanwhile, for up to a minute. */
+    private static void untilRouted(final String topic, final Callable<Boolean> attempt) throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try {
-                if (producer.fetchPublishMessageQueues(topic).size() >= queues) {
+                if (attempt.call()) {
                     return;
                 }
             } catch (Exception e) {
