@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.junction.conformance.support.ClusterLaunch;
+import io.junction.conformance.support.ClusterProcesses;
 import io.junction.conformance.support.RocketMqClientLogs;
 import io.junction.conformance.support.RunningBroker;
 import java.net.URI;
@@ -84,10 +85,11 @@ class ElasticScalingIT {
     /** Messages each producer has acknowledged more before the next step. */
     private static final int PHASE = 30;
 
-    private final List<RunningBroker> stores = new ArrayList<>();
-    private final List<RunningBroker> proxies = new ArrayList<>();
+    private final ClusterProcesses cluster = new ClusterProcesses();
+    private final List<RunningBroker> stores = cluster.stores();
+    private final List<RunningBroker> proxies = cluster.proxies();
     private final List<LoadStream> streams = new ArrayList<>();
-    private final List<AutoCloseable> clients = new ArrayList<>();
+    private final List<AutoCloseable> clients = cluster.clients();
     private final AtomicBoolean producing = new AtomicBoolean(true);
     private final AtomicBoolean consuming = new AtomicBoolean(true);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -99,15 +101,7 @@ class ElasticScalingIT {
         for (LoadStream stream : streams) {
             stream.join();
         }
-        for (int i = clients.size() - 1; i >= 0; i--) {
-            try {
-                clients.get(i).close();
-            } catch (Exception e) {
-                // a client of a killed proxy: nothing to tell it
-            }
-        }
-        proxies.forEach(RunningBroker::close);
-        stores.forEach(RunningBroker::close);
+        cluster.close();
     }
 
     @Test
