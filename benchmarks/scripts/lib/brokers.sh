@@ -30,14 +30,15 @@ bench_require_build() { # class-file
   [ -f "$jar" ] && [ -f "$classes/$1" ] || { echo "build first: mvn -B -q -DskipTests package" >&2; exit 1; }
 }
 
-# Sets rmqcp: the classpath of RocketMQ (broker, name server, client) of the version the parent pom pins, resolved
-# by Maven once and cached in benchmarks/target.
-rocketmq_classpath() {
-  local version cpfile
+# Sets rmqcp: the classpath of RocketMQ of the version the parent pom pins, resolved by Maven once and cached in
+# benchmarks/target. PEER names the pom under benchmarks/peers: rocketmq (default: broker, name server, client) or
+# rocketmq-proxy (the same and the proxy, the client and mqadmin's tools with it).
+rocketmq_classpath() { # [peer]
+  local peer="${1:-rocketmq}" version cpfile
   version="$(sed -n 's:.*<rocketmq.version>\(.*\)</rocketmq.version>.*:\1:p' pom.xml | head -1)"
-  cpfile="benchmarks/target/rocketmq-${version}.classpath"
+  cpfile="benchmarks/target/${peer}-${version}.classpath"
   if [ ! -s "$cpfile" ]; then
-    mvn -B -q -f benchmarks/peers/rocketmq/pom.xml dependency:build-classpath -Drocketmq.version="$version" \
+    mvn -B -q -f "benchmarks/peers/$peer/pom.xml" dependency:build-classpath -Drocketmq.version="$version" \
         -Dmdep.outputFile="$PWD/$cpfile" >&2
   fi
   rmqcp="$(cat "$cpfile")"
@@ -57,6 +58,17 @@ await_line() { # file pattern pid what [seconds]
 }
 
 count() { grep -c "$2" "$1" 2>/dev/null || true; }
+
+# Waits until 127.0.0.1:PORT accepts a connection; fails (with the log's tail) if PID exits first or after SECONDS.
+await_port() { # port pid what log [seconds]
+  local limit=$(( ${5:-90} * 10 ))
+  for _ in $(seq 1 "$limit"); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || { echo "$3 exited before it was ready:" >&2; tail -20 "$4" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "$3 not listening on $1 within ${5:-90} s" >&2; tail -20 "$4" >&2; exit 1
+}
 
 # SIGTERM, then SIGKILL after 30 s.
 stop() { # pid
@@ -133,8 +145,9 @@ junction_single_start() {
 # ------------------------------------------------------- Junction store groups (role store), proxies, a combinable node
 # Store groups g1..gN of R `store` replicas each (g1 holds the metadata) and proxies over all of them, ports from gbase
 # (default 25870): group g's replica r Raft gbase+10g+r, contract server gbase+100+10g+r, HTTP gbase+200+10g+r; proxy
-# p Remoting gbase+300+p, HTTP gbase+400+p. Every front-end but Remoting is off. Heaps: store_heap, proxy_heap (default
-# heap). Node keys in pid_of/log_of: "g<g>.<r>" for a replica, "p<p>" for a proxy, "all" for the combinable node.
+# p Remoting gbase+300+p, HTTP gbase+400+p, gRPC gbase+500+p. Every front-end but Remoting is off, and gRPC when
+# proxy_grpc=true. Heaps: store_heap, proxy_heap (default heap). Node keys in pid_of/log_of: "g<g>.<r>" for a replica,
+# "p<p>" for a proxy, "all" for the combinable node.
 gbase="${gbase:-25870}"
 group_contracts() { # group replicas -> host:port,... of its contract servers
   local r out=""
@@ -157,6 +170,7 @@ group_start() { # group replicas: starts its replicas (not waiting)
 }
 proxy_remoting_port() { echo $((gbase + 300 + $1)); }
 proxy_http_port() { echo $((gbase + 400 + $1)); }
+proxy_grpc_port() { echo $((gbase + 500 + $1)); }
 proxy_start() { # index groups replicas: a proxy over store groups g1..g<groups> (cluster.store-groups), not waiting
   local p="$1" g kv spec=""
   local extra=()
@@ -165,9 +179,9 @@ proxy_start() { # index groups replicas: a proxy over store groups g1..g<groups>
   log_of["p$p"]="$run/p$p-$(now_ms).log"
   java -Xmx"${proxy_heap:-$heap}" -jar "$jar" --data-dir "$run/p$p" --set cluster.role=proxy \
        --set cluster.store-groups="$spec" --set remoting.port="$(proxy_remoting_port "$p")" \
-       --set http.port="$(proxy_http_port "$p")" --set grpc.enabled=false --set mqtt.enabled=false \
-       --set amqp.enabled=false --set kafka.enabled=false --set http-cloudevents.enabled=false "${extra[@]}" \
-       >"${log_of["p$p"]}" 2>&1 &
+       --set http.port="$(proxy_http_port "$p")" --set grpc.enabled="${proxy_grpc:-false}" \
+       --set grpc.port="$(proxy_grpc_port "$p")" --set mqtt.enabled=false --set amqp.enabled=false \
+       --set kafka.enabled=false --set http-cloudevents.enabled=false "${extra[@]}" >"${log_of["p$p"]}" 2>&1 &
   pid_of["p$p"]=$!; pids+=("$!")
 }
 # Waits until a proxy's /health says it reaches every group's leader with recent metadata.
@@ -180,7 +194,7 @@ proxy_reaches_leaders() { # index
   echo "proxy p$1 reaches no leader within 60 s" >&2; tail -20 "${log_of["p$1"]}" >&2; exit 1
 }
 # A combinable node (cluster.role=all): front-ends and the only replica of a one-member store group, on proxy 1's
-# Remoting and HTTP ports and group 1's Raft and contract ports.
+# Remoting, HTTP and gRPC ports and group 1's Raft and contract ports.
 all_start() {
   local kv
   local extra=()
@@ -189,8 +203,9 @@ all_start() {
   java -Xmx"${proxy_heap:-$heap}" -jar "$jar" --data-dir "$run/all" --set cluster.node-id=n1 \
        --set cluster.members="n1@127.0.0.1:$((gbase + 11))" --set cluster.contract-port=$((gbase + 111)) \
        --set remoting.port="$(proxy_remoting_port 1)" --set http.port="$(proxy_http_port 1)" \
-       --set grpc.enabled=false --set mqtt.enabled=false --set amqp.enabled=false --set kafka.enabled=false \
-       --set http-cloudevents.enabled=false "${extra[@]}" >"${log_of[all]}" 2>&1 &
+       --set grpc.enabled="${proxy_grpc:-false}" --set grpc.port="$(proxy_grpc_port 1)" --set mqtt.enabled=false \
+       --set amqp.enabled=false --set kafka.enabled=false --set http-cloudevents.enabled=false "${extra[@]}" \
+       >"${log_of[all]}" 2>&1 &
   pid_of[all]=$!; pids+=("$!")
 }
 
@@ -254,4 +269,56 @@ rocketmq_index_of() { # address
 rocketmq_stop_all() {
   for i in 1 2 3; do [ -n "${pid_of[$i]:-}" ] && stop "${pid_of[$i]}"; done
   if [ -n "$ns_pid" ]; then stop "$ns_pid"; ns_pid=''; fi
+}
+
+# ------------------------------------------------- RocketMQ with its proxy in cluster mode: name server, broker, proxy
+# Ports from rbase: name server rbase+6 (as above), broker rbase+71 (its VIP channel rbase+69, HA rbase+72), proxy
+# Remoting rbase+76 and gRPC rbase+81. Needs rmqcp from `rocketmq_classpath rocketmq-proxy`. Heaps: heap (broker and
+# proxy), 256m (name server). Keys in pid_of/log_of: rbroker, rproxy; ns_pid: the name server's.
+rocketmq_proxy_remoting() { echo "127.0.0.1:$((rbase + 76))"; }
+rocketmq_proxy_grpc() { echo "127.0.0.1:$((rbase + 81))"; }
+# Starts the three and waits until each serves. The broker flushes asynchronously (ASYNC_FLUSH, as Junction's default
+# flush mode) and creates topics and groups on first use.
+rocketmq_proxy_start() {
+  local jvm=(-Drocketmq.home.dir="$run/home" -Duser.home="$run/home" -cp "$rmqcp")
+  rocketmq_namesrv_start
+  cat >"$run/rbroker.conf" <<CONF
+brokerClusterName=BenchCluster
+brokerName=bench-broker
+brokerId=0
+namesrvAddr=$(rocketmq_namesrv)
+listenPort=$((rbase + 71))
+haListenPort=$((rbase + 72))
+bindAddress=127.0.0.1
+brokerIP1=127.0.0.1
+storePathRootDir=$run/rbroker/store
+storePathCommitLog=$run/rbroker/store/commitlog
+flushDiskType=ASYNC_FLUSH
+autoCreateTopicEnable=true
+autoCreateSubscriptionGroup=true
+CONF
+  log_of[rbroker]="$run/rbroker-$(now_ms).log"
+  ROCKETMQ_HOME="$run/home" java -Xmx"$heap" "${jvm[@]}" org.apache.rocketmq.broker.BrokerStartup \
+      -c "$run/rbroker.conf" >"${log_of[rbroker]}" 2>&1 &
+  pid_of[rbroker]=$!; pids+=("$!")
+  await_line "${log_of[rbroker]}" "boot success" "${pid_of[rbroker]}" "RocketMQ broker"
+  printf '{"rocketMQClusterName": "BenchCluster", "namesrvAddr": "%s", "proxyMode": "cluster",%s\n' \
+      "$(rocketmq_namesrv)" " \"grpcServerPort\": $((rbase + 81)), \"remotingListenPort\": $((rbase + 76))}" \
+      >"$run/rmq-proxy.json"
+  log_of[rproxy]="$run/rproxy-$(now_ms).log"
+  ROCKETMQ_HOME="$run/home" java -Xmx"$heap" "${jvm[@]}" org.apache.rocketmq.proxy.ProxyStartup \
+      -pc "$run/rmq-proxy.json" -pm cluster >"${log_of[rproxy]}" 2>&1 &
+  pid_of[rproxy]=$!; pids+=("$!")
+  await_port $((rbase + 81)) "${pid_of[rproxy]}" "RocketMQ proxy (gRPC)" "${log_of[rproxy]}"
+  await_port $((rbase + 76)) "${pid_of[rproxy]}" "RocketMQ proxy (Remoting)" "${log_of[rproxy]}"
+}
+# Creates TOPIC with QUEUES read and write queues on every broker of CLUSTER as the name server NAMESRV lists them
+# (mqadmin updateTopic, from rmqcp of `rocketmq_classpath rocketmq-proxy`): RocketMQ's proxy creates no topic itself,
+# neither for a gRPC route query nor for a Remoting client's createTopic ("request type 17 not supported").
+mqadmin_update_topic() { # namesrv cluster topic queues
+  mkdir -p "$run/home"
+  ROCKETMQ_HOME="$run/home" java -Xmx256m -Drocketmq.home.dir="$run/home" -Duser.home="$run/home" -cp "$rmqcp" \
+      org.apache.rocketmq.tools.command.MQAdminStartup updateTopic -n "$1" -c "$2" -t "$3" -r "$4" -w "$4" \
+      >>"$run/mqadmin.log" 2>&1 \
+    || { echo "mqadmin updateTopic $3 failed:" >&2; tail -20 "$run/mqadmin.log" >&2; exit 1; }
 }

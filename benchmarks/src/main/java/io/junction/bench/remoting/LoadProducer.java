@@ -46,12 +46,27 @@ final class LoadProducer {
                 producer.createTopic(DEFAULT_TOPIC_KEY, topic, queues, Map.of());
                 created[0] = true;
             }
-            if (producer.fetchPublishMessageQueues(topic).size() < queues) {
-                return false;
-            }
-            producer.send(new Message(topic, new byte[] {1})); // one message to make the route live
-            return true;
+            return routeLive(producer, topic, queues);
         });
+    }
+
+    /**
+     * Waits until a topic made beforehand by an admin tool has a route with at least {@code queues} queues, then
+     * makes the route live as {@link #createTopic} does: for entry points that take no topic creation from a client
+     * (RocketMQ's proxy answers UPDATE_AND_CREATE_TOPIC with "request type not supported").
+     */
+    static void awaitTopic(final DefaultMQProducer producer, final String topic, final int queues) throws Exception {
+        untilRouted(topic, () -> routeLive(producer, topic, queues));
+    }
+
+    /** False while the route has fewer than {@code queues} queues; then sends one message to make the route live. */
+    private static boolean routeLive(final DefaultMQProducer producer, final String topic, final int queues)
+            throws Exception {
+        if (producer.fetchPublishMessageQueues(topic).size() < queues) {
+            return false;
+        }
+        producer.send(new Message(topic, new byte[] {1}));
+        return true;
     }
 
     /**

@@ -22,11 +22,12 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
  *      --namesrv 127.0.0.1:9876 [--label junction] [--threads 32] [--seconds 30] [--warmup-seconds 5] \
  *      [--size 1024] [--queues 8] [--drains 1] [--warmup-drains 0]
  *      [--drain-timeout-seconds 300] [--broker-pids PID,PID] [--producer-namesrvs HOST:PORT,HOST:PORT]
- *      [--proxy-pids PID,PID]
+ *      [--proxy-pids PID,PID] [--topic EXISTING]
  * </pre>
  *
  * <p>The topic (a new one per run) is created with {@code --queues} queues through the client's own topic creation,
- * which works against both a RocketMQ broker and Junction. With {@code --broker-pids} it also reports the CPU time those
+ * which works against both a RocketMQ broker and Junction; {@code --topic} names a topic made beforehand instead (by
+ * mqadmin: RocketMQ's proxy takes no topic creation from clients), of at least {@code --queues} queues. With {@code --broker-pids} it also reports the CPU time those
  * processes (the broker under test) spent per message in each phase, read from {@code /proc}. With {@code --drains N}
  * the topic is drained N times by new groups (after {@code --warmup-drains} unmeasured ones) and the median drain is
  * reported. With {@code --producer-namesrvs} the sends go through one producer per address listed (each its own client,
@@ -44,7 +45,7 @@ public final class RemotingLoad {
         final Map<String, String> o = LoadOptions.parse(args, "RemotingLoad --namesrv HOST:PORT [--label NAME] "
                 + "[--threads 32] [--seconds 30] [--warmup-seconds 5] [--size 1024] [--queues 8] [--drains 1] "
                 + "[--warmup-drains 0] [--drain-timeout-seconds 300] [--broker-pids PID,PID] "
-                + "[--producer-namesrvs HOST:PORT,HOST:PORT] [--proxy-pids PID,PID]");
+                + "[--producer-namesrvs HOST:PORT,HOST:PORT] [--proxy-pids PID,PID] [--topic EXISTING]");
         final String nameServer = o.getOrDefault("namesrv", "127.0.0.1:9876");
         final String label = o.getOrDefault("label", "broker");
         final int threads = Integer.parseInt(o.getOrDefault("threads", "32"));
@@ -60,7 +61,7 @@ public final class RemotingLoad {
         final List<String> entryPoints = Arrays.asList(o.getOrDefault("producer-namesrvs", nameServer).split(","));
 
         final String run = label + "-" + ProcessHandle.current().pid() + "-" + Long.toString(System.nanoTime(), 36);
-        final String topic = "bench-" + run;
+        final String topic = o.getOrDefault("topic", "bench-" + run);
         final byte[] body = new byte[size];
         new Random(42).nextBytes(body);
 
@@ -72,7 +73,11 @@ public final class RemotingLoad {
             for (int i = 0; i < entryPoints.size(); i++) {
                 producers.add(LoadProducer.start(entryPoints.get(i), "bench-producer-" + i + "-" + run));
             }
-            LoadProducer.createTopic(producers.get(0), topic, queues);
+            if (o.containsKey("topic")) {
+                LoadProducer.awaitTopic(producers.get(0), topic, queues);
+            } else {
+                LoadProducer.createTopic(producers.get(0), topic, queues);
+            }
             for (DefaultMQProducer other : producers.subList(1, producers.size())) {
                 LoadProducer.awaitRoute(other, topic, queues);
             }
