@@ -1,5 +1,6 @@
 package io.junction.bench.grpc;
 
+import io.junction.bench.measure.ProcessCpu;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,12 +22,16 @@ import org.apache.rocketmq.client.apis.producer.Producer;
  * The same rocketmq-client-java 5.x load against any gRPC endpoint (Junction's front-end or RocketMQ's proxy): a send
  * phase ({@code threads} senders sharing one Producer, each a blocking {@code send} in a loop, for a fixed time) and
  * a drain phase ({@code drainThreads} sharing one SimpleConsumer, receive a batch then ack each, until every sent
- * message came or the drain time runs out). Bounded in count and time; talks to the given endpoint only.
+ * message came or the drain time runs out). Bounded in count and time; talks to the given endpoint only. Given the
+ * server's processes, it charges their CPU time over the measured send phase to its messages.
  */
 public final class GrpcLoad {
-    /** What one run measured. Latencies in nanoseconds. */
+    /**
+     * What one run measured: {@code drained} counts receptions (redeliveries too) until {@code expected} (every message
+     * acknowledged, the warm-up's included) or the drain limit. Latencies and CPU times in nanoseconds.
+     */
     public record Result(long sent, long sendErrors, double sendSeconds, long p50, long p99, long p999, long drained,
-                         double drainSeconds) {
+                         long expected, double drainSeconds, SendCpu sendCpu) {
         public double sendRate() {
             return sent / sendSeconds;
         }
@@ -44,6 +49,13 @@ public final class GrpcLoad {
         }
     }
 
+    /**
+     * The CPU time spent during the measured send phase: by the server's processes ({@code servers}), by those of
+     * them named proxies ({@code proxies}, part of {@code servers}) and by this client; nanoseconds.
+     */
+    public record SendCpu(long servers, long proxies, long client) {
+    }
+
     private static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
 
     private GrpcLoad() {
@@ -52,6 +64,15 @@ public final class GrpcLoad {
     /** Sends to {@code topic} at {@code endpoints} (plaintext), then drains it with {@code group}. */
     public static Result run(final String endpoints, final String topic, final String group, final Settings s)
             throws Exception {
+        return run(endpoints, topic, group, s, new ProcessCpu(new long[0]), new ProcessCpu(new long[0]));
+    }
+
+    /**
+     * As {@link #run(String, String, String, Settings)}, reading the CPU time of the server's processes
+     * ({@code servers}, of them {@code proxies}) and this client's at the two ends of the measured send phase.
+     */
+    public static Result run(final String endpoints, final String topic, final String group, final Settings s,
+                             final ProcessCpu servers, final ProcessCpu proxies) throws Exception {
         final ClientConfiguration config = ClientConfiguration.newBuilder().setEndpoints(endpoints).enableSsl(false)
                 .setRequestTimeout(Duration.ofSeconds(10)).build();
         final byte[] body = new byte[s.bodyBytes()];
@@ -68,11 +89,17 @@ public final class GrpcLoad {
             final long warm = send(producer, message, s.threads(), s.warmUp(), null);
             final List<long[]> samples = new ArrayList<>();
             final AtomicLong errors = new AtomicLong();
+            final long serversBefore = servers.nanos();
+            final long proxiesBefore = proxies.nanos();
+            final long clientBefore = ProcessCpu.self();
             final long start = System.nanoTime();
             final long sent = send(producer, message, s.threads(), s.sendTime(), new Sink(samples, errors));
             final double seconds = (System.nanoTime() - start) / 1e9;
+            final SendCpu cpu = new SendCpu(servers.nanos() - serversBefore, proxies.nanos() - proxiesBefore,
+                    ProcessCpu.self() - clientBefore);
             final long[] all = merge(samples);
-            sendPart = new Result(sent, errors.get(), seconds, at(all, 0.50), at(all, 0.99), at(all, 0.999), 0, 0);
+            sendPart = new Result(sent, errors.get(), seconds, at(all, 0.50), at(all, 0.99), at(all, 0.999), 0,
+                    warm + sent, 0, cpu);
             return drain(consumer, sendPart, warm + sent, s);
         }
     }
@@ -178,7 +205,7 @@ public final class GrpcLoad {
             throw new IllegalStateException("drainers did not stop within a minute after the drain limit");
         }
         return new Result(sent.sent(), sent.sendErrors(), sent.sendSeconds(), sent.p50(), sent.p99(), sent.p999(),
-                drained.get(), (lastAt.get() - start) / 1e9);
+                drained.get(), target, (lastAt.get() - start) / 1e9, sent.sendCpu());
     }
 
     private static void ack(final SimpleConsumer consumer, final MessageView v) {

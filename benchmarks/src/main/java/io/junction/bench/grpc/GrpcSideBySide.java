@@ -1,11 +1,13 @@
 package io.junction.bench.grpc;
 
+import io.junction.bench.measure.ProcessCpu;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +26,11 @@ import java.util.Map;
  * java -cp benchmarks/target/benchmarks.jar io.junction.bench.grpc.GrpcSideBySide \
  *      --junction-jar broker/target/junction.jar --rocketmq-classpath /tmp/rmq.cp [--seconds 30] [--threads 32]
  * </pre>
+ *
+ * <p>With {@code --endpoints} it runs the load alone against a running server (scripts/proxy-vs-rocketmq.sh starts
+ * the servers) and adds a machine-readable {@code RESULT key=value ...} line; {@code --broker-pids} (the server's
+ * processes, of them {@code --proxy-pids}) adds their CPU time per message of the measured send phase. It exits
+ * with 2 when a send failed or the drain did not get every message back.
  */
 public final class GrpcSideBySide {
     private static final Duration START_LIMIT = Duration.ofSeconds(120);
@@ -40,8 +47,8 @@ public final class GrpcSideBySide {
                     + " [--only junction|rocketmq] [--junction-jvm-args '-Xmx1g ...']\n"
                     + "      [--rate MSGS_PER_S]   (fixed-rate mode: open-loop sends and a push consumer, latency"
                     + " percentiles and CPU per message instead of closed-loop rates)\n"
-                    + "   or: GrpcSideBySide --endpoints HOST:PORT [--topic T] ...   (the load alone, against a running"
-                    + " server)");
+                    + "   or: GrpcSideBySide --endpoints HOST:PORT [--topic T] [--label L] [--broker-pids PID,PID]"
+                    + " [--proxy-pids PID] ...   (the load alone, against a running server)");
             System.exit(opts.containsKey("help") ? 0 : 1);
         }
         final GrpcLoad.Settings settings = new GrpcLoad.Settings(
@@ -51,15 +58,19 @@ public final class GrpcSideBySide {
                 Duration.ofSeconds(Long.parseLong(opts.getOrDefault("warm-up-seconds", "5"))),
                 Integer.parseInt(opts.getOrDefault("drain-threads", "8")),
                 Duration.ofSeconds(Long.parseLong(opts.getOrDefault("drain-limit-seconds", "180"))));
+        if (opts.containsKey("endpoints")) {
+            final String topic = opts.getOrDefault("topic", "grpc-bench");
+            final GrpcLoad.Result r = GrpcLoad.run(opts.get("endpoints"), topic, topic + "-group", settings,
+                    new ProcessCpu(pids(opts.get("broker-pids"))), new ProcessCpu(pids(opts.get("proxy-pids"))));
+            print(opts.get("endpoints"), r);
+            result(opts.getOrDefault("label", "grpc"), topic, settings, r);
+            System.exit(r.sendErrors() == 0 && r.drained() >= r.expected() ? 0 : 2);
+        }
+        // Only a run that starts servers needs a directory (the load alone against a running server writes nothing).
         final Path dir = opts.containsKey("dir") ? Path.of(opts.get("dir"))
                 : Files.createTempDirectory("grpc-side-by-side");
         Files.createDirectories(dir);
         final String only = opts.getOrDefault("only", "");
-        if (opts.containsKey("endpoints")) {
-            print(opts.get("endpoints"), GrpcLoad.run(opts.get("endpoints"), opts.getOrDefault("topic", "grpc-bench"),
-                    opts.getOrDefault("topic", "grpc-bench") + "-group", settings));
-            System.exit(0);
-        }
         final Path jar = Path.of(opts.getOrDefault("junction-jar", "broker/target/junction.jar"));
         final List<String> jvmArgs = List.of(opts.getOrDefault("junction-jvm-args", "-Xmx1g").trim().split("\\s+"));
         final String classpath = "junction".equals(only) ? null
@@ -230,6 +241,24 @@ public final class GrpcSideBySide {
                         + " p99.9 %.2f ms; drain %,10.0f msg/s (%,d in %.1f s)%n", who, r.sendRate(), r.sent(),
                 r.sendSeconds(), r.sendErrors(), r.p50() / 1e6, r.p99() / 1e6, r.p999() / 1e6, r.drainRate(),
                 r.drained(), r.drainSeconds());
+    }
+
+    /** The machine-readable line of an {@code --endpoints} run; CPU per message of the measured send phase. */
+    private static void result(final String label, final String topic, final GrpcLoad.Settings s,
+                               final GrpcLoad.Result r) {
+        final double messages = Math.max(1, r.sent());
+        System.out.printf(Locale.ROOT, "RESULT label=%s topic=%s threads=%d seconds=%d size=%d sent=%d failed=%d "
+                        + "tps=%.1f p50_ms=%.3f p99_ms=%.3f drained=%d expected=%d drain_rate=%.1f "
+                        + "broker_send_us=%.2f proxy_send_us=%.2f client_send_us=%.2f%n", label, topic, s.threads(),
+                s.sendTime().toSeconds(), s.bodyBytes(), r.sent(), r.sendErrors(), r.sendRate(), r.p50() / 1e6,
+                r.p99() / 1e6, r.drained(), r.expected(), r.drainRate(), r.sendCpu().servers() / 1e3 / messages,
+                r.sendCpu().proxies() / 1e3 / messages, r.sendCpu().client() / 1e3 / messages);
+    }
+
+    /** Process ids from {@code PID,PID}; none when absent. */
+    private static long[] pids(final String list) {
+        return list == null || list.isEmpty() ? new long[0]
+                : Arrays.stream(list.split(",")).mapToLong(Long::parseLong).toArray();
     }
 
     private static List<String> concat(final List<String> head, final String... tail) {
