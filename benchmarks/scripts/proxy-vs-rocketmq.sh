@@ -22,7 +22,7 @@
 # Needs: curl, a built tree (mvn -B -q -DskipTests package), Maven to resolve RocketMQ's classpath with its proxy and
 # tools once (benchmarks/peers/rocketmq-proxy, cached in benchmarks/target). Usage:
 #   benchmarks/scripts/proxy-vs-rocketmq.sh [SECONDS] [ROUNDS]       e.g. benchmarks/scripts/proxy-vs-rocketmq.sh 30 3
-# Environment: THREADS (32), WARMUP (10), QUEUES (8), SIZE (1024, Remoting; gRPC bodies are 1 KiB), HEAP (512m: the
+# Environment: THREADS (32), WARMUP (20), QUEUES (8), SIZE (1024, Remoting; gRPC bodies are 1 KiB), HEAP (512m: the
 # RocketMQ broker and proxy, the Junction store, proxy and combinable node; the name server has 256m), SYSTEMS
 # ("rocketmq proxy"), LOADS ("remoting grpc"), MAX_LOAD (wait before each run until the 1-minute load average is below
 # it), JUNCTION_JAR (another broker jar), KEEP=1 keeps the work directory (logs, each load's output).
@@ -33,7 +33,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-20}"
 rounds="${2:-3}"
 threads="${THREADS:-32}"
-warmup="${WARMUP:-10}"
+warmup="${WARMUP:-20}"
 queues="${QUEUES:-8}"
 size="${SIZE:-1024}"
 heap="${HEAP:-512m}"
