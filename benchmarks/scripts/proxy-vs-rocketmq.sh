@@ -50,10 +50,6 @@ bench_require_build io/junction/bench/remoting/RemotingLoad.class
 rocketmq_classpath rocketmq-proxy
 bench_work
 
-field() { # line key -> value
-  tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p" | head -1
-}
-
 # Each start_<system> starts its processes and waits until they serve; sets remoting and grpc (the entry points),
 # namesrv and cluster (where mqadmin makes topics), cpupids (every broker process) and proxypids (the proxies).
 start_rocketmq() {
