@@ -155,8 +155,9 @@ public final class SendProcessor implements RequestProcessor {
         return props;
     }
 
-    static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
-                                           final long queueOffset, final String transactionId) {
+    /** The answer to a send that stored its message(s): ids, queue and offset, in the header writer's key order. */
+    public static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
+                                          final long queueOffset, final String transactionId) {
         // Put in the header writer's (sorted) key order, so it writes them as they are instead of sorting a copy.
         final Map<String, String> fields = new LinkedHashMap<>(16);
         fields.put(REGION, DEFAULT_REGION);
