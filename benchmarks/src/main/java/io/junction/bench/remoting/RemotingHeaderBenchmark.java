@@ -1,5 +1,6 @@
 package io.junction.bench.remoting;
 
+import io.junction.remoting.processor.SendProcessor;
 import io.junction.remoting.protocol.HeaderCodec;
 import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.SerializeType;
@@ -68,6 +69,15 @@ public class RemotingHeaderBenchmark {
         return HeaderCodec.decode(SerializeType.JSON, request.readerIndex(0), requestLength);
     }
 
+    /** The send response as {@link SendProcessor} builds it, written. */
+    @Benchmark
+    public int buildAndWriteSendResponse() {
+        final RemotingCommand response = SendProcessor.respond(decoded, "7F00000100002694000000000A3B2C1D", 3,
+                123456L, "7F0000010A2B18B4AAC27A2F1B4C0000");
+        return HeaderCodec.write(response, out.clear());
+    }
+
+    /** A response built field by field into the command's own (hash-ordered) map, written: sorted on the way. */
     @Benchmark
     public int writeSendResponse() {
         final RemotingCommand response = RemotingCommand.responseTo(decoded, 0, null)

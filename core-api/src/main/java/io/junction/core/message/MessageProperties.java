@@ -157,7 +157,17 @@ public final class MessageProperties {
         if (encoded == null || encoded.isEmpty()) {
             return Collections.emptyMap();
         }
-        final Map<String, String> map = new LinkedHashMap<>();
+        return decode(encoded, new LinkedHashMap<>());
+    }
+
+    /**
+     * Decodes a RocketMQ property string into {@code map} (a front-end that adds properties of its own passes a map it
+     * sized for them, rather than copying the decoded one) and returns it.
+     */
+    public static Map<String, String> decode(final String encoded, final Map<String, String> map) {
+        if (encoded == null) {
+            return map;
+        }
         int start = 0;
         final int length = encoded.length();
         while (start < length) {

@@ -37,14 +37,8 @@ public final class SendProcessor implements RequestProcessor {
     static final String REGION = "MSG_REGION";
     static final String DEFAULT_REGION = "DefaultRegion";
 
-    /** SEND_MESSAGE_V2's one-letter header keys, by the V1 field they stand for. */
-    private static final Map<String, String> V2_KEYS = Map.ofEntries(
-            Map.entry("producerGroup", "a"), Map.entry("topic", "b"), Map.entry("defaultTopic", "c"),
-            Map.entry("defaultTopicQueueNums", "d"), Map.entry("queueId", "e"), Map.entry("sysFlag", "f"),
-            Map.entry("bornTimestamp", "g"), Map.entry("flag", "h"), Map.entry("properties", "i"),
-            Map.entry("reconsumeTimes", "j"), Map.entry("unitMode", "k"), Map.entry("maxReconsumeTimes", "l"),
-            Map.entry("batch", "m"));
     private static final int SYS_FLAG_TRANSACTION_MASK = 0xC;
+    private static final int DEFAULT_MAX_RECONSUME = Integer.parseInt(SystemTopics.DEFAULT_MAX_RECONSUME);
     private static final String[] TIMER_PROPERTIES = {
         MessageProperties.DELAY_LEVEL, MessageProperties.DELIVER_AT, MessageProperties.DELAY_MS,
         MessageProperties.DELAY_SEC,
@@ -72,8 +66,7 @@ public final class SendProcessor implements RequestProcessor {
             return sendBatch(request, h, bornHost);
         }
         String topic = h.topic;
-        final Map<String, String> props = new LinkedHashMap<>(MessageProperties.decode(h.properties));
-        props.putIfAbsent(REGION, DEFAULT_REGION);
+        final Map<String, String> props = regionStamped(h.properties);
         final String retryGroup = SystemTopics.groupOfRetryTopic(topic);
         if (retryGroup != null && h.reconsumeTimes > h.maxReconsumeTimes) {
             topic = SystemNames.deadLetterTopic(retryGroup);
@@ -149,29 +142,37 @@ public final class SendProcessor implements RequestProcessor {
             buf.get(props);
             buf.position(start + totalSize);
             out.add(new Message(h.topic, h.queueId, payload, flag,
-                    regionStamped(MessageProperties.decode(new String(props, StandardCharsets.UTF_8))),
+                    regionStamped(new String(props, StandardCharsets.UTF_8)),
                     h.sysFlag, h.bornTimestamp, bornHost, h.reconsumeTimes));
         }
         return out;
     }
 
-    private static Map<String, String> regionStamped(final Map<String, String> decoded) {
-        final Map<String, String> props = new LinkedHashMap<>(decoded);
+    /** The properties of a property string, with the region stamped unless the producer set one. */
+    private static Map<String, String> regionStamped(final String encoded) {
+        final Map<String, String> props = MessageProperties.decode(encoded, new LinkedHashMap<>(16));
         props.putIfAbsent(REGION, DEFAULT_REGION);
         return props;
     }
 
-    static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
-                                           final long queueOffset, final String transactionId) {
-        return Responses.success(request)
-                .put("msgId", msgId)
-                .put("queueId", queueId)
-                .put("queueOffset", queueOffset)
-                .put("transactionId", transactionId)
-                // A client with message trace on writes a trace record for a send only when the answer says trace is
-                // on: the broker stores and indexes them (RMQ_SYS_TRACE_TOPIC), as RocketMQ's does by default.
-                .put(REGION, DEFAULT_REGION)
-                .put("TRACE_ON", "true");
+    /** The answer to a send that stored its message(s): ids, queue and offset, in the header writer's key order. */
+    public static RemotingCommand respond(final RemotingCommand request, final String msgId, final int queueId,
+                                          final long queueOffset, final String transactionId) {
+        // Put in the header writer's (sorted) key order, so it writes them as they are instead of sorting a copy.
+        final Map<String, String> fields = new LinkedHashMap<>(16);
+        fields.put(REGION, DEFAULT_REGION);
+        // A client with message trace on writes a trace record for a send only when the answer says trace is on: the
+        // broker stores and indexes them (RMQ_SYS_TRACE_TOPIC), as RocketMQ's does by default.
+        fields.put("TRACE_ON", "true");
+        if (msgId != null) {
+            fields.put("msgId", msgId);
+        }
+        fields.put("queueId", Integer.toString(queueId));
+        fields.put("queueOffset", Long.toString(queueOffset));
+        if (transactionId != null) {
+            fields.put("transactionId", transactionId);
+        }
+        return Responses.success(request).extFields(fields);
     }
 
     /** CONSUMER_SEND_MSG_BACK: the consumer failed a message; retry it later, or dead-letter it. */
@@ -180,8 +181,7 @@ public final class SendProcessor implements RequestProcessor {
         final String group = request.requireField("group");
         final int delayLevel = request.intField("delayLevel", 0);
         final String originMsgId = request.field("originMsgId");
-        final int maxReconsume = request.intField("maxReconsumeTimes", Integer.parseInt(
-                SystemTopics.DEFAULT_MAX_RECONSUME));
+        final int maxReconsume = request.intField("maxReconsumeTimes", DEFAULT_MAX_RECONSUME);
         return messaging.lookup(offset).thenCompose(found -> {
             if (found.isEmpty()) {
                 return Responses.done(Responses.error(request, ResponseCode.SYSTEM_ERROR,
@@ -230,25 +230,29 @@ public final class SendProcessor implements RequestProcessor {
         int maxReconsumeTimes;
 
         static SendHeader read(final RemotingCommand r, final boolean v2) {
+            final HeaderKeys k = v2 ? HeaderKeys.V2 : HeaderKeys.V1;
             final SendHeader h = new SendHeader();
-            h.producerGroup = r.field(key("producerGroup", v2));
-            h.topic = r.requireField(key("topic", v2));
-            h.queueId = r.intField(key("queueId", v2), Message.ANY_QUEUE);
+            h.producerGroup = r.field(k.producerGroup);
+            h.topic = r.requireField(k.topic);
+            h.queueId = r.intField(k.queueId, Message.ANY_QUEUE);
             if (h.queueId < 0) {
                 h.queueId = Message.ANY_QUEUE;
             }
-            h.sysFlag = r.intField(key("sysFlag", v2), 0);
-            h.bornTimestamp = r.longField(key("bornTimestamp", v2), System.currentTimeMillis());
-            h.flag = r.intField(key("flag", v2), 0);
-            h.properties = r.field(key("properties", v2));
-            h.reconsumeTimes = r.intField(key("reconsumeTimes", v2), 0);
-            h.maxReconsumeTimes = r.intField(key("maxReconsumeTimes", v2),
-                    Integer.parseInt(SystemTopics.DEFAULT_MAX_RECONSUME));
+            h.sysFlag = r.intField(k.sysFlag, 0);
+            h.bornTimestamp = r.longField(k.bornTimestamp, System.currentTimeMillis());
+            h.flag = r.intField(k.flag, 0);
+            h.properties = r.field(k.properties);
+            h.reconsumeTimes = r.intField(k.reconsumeTimes, 0);
+            h.maxReconsumeTimes = r.intField(k.maxReconsumeTimes, DEFAULT_MAX_RECONSUME);
             return h;
         }
+    }
 
-        private static String key(final String v1, final boolean v2) {
-            return v2 ? V2_KEYS.get(v1) : v1;
-        }
+    /** The header keys of the fields read: SEND_MESSAGE's names, or SEND_MESSAGE_V2's one-letter ones. */
+    private record HeaderKeys(String producerGroup, String topic, String queueId, String sysFlag, String bornTimestamp,
+                              String flag, String properties, String reconsumeTimes, String maxReconsumeTimes) {
+        static final HeaderKeys V1 = new HeaderKeys("producerGroup", "topic", "queueId", "sysFlag", "bornTimestamp",
+                "flag", "properties", "reconsumeTimes", "maxReconsumeTimes");
+        static final HeaderKeys V2 = new HeaderKeys("a", "b", "e", "f", "g", "h", "i", "j", "l");
     }
 }

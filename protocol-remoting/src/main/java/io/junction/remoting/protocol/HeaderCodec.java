@@ -3,6 +3,7 @@ package io.junction.remoting.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -14,6 +15,15 @@ public final class HeaderCodec {
     /** Fixed part of a ROCKETMQ header: code, language, version, opaque, flag, remark length, ext length. */
     static final int BINARY_FIXED_LENGTH = 2 + 1 + 2 + 4 + 4 + 4 + 4;
 
+    /** Room for a JSON header while it is read; a header longer than the cap gets an array of its own. */
+    private static final int KEEP_SCRATCH_AT_MOST = 64 * 1024;
+    private static final FastThreadLocal<byte[]> JSON_SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[1024];
+        }
+    };
+
     private HeaderCodec() {
     }
 
@@ -21,9 +31,16 @@ public final class HeaderCodec {
     public static RemotingCommand decode(final SerializeType type, final ByteBuf in, final int length) {
         final RemotingCommand cmd = new RemotingCommand().serializeType(type);
         if (type == SerializeType.JSON) {
-            final byte[] bytes = new byte[length];
-            in.readBytes(bytes);
-            JsonHeaderReader.read(cmd, bytes);
+            // The reader keeps strings, not the bytes: one array per thread serves every header.
+            byte[] bytes = JSON_SCRATCH.get();
+            if (bytes.length < length) {
+                bytes = new byte[Math.max(length, bytes.length * 2)];
+                if (bytes.length <= KEEP_SCRATCH_AT_MOST) {
+                    JSON_SCRATCH.set(bytes);
+                }
+            }
+            in.readBytes(bytes, 0, length);
+            JsonHeaderReader.read(cmd, bytes, length);
         } else {
             decodeBinary(cmd, in.readSlice(length));
         }

@@ -20,14 +20,22 @@ final class JsonHeaderReader {
     static final int MAX_DEPTH = 64;
 
     private final byte[] in;
+    /** The header's end in {@link #in}: the decoder reads headers into a reused array longer than the header. */
+    private final int limit;
     private int pos;
 
-    private JsonHeaderReader(final byte[] in) {
+    private JsonHeaderReader(final byte[] in, final int limit) {
         this.in = in;
+        this.limit = limit;
     }
 
     static void read(final RemotingCommand cmd, final byte[] bytes) {
-        new JsonHeaderReader(bytes).header(cmd);
+        read(cmd, bytes, bytes.length);
+    }
+
+    /** Reads the header in the first {@code length} bytes of {@code bytes}. */
+    static void read(final RemotingCommand cmd, final byte[] bytes, final int length) {
+        new JsonHeaderReader(bytes, length).header(cmd);
     }
 
     private void header(final RemotingCommand cmd) {
@@ -182,7 +190,7 @@ final class JsonHeaderReader {
 
     private int digits() {
         final int start = pos;
-        while (pos < in.length && in[pos] >= '0' && in[pos] <= '9') {
+        while (pos < limit && in[pos] >= '0' && in[pos] <= '9') {
             pos++;
         }
         return pos - start;
@@ -243,7 +251,7 @@ final class JsonHeaderReader {
             throw malformed("expected a string at " + pos);
         }
         pos++;
-        while (pos < in.length) {
+        while (pos < limit) {
             final byte b = in[pos++];
             if (b == '"') {
                 return;
@@ -263,7 +271,7 @@ final class JsonHeaderReader {
             throw malformed("expected a string at " + pos);
         }
         final int start = ++pos;
-        while (pos < in.length) {
+        while (pos < limit) {
             final byte b = in[pos];
             if (b == '"') {
                 pos++;
@@ -287,9 +295,9 @@ final class JsonHeaderReader {
         byte[] out = new byte[Math.max(16, pos - start + 32)];
         int n = 0;
         pos = start;
-        while (pos < in.length) {
+        while (pos < limit) {
             final int run = pos;
-            while (pos < in.length && in[pos] >= 0x20 && in[pos] != '"' && in[pos] != '\\') {
+            while (pos < limit && in[pos] >= 0x20 && in[pos] != '"' && in[pos] != '\\') {
                 pos++;
             }
             if (pos > run) {
@@ -299,7 +307,7 @@ final class JsonHeaderReader {
                 System.arraycopy(in, run, out, n, pos - run);
                 n += pos - run;
             }
-            if (pos >= in.length) {
+            if (pos >= limit) {
                 break;
             }
             final byte b = in[pos];
@@ -313,7 +321,7 @@ final class JsonHeaderReader {
             if (b != '\\') {
                 throw malformed("control character in a string at " + pos);
             }
-            if (pos + 1 >= in.length) {
+            if (pos + 1 >= limit) {
                 throw malformed("unterminated string");
             }
             final char c = escape(in[pos + 1]);
@@ -349,7 +357,7 @@ final class JsonHeaderReader {
     private String decodeUnicode(final int start) {
         final StringBuilder sb = new StringBuilder(Math.max(16, pos - start + 16));
         pos = start;
-        while (pos < in.length) {
+        while (pos < limit) {
             final byte b = in[pos];
             if (b == '"') {
                 pos++;
@@ -357,14 +365,14 @@ final class JsonHeaderReader {
             }
             if (b < 0) {
                 final int run = pos;
-                while (pos < in.length && in[pos] < 0) {
+                while (pos < limit && in[pos] < 0) {
                     pos++;
                 }
                 sb.append(new String(in, run, pos - run, StandardCharsets.UTF_8));
             } else if (b < 0x20) {
                 throw malformed("control character in a string at " + pos);
             } else if (b == '\\') {
-                if (pos + 1 >= in.length) {
+                if (pos + 1 >= limit) {
                     throw malformed("unterminated string");
                 }
                 sb.append(escape(in[pos + 1]));
@@ -377,7 +385,7 @@ final class JsonHeaderReader {
     }
 
     private char hexChar() {
-        if (pos + 4 > in.length) {
+        if (pos + 4 > limit) {
             throw malformed("truncated \\u escape");
         }
         int v = 0;
@@ -394,7 +402,7 @@ final class JsonHeaderReader {
 
     private void literal(final String word) {
         for (int i = 0; i < word.length(); i++) {
-            if (pos + i >= in.length || in[pos + i] != word.charAt(i)) {
+            if (pos + i >= limit || in[pos + i] != word.charAt(i)) {
                 throw malformed("unexpected token at " + pos);
             }
         }
@@ -410,7 +418,7 @@ final class JsonHeaderReader {
 
     /** The next byte after white space (not consumed), or -1 at the end. */
     private int next() {
-        while (pos < in.length) {
+        while (pos < limit) {
             final byte b = in[pos];
             if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
                 return b & 0xFF;
@@ -421,7 +429,7 @@ final class JsonHeaderReader {
     }
 
     private int peek() {
-        return pos < in.length ? in[pos] & 0xFF : -1;
+        return pos < limit ? in[pos] & 0xFF : -1;
     }
 
     private static String describe(final int c) {

@@ -11,6 +11,8 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -122,6 +124,43 @@ class RemotingCodecTest {
         final RemotingCommand back = decode(encode(cmd), 1 << 20);
         assertThat(back.field("a")).isEqualTo("x\\y\n\u0001");
         assertThat(back.remark()).isEqualTo("caf\u00e9 \ud83d\ude00 \"q\"");
+    }
+
+    @Test
+    void shouldWriteAnInsertionOrderedMapSortedWhateverOrderItWasFilledIn() {
+        final Map<String, String> unsorted = new LinkedHashMap<>();
+        unsorted.put("queueId", "3");
+        unsorted.put("MSG_REGION", "DefaultRegion");
+        unsorted.put("msgId", "m");
+        final Map<String, String> sorted = new LinkedHashMap<>();
+        sorted.put("MSG_REGION", "DefaultRegion");
+        sorted.put("msgId", "m");
+        sorted.put("queueId", "3");
+        final String expected = "{\"code\":0,\"extFields\":{\"MSG_REGION\":\"DefaultRegion\",\"msgId\":\"m\","
+                + "\"queueId\":\"3\"},\"flag\":1,";
+        for (Map<String, String> fields : List.of(unsorted, sorted)) {
+            final RemotingCommand cmd = new RemotingCommand().code(0).flag(RemotingCommand.FLAG_RESPONSE)
+                    .extFields(fields);
+            assertThat(new String(HeaderCodec.encode(cmd), StandardCharsets.UTF_8)).startsWith(expected);
+        }
+    }
+
+    @Test
+    void shouldReadEachJsonHeaderAloneThoughTheyShareOneArray() {
+        // Headers are read through one array per thread. A header cut short after a longer one must not be completed
+        // by the bytes the longer one left there.
+        final String whole = "{\"code\":11,\"opaque\":1,\"extFields\":{\"a\":\"" + "x".repeat(2000) + "\"}}";
+        final String cut = whole.substring(0, whole.length() - 10);
+        final RemotingCommand first = decode(jsonFrame(whole), 1 << 20);
+        final RemotingCommand second = decode(jsonFrame(cut), 1 << 20);
+        assertThat(first.code()).isEqualTo(11);
+        assertThat(first.field("a")).hasSize(2000);
+        assertThat(second.code()).isEqualTo(RemotingDecoder.MALFORMED);
+    }
+
+    private static ByteBuf jsonFrame(final String header) {
+        final byte[] bytes = header.getBytes(StandardCharsets.UTF_8);
+        return Unpooled.buffer().writeInt(4 + bytes.length).writeInt(bytes.length).writeBytes(bytes);
     }
 
     @Test
