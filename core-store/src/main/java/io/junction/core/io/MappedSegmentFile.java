@@ -169,7 +169,7 @@ public final class MappedSegmentFile implements SegmentFile {
             }
             return true;
         } catch (ClosedChannelException e) {
-            return false;
+            return closedBy(e, position, length, false);
         } catch (IOException e) {
             throw new UncheckedIOException(file + ": cannot read " + length + " bytes at " + position, e);
         }
@@ -196,7 +196,7 @@ public final class MappedSegmentFile implements SegmentFile {
             final MappedByteBuffer own = channel.map(FileChannel.MapMode.READ_ONLY, position, length);
             return new MappedRead(own.asReadOnlyBuffer(), position, () -> Unmapper.unmap(own));
         } catch (ClosedChannelException e) {
-            return null;
+            return closedBy(e, position, length, null);
         } catch (IOException e) {
             throw new UncheckedIOException(file + ": cannot read " + length + " bytes at " + position, e);
         }
@@ -227,6 +227,19 @@ public final class MappedSegmentFile implements SegmentFile {
         } catch (ClosedChannelException e) {
             return null;
         }
+    }
+
+    /**
+     * A read that met a closed channel: the segment's answer when {@link #close} closed it (deleted by retention),
+     * else a failure. The channel closes by itself when a thread is interrupted in a read; calling that "deleted"
+     * would make a reader skip records that are still there.
+     */
+    private <T> T closedBy(final ClosedChannelException e, final int position, final int length, final T whenClosed) {
+        if (closed) {
+            return whenClosed;
+        }
+        throw new UncheckedIOException(file + ": channel closed under a read of " + length + " bytes at " + position,
+                e);
     }
 
     /** Closes the channel; regions are unmapped now, or as their open reads close. */
