@@ -84,7 +84,7 @@ final class KafkaMessageMapping {
             }
         }
         boolean exact = true;
-        final Set<String> names = new HashSet<>();
+        final Set<String> names = record.headers().isEmpty() ? Set.of() : new HashSet<>();
         for (Header h : record.headers()) {
             final String value = h.value() == null ? null : text(h.value());
             if (value != null && !h.key().isEmpty() && !isReserved(h.key())

@@ -24,7 +24,7 @@ record BatchRecords(ByteBuffer buffer, int[] starts, String[] uniqueIds) {
      */
     static BatchRecords encode(final List<Message> members, final InetSocketAddress storeHost) {
         final int n = members.size();
-        final ByteBuffer[] records = new ByteBuffer[n];
+        final RecordCodec.Prepared[] records = new RecordCodec.Prepared[n];
         final String[] ids = new String[n];
         final int[] starts = new int[n];
         long total = 0;
@@ -33,16 +33,18 @@ record BatchRecords(ByteBuffer buffer, int[] starts, String[] uniqueIds) {
             final String id = m.uniqueId();
             final boolean assign = id == null || id.isEmpty();
             ids[k] = assign ? MessageIds.newUniqueId() : id;
-            records[k] = RecordCodec.encode(m, storeHost, assign ? ids[k] : null);
+            records[k] = RecordCodec.prepare(m, storeHost, assign ? ids[k] : null);
             starts[k] = (int) Math.min(total, Integer.MAX_VALUE);
-            total += records[k].remaining();
+            total += records[k].length();
         }
         if (total > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("batch of " + total + " bytes is too large for one write");
         }
+        // Each record is rendered straight into the batch's buffer: a buffer per record, copied into this one, was
+        // an allocation and a copy of every body more on the sender's thread (benchmarks/README.md, Kafka).
         final ByteBuffer buffer = ByteBuffer.allocate((int) total);
-        for (ByteBuffer record : records) {
-            buffer.put(record);
+        for (RecordCodec.Prepared record : records) {
+            record.writeTo(buffer);
         }
         return new BatchRecords(buffer.flip(), starts, ids);
     }

@@ -225,7 +225,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         pops.recover(); // before the first checkpoint, which moves the revive replay positions
         transactions.recover(); // likewise for the half and op replay positions
         sealing.replay(queues, reader); // before the appender takes a write
-        checkpoints.write();
+        checkpoints.writeAll();
         flusher.start();
         if (!role.follower()) {
             appender.start();
@@ -699,7 +699,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
             acks.releaseAll();
             waiters.wakeAll();
             threads.stopMaintenance();
-            checkpoints.write();
+            checkpoints.writeAll();
             offsets.persistIfChanged();
             threads.stopPools();
             final boolean clean = flusher.failure() == null;

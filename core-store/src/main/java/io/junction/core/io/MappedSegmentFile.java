@@ -142,6 +142,39 @@ public final class MappedSegmentFile implements SegmentFile {
         return readOwn(position, length);
     }
 
+    /**
+     * Reads the bytes with positional reads of the file, not through a region: measured on the reader threads
+     * (benchmarks/README.md, Kafka), copying a consumer's records out of freshly mapped regions cost several times
+     * what reading them from the page cache does, the mapping, faulting in and unmapping of the pages being most of
+     * it.
+     */
+    @Override
+    public boolean copy(final int position, final ByteBuffer into) {
+        final int length = into.remaining();
+        if (position < 0 || position + (long) length > capacity) {
+            throw new IllegalArgumentException(file + ": copy of " + length + " bytes at " + position
+                    + " outside the segment");
+        }
+        if (closed) {
+            return false;
+        }
+        try {
+            long at = position;
+            while (into.hasRemaining()) {
+                final int n = channel.read(into, at);
+                if (n < 0) {
+                    throw new IOException(file + ": ends before " + (position + (long) length));
+                }
+                at += n;
+            }
+            return true;
+        } catch (ClosedChannelException e) {
+            return closedBy(e, position, length, false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot read " + length + " bytes at " + position, e);
+        }
+    }
+
     /** The end (exclusive) of what region {@code index} maps: its share of the segment plus the overlap. */
     private long regionEnd(final int index) {
         return Math.min(capacity, (long) (index + 1) * window.regionSize() + window.overlap());
@@ -163,7 +196,7 @@ public final class MappedSegmentFile implements SegmentFile {
             final MappedByteBuffer own = channel.map(FileChannel.MapMode.READ_ONLY, position, length);
             return new MappedRead(own.asReadOnlyBuffer(), position, () -> Unmapper.unmap(own));
         } catch (ClosedChannelException e) {
-            return null;
+            return closedBy(e, position, length, null);
         } catch (IOException e) {
             throw new UncheckedIOException(file + ": cannot read " + length + " bytes at " + position, e);
         }
@@ -194,6 +227,19 @@ public final class MappedSegmentFile implements SegmentFile {
         } catch (ClosedChannelException e) {
             return null;
         }
+    }
+
+    /**
+     * A read that met a closed channel: the segment's answer when {@link #close} closed it (deleted by retention),
+     * else a failure. The channel closes by itself when a thread is interrupted in a read; calling that "deleted"
+     * would make a reader skip records that are still there.
+     */
+    private <T> T closedBy(final ClosedChannelException e, final int position, final int length, final T whenClosed) {
+        if (closed) {
+            return whenClosed;
+        }
+        throw new UncheckedIOException(file + ": channel closed under a read of " + length + " bytes at " + position,
+                e);
     }
 
     /** Closes the channel; regions are unmapped now, or as their open reads close. */

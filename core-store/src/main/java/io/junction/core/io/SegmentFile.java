@@ -46,6 +46,27 @@ public interface SegmentFile extends AutoCloseable {
      */
     SegmentRead read(int position, int length);
 
+    /**
+     * Copies the bytes {@code [position, position + into.remaining())} into {@code into} (advancing its position), for
+     * a reader that keeps them anyway: where a read ({@link #read}) would lend a memory map, a copy straight from the
+     * file need not map, fault in and later unmap the pages it reads.
+     *
+     * @return false when the segment is closed (deleted by retention after the caller found it)
+     * @throws IllegalArgumentException when the range is not inside the segment
+     * @throws java.io.UncheckedIOException when the bytes cannot be read
+     */
+    default boolean copy(final int position, final ByteBuffer into) {
+        final int length = into.remaining();
+        try (SegmentRead read = read(position, length)) {
+            if (read == null) {
+                return false;
+            }
+            final int from = position - read.start();
+            into.put(read.buffer().duplicate().limit(from + length).position(from));
+            return true;
+        }
+    }
+
     @Override
     void close() throws IOException;
 

@@ -44,6 +44,20 @@ public final class RecordCodec {
      */
     public static ByteBuffer encode(final Message message, final InetSocketAddress storeHost,
                                     final String assignedUniqueId) {
+        final Prepared prepared = prepare(message, storeHost, assignedUniqueId);
+        final ByteBuffer buf = ByteBuffer.allocate(prepared.length());
+        prepared.writeTo(buf);
+        return buf.flip();
+    }
+
+    /**
+     * Measures the record for {@code message} (adding {@code assignedUniqueId} as {@link #encode} does) without
+     * rendering it, so a batch can render all its records straight into one buffer.
+     *
+     * @throws IllegalArgumentException when the topic or the property string is too long for the layout
+     */
+    public static Prepared prepare(final Message message, final InetSocketAddress storeHost,
+                                   final String assignedUniqueId) {
         final byte[] topic = message.topic().getBytes(StandardCharsets.UTF_8);
         String encodedProperties = MessageProperties.encode(message.properties());
         if (assignedUniqueId != null) {
@@ -67,33 +81,63 @@ public final class RecordCodec {
         if (storeIp.length == 16) {
             sysFlag |= SYS_FLAG_STORE_HOST_V6;
         }
-        final byte[] body = message.body();
-        final int length = recordLength(sysFlag, body.length, topic.length, properties.length);
-        final ByteBuffer buf = ByteBuffer.allocate(length);
-        buf.putInt(length);
-        buf.putInt(topic.length > MAX_V1_TOPIC_LENGTH ? MAGIC_V2 : MAGIC_V1);
-        buf.putInt(0); // CRC, sealed later
-        buf.putInt(message.queueId());
-        buf.putInt(message.flag());
-        buf.putLong(0); // queue offset
-        buf.putLong(0); // physical offset
-        buf.putInt(sysFlag);
-        buf.putLong(message.bornTimestamp());
-        buf.put(bornIp).putInt(message.bornHost().getPort());
-        buf.putLong(0); // store timestamp
-        buf.put(storeIp).putInt(storeHost.getPort());
-        buf.putInt(message.reconsumeTimes());
-        buf.putLong(0); // prepared transaction offset
-        buf.putInt(body.length).put(body);
-        if (topic.length > MAX_V1_TOPIC_LENGTH) {
-            buf.putShort((short) topic.length);
-        } else {
-            buf.put((byte) topic.length);
+        return new Prepared(message, storeHost.getPort(), topic, properties, bornIp, storeIp, sysFlag,
+                recordLength(sysFlag, message.body().length, topic.length, properties.length));
+    }
+
+    /** A message's record measured by {@link #prepare}: {@link #length()} bytes, rendered by {@link #writeTo}. */
+    public static final class Prepared {
+        private final Message message;
+        private final int storePort;
+        private final byte[] topic;
+        private final byte[] properties;
+        private final byte[] bornIp;
+        private final byte[] storeIp;
+        private final int sysFlag;
+        private final int length;
+
+        private Prepared(final Message message, final int storePort, final byte[] topic, final byte[] properties,
+                         final byte[] bornIp, final byte[] storeIp, final int sysFlag, final int length) {
+            this.message = message;
+            this.storePort = storePort;
+            this.topic = topic;
+            this.properties = properties;
+            this.bornIp = bornIp;
+            this.storeIp = storeIp;
+            this.sysFlag = sysFlag;
+            this.length = length;
         }
-        buf.put(topic);
-        buf.putShort((short) properties.length).put(properties);
-        buf.flip();
-        return buf;
+
+        /** The record's length in bytes. */
+        public int length() {
+            return length;
+        }
+
+        /** Renders the record at the buffer's position (advancing it), the store-time fields still zero. */
+        public void writeTo(final ByteBuffer buf) {
+            buf.putInt(length);
+            buf.putInt(topic.length > MAX_V1_TOPIC_LENGTH ? MAGIC_V2 : MAGIC_V1);
+            buf.putInt(0); // CRC, sealed later
+            buf.putInt(message.queueId());
+            buf.putInt(message.flag());
+            buf.putLong(0); // queue offset
+            buf.putLong(0); // physical offset
+            buf.putInt(sysFlag);
+            buf.putLong(message.bornTimestamp());
+            buf.put(bornIp).putInt(message.bornHost().getPort());
+            buf.putLong(0); // store timestamp
+            buf.put(storeIp).putInt(storePort);
+            buf.putInt(message.reconsumeTimes());
+            buf.putLong(0); // prepared transaction offset
+            buf.putInt(message.body().length).put(message.body());
+            if (topic.length > MAX_V1_TOPIC_LENGTH) {
+                buf.putShort((short) topic.length);
+            } else {
+                buf.put((byte) topic.length);
+            }
+            buf.put(topic);
+            buf.putShort((short) properties.length).put(properties);
+        }
     }
 
     /**

@@ -7,12 +7,12 @@ import java.util.List;
 
 /**
  * Reads the records at a list of log offsets (the records a pull found in a queue), each checked as
- * {@link CommitLog#readRecord} checks one, but cheaper for the common case of records that lie next to each other: one
- * {@link SegmentRead} serves every record it covers (one region acquire instead of one per record), and each run of
- * records the queue entries place next to each other is copied out in one piece and checked in the copy, the records
- * being read-only slices of it. The check is the one a single read makes (structure and own offset always, the CRC
- * for records of an earlier run); a record that fails it in the copy is read and checked again alone, so what is
- * served, skipped and reported as damage is exactly what single reads would serve, skip and report.
+ * {@link CommitLog#readRecord} checks one, but cheaper for the common case of records that lie next to each other: each
+ * run of records the queue entries place next to each other is copied out of the segment file in one piece
+ * ({@link SegmentFile#copy}) and checked in the copy, the records being read-only slices of it. The check is the one a
+ * single read makes (structure and own offset always, the CRC for records of an earlier run); a record that fails it in
+ * the copy is read and checked again alone, so what is served, skipped and reported as damage is exactly what single
+ * reads would serve, skip and report.
  *
  * <p>Why a copy at all: a mapped view pins its region for as long as the caller keeps it (see
  * {@link io.junction.core.io.MappedWindow}), and a message read for a consumer lives until the consumer's front-end has
@@ -70,21 +70,23 @@ final class RecordRunReader {
 
     /**
      * Reads the run of records starting with record {@code i}: copies the bytes the entries say are the run, in one
-     * piece and in order (a stream the CPU prefetches, where checking each record's header first and copying later
-     * met a cache miss per record), then checks each record in the copy. A record whose check there disagrees with its
-     * entry is read again alone, as {@link CommitLog#readRecord} reads one. Returns the index after the run.
+     * piece and in order, straight from the segment file ({@link SegmentFile#copy}: no region mapped for it), then
+     * checks each record in the copy. A record whose check there disagrees with its entry is read again alone, as
+     * {@link CommitLog#readRecord} reads one. Returns the index after the run.
      */
     private int readRun(final long[] offsets, final int[] sizes, final int count, final int i) {
-        final int pos = locate(offsets[i]);
-        if (pos < 0) {
+        final int index = CommitLog.indexOf(offsets[i], segments, segmentSize);
+        if (index < 0 || offsets[i] >= writeOffset) {
             out[i] = null;
             return i + 1;
         }
+        final SegmentFile segment = segments.get(index);
+        final long segmentEnd = segment.baseOffset() + segment.capacity();
         int end = i;
         int bytes = 0;
         while (end < count && offsets[end] == offsets[i] + bytes && sizes[end] > 0
-                && offsets[end] + sizes[end] <= writeOffset
-                && (end == i || bytes + sizes[end] <= MAX_RUN_BYTES) && read.covers(pos + bytes, sizes[end])) {
+                && offsets[end] + sizes[end] <= writeOffset && offsets[end] + sizes[end] <= segmentEnd
+                && (end == i || bytes + sizes[end] <= MAX_RUN_BYTES)) {
             bytes += sizes[end];
             end++;
         }
@@ -93,7 +95,12 @@ final class RecordRunReader {
             return i + 1;
         }
         final byte[] copy = new byte[bytes];
-        read.buffer().get(pos - read.start(), copy);
+        if (!segment.copy((int) (offsets[i] - segment.baseOffset()), ByteBuffer.wrap(copy))) {
+            for (int k = i; k < end; k++) {
+                out[k] = null; // the segment was deleted by retention since the pull found these entries
+            }
+            return end;
+        }
         // Checked through a buffer that exposes its array: the CRC of a read-only heap buffer goes through a
         // temporary array, 4 KiB allocated per record.
         final ByteBuffer checked = ByteBuffer.wrap(copy);

@@ -60,6 +60,11 @@ public final class FaultySegmentFiles implements SegmentFileFactory {
             }
 
             @Override
+            public boolean copy(final int position, final ByteBuffer into) {
+                return real.copy(position, into);
+            }
+
+            @Override
             public void close() throws IOException {
                 real.close();
             }

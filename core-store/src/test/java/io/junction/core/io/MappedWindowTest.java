@@ -2,6 +2,7 @@ package io.junction.core.io;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -57,6 +59,23 @@ class MappedWindowTest {
         for (SegmentFile s : segments) {
             s.close();
         }
+    }
+
+    @Test
+    void shouldCopyRangesAcrossRegionsFromTheFileWithoutMappingThem() throws IOException {
+        final MappedWindow window = window(4);
+        final Random random = new Random(11);
+        for (int n = 0; n < 200; n++) {
+            final int s = random.nextInt(SEGMENTS);
+            final int length = 1 + random.nextInt(3 * REGION);
+            final int position = random.nextInt(SEGMENT - length + 1);
+            final byte[] copy = new byte[length];
+            assertTrue(segments.get(s).copy(position, ByteBuffer.wrap(copy)));
+            assertArrayEquals(Arrays.copyOfRange(contents.get(s), position, position + length), copy);
+        }
+        assertEquals(0, window.mappedRegions());
+        segments.get(0).close();
+        assertFalse(segments.get(0).copy(0, ByteBuffer.allocate(16)));
     }
 
     @Test
