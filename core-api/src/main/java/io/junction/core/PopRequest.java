@@ -11,8 +11,8 @@ import java.util.Set;
  * @param maxWaitMillis when nothing is there, wait up to this long for a message to arrive (0 = answer at once)
  * @param start         where the group starts on a queue it has never consumed from
  * @param heldQueues    queues of the topic this pop neither takes from nor waits on: a proxy holds a logical queue's
- *                      later segment while an earlier one, on another group, still has messages of a FIFO group not
- *                      done, so a message group's later messages never overtake its earlier ones across the seam
+ *                      later segment while an earlier one, on another group, still has messages of a FIFO or in-place
+ *                      group not done, so later messages never overtake earlier ones across the seam
  */
 public record PopRequest(String group, String topic, MessageFilter filter, int maxMessages, long invisibleMillis,
                          long maxWaitMillis, PopStart start, Set<Integer> heldQueues) {

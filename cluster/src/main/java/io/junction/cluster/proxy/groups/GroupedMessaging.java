@@ -36,10 +36,10 @@ import java.util.function.Supplier;
  * ({@link TopicPlacement}, read from {@link PlacementBook}); a topic without a placement lives wholly on the metadata
  * group, exactly as behind a one-group proxy. Sends go to the open segment of the logical queue; offset reads walk the
  * segments ({@link SegmentReader}); POP spreads over the groups holding the topic ({@link PopSpreader}), a long poll
- * ending when the placement changes ({@link PlacementChangeWatch}), a FIFO consumer group's POP holding a logical
- * queue's next segment until it is done with the one before ({@link FifoSeams}); receipts name the group that issued them and go
- * back there ({@link ReceiptRouter}); queries ask every group holding the topic and merge ({@link MergedQueries});
- * browsing goes group after group ({@link SpreadBrowser}).
+ * ending when the placement changes ({@link PlacementChangeWatch}), a FIFO or in-place consumer group's POP holding a
+ * logical queue's next segment until it is done with the one before ({@link SeamHolds}); receipts name the group that
+ * issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the topic and merge
+ * ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
  * Consumer offsets are kept in logical offsets in the metadata group. What a store could not deliver into a sealed
  * queue itself is carried to the logical queue's live segment ({@link SealedForwarder}). Groups may be added and
  * removed while it runs ({@link #addGroup}, {@link #removeGroup}).
@@ -53,7 +53,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     private final PlacementBook book;
     private final SegmentReader reader;
     private final PopSpreader pops;
-    private final FifoSeams seams;
+    private final SeamHolds seams;
     private final PlacementChangeWatch placementChanges;
     private final GroupedTopics topics;
     private final GroupedGroups groupAdmin;
@@ -92,7 +92,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name));
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
         this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
-        this.seams = new FifoSeams(metadata, this::group, name -> this.groups.containsKey(name));
+        this.seams = new SeamHolds(metadata, this::group, name -> this.groups.containsKey(name));
         this.placementChanges = new PlacementChangeWatch((topic, consumerGroup) -> seams.scope(book.get(topic),
                 consumerGroup), this);
         this.topics = new GroupedTopics(this.groups, book, metadataRefresh);

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * order ({@link TopicPlacement#spread}); more queues later are placed the same way, existing ones never move. The
  * order of a creation: the topic on every other group holding a segment (with the physical queues it needs), then its
  * placement, then the topic in the metadata group, so a topic a route shows always has both. Placement is
- * deterministic, so two proxies creating one topic at once write the same one.
+ * deterministic, so two proxies creating one topic at once write the same one. The configured queue count is never
+ * below the placement's ({@link ConfiguredQueueCount}): a smaller count asked for keeps the placed queues.
  *
  * <p>Topics the core and the front-ends keep for themselves (retry, dead-letter, transaction, {@code rmq_sys_}
  * topics, compacted state topics) stay wholly on the metadata group.
@@ -30,6 +31,7 @@ final class GroupedTopics implements Messaging.TopicAdmin {
     private final Messaging metadata;
     private final PlacementBook book;
     private final Supplier<CompletableFuture<Boolean>> metadataRefresh;
+    private final ConfiguredQueueCount counts;
 
     /**
      * @param groups the store groups (a live view); new topics spread over those there are now, the configured ones:
@@ -45,6 +47,7 @@ final class GroupedTopics implements Messaging.TopicAdmin {
         this.metadataGroup = names.get(0);
         this.metadata = groups.get(metadataGroup);
         this.book = book;
+        this.counts = new ConfiguredQueueCount(metadata, book, metadataRefresh);
     }
 
     static boolean placeable(final TopicConfig config) {
@@ -58,7 +61,8 @@ final class GroupedTopics implements Messaging.TopicAdmin {
         if (!placeable(config) || names.size() == 1) {
             return metadata.topics().createOrUpdate(config);
         }
-        return place(config, 1).thenCompose(v -> metadata.topics().createOrUpdate(config));
+        // The count written follows the placement (which keeps every placed queue), also against a concurrent write.
+        return place(config, 1).thenCompose(v -> counts.write(config));
     }
 
     @Override
@@ -67,7 +71,9 @@ final class GroupedTopics implements Messaging.TopicAdmin {
         if (known.isPresent() || !placeable(config) || names.size() == 1) {
             return metadata.topics().createIfAbsent(config);
         }
-        return place(config, 1).thenCompose(v -> metadata.topics().createIfAbsent(config));
+        // Another proxy may have created it meanwhile with fewer queues than the placement now has.
+        return place(config, 1).thenCompose(v -> metadata.topics().createIfAbsent(config))
+                .thenCompose(counts::ensure);
     }
 
     /** Places the topic's queues (keeping those placed), creates it where its segments are, records the placement. */

@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * calls are cancelled, which gives back to their groups what they were taking. The front-end's next POP follows the
  * new placement. A message a parked call handed out after that answer is given back at once, uncounted.
  *
- * <p>Likewise when the queues a FIFO consumer group's POP was holding ({@link FifoSeams}) change: the old segment is
- * done, the next one's messages are the group's to take, and the POP waiting elsewhere ends so the next one takes
- * them.
+ * <p>Likewise when the queues a FIFO or in-place consumer group's POP was holding ({@link SeamHolds}) change: the old
+ * segment is done, the next one's messages are the group's to take, and the POP waiting elsewhere ends so the next
+ * one takes them.
  */
 final class PlacementChangeWatch {
     static final long CHECK_MILLIS = 200;

@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * What one POP of a topic for a consumer group may take from: the topic's placement (null: the topic lives wholly on
- * the metadata group) and, by store group, the physical queues it must leave alone for now ({@link FifoSeams}).
+ * the metadata group) and, by store group, the physical queues it must leave alone for now ({@link SeamHolds}).
  */
 record PopScope(TopicPlacement placement, Map<String, Set<Integer>> held) {
     PopScope {

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * group each call so none is favoured, taking up to the asked count in all; when that finds nothing and the caller
  * waits, one long poll on every group at once, the first answer with messages wins and the others are cancelled (a
  * message another group handed out meanwhile is given back at once, its delivery not counted). Each group's call
- * leaves alone the physical queues the scope holds there ({@link FifoSeams}). Receipts carry their group's name, so
+ * leaves alone the physical queues the scope holds there ({@link SeamHolds}). Receipts carry their group's name, so
  * acks go back to the group that issued them.
  */
 final class PopSpreader {

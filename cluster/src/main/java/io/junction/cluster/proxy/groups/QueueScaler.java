@@ -37,8 +37,9 @@ import java.util.function.Supplier;
  * did is harmless: a seal is idempotent (the same end), a physical queue it made stays empty (no placement names it,
  * so nothing is written there), and a queue it sealed is sealed in the winner's placement too or gets sealed in the
  * re-plan. So a segment once written as open is never dropped by another proxy's write, and each logical queue stays
- * one gapless sequence. A queue never moves onto the metadata group (its topic configuration is the logical one, so
- * it cannot hold extra physical queues).
+ * one gapless sequence. The topic's configured queue count (the logical count routes show) then follows the placement
+ * that won ({@link ConfiguredQueueCount}). A queue never moves onto the metadata group (its topic configuration is the
+ * logical one, so it cannot hold extra physical queues).
  *
  * <p>Scaling in ({@code queues} below the count of open queues) closes the surplus queues, the last ones: each one's
  * open segment is sealed as in a move, with no new segment after it. Nothing is deleted: their messages stay readable
@@ -53,6 +54,7 @@ final class QueueScaler {
     private final PlacementBook book;
     private final Predicate<String> placeable;
     private final Supplier<CompletableFuture<Boolean>> metadataRefresh;
+    private final ConfiguredQueueCount counts;
     private final Map<String, CompletableFuture<TopicPlacement>> running = new HashMap<>();
 
     /**
@@ -67,6 +69,7 @@ final class QueueScaler {
         this.book = book;
         this.placeable = placeable;
         this.metadataRefresh = metadataRefresh;
+        this.counts = new ConfiguredQueueCount(groups.get(metadataGroup), book, metadataRefresh);
     }
 
     /** Scales after any scaling of the same topic under way here; answers the new placement. */
@@ -126,18 +129,9 @@ final class QueueScaler {
                 .thenCompose(ends -> {
                     final TopicPlacement after = placementAfter(from, plan, ends);
                     return book.replace(read.text(), after).thenCompose(written -> written
-                            ? grown(metadata, config, queues, after)
+                            ? counts.ensure(metadata.topics().get(topic).orElse(config)).thenApply(c -> after)
                             : again(topic, queues, targets, attempt, sealedNow(from, plan, sealedBefore)));
                 });
-    }
-
-    /** The topic's configuration (the logical queue count routes show) once the placement that won has more. */
-    private static CompletableFuture<TopicPlacement> grown(final Messaging metadata, final TopicConfig config,
-                                                          final int queues, final TopicPlacement after) {
-        return queues > config.queueCount()
-                ? metadata.topics().createOrUpdate(new TopicConfig(config.name(), queues, config.type(),
-                        config.permissions(), config.attributes())).thenApply(t -> after)
-                : CompletableFuture.completedFuture(after);
     }
 
     /** Another proxy's write landed first: read the placement again from the leader and plan from it. */

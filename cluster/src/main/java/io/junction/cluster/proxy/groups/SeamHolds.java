@@ -11,21 +11,28 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * Keeps a FIFO consumer group's message groups in order across a seam. A store group orders a message group within
- * its own physical queue only; once scaling seals a logical queue's segment on one group and opens the next on
- * another, the new group knows nothing of the old one's messages still in flight, and would hand out a message
- * group's later messages before its earlier ones are acked. So, for a FIFO consumer group, every segment after one
- * the group has not finished is <em>held</em>: its POP takes nothing there (nor waits there) until the earlier
- * segment is done, that is when the old group's FIFO position for the group (its committed offset, the first message
- * not yet acked or dead-lettered) has reached the segment's end, or retention has removed the segment, or its group
- * was forgotten (it reads as empty).
+ * Keeps an ordered consumer group's messages in order across a seam. Two kinds of consumer group keep order within a
+ * physical queue: FIFO groups (a message group's next message waits until the one before is done) and in-place groups
+ * ({@link GroupConfig#inPlace}, a JMS queue's: each pop takes the oldest messages available, and a message given back
+ * comes again in its place, before later ones). A store group keeps that order within its own physical queue only;
+ * once scaling seals a logical queue's segment on one group and opens the next on another, the new group knows
+ * nothing of the old one's messages still unread or in flight, and the proxy's POP, spread over the groups, would hand
+ * out later messages before them (a spread pass may start at either group). So, for such a group, every segment after
+ * one the group has not finished is <em>held</em>: its POP takes nothing there (nor waits there) until the earlier
+ * segment is done, that is when the old group's position for the consumer group (its committed offset: the first
+ * message not yet acked or dead-lettered, which FIFO and in-place groups both keep) has reached the segment's end, or
+ * retention has removed the segment, or its group was forgotten (it reads as empty).
  *
  * <p>This holds the whole physical queue, not only the message groups with messages left in the old segment (the
  * old group does not say which those are): other message groups of the logical queue wait for the old segment's
- * last in-flight message too, once per seam. The positions read are the groups' mirrors (memory, at most a mirror
- * refresh old); an old position only holds a little longer, it never lets a message overtake.
+ * last in-flight message too, once per seam. For an in-place group the hold is stricter than its order within one
+ * physical queue (there a later message may be handed out while an earlier one is in flight): the new segment waits
+ * for every message of the old one to be acked. And an in-place group's message that no consumer's selector takes
+ * stays in the old segment (in one physical queue it only waits there) and holds the new segment until retention
+ * removes it. The positions read are the groups' mirrors (memory, at most a mirror refresh old); an old position only
+ * holds a little longer, it never lets a message overtake.
  */
-final class FifoSeams {
+final class SeamHolds {
     private final Messaging metadata;
     private final Function<String, Messaging> groups;
     private final Predicate<String> known;
@@ -35,7 +42,7 @@ final class FifoSeams {
      * @param groups   a store group's contract by name
      * @param known    whether a group is reached (a forgotten one reads as empty)
      */
-    FifoSeams(final Messaging metadata, final Function<String, Messaging> groups, final Predicate<String> known) {
+    SeamHolds(final Messaging metadata, final Function<String, Messaging> groups, final Predicate<String> known) {
         this.metadata = metadata;
         this.groups = groups;
         this.known = known;
@@ -43,7 +50,7 @@ final class FifoSeams {
 
     /** What a POP of {@code consumerGroup} on a topic placed as {@code placement} (null: unplaced) may take from. */
     PopScope scope(final TopicPlacement placement, final String consumerGroup) {
-        if (placement == null || !fifo(consumerGroup)) {
+        if (placement == null || !keepsOrder(consumerGroup)) {
             return new PopScope(placement, Map.of());
         }
         final Map<String, Set<Integer>> held = new HashMap<>();
@@ -61,8 +68,9 @@ final class FifoSeams {
         return new PopScope(placement, held);
     }
 
-    private boolean fifo(final String consumerGroup) {
-        return metadata.groups().get(consumerGroup).map(GroupConfig::fifo).orElse(false);
+    /** FIFO and in-place groups keep order; others consume a queue's messages in any order. */
+    private boolean keepsOrder(final String consumerGroup) {
+        return metadata.groups().get(consumerGroup).map(g -> g.fifo() || g.inPlace()).orElse(false);
     }
 
     /** Whether the consumer group has nothing left to take or ack in a sealed segment. */

@@ -1,0 +1,105 @@
+package io.junction.cluster.proxy.groups;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.junction.core.PopRequest;
+import io.junction.core.PoppedMessage;
+import io.junction.core.message.Message;
+import io.junction.core.meta.GroupConfig;
+import io.junction.core.meta.TopicConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A consumer group with in-place redelivery (a JMS queue's, {@link GroupConfig#IN_PLACE_ATTRIBUTE}) reading a logical
+ * queue through the proxy while it is scaled from g1 to g2 with messages still unacknowledged in the old segment: the
+ * new segment waits until the old one is done, so a message given back on g1 comes again before anything of g2, and
+ * the queue is consumed in send order across the seam (real stores behind real contract servers, the proxy over real
+ * sockets).
+ */
+class InPlaceSeamTest {
+    private static final String TOPIC = "in-place-seam";
+    private static final String CONSUMERS = "queue-consumers";
+
+    @TempDir
+    Path dir;
+
+    private SingleReplicaGroups groups;
+    private GroupedMessaging proxy;
+
+    @BeforeEach
+    void start() {
+        groups = new SingleReplicaGroups(dir, 2);
+        proxy = (GroupedMessaging) groups.proxy(groups.first(2)).messaging();
+    }
+
+    @AfterEach
+    void stop() {
+        groups.close();
+    }
+
+    private static <T> T get(final CompletableFuture<T> f) throws Exception {
+        return f.get(20, TimeUnit.SECONDS);
+    }
+
+    private void send(final String body) throws Exception {
+        get(proxy.send(Message.builder(TOPIC).body(body.getBytes(StandardCharsets.UTF_8)).build()));
+    }
+
+    private List<PoppedMessage> pop(final int max, final long waitMillis) throws Exception {
+        return get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, max, 60_000, waitMillis))).messages();
+    }
+
+    private static String body(final PoppedMessage m) {
+        return new String(m.message().bodyBytes(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldHoldTheNewSegmentUntilTheOldSegmentsMessagesAreDone() throws Exception {
+        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
+        get(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, false,
+                false, Map.of(GroupConfig.IN_PLACE_ATTRIBUTE, "true"))));
+        await().atMost(SingleReplicaGroups.SETTLE).until(() -> proxy.groups().get(CONSUMERS)
+                .map(GroupConfig::inPlace).orElse(false));
+        for (int i = 0; i < 3; i++) {
+            send("m" + i);
+        }
+        final List<PoppedMessage> first = pop(8, 0);
+        assertThat(first).extracting(InPlaceSeamTest::body).containsExactly("m0", "m1", "m2");
+
+        final TopicPlacement scaled = get(proxy.scale(TOPIC, 1, List.of("g2")));
+        assertThat(scaled.openSegment(0).group()).isEqualTo("g2");
+        send("m3");
+        send("m4");
+
+        // m0..m2 are in flight on g1: m3 on g2 waits for the old segment, so a long poll (which would wake as soon as
+        // g2 has indexed m3) gets nothing.
+        assertThat(pop(8, 3_000)).extracting(InPlaceSeamTest::body)
+                .as("nothing of g2 while the old segment has unacknowledged messages").isEmpty();
+
+        // m0 is given back (a JMS rollback): it comes again in its place, before anything of g2.
+        get(proxy.changeInvisibleTime(CONSUMERS, first.get(0).receiptHandle(), 0));
+        get(proxy.ack(CONSUMERS, first.get(1).receiptHandle()));
+        get(proxy.ack(CONSUMERS, first.get(2).receiptHandle()));
+        final List<String> delivered = new ArrayList<>();
+        final long end = System.nanoTime() + SingleReplicaGroups.SETTLE.toNanos();
+        while (delivered.size() < 3 && System.nanoTime() < end) {
+            // One at a time, so a pop starting its pass at g2 would take m3 first if g2 were not held.
+            for (PoppedMessage m : pop(1, 1_000)) {
+                delivered.add(body(m));
+                get(proxy.ack(CONSUMERS, m.receiptHandle()));
+            }
+        }
+        assertThat(delivered).containsExactly("m0", "m3", "m4");
+    }
+}
