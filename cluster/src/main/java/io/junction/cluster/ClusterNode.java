@@ -103,7 +103,8 @@ public final class ClusterNode implements AutoCloseable {
     private volatile LongConsumer commitLatency = nanos -> { };
 
     private ClusterNode(final ClusterSettings settings, final StoreConfig storeConfig,
-                        final Consumer<MessageStore> opened) throws IOException {
+                        final Consumer<MessageStore> opened, final Map<String, String> raftOverrides)
+            throws IOException {
         this.memberChecks = new MemberTransactionChecks(settings, this::store);
         this.settings = settings;
         final UUID clusterId = ClusterIdentity.claim(settings);
@@ -125,6 +126,7 @@ public final class ClusterNode implements AutoCloseable {
         });
         final RaftGroup group = RaftGroup.valueOf(groupId, peers);
         final RaftProperties properties = properties(settings, storeConfig.flushMode());
+        raftOverrides.forEach(properties::set);
         this.stateMachine = new StoreStateMachine(replica, this::wakeRoleWatcher, this::askLeader);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
@@ -159,7 +161,16 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
                                     final Consumer<MessageStore> opened) {
-        return start(settings, storeConfig, opened, (group, half, times) -> { });
+        return start(settings, storeConfig, opened, (group, half, times) -> { }, Map.of());
+    }
+
+    /**
+     * Starts a node whose Ratis properties are {@code raftOverrides} over this class's own (measurements: an A/B of a
+     * Ratis setting in one run, see ReplicationThroughputProbe).
+     */
+    static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
+                             final Consumer<MessageStore> opened, final Map<String, String> raftOverrides) {
+        return start(settings, storeConfig, opened, (group, half, times) -> { }, raftOverrides);
     }
 
     /**
@@ -167,10 +178,11 @@ public final class ClusterNode implements AutoCloseable {
      *                       every member
      */
     private static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
-                                     final Consumer<MessageStore> opened, final TransactionChecker localProducers) {
+                                     final Consumer<MessageStore> opened, final TransactionChecker localProducers,
+                                     final Map<String, String> raftOverrides) {
         final ClusterNode node;
         try {
-            node = new ClusterNode(settings, storeConfig, opened);
+            node = new ClusterNode(settings, storeConfig, opened, raftOverrides);
         } catch (IOException e) {
             throw new ClusterStartException("cannot start the cluster node " + settings.nodeId() + ": "
                     + e.getMessage(), e);
@@ -208,7 +220,8 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode start(final ClusterSettings settings, final StoreConfig storeConfig,
                                     final ReplicaMessaging messaging) {
-        final ClusterNode node = start(settings, storeConfig, messaging::switchTo, messaging::checkWithProducers);
+        final ClusterNode node = start(settings, storeConfig, messaging::switchTo, messaging::checkWithProducers,
+                Map.of());
         messaging.forwardWritesTo(node::writer);
         return node;
     }
