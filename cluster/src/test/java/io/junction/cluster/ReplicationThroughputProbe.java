@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  *     -Djunction.probe=true [-Djunction.probe.rounds=3 -Djunction.probe.senders=32 -Djunction.probe.seconds=10 \
  *     -Djunction.probe.rate=0 -Djunction.probe.systems=single,group]
  * </pre>
+ *
+ * <p>An A/B of Ratis settings: {@code -Djunction.probe.variants='before;after:raft.server.some.key=value'} (variants
+ * separated by {@code ;}, each a name and, after a colon, Ratis properties {@code key=value} separated by {@code ,}
+ * that override the node's own) runs a group of each variant in every round, alternating.
  */
 @EnabledIfSystemProperty(named = "junction.probe", matches = "true")
 class ReplicationThroughputProbe {
@@ -50,6 +56,7 @@ class ReplicationThroughputProbe {
     /** Sends per second of all senders together, each paced to its share; 0: as fast as answers come. */
     private static final int RATE = Integer.getInteger("junction.probe.rate", 0);
     private static final String SYSTEMS = System.getProperty("junction.probe.systems", "single,group");
+    private static final String VARIANTS = System.getProperty("junction.probe.variants", "group");
 
     @TempDir
     Path dir;
@@ -57,18 +64,42 @@ class ReplicationThroughputProbe {
     @Test
     void measureSyncSendThroughputOfOneAndThreeReplicas() throws Exception {
         final List<Double> single = new ArrayList<>();
-        final List<Double> group = new ArrayList<>();
+        final Map<String, Map<String, String>> variants = variants();
+        final Map<String, List<Double>> groups = new LinkedHashMap<>();
         for (int round = 1; round <= ROUNDS; round++) {
             if (SYSTEMS.contains("single")) {
                 single.add(singleNode(dir.resolve("single-" + round)));
             }
             if (SYSTEMS.contains("group")) {
-                group.add(threeReplicas(dir.resolve("group-" + round)));
+                for (Map.Entry<String, Map<String, String>> v : variants.entrySet()) {
+                    groups.computeIfAbsent(v.getKey(), k -> new ArrayList<>()).add(threeReplicas(
+                            dir.resolve(v.getKey() + "-" + round), v.getKey(), v.getValue()));
+                }
             }
         }
-        System.out.printf("PROBE %d sync senders, %d B: single node %s sends/s (median %.0f); 3 replicas %s sends/s "
-                        + "(median %.0f); ratio of medians %.3f%n", SENDERS, BODY_BYTES, single, median(single), group,
-                median(group), median(group) / median(single));
+        for (Map.Entry<String, List<Double>> g : groups.entrySet()) {
+            System.out.printf("PROBE %d sync senders, %d B: single node %s sends/s (median %.0f); 3 replicas (%s) %s "
+                            + "sends/s (median %.0f); ratio of medians %.3f%n", SENDERS, BODY_BYTES, single,
+                    median(single), g.getKey(), g.getValue(), median(g.getValue()),
+                    median(g.getValue()) / median(single));
+        }
+    }
+
+    /** The groups to measure, by name: each with the Ratis properties that override the node's own. */
+    private static Map<String, Map<String, String>> variants() {
+        final Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+        for (String variant : VARIANTS.split(";")) {
+            final String[] nameAndProperties = variant.split(":", 2);
+            final Map<String, String> overrides = new LinkedHashMap<>();
+            if (nameAndProperties.length == 2 && !nameAndProperties[1].isBlank()) {
+                for (String property : nameAndProperties[1].split(",")) {
+                    final String[] kv = property.split("=", 2);
+                    overrides.put(kv[0].trim(), kv[1].trim());
+                }
+            }
+            variants.put(nameAndProperties[0].trim(), overrides);
+        }
+        return variants;
     }
 
     private double singleNode(final Path root) throws Exception {
@@ -78,7 +109,8 @@ class ReplicationThroughputProbe {
         }
     }
 
-    private double threeReplicas(final Path root) throws Exception {
+    private double threeReplicas(final Path root, final String variant, final Map<String, String> raftOverrides)
+            throws Exception {
         final List<ClusterMember> members = new ArrayList<>();
         final List<Integer> contractPorts = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
@@ -94,7 +126,7 @@ class ReplicationThroughputProbe {
                 replicas.add(messaging);
                 nodes.add(ClusterNode.start(new ClusterSettings(id, members, Duration.ofMillis(1500), root.resolve(id),
                         contractPorts.get(i), RaftLogLimits.DEFAULT), StoreConfig.builder(root.resolve(id))
-                        .segmentSize(64 << 20).build(), messaging::switchTo));
+                        .segmentSize(64 << 20).build(), messaging::switchTo, raftOverrides));
             }
             final int leader = ReplicaAwaits.awaitLeader(List.of(0, 1, 2), nodes::get, i -> "n" + (i + 1),
                     Duration.ofSeconds(60));
@@ -102,7 +134,7 @@ class ReplicationThroughputProbe {
             messaging.topics().createIfAbsent(TopicConfig.of(TOPIC, QUEUES)).join();
             final AtomicLong entries = new AtomicLong();
             nodes.get(leader).observeCommitLatency(nanos -> entries.incrementAndGet());
-            return load("3 replicas", messaging, entries);
+            return load("3 replicas (" + variant + ")", messaging, entries);
         } finally {
             nodes.forEach(ClusterNode::close);
         }
