@@ -8,17 +8,13 @@ import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.SendResult;
 import io.junction.core.engine.MessageStore;
-import io.junction.core.engine.TestStores;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -41,34 +37,24 @@ class QueueCountRaceTest {
     @TempDir
     Path dir;
 
-    private final List<MessageStore> stores = new ArrayList<>();
+    private ThreeStores stores;
     private final CompletableFuture<Void> release = new CompletableFuture<>();
     private volatile boolean holding;
 
     @BeforeEach
     void start() {
-        for (int i = 0; i < 3; i++) {
-            stores.add(MessageStore.open(TestStores.small(dir.resolve("s" + i)).build()));
-        }
+        stores = new ThreeStores(dir);
     }
 
     @AfterEach
     void stop() {
-        stores.forEach(MessageStore::close);
+        stores.close();
     }
 
     private static <T> T get(final CompletableFuture<T> f) throws Exception {
         return f.get(20, TimeUnit.SECONDS);
     }
 
-    /** A proxy over g1..g3; the metadata group reached through {@code metadata}. */
-    private GroupedMessaging proxy(final Messaging metadata) {
-        final Map<String, Messaging> groups = new LinkedHashMap<>();
-        groups.put("g1", metadata);
-        groups.put("g2", stores.get(1));
-        groups.put("g3", stores.get(2));
-        return new GroupedMessaging(groups);
-    }
 
     /** The metadata group's topic admin, whose topic writes wait for {@link #release} while {@link #holding}. */
     private Messaging.TopicAdmin slowTopics(final Messaging.TopicAdmin target) {
@@ -108,9 +94,10 @@ class QueueCountRaceTest {
 
     @Test
     void shouldConfigureEveryPlacedQueueWhenALateWriteOfASmallerCountLandsLast() throws Exception {
-        final MessageStore metadata = stores.get(0);
-        final GroupedMessaging a = proxy(InterceptedMessaging.withTopics(metadata, slowTopics(metadata.topics())));
-        final GroupedMessaging b = proxy(metadata);
+        final MessageStore metadata = stores.metadata();
+        final GroupedMessaging a = stores.proxy(InterceptedMessaging.withTopics(metadata,
+                slowTopics(metadata.topics())));
+        final GroupedMessaging b = stores.proxy(metadata);
         get(b.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
         assertThat(b.placement(TOPIC).format()).isEqualTo("g1;g2");
 

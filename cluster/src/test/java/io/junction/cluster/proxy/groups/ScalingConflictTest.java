@@ -7,7 +7,6 @@ import io.junction.core.Messaging;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.engine.MessageStore;
-import io.junction.core.engine.TestStores;
 import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.message.StoredMessage;
@@ -15,7 +14,6 @@ import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,31 +40,22 @@ class ScalingConflictTest {
     @TempDir
     Path dir;
 
-    private final List<MessageStore> stores = new ArrayList<>();
+    private ThreeStores stores;
 
     @BeforeEach
     void start() {
-        for (int i = 0; i < 3; i++) {
-            stores.add(MessageStore.open(TestStores.small(dir.resolve("s" + i)).build()));
-        }
+        stores = new ThreeStores(dir);
     }
 
     @AfterEach
     void stop() {
-        stores.forEach(MessageStore::close);
+        stores.close();
     }
 
     private static <T> T get(final CompletableFuture<T> f) throws Exception {
         return f.get(20, TimeUnit.SECONDS);
     }
 
-    private GroupedMessaging proxy(final Messaging metadata) {
-        final Map<String, Messaging> groups = new LinkedHashMap<>();
-        groups.put("g1", metadata);
-        groups.put("g2", stores.get(1));
-        groups.put("g3", stores.get(2));
-        return new GroupedMessaging(groups);
-    }
 
     /** The metadata group's key-value configs, whose compare-and-set loses every time (counted). */
     private static Messaging.KvConfigs alwaysLosing(final Messaging.KvConfigs target, final AtomicInteger lost) {
@@ -124,8 +113,8 @@ class ScalingConflictTest {
 
     @Test
     void shouldGiveUpAfterEightLostRacesLeavingThePlacementAsItWas() throws Exception {
-        final MessageStore metadata = stores.get(0);
-        final GroupedMessaging fair = proxy(metadata);
+        final MessageStore metadata = stores.metadata();
+        final GroupedMessaging fair = stores.proxy(metadata);
         get(fair.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
         for (int i = 0; i < 3; i++) {
             send(fair, 0, "q0-" + i);
@@ -135,7 +124,7 @@ class ScalingConflictTest {
         assertThat(before).isEqualTo("g1;g2");
 
         final AtomicInteger lost = new AtomicInteger();
-        final GroupedMessaging losing = proxy(InterceptedMessaging.withKvConfigs(metadata,
+        final GroupedMessaging losing = stores.proxy(InterceptedMessaging.withKvConfigs(metadata,
                 alwaysLosing(metadata.kvConfigs(), lost)));
         assertThatThrownBy(() -> get(losing.scale(TOPIC, 2, List.of("g3"))))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(ScalingConflict.class)
