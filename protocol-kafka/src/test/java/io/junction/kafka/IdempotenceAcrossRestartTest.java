@@ -7,7 +7,7 @@ import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +21,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An idempotent producer's batch sent again after a restart of the front-end (its producer states gone, the store
@@ -30,11 +31,14 @@ class IdempotenceAcrossRestartTest {
     /** A producer id handed out before this run (ids of a run start at its start time shifted left 20 bits). */
     private static final long EARLIER_PRODUCER = 4242L;
 
+    @TempDir
+    Path dir;
+
     private MessageStore store;
 
     @BeforeEach
     void open() throws Exception {
-        store = MessageStore.open(StoreConfig.builder(Files.createTempDirectory("kafka-idem")).segmentSize(64 << 20)
+        store = MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20)
                 .maxMessageSize(1 << 20).flushInterval(Duration.ofMillis(50)).diskFullRatio(1.01)
                 .maxDiskUsedRatio(1.01).build());
         store.topics().createOrUpdate(TopicConfig.of("t", 2)).get(10, TimeUnit.SECONDS);

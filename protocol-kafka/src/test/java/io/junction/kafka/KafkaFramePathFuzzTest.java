@@ -81,6 +81,7 @@ class KafkaFramePathFuzzTest {
             harness.close();
             coordinator.close();
             store.close();
+            KafkaWire.deleteTree(dir);
         }));
     }
 

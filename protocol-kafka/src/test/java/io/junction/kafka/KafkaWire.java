@@ -23,14 +23,17 @@ import io.netty.channel.local.LocalServerChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -59,6 +62,8 @@ final class KafkaWire implements AutoCloseable {
     private final Channel server;
     /** Whether {@link #close} closes the store (one this wire opened) or leaves it to its owner. */
     private boolean ownsStore = true;
+    /** The data directory of a store this wire made itself (deleted on close); null over a caller's store. */
+    private Path dir;
 
     private KafkaWire(final MessageStore store, final KafkaSettings settings, final EventLoopGroup loops,
                       final LocalAddress address, final Channel server, final ChannelGroup connections,
@@ -79,9 +84,11 @@ final class KafkaWire implements AutoCloseable {
 
     static KafkaWire start(final KafkaSettings settings) throws IOException, InterruptedException {
         final Path dir = Files.createTempDirectory("kafka-wire");
-        return startOn(MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20)
+        final KafkaWire wire = startOn(MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20)
                 .maxMessageSize(1 << 20).flushInterval(Duration.ofMillis(50)).diskFullRatio(1.01)
                 .maxDiskUsedRatio(1.01).build()), settings);
+        wire.dir = dir;
+        return wire;
     }
 
     /**
@@ -202,6 +209,18 @@ final class KafkaWire implements AutoCloseable {
         coordinator.close();
         if (ownsStore) {
             store.close();
+        }
+        if (dir != null) {
+            deleteTree(dir);
+        }
+    }
+
+    /** Deletes a test's data directory (its 64 MiB segments would otherwise stay in the temporary directory). */
+    static void deleteTree(final Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

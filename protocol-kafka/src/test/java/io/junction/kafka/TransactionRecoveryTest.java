@@ -11,7 +11,6 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +25,7 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The transaction coordinator's state outlives it: each test runs one coordinator, drops it as a crash would (nothing
@@ -36,12 +36,14 @@ class TransactionRecoveryTest {
     private static final String ID = "tx-1";
     private static final int TIMEOUT = 60_000;
 
+    @TempDir
+    Path dir;
+
     private MessageStore store;
     private final List<TransactionCoordinator> coordinators = new ArrayList<>();
 
     @BeforeEach
     void open() throws Exception {
-        final Path dir = Files.createTempDirectory("kafka-txn");
         store = MessageStore.open(StoreConfig.builder(dir).segmentSize(64 << 20).maxMessageSize(1 << 20)
                 .flushInterval(Duration.ofMillis(50)).diskFullRatio(1.01).maxDiskUsedRatio(1.01).build());
         store.topics().createOrUpdate(TopicConfig.of(TOPIC, 2)).get(10, TimeUnit.SECONDS);
