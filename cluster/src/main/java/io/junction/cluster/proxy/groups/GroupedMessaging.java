@@ -93,8 +93,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
         this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
         this.seams = new SeamHolds(metadata, this::group, name -> this.groups.containsKey(name));
-        this.placementChanges = new PlacementChangeWatch((topic, consumerGroup) -> seams.scope(book.get(topic),
-                consumerGroup), this);
+        this.placementChanges = new PlacementChangeWatch(pop -> seams.scope(book.get(pop.topic()), pop), this);
         this.topics = new GroupedTopics(this.groups, book, metadataRefresh);
         this.groupAdmin = new GroupedGroups(this.groups);
         this.consumers = new GroupedConsumers(metadata, book, reader, this::group);
@@ -259,11 +258,11 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
-        final PopScope scope = seams.scope(book.get(request.topic()), request.group());
+        final PopScope scope = seams.scope(book.get(request.topic()), request);
         if (request.maxWaitMillis() <= 0) {
             return pop(scope, request);
         }
-        return placementChanges.endOnChange(request.topic(), request.group(), scope, s -> pop(s, request));
+        return placementChanges.endOnChange(request, scope, s -> pop(s, request));
     }
 
     private CompletableFuture<PopResult> pop(final PopScope scope, final PopRequest request) {

@@ -1,13 +1,13 @@
 package io.junction.cluster.proxy.groups;
 
 import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
 import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,14 +31,14 @@ final class PlacementChangeWatch {
     private static final Executor LATER = CompletableFuture.delayedExecutor(CHECK_MILLIS, TimeUnit.MILLISECONDS);
     private static final Logger LOG = LoggerFactory.getLogger(PlacementChangeWatch.class);
 
-    private final BiFunction<String, String, PopScope> scopes;
+    private final Function<PopRequest, PopScope> scopes;
     private final Messaging messaging;
 
     /**
-     * @param scopes    a POP's scope now, by topic and consumer group
+     * @param scopes    a POP's scope now
      * @param messaging where late messages are given back (receipts route themselves to their group)
      */
-    PlacementChangeWatch(final BiFunction<String, String, PopScope> scopes, final Messaging messaging) {
+    PlacementChangeWatch(final Function<PopRequest, PopScope> scopes, final Messaging messaging) {
         this.scopes = scopes;
         this.messaging = messaging;
     }
@@ -47,8 +47,9 @@ final class PlacementChangeWatch {
      * {@code pop}'s answer, or an empty one as soon as the POP's scope (its topic's placement, the queues it holds)
      * is no longer {@code began}. Cancelling the answer cancels the POP.
      */
-    CompletableFuture<PopResult> endOnChange(final String topic, final String consumerGroup, final PopScope began,
+    CompletableFuture<PopResult> endOnChange(final PopRequest request, final PopScope began,
                                              final Function<PopScope, CompletableFuture<PopResult>> pop) {
+        final String consumerGroup = request.group();
         final CompletableFuture<PopResult> call = pop.apply(began);
         final CompletableFuture<PopResult> answer = new CompletableFuture<>();
         call.whenComplete((r, e) -> {
@@ -63,21 +64,20 @@ final class PlacementChangeWatch {
                 call.cancel(true);
             }
         });
-        check(topic, consumerGroup, began, answer);
+        check(request, began, answer);
         return answer;
     }
 
-    private void check(final String topic, final String consumerGroup, final PopScope began,
-                       final CompletableFuture<PopResult> answer) {
+    private void check(final PopRequest request, final PopScope began, final CompletableFuture<PopResult> answer) {
         LATER.execute(() -> {
             if (answer.isDone()) {
                 return;
             }
-            final PopScope now = scopes.apply(topic, consumerGroup);
+            final PopScope now = scopes.apply(request);
             if (changed(began.placement(), now.placement()) || !began.held().equals(now.held())) {
                 answer.complete(new PopResult(List.of()));
             } else {
-                check(topic, consumerGroup, began, answer);
+                check(request, began, answer);
             }
         });
     }

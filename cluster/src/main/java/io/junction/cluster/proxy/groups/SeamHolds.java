@@ -1,6 +1,8 @@
 package io.junction.cluster.proxy.groups;
 
 import io.junction.core.Messaging;
+import io.junction.core.PopRequest;
+import io.junction.core.filter.MessageFilter;
 import io.junction.core.meta.GroupConfig;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,10 +29,12 @@ import java.util.function.Predicate;
  * old group does not say which those are): other message groups of the logical queue wait for the old segment's
  * last in-flight message too, once per seam. For an in-place group the hold is stricter than its order within one
  * physical queue (there a later message may be handed out while an earlier one is in flight): the new segment waits
- * for every message of the old one to be acked. And an in-place group's message that no consumer's selector takes
- * stays in the old segment (in one physical queue it only waits there) and holds the new segment until retention
- * removes it. The positions read are the groups' mirrors (memory, at most a mirror refresh old); an old position only
- * holds a little longer, it never lets a message overtake.
+ * for every message of the old one to be acked. An in-place group's POP with a selector is not held: a message no
+ * consumer's selector takes stays in the old segment (in one physical queue it only waits there), and holding the new
+ * segment behind it would stall every selector consumer of the queue until retention removed it; such a POP takes
+ * the old segment's messages it selects and the new one's alike, in the order the spread reaches them. The positions
+ * read are the groups' mirrors (memory, at most a mirror refresh old); an old position only holds a little longer, it
+ * never lets a message overtake.
  */
 final class SeamHolds {
     private final Messaging metadata;
@@ -48,9 +52,10 @@ final class SeamHolds {
         this.known = known;
     }
 
-    /** What a POP of {@code consumerGroup} on a topic placed as {@code placement} (null: unplaced) may take from. */
-    PopScope scope(final TopicPlacement placement, final String consumerGroup) {
-        if (placement == null || !keepsOrder(consumerGroup)) {
+    /** What {@code pop}, of a topic placed as {@code placement} (null: unplaced), may take from. */
+    PopScope scope(final TopicPlacement placement, final PopRequest pop) {
+        final String consumerGroup = pop.group();
+        if (placement == null || !held(pop)) {
             return new PopScope(placement, Map.of());
         }
         final Map<String, Set<Integer>> held = new HashMap<>();
@@ -68,9 +73,13 @@ final class SeamHolds {
         return new PopScope(placement, held);
     }
 
-    /** FIFO and in-place groups keep order; others consume a queue's messages in any order. */
-    private boolean keepsOrder(final String consumerGroup) {
-        return metadata.groups().get(consumerGroup).map(g -> g.fifo() || g.inPlace()).orElse(false);
+    /**
+     * FIFO groups' POPs, and in-place groups' POPs without a selector, keep order; other groups consume a queue's
+     * messages in any order.
+     */
+    private boolean held(final PopRequest pop) {
+        return metadata.groups().get(pop.group())
+                .map(g -> g.fifo() || g.inPlace() && pop.filter() == MessageFilter.ALL).orElse(false);
     }
 
     /** Whether the consumer group has nothing left to take or ack in a sealed segment. */

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
+import io.junction.core.filter.Filters;
+import io.junction.core.filter.MessageFilter;
 import io.junction.core.message.Message;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
@@ -101,5 +103,41 @@ class InPlaceSeamTest {
             }
         }
         assertThat(delivered).containsExactly("m0", "m3", "m4");
+    }
+
+    /**
+     * A message no consumer's selector takes stays in the old segment; a selector's POP is not held behind it (it would
+     * wait until retention removed that message), so the selector's messages of the new segment come at once.
+     */
+    @Test
+    void shouldNotHoldASelectorsPopBehindTheOldSegmentsUnselectedMessage() throws Exception {
+        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
+        get(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, false,
+                false, Map.of(GroupConfig.IN_PLACE_ATTRIBUTE, "true"))));
+        await().atMost(SingleReplicaGroups.SETTLE).until(() -> proxy.groups().get(CONSUMERS)
+                .map(GroupConfig::inPlace).orElse(false));
+        final MessageFilter red = Filters.jmsSelector("color = 'red'");
+        sendColored("blue0", "blue");
+        sendColored("red1", "red");
+        final List<PoppedMessage> first = get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, red, 8, 60_000, 0)))
+                .messages();
+        assertThat(first).extracting(InPlaceSeamTest::body).containsExactly("red1");
+        get(proxy.ack(CONSUMERS, first.get(0).receiptHandle()));
+
+        assertThat(get(proxy.scale(TOPIC, 1, List.of("g2"))).openSegment(0).group()).isEqualTo("g2");
+        sendColored("red2", "red");
+
+        // blue0 is still in g1's segment, taken by no one; the selector's POP gets red2 of g2 all the same.
+        final List<PoppedMessage> next = get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, red, 8, 60_000, 5_000)))
+                .messages();
+        assertThat(next).extracting(InPlaceSeamTest::body).containsExactly("red2");
+        // A POP without a selector is still held: blue0 comes first, and nothing of g2 while it is in flight.
+        final List<PoppedMessage> all = pop(8, 0);
+        assertThat(all).extracting(InPlaceSeamTest::body).containsExactly("blue0");
+    }
+
+    private void sendColored(final String body, final String color) throws Exception {
+        get(proxy.send(Message.builder(TOPIC).body(body.getBytes(StandardCharsets.UTF_8)).property("color", color)
+                .build()));
     }
 }
