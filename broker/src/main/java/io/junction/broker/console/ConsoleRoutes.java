@@ -45,7 +45,7 @@ public final class ConsoleRoutes implements AutoCloseable {
         routes.register(ConsoleAssets.PATH, new ConsoleAssets());
         routes.register(OverviewApi.PATH, new AdminAccess(access,
                 new OverviewApi(core, registry, traffic, cluster, proxy, work)));
-        routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic, proxy)));
+        routes.register(TopicsApi.PATH, new AdminAccess(access, new TopicsApi(core, traffic, proxy == null ? null : proxy::scale)));
         routes.register(StoreGroupsApi.PATH, new AdminAccess(access, new StoreGroupsApi(proxy)));
         routes.register(GroupsApi.PATH, new AdminAccess(access, new GroupsApi(core, clients)));
         routes.register(MessagesApi.PATH, new AdminAccess(access, new MessagesApi(core)));

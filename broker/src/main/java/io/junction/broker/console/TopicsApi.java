@@ -12,15 +12,16 @@ import io.junction.spi.http.HttpExchange;
 import io.junction.spi.http.HttpHandler;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.junction.cluster.proxy.groups.GroupedProxy;
 import io.junction.cluster.proxy.groups.QueueSegment;
 import io.junction.cluster.proxy.groups.ScalingConflict;
+import io.junction.cluster.proxy.groups.TopicPlacement;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -35,6 +36,8 @@ import java.util.concurrent.CompletionException;
  *                                                   (fewer than open now: closes the last ones, read only);
  *                                                   answers the new placement
  * </pre>
+ * A scaling that lost the race for the topic's placement to other proxies every time ({@link ScalingConflict}) is
+ * answered 409; one naming an unknown or retired group 400.
  * A page holds at most {@value #MAX_ROWS} topics. Retry, dead-letter and the store's own topics are listed only with
  * {@code system=true}. Queue offsets and route lookups read memory; changes are the store's futures.
  */
@@ -46,13 +49,19 @@ final class TopicsApi implements HttpHandler {
 
     private final Messaging core;
     private final TrafficHistory traffic;
-    /** The proxy's link to its store groups, null when this node is not a proxy (nothing to scale across). */
-    private final GroupedProxy proxy;
+    /** Scales a topic across the proxy's store groups; null when this node is not a proxy (nothing to scale across). */
+    private final Scaler scaler;
 
-    TopicsApi(final Messaging core, final TrafficHistory traffic, final GroupedProxy proxy) {
+    /** A proxy's scaling of a topic's queues onto store groups ({@code GroupedProxy::scale}). */
+    @FunctionalInterface
+    interface Scaler {
+        CompletableFuture<TopicPlacement> scale(String topic, int queues, List<String> groups);
+    }
+
+    TopicsApi(final Messaging core, final TrafficHistory traffic, final Scaler scaler) {
         this.core = core;
         this.traffic = traffic;
-        this.proxy = proxy;
+        this.scaler = scaler;
     }
 
     @Override
@@ -95,7 +104,7 @@ final class TopicsApi implements HttpHandler {
     }
 
     private void scale(final HttpExchange exchange, final String topic) {
-        if (proxy == null) {
+        if (scaler == null) {
             JsonReplies.problem(exchange, HttpResponseStatus.NOT_FOUND,
                     "scaling is done by a proxy over several store groups (cluster.role=proxy)");
             return;
@@ -114,7 +123,7 @@ final class TopicsApi implements HttpHandler {
         if (groups.isEmpty()) {
             throw new IllegalArgumentException("groups names the store groups the topic's writes go to: groups=g1,g2");
         }
-        proxy.scale(topic, queues, groups).whenComplete((placement, e) -> {
+        scaler.scale(topic, queues, groups).whenComplete((placement, e) -> {
             if (e != null) {
                 final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (cause instanceof ScalingConflict) {
