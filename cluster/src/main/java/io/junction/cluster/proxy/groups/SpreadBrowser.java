@@ -7,16 +7,15 @@ import io.junction.core.message.StoredMessage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /** Browsing (a JMS queue browser) a topic whose queues are spread over store groups. */
 final class SpreadBrowser {
-    private final Map<String, Messaging> groups;
+    private final LiveGroupMap groups;
     private final Messaging metadata;
     private final PlacementBook book;
 
-    SpreadBrowser(final Map<String, Messaging> groups, final PlacementBook book) {
+    SpreadBrowser(final LiveGroupMap groups, final PlacementBook book) {
         this.groups = groups;
         this.metadata = groups.values().iterator().next();
         this.book = book;
@@ -60,7 +59,8 @@ final class SpreadBrowser {
                     positions[q] = r.positions()[q];
                 }
             }
-            r.messages().forEach(m -> found.add(LogicalMessages.fromGroup(placement, name, m)));
+            final int ordinal = groups.ordinal(name);
+            r.messages().forEach(m -> found.add(LogicalMessages.fromGroup(placement, name, ordinal, m)));
             return browseFrom(placement, request, order, index + 1, found, positions, end && r.end());
         });
     }
