@@ -63,6 +63,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     private final QueueScaler scaler;
     private final SealedQueueRetry moves;
     private final SealedForwarder forwarder;
+    private final GroupedStatistics statistics;
     /** Groups added at run time and retired since: their sealed segments are read, nothing new is placed there. */
     private final Set<String> retired = ConcurrentHashMap.newKeySet();
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -102,6 +103,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.browser = new SpreadBrowser(this.groups, book);
         this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g), metadataRefresh);
         this.moves = new SealedQueueRetry(book, metadataRefresh);
+        this.statistics = new GroupedStatistics(this.groups, metadata);
         this.forwarder = new SealedForwarder(this.groups::keySet, this::group, book, this::send);
         forwarder.sweep();
     }
@@ -486,10 +488,10 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         return consumers;
     }
 
-    /** The metadata group's figures (each store node's own are on its {@code /metrics}). */
+    /** Every group's figures together (each store node's own are on its {@code /metrics}). */
     @Override
     public Statistics statistics() {
-        return metadata.statistics();
+        return statistics;
     }
 
     @Override
