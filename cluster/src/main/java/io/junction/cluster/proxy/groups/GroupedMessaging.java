@@ -326,11 +326,15 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<Void> recall(final RecallHandle handle) {
         final String named = namedBy(handle.logOffset());
-        if (named != null) {
-            return group(named).recall(new RecallHandle(handle.topic(), handle.uniqueId(), handle.deliverAt(),
-                    GroupNumbering.rawOf(handle.logOffset())));
+        if (named == null) {
+            return firstAccepting(holding(handle.topic()), 0, m -> m.recall(handle));
         }
-        return firstAccepting(holding(handle.topic()), 0, m -> m.recall(handle));
+        final RecallHandle raw = new RecallHandle(handle.topic(), handle.uniqueId(), handle.deliverAt(),
+                GroupNumbering.rawOf(handle.logOffset()));
+        final List<Messaging> candidates = new ArrayList<>(List.of(group(named)));
+        holding(handle.topic()).stream().filter(m -> !candidates.contains(m)).forEach(candidates::add);
+        // Named by another proxy, which may number groups added at run time otherwise: the others are asked next.
+        return firstAccepting(candidates, 0, m -> m.recall(raw));
     }
 
     /**
@@ -341,12 +345,15 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<Void> endTransaction(final TransactionEnd end) {
         final String named = namedBy(end.commitLogOffset());
-        if (named != null) {
-            return group(named).endTransaction(new TransactionEnd(end.producerGroup(),
-                    GroupNumbering.rawOf(end.commitLogOffset()), end.messageId(), end.transactionId(),
-                    end.resolution(), end.fromCheck()));
+        if (named == null) {
+            return firstAccepting(new ArrayList<>(groups.values()), 0, m -> m.endTransaction(end));
         }
-        return firstAccepting(new ArrayList<>(groups.values()), 0, m -> m.endTransaction(end));
+        final TransactionEnd raw = new TransactionEnd(end.producerGroup(), GroupNumbering.rawOf(end.commitLogOffset()),
+                end.messageId(), end.transactionId(), end.resolution(), end.fromCheck());
+        final List<Messaging> candidates = new ArrayList<>(List.of(group(named)));
+        groups.values().stream().filter(m -> !candidates.contains(m)).forEach(candidates::add);
+        // Named by another proxy, which may number groups added at run time otherwise: the others are asked next.
+        return firstAccepting(candidates, 0, m -> m.endTransaction(raw));
     }
 
     /** The group other than the metadata group a handed-out commit-log offset names, null for none. */
