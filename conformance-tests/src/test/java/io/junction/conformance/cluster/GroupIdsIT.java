@@ -41,7 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * What two store groups number alike, through a proxy over both (one {@code store} replica each), with RocketMQ's
  * Remoting client 5.3.3 on topics whose two queues lie one on each group: a POP push consumer (client rebalance off,
  * which names a popped message by queue id and offset) fails one message of each group once and acks both
- * redeliveries while both are in flight (each group's retry queue starts at queue 0, offset 0); an offset push
+ * redeliveries while both are in flight (each held up to 8 s for the other) (each group's retry queue starts at queue 0, offset 0); an offset push
  * consumer fails one message of each group once (its send-back names the message by commit-log offset, per group);
  * each failed message comes again exactly once, nothing else does, and every message is found by the log offset of its
  * offset id and the one its consumer saw (VIEW_MESSAGE_BY_ID through the proxy), by its unique id and its key.
@@ -52,7 +52,12 @@ class GroupIdsIT {
     private static final String PULL_TOPIC = "ids-pull";
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** The POP consumer's invisible time: a redelivery not acked comes again after it. */
-    private static final long POP_INVISIBLE_MS = 8_000;
+    private static final long POP_INVISIBLE_MS = 15_000;
+    /**
+     * How long a redelivery waits for the other group's (so both are in flight together), well within the invisible
+     * time: a message held past it would come again by right.
+     */
+    private static final long HOLD_MS = 8_000;
     private static final int CLIENT_TIMEOUT_MS = 15_000;
 
     @RegisterExtension
@@ -105,7 +110,7 @@ class GroupIdsIT {
                 }
                 bothRedelivered.countDown();
                 try {
-                    bothRedelivered.await(30, TimeUnit.SECONDS);
+                    bothRedelivered.await(HOLD_MS, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -145,8 +150,8 @@ class GroupIdsIT {
             assertThat(counts(pullDeliveries)).as("offset consumer deliveries").isEqualTo(pullExpected);
         });
         // A redelivery acked under the other group's receipt would come again after the invisible time.
-        await("nothing delivered again").during(Duration.ofMillis(POP_INVISIBLE_MS * 2))
-                .atMost(Duration.ofMillis(POP_INVISIBLE_MS * 3)).untilAsserted(() -> {
+        await("nothing delivered again").during(Duration.ofMillis(POP_INVISIBLE_MS + 5_000))
+                .atMost(Duration.ofMillis(POP_INVISIBLE_MS * 2 + 5_000)).untilAsserted(() -> {
                     assertThat(counts(popDeliveries)).isEqualTo(popExpected);
                     assertThat(counts(pullDeliveries)).isEqualTo(pullExpected);
                 });
