@@ -11,6 +11,7 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
+import jakarta.jms.QueueBrowser;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import java.net.URI;
@@ -19,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import org.junit.jupiter.api.Tag;
@@ -29,11 +31,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A Qpid JMS (AMQP 1.0) consumer of a queue reads it through a proxy over two store groups (one {@code store}
  * replica each) while the proxy scales the queue from g1 to g2, with the messages it received from g1 not yet
  * committed: the messages sent after the seam wait until those are done, the ones it rolls back come again first,
- * and the queue is consumed in send order, every message committed once.
+ * and the queue is consumed in send order, every message committed once. A queue browser of a second queue scaled
+ * likewise lists the old segment's messages, then the new one's, in send order.
  */
 @Tag("cluster")
 class QueueSeamIT {
     private static final String QUEUE = "jms-seam";
+    private static final String BROWSED = "jms-seam-browsed";
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @RegisterExtension
@@ -84,6 +88,35 @@ class QueueSeamIT {
         receiving.commit();
         assertThat(after).containsExactly("q3", "q4");
         assertThat(consumer.receive(1_000)).as("every message committed once").isNull();
+
+        // A browser of a queue scaled from g1 to g2 lists both segments' messages in send order, taking nothing.
+        final HttpResponse<String> browsedQueue = post(proxy, "/admin/topics",
+                "{\"name\":\"" + BROWSED + "\",\"queues\":1}");
+        assertThat(browsedQueue.statusCode()).as(browsedQueue.body()).isEqualTo(201);
+        final Queue browsed = sending.createQueue(BROWSED);
+        final MessageProducer browsedProducer = sending.createProducer(browsed);
+        for (int i = 0; i < 3; i++) {
+            browsedProducer.send(sending.createTextMessage("b" + i));
+        }
+        final HttpResponse<String> scaledBrowsed = post(proxy, "/admin/topics/" + BROWSED
+                + "/scale?queues=1&groups=g2", "");
+        assertThat(scaledBrowsed.statusCode()).as(scaledBrowsed.body()).isEqualTo(200);
+        browsedProducer.send(sending.createTextMessage("b3"));
+        browsedProducer.send(sending.createTextMessage("b4"));
+        final List<String> all = List.of("b0", "b1", "b2", "b3", "b4");
+        assertThat(browse(sending.createBrowser(browsed))).containsExactlyElementsOf(all);
+        assertThat(browse(sending.createBrowser(browsed))).as("browsing again: nothing was taken")
+                .containsExactlyElementsOf(all);
+    }
+
+    private static List<String> browse(final QueueBrowser browser) throws JMSException {
+        final List<String> out = new ArrayList<>();
+        final Enumeration<?> e = browser.getEnumeration();
+        while (e.hasMoreElements()) {
+            out.add(((TextMessage) e.nextElement()).getText());
+        }
+        browser.close();
+        return out;
     }
 
     /** The next {@code count} messages' bodies, in the order received (each within {@link #WAIT}). */

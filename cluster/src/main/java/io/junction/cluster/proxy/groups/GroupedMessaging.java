@@ -39,12 +39,11 @@ import java.util.function.Supplier;
  * ending when the placement changes ({@link PlacementChangeWatch}), a FIFO or in-place consumer group's POP holding a
  * logical queue's next segment until it is done with the one before ({@link SeamHolds}); receipts name the group that
  * issued them and go back there ({@link ReceiptRouter}); queries ask every group holding the topic and merge
- * ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}).
+ * ({@link MergedQueries}); browsing goes group after group ({@link SpreadBrowser}). Commit-log offsets handed out
+ * name their group, so a look-up by one, a transaction end and a recall go to that group ({@link GroupNumbering}).
  * Consumer offsets are kept in logical offsets in the metadata group. What a store could not deliver into a sealed
  * queue itself is carried to the logical queue's live segment ({@link SealedForwarder}). Groups may be added and
  * removed while it runs ({@link #addGroup}, {@link #removeGroup}).
- *
- * <p>Commit-log offsets are per group: {@link #lookup} reads the metadata group's log only.
  */
 public final class GroupedMessaging implements Messaging, AutoCloseable {
     private final LiveGroupMap groups;
@@ -64,6 +63,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
     private final QueueScaler scaler;
     private final SealedQueueRetry moves;
     private final SealedForwarder forwarder;
+    private final GroupedStatistics statistics;
     /** Groups added at run time and retired since: their sealed segments are read, nothing new is placed there. */
     private final Set<String> retired = ConcurrentHashMap.newKeySet();
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -89,9 +89,10 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.metadataGroup = groups.keySet().iterator().next();
         this.metadata = groups.get(metadataGroup);
         this.book = new PlacementBook(metadata.kvConfigs());
-        this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name));
+        this.reader = new SegmentReader(this::group, name -> this.groups.containsKey(name), this.groups::ordinal);
         final GroupConfigSync configs = new GroupConfigSync(metadata, this::group);
-        this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs);
+        this.pops = new PopSpreader(this::group, name -> this.groups.containsKey(name), configs,
+                this.groups::ordinal);
         this.seams = new SeamHolds(metadata, this::group, name -> this.groups.containsKey(name));
         this.placementChanges = new PlacementChangeWatch(pop -> seams.scope(book.get(pop.topic()), pop), this);
         this.topics = new GroupedTopics(this.groups, book, metadataRefresh);
@@ -102,6 +103,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         this.browser = new SpreadBrowser(this.groups, book);
         this.scaler = new QueueScaler(this.groups, book, g -> !retired.contains(g), metadataRefresh);
         this.moves = new SealedQueueRetry(book, metadataRefresh);
+        this.statistics = new GroupedStatistics(this.groups, metadata);
         this.forwarder = new SealedForwarder(this.groups::keySet, this::group, book, this::send);
         forwarder.sweep();
     }
@@ -195,7 +197,8 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         }
         return moves.retried(message.topic(), SealedQueueRetry.writable(placement, queue), to -> group(
                 to.segment().group()).send(physical(message, to.segment()))
-                .thenApply(r -> logical(r, message.topic(), to.queue(), to.segment())));
+                .thenApply(r -> logical(r, message.topic(), to.queue(), to.segment(),
+                        groups.ordinal(to.segment().group()))));
     }
 
     /**
@@ -220,7 +223,8 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         }
         return moves.retried(first.topic(), SealedQueueRetry.writable(placement, queue), to -> group(
                 to.segment().group()).sendBatch(messages.stream().map(m -> physical(m, to.segment())).toList())
-                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), to.queue(), to.segment())).toList()));
+                .thenApply(rs -> rs.stream().map(r -> logical(r, first.topic(), to.queue(), to.segment(),
+                        groups.ordinal(to.segment().group()))).toList()));
     }
 
     /** The caller's queue, else the message group's (stable), else the next in turn: the core's rule, logically. */
@@ -240,13 +244,18 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
                 m.bornTimestamp(), m.bornHost(), m.reconsumeTimes());
     }
 
-    /** A send's result in logical terms (a delayed message's result names its timer queue: left as it is). */
+    /**
+     * A send's result in logical terms, its commit-log offset naming the group (a delayed message's result names its
+     * timer queue: that is left as it is).
+     */
     private static SendResult logical(final SendResult r, final String topic, final int queue,
-                                      final QueueSegment open) {
+                                      final QueueSegment open, final int ordinal) {
+        final long logOffset = GroupNumbering.tagged(ordinal, r.commitLogOffset());
         if (!r.topic().equals(topic) || r.queueId() != open.physicalQueue()) {
-            return r;
+            return logOffset == r.commitLogOffset() ? r : new SendResult(r.uniqueId(), r.topic(), r.queueId(),
+                    r.queueOffset(), logOffset, r.storeHost());
         }
-        return new SendResult(r.uniqueId(), r.topic(), queue, open.toLogical(r.queueOffset()), r.commitLogOffset(),
+        return new SendResult(r.uniqueId(), r.topic(), queue, open.toLogical(r.queueOffset()), logOffset,
                 r.storeHost());
     }
 
@@ -310,19 +319,47 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         return receipts.deadLetter(group, receiptHandle);
     }
 
-    /** The delayed message waits in the group its queue's segment was open on: each holding group is asked in turn. */
+    /**
+     * The delayed message waits in the group its queue's segment was open on, which the handle's log offset names;
+     * a handle naming none (the metadata group's, or from before offsets named groups): each holding group in turn.
+     */
     @Override
     public CompletableFuture<Void> recall(final RecallHandle handle) {
-        return firstAccepting(holding(handle.topic()), 0, m -> m.recall(handle));
+        final String named = namedBy(handle.logOffset());
+        if (named == null) {
+            return firstAccepting(holding(handle.topic()), 0, m -> m.recall(handle));
+        }
+        final RecallHandle raw = new RecallHandle(handle.topic(), handle.uniqueId(), handle.deliverAt(),
+                GroupNumbering.rawOf(handle.logOffset()));
+        final List<Messaging> candidates = new ArrayList<>(List.of(group(named)));
+        holding(handle.topic()).stream().filter(m -> !candidates.contains(m)).forEach(candidates::add);
+        // Named by another proxy, which may number groups added at run time otherwise: the others are asked next.
+        return firstAccepting(candidates, 0, m -> m.recall(raw));
     }
 
     /**
-     * The half message is in the group its send went to; the producer names it by log offset and id, which another
-     * group refuses (ILLEGAL_ARGUMENT, nothing changed), so each group is asked in turn until one takes it.
+     * The half message is in the group its send went to, which the log offset the producer was given names. A
+     * transaction check comes from the group itself with the group's own offset, which names no group: then each
+     * group is asked in turn (another group refuses the offset and id: ILLEGAL_ARGUMENT, nothing changed).
      */
     @Override
     public CompletableFuture<Void> endTransaction(final TransactionEnd end) {
-        return firstAccepting(new ArrayList<>(groups.values()), 0, m -> m.endTransaction(end));
+        final String named = namedBy(end.commitLogOffset());
+        if (named == null) {
+            return firstAccepting(new ArrayList<>(groups.values()), 0, m -> m.endTransaction(end));
+        }
+        final TransactionEnd raw = new TransactionEnd(end.producerGroup(), GroupNumbering.rawOf(end.commitLogOffset()),
+                end.messageId(), end.transactionId(), end.resolution(), end.fromCheck());
+        final List<Messaging> candidates = new ArrayList<>(List.of(group(named)));
+        groups.values().stream().filter(m -> !candidates.contains(m)).forEach(candidates::add);
+        // Named by another proxy, which may number groups added at run time otherwise: the others are asked next.
+        return firstAccepting(candidates, 0, m -> m.endTransaction(raw));
+    }
+
+    /** The group other than the metadata group a handed-out commit-log offset names, null for none. */
+    private String namedBy(final long commitLogOffset) {
+        final int ordinal = GroupNumbering.ordinalOf(commitLogOffset);
+        return ordinal == 0 ? null : groups.named(ordinal);
     }
 
     private static CompletableFuture<Void> firstAccepting(final List<Messaging> candidates, final int index,
@@ -404,9 +441,10 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
                 : reader.earliestStoreTime(placement, topic, queueId);
     }
 
+    /** In the group the offset names ({@link GroupNumbering}): commit-log offsets are per group. */
     @Override
     public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
-        return metadata.lookup(commitLogOffset);
+        return queries.lookup(commitLogOffset);
     }
 
     @Override
@@ -457,10 +495,10 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         return consumers;
     }
 
-    /** The metadata group's figures (each store node's own are on its {@code /metrics}). */
+    /** Every group's figures together (each store node's own are on its {@code /metrics}). */
     @Override
     public Statistics statistics() {
-        return metadata.statistics();
+        return statistics;
     }
 
     @Override

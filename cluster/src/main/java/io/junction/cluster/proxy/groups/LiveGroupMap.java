@@ -6,23 +6,46 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The store groups a proxy reaches, by name, in order: the metadata group first, then the configured ones, then those
  * added at run time. Groups come and go while calls run, so it is copy-on-write: a reader (an iteration, a look-up)
  * sees one consistent set, and a change replaces the whole (rare: an administrator adds or removes a group).
+ *
+ * <p>Each group also has a number ({@link #ordinal}): its place in the order this proxy first reached it (the
+ * metadata group 0, the configured groups in their configured order, which every proxy shares), never reused for
+ * another group while the proxy runs. It tells apart what two groups number alike ({@link GroupNumbering}).
  */
 final class LiveGroupMap extends AbstractMap<String, Messaging> {
     private volatile Map<String, Messaging> current;
+    private final Map<String, Integer> ordinals = new ConcurrentHashMap<>();
 
     LiveGroupMap(final Map<String, Messaging> initial) {
         this.current = Collections.unmodifiableMap(new LinkedHashMap<>(initial));
+        initial.keySet().forEach(name -> ordinals.put(name, ordinals.size()));
     }
 
     synchronized void add(final String name, final Messaging group) {
         final Map<String, Messaging> next = new LinkedHashMap<>(current);
         next.putIfAbsent(name, group);
+        ordinals.putIfAbsent(name, ordinals.size());
         current = Collections.unmodifiableMap(next);
+    }
+
+    /** The group's number (0: the metadata group), -1 for a group never reached. */
+    int ordinal(final String name) {
+        return ordinals.getOrDefault(name, -1);
+    }
+
+    /** The group numbered {@code ordinal}, null when none is (or it was removed since). */
+    String named(final int ordinal) {
+        for (Map.Entry<String, Integer> e : ordinals.entrySet()) {
+            if (e.getValue() == ordinal) {
+                return current.containsKey(e.getKey()) ? e.getKey() : null;
+            }
+        }
+        return null;
     }
 
     synchronized void remove(final String name) {

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,14 +29,20 @@ final class PopSpreader {
     private final Function<String, Messaging> groups;
     private final Predicate<String> known;
     private final GroupConfigSync configs;
+    private final ToIntFunction<String> ordinals;
     private final AtomicInteger rotation = new AtomicInteger();
 
-    /** @param known whether a group is reached (a group forgotten since, with nothing readable left, is skipped) */
+    /**
+     * @param known    whether a group is reached (a group forgotten since, with nothing readable left, is skipped)
+     * @param ordinals each group's number: what two groups number alike (their retry queues, their log offsets) is
+     *                 handed out apart ({@link GroupNumbering})
+     */
     PopSpreader(final Function<String, Messaging> groups, final Predicate<String> known,
-                final GroupConfigSync configs) {
+                final GroupConfigSync configs, final ToIntFunction<String> ordinals) {
         this.groups = groups;
         this.known = known;
         this.configs = configs;
+        this.ordinals = ordinals;
     }
 
     CompletableFuture<PopResult> pop(final PopScope scope, final PopRequest request) {
@@ -159,9 +166,10 @@ final class PopSpreader {
                 return call;
             }).thenApply(r -> {
                 final List<PoppedMessage> out = new ArrayList<>(r.messages().size());
+                final int ordinal = ordinals.applyAsInt(group);
                 for (PoppedMessage m : r.messages()) {
-                    out.add(new PoppedMessage(LogicalMessages.fromGroup(placement, group, m.message()), m.topic(),
-                            new GroupedReceipt(group, m.receipt()), m.reconsumeTimes()));
+                    out.add(new PoppedMessage(LogicalMessages.fromGroup(placement, group, ordinal, m.message()),
+                            m.topic(), new GroupedReceipt(group, m.receipt()), m.reconsumeTimes()));
                 }
                 return out;
             });

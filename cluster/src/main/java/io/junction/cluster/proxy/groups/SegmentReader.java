@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 
 /**
  * Offset reads of a logical queue through its segments: a logical offset is read in the segment holding it (its
@@ -20,14 +21,18 @@ import java.util.function.Predicate;
 final class SegmentReader {
     private final Function<String, Messaging> groups;
     private final Predicate<String> known;
+    private final ToIntFunction<String> ordinals;
 
     /**
-     * @param known whether a group is reached: a sealed segment on a group forgotten since (removed once nothing
-     *              there was readable) reads as empty, and reads go on in the next segment
+     * @param known    whether a group is reached: a sealed segment on a group forgotten since (removed once nothing
+     *                 there was readable) reads as empty, and reads go on in the next segment
+     * @param ordinals each group's number, which the commit-log offsets handed out carry ({@link GroupNumbering})
      */
-    SegmentReader(final Function<String, Messaging> groups, final Predicate<String> known) {
+    SegmentReader(final Function<String, Messaging> groups, final Predicate<String> known,
+                  final ToIntFunction<String> ordinals) {
         this.groups = groups;
         this.known = known;
+        this.ordinals = ordinals;
     }
 
     CompletableFuture<PullResult> pull(final TopicPlacement placement, final PullRequest request) {
@@ -54,10 +59,11 @@ final class SegmentReader {
                 segment.open() ? request.maxWaitMillis() : 0));
         final CompletableFuture<PullResult> result = read.thenCompose(r -> {
             final List<StoredMessage> messages = new ArrayList<>(r.messages().size());
+            final int ordinal = ordinals.applyAsInt(segment.group());
             for (StoredMessage m : r.messages()) {
                 if (segment.holdsPhysical(m.queueOffset())) {
-                    messages.add(segment.identity(queue) ? m
-                            : LogicalMessages.relabel(m, queue, segment.toLogical(m.queueOffset())));
+                    messages.add(LogicalMessages.relabel(m, queue, segment.toLogical(m.queueOffset()),
+                            GroupNumbering.tagged(ordinal, m.commitLogOffset())));
                 }
             }
             long next = segment.toLogical(r.nextOffset());
