@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionException;
  * DELETE /admin/cluster/groups/{name}   removes an added group (retires it while sealed segments there are readable)
  * </pre>
  * Refusals: 400 a malformed name or address; 409 a name configured or added already, a group whose segments still
- * take writes (naming the topics), a configured group; 422 a group whose leader does not answer; 404 an unknown
+ * take writes (naming the topics), a configured group, every group number taken (64 groups added and not removed); 422 a group whose leader does not answer; 404 an unknown
  * group, or a node that is not a proxy. {@code GET /cluster} lists the groups.
  */
 final class StoreGroupsApi implements HttpHandler {
@@ -107,7 +107,7 @@ final class StoreGroupsApi implements HttpHandler {
             return;
         }
         final HttpResponseStatus status = switch (refused.reason()) {
-            case DUPLICATE, IN_USE, CONFIGURED -> HttpResponseStatus.CONFLICT;
+            case DUPLICATE, IN_USE, CONFIGURED, NUMBERS_TAKEN -> HttpResponseStatus.CONFLICT;
             case UNREACHABLE -> HttpResponseStatus.UNPROCESSABLE_ENTITY;
             case UNKNOWN -> HttpResponseStatus.NOT_FOUND;
         };

@@ -15,7 +15,9 @@ public final class GroupChangeRefused extends RuntimeException {
         /** No such group. */
         UNKNOWN,
         /** The group is in {@code cluster.store-groups}: change the configuration instead. */
-        CONFIGURED
+        CONFIGURED,
+        /** Every number a group added at run time can have is taken ({@link RuntimeGroupBook}). */
+        NUMBERS_TAKEN
     }
 
     private final Reason reason;

@@ -16,8 +16,9 @@ import java.util.HexFormat;
  * | 0 |  group n   |           the group's own commit-log offset          |
  * +---+------------+-----------------------------------------------------+
  * </pre>
- * So {@code lookup}, a Remoting consumer's send-back and an offset message id find the group again. Groups numbered
- * past {@value #MAX_TAGGED_ORDINAL} are not tagged (their offsets read as the metadata group's).
+ * So {@code lookup}, a Remoting consumer's send-back and an offset message id find the group again, through any
+ * proxy: numbers are the same on every proxy (configured groups by their place, from 0; groups added at run time
+ * from 64 to {@value #MAX_TAGGED_ORDINAL}, recorded with them: {@link RuntimeGroupBook}).
  *
  * <p><b>Retry queues</b>: every group has its own retry topic per consumer group, each numbered from queue 0 and
  * offset 0, and a Remoting POP client names a popped message by queue id and offset alone. A redelivered message of

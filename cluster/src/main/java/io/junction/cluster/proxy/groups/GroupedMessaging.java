@@ -112,11 +112,18 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
      * Reaches a store group added at run time: its segments are read and written from now on, scaling may place
      * segments there ({@code retired}: only its sealed segments are read), and what it forwards from sealed queues
      * is carried. New topics keep spreading over the configured groups only, so every proxy places them alike.
+     *
+     * @param number the group's number, recorded with it in the metadata group ({@link GroupNumbering})
      */
-    public void addGroup(final String name, final Messaging group, final boolean retiredGroup) {
-        groups.add(name, group);
+    public void addGroup(final String name, final Messaging group, final int number, final boolean retiredGroup) {
+        groups.add(name, group, number);
         setRetired(name, retiredGroup);
         forwarder.sweep();
+    }
+
+    /** The group's number ({@link GroupNumbering}), -1 for a group not reached. */
+    int number(final String name) {
+        return groups.ordinal(name);
     }
 
     /** Marks a group retired (no new segment is placed there) or not. */

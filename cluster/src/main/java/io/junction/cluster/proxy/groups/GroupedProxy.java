@@ -71,6 +71,11 @@ public final class GroupedProxy implements AutoCloseable {
      */
     public static GroupedProxy start(final List<StoreGroup> groups, final int maxMessageSize,
                                      final Duration settleTimeout) {
+        if (groups.size() > RuntimeGroupBook.FIRST_NUMBER) {
+            // Configured groups are numbered by their place; numbers from FIRST_NUMBER are for groups added later.
+            throw new ClusterStartException("cluster.store-groups names " + groups.size() + " groups; at most "
+                    + RuntimeGroupBook.FIRST_NUMBER + " are supported (add more at run time)");
+        }
         final Map<String, ProxyNode> nodes = new LinkedHashMap<>();
         try {
             for (StoreGroup group : groups) {
@@ -120,13 +125,24 @@ public final class GroupedProxy implements AutoCloseable {
                         + " is unreachable: no leader of " + group.contracts() + " answered within "
                         + JOIN_TIMEOUT.toSeconds() + " s");
             }
+            final int number;
             try {
-                recorded.put(new RuntimeGroupBook.Recorded(group, false)).join();
+                number = recorded.claimNumber(group.name());
             } catch (RuntimeException e) {
                 node.close();
                 throw e;
             }
-            serve(group.name(), node, false);
+            try {
+                if (!recorded.create(new RuntimeGroupBook.Recorded(group, number, false)).join()) {
+                    throw new GroupChangeRefused(GroupChangeRefused.Reason.DUPLICATE,
+                            "store group " + group.name() + " was added by another proxy meanwhile");
+                }
+            } catch (RuntimeException e) {
+                recorded.releaseNumber(number);
+                node.close();
+                throw e;
+            }
+            serve(group.name(), node, number, false);
         }, changes);
     }
 
@@ -154,11 +170,14 @@ public final class GroupedProxy implements AutoCloseable {
             }
             if (!use.sealedIn().isEmpty()) {
                 if (record != null && !record.retired()) {
-                    recorded.put(new RuntimeGroupBook.Recorded(record.group(), true)).join();
+                    recorded.put(record.retire()).join();
                 }
                 messaging.setRetired(name, true);
             } else {
                 recorded.delete(name).join();
+                if (record != null) {
+                    recorded.releaseNumber(record.number()).join();
+                }
                 forget(name);
             }
             return use;
@@ -183,12 +202,17 @@ public final class GroupedProxy implements AutoCloseable {
                 if (configured.contains(name)) {
                     continue;
                 }
+                if (nodes.containsKey(name) && messaging.number(name) != r.number()) {
+                    // Forgotten and added again under this name (another number) between two syncs.
+                    forget(name);
+                }
                 if (nodes.containsKey(name)) {
                     messaging.setRetired(name, r.retired());
                     continue;
                 }
                 try {
-                    serve(name, ProxyNode.start(r.group().contracts(), maxMessageSize, JOIN_TIMEOUT), r.retired());
+                    serve(name, ProxyNode.start(r.group().contracts(), maxMessageSize, JOIN_TIMEOUT), r.number(),
+                            r.retired());
                 } catch (ClusterStartException e) {
                     LOG.warn("Store group {} recorded in the metadata group is unreachable; trying again: {}", name,
                             e.getMessage());
@@ -204,10 +228,11 @@ public final class GroupedProxy implements AutoCloseable {
         }
     }
 
-    private void serve(final String name, final ProxyNode node, final boolean retired) {
+    private void serve(final String name, final ProxyNode node, final int number, final boolean retired) {
         nodes.put(name, node);
-        messaging.addGroup(name, node.messaging(), retired);
-        LOG.info("Store group {} added{}", name, retired ? " (retired: its sealed segments are read)" : "");
+        messaging.addGroup(name, node.messaging(), number, retired);
+        LOG.info("Store group {} (number {}) added{}", name, number,
+                retired ? " (retired: its sealed segments are read)" : "");
     }
 
     private void forget(final String name) {

@@ -13,9 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * added at run time. Groups come and go while calls run, so it is copy-on-write: a reader (an iteration, a look-up)
  * sees one consistent set, and a change replaces the whole (rare: an administrator adds or removes a group).
  *
- * <p>Each group also has a number ({@link #ordinal}): its place in the order this proxy first reached it (the
- * metadata group 0, the configured groups in their configured order, which every proxy shares), never reused for
- * another group while the proxy runs. It tells apart what two groups number alike ({@link GroupNumbering}).
+ * <p>Each group also has a number ({@link #ordinal}) that tells apart what two groups number alike
+ * ({@link GroupNumbering}), the same on every proxy: the configured groups are numbered by their place in
+ * {@code cluster.store-groups} (the metadata group 0; every proxy is configured alike), a group added at run time
+ * carries the number recorded with it in the metadata group ({@link RuntimeGroupBook}).
  */
 final class LiveGroupMap extends AbstractMap<String, Messaging> {
     private volatile Map<String, Messaging> current;
@@ -26,10 +27,11 @@ final class LiveGroupMap extends AbstractMap<String, Messaging> {
         initial.keySet().forEach(name -> ordinals.put(name, ordinals.size()));
     }
 
-    synchronized void add(final String name, final Messaging group) {
+    /** Adds a group under the number recorded for it ({@link RuntimeGroupBook}). */
+    synchronized void add(final String name, final Messaging group, final int number) {
         final Map<String, Messaging> next = new LinkedHashMap<>(current);
         next.putIfAbsent(name, group);
-        ordinals.putIfAbsent(name, ordinals.size());
+        ordinals.putIfAbsent(name, number);
         current = Collections.unmodifiableMap(next);
     }
 
@@ -51,6 +53,7 @@ final class LiveGroupMap extends AbstractMap<String, Messaging> {
     synchronized void remove(final String name) {
         final Map<String, Messaging> next = new LinkedHashMap<>(current);
         next.remove(name);
+        ordinals.remove(name);
         current = Collections.unmodifiableMap(next);
     }
 

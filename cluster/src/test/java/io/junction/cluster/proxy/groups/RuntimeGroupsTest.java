@@ -152,7 +152,7 @@ class RuntimeGroupsTest {
         // At once, well within B's mirror interval: B must ask the leader, not its snapshot.
         assertThat(refusal(catchFailure(b.addGroup(group("g2", 2))))).isEqualTo(GroupChangeRefused.Reason.DUPLICATE);
         assertThat(a.messaging().kvConfigs().get(RuntimeGroupBook.NAMESPACE, "g2")).as("the record A wrote")
-                .contains(String.join(",", group("g2", 1).contracts()));
+                .contains(RuntimeGroupBook.FIRST_NUMBER + ";" + String.join(",", group("g2", 1).contracts()));
     }
 
     @Test
@@ -167,6 +167,44 @@ class RuntimeGroupsTest {
         assertThat(((GroupedMessaging) a.messaging()).groupNames()).containsExactly("g1");
         await().atMost(SETTLE).until(() -> viaB.groupNames().equals(List.of("g1")));
         assertThat(a.status()).as("one group again: its own status").isNotInstanceOf(GroupedProxyStatus.class);
+    }
+
+    @Test
+    void shouldNumberAGroupAlikeOnEveryProxyWhicheverOrderItLearnedTheGroupsIn() throws Exception {
+        final GroupedProxy a = proxies.get(0);
+        final GroupedMessaging viaA = (GroupedMessaging) a.messaging();
+        final GroupedMessaging viaB = (GroupedMessaging) proxies.get(1).messaging();
+        // Added as g3 then g2; B learns them from the record, which lists them by name (g2 first).
+        get(a.addGroup(group("g3", 2)));
+        get(a.addGroup(group("g2", 1)));
+        assertThat(viaA.number("g3")).isEqualTo(RuntimeGroupBook.FIRST_NUMBER);
+        assertThat(viaA.number("g2")).isEqualTo(RuntimeGroupBook.FIRST_NUMBER + 1);
+        final GroupedProxy c = startProxy();
+        final GroupedMessaging viaC = (GroupedMessaging) c.messaging();
+        await().atMost(SETTLE).until(() -> viaB.groupNames().containsAll(List.of("g2", "g3"))
+                && viaC.groupNames().containsAll(List.of("g2", "g3")));
+        for (GroupedMessaging other : List.of(viaB, viaC)) {
+            assertThat(other.number("g2")).isEqualTo(viaA.number("g2"));
+            assertThat(other.number("g3")).isEqualTo(viaA.number("g3"));
+        }
+
+        // A message on g2 sent through A is found through B and C by the log offset A handed out.
+        get(viaA.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
+        get(a.scale(TOPIC, 1, List.of("g2")));
+        final long offset = get(viaA.send(message(0, "on-g2"))).commitLogOffset();
+        for (GroupedMessaging via : List.of(viaA, viaB, viaC)) {
+            assertThat(get(via.lookup(offset))).map(m -> new String(m.bodyBytes(), StandardCharsets.UTF_8))
+                    .contains("on-g2");
+        }
+
+        // g3 holds nothing: removing it forgets it and gives its number back, for the next group added.
+        get(a.removeGroup("g3"));
+        assertThat(a.messaging().kvConfigs().get(RuntimeGroupBook.NUMBERS,
+                Integer.toString(RuntimeGroupBook.FIRST_NUMBER))).isEmpty();
+        get(proxies.get(1).addGroup(group("g4", 2)));
+        assertThat(viaB.number("g4")).isEqualTo(RuntimeGroupBook.FIRST_NUMBER);
+        await().atMost(SETTLE).until(() -> viaA.number("g4") == RuntimeGroupBook.FIRST_NUMBER
+                && viaA.number("g3") == -1);
     }
 
     private static List<String> readQueue0(final GroupedMessaging messaging, final int count) throws Exception {
