@@ -338,10 +338,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         }
         final RecallHandle raw = new RecallHandle(handle.topic(), handle.uniqueId(), handle.deliverAt(),
                 GroupNumbering.rawOf(handle.logOffset()));
-        final List<Messaging> candidates = new ArrayList<>(List.of(group(named)));
-        holding(handle.topic()).stream().filter(m -> !candidates.contains(m)).forEach(candidates::add);
-        // Named by another proxy, which may number groups added at run time otherwise: the others are asked next.
-        return firstAccepting(candidates, 0, m -> m.recall(raw));
+        return group(named).recall(raw);
     }
 
     /**
@@ -357,10 +354,7 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
         }
         final TransactionEnd raw = new TransactionEnd(end.producerGroup(), GroupNumbering.rawOf(end.commitLogOffset()),
                 end.messageId(), end.transactionId(), end.resolution(), end.fromCheck());
-        final List<Messaging> candidates = new ArrayList<>(List.of(group(named)));
-        groups.values().stream().filter(m -> !candidates.contains(m)).forEach(candidates::add);
-        // Named by another proxy, which may number groups added at run time otherwise: the others are asked next.
-        return firstAccepting(candidates, 0, m -> m.endTransaction(raw));
+        return group(named).endTransaction(raw);
     }
 
     /** The group other than the metadata group a handed-out commit-log offset names, null for none. */
