@@ -103,24 +103,28 @@ final class IndexFile {
         return lastLogOffset;
     }
 
-    /** Adds the keys of one record (writer thread, file not sealed). The caller checked {@link #hasRoomFor}. */
-    void add(final List<String> keys, final long logOffset, final long timestamp) {
+    /**
+     * Adds one key of a record (writer thread, file not sealed); {@link #indexed} follows the record's last key. The
+     * caller checked {@link #hasRoomFor} for all of them.
+     */
+    void addKey(final int hash, final long logOffset, final long timestamp) {
         final MappedByteBuffer map = file.writable();
-        int n = count;
-        for (String key : keys) {
-            final int hash = hash(key);
-            final int slotPos = slotPosition(Math.floorMod(hash, slots));
-            final int previous = map.getInt(slotPos);
-            final int pos = entryPosition(slots, n);
-            map.putInt(pos + ENTRY_HASH_OFFSET, hash);
-            map.putLong(pos + ENTRY_LOG_OFFSET_OFFSET, logOffset);
-            map.putInt(pos + ENTRY_TIME_OFFSET, (int) Math.max(0, (timestamp - beginTimestamp) / 1000));
-            map.putInt(pos + ENTRY_PREVIOUS_OFFSET, previous);
-            map.putInt(slotPos, n + 1);
-            n++;
-        }
-        map.putInt(COUNT_OFFSET, n);
-        count = n;
+        final int n = count;
+        final int slotPos = slotPosition(Math.floorMod(hash, slots));
+        final int previous = map.getInt(slotPos);
+        final int pos = entryPosition(slots, n);
+        map.putInt(pos + ENTRY_HASH_OFFSET, hash);
+        map.putLong(pos + ENTRY_LOG_OFFSET_OFFSET, logOffset);
+        map.putInt(pos + ENTRY_TIME_OFFSET, (int) Math.max(0, (timestamp - beginTimestamp) / 1000));
+        map.putInt(pos + ENTRY_PREVIOUS_OFFSET, previous);
+        map.putInt(slotPos, n + 1);
+        map.putInt(COUNT_OFFSET, n + 1);
+        count = n + 1;
+    }
+
+    /** Records that the keys of the record at {@code logOffset}, stored at {@code timestamp}, are in. */
+    void indexed(final long logOffset, final long timestamp) {
+        final MappedByteBuffer map = file.writable();
         if (timestamp > endTimestamp) {
             map.putLong(END_TIMESTAMP_OFFSET, timestamp);
             endTimestamp = timestamp;
@@ -130,10 +134,12 @@ final class IndexFile {
         dirty = true;
     }
 
-    /** Candidate log offsets for {@code key} stored within [begin, end], newest first, appended to {@code out}. */
-    void find(final String key, final long beginTimestamp, final long endTimestamp, final int max,
+    /**
+     * Candidate log offsets for the key hashed to {@code hash} ({@link IndexKeyHash}) stored within [begin, end],
+     * newest first, appended to {@code out}.
+     */
+    void find(final int hash, final long beginTimestamp, final long endTimestamp, final int max,
               final List<Long> out) {
-        final int hash = hash(key);
         final int count = count();
         final long base = beginTimestamp();
         int entry = file.getInt(slotPosition(Math.floorMod(hash, slots)));
@@ -192,9 +198,5 @@ final class IndexFile {
     /** Unmaps (the writer has stopped). */
     void close() {
         file.close();
-    }
-
-    private static int hash(final String key) {
-        return key.hashCode() & 0x7FFFFFFF;
     }
 }

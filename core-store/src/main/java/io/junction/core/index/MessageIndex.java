@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
 public final class MessageIndex {
     private static final Logger LOG = LoggerFactory.getLogger(MessageIndex.class);
 
+    /** Between the keys of {@code KEYS}. */
+    private static final char KEY_SEPARATOR = ' ';
+
     private final Path dir;
     private final int entriesPerFile;
     private volatile List<IndexFile> files;
@@ -61,16 +64,34 @@ public final class MessageIndex {
         if (info.physicalOffset() <= lastIndexedOffset()) {
             return;
         }
-        final List<String> keys = keysOf(info);
-        if (keys.isEmpty()) {
+        final String id = info.uniqueId();
+        final boolean hasId = id != null && !id.isEmpty();
+        final String keys = info.keys();
+        final int count = (hasId ? 1 : 0) + keyCount(keys);
+        if (count == 0) {
             return;
         }
         final List<IndexFile> all = files;
         IndexFile current = all.isEmpty() ? null : all.get(all.size() - 1);
-        if (current == null || current.sealed() || !current.hasRoomFor(keys.size())) {
-            current = roll(info, keys.size());
+        if (current == null || current.sealed() || !current.hasRoomFor(count)) {
+            current = roll(info, count);
         }
-        current.add(keys, info.physicalOffset(), info.storeTimestamp());
+        // Hashed from the parts: no topic#key strings, no list of them, no split of the keys.
+        final String topic = info.topic();
+        final long offset = info.physicalOffset();
+        final long timestamp = info.storeTimestamp();
+        if (hasId) {
+            current.addKey(IndexKeyHash.of(topic, id), offset, timestamp);
+        }
+        if (keys != null) {
+            for (int from = 0, to; from < keys.length(); from = to + 1) {
+                to = endOfKey(keys, from);
+                if (to > from) {
+                    current.addKey(IndexKeyHash.of(topic, keys, from, to), offset, timestamp);
+                }
+            }
+        }
+        current.indexed(offset, timestamp);
     }
 
     /** Starts a new file; synchronized with retention replacing the list. */
@@ -86,39 +107,38 @@ public final class MessageIndex {
         return created;
     }
 
-    private static List<String> keysOf(final DispatchInfo info) {
-        final List<String> keys = new ArrayList<>(2);
-        final String id = info.uniqueId();
-        if (id != null && !id.isEmpty()) {
-            keys.add(key(info.topic(), id));
+    /** How many non-empty space-separated keys {@code keys} holds (0 for null). */
+    private static int keyCount(final String keys) {
+        if (keys == null) {
+            return 0;
         }
-        final String k = info.keys();
-        if (k != null) {
-            for (String one : k.split(" ")) {
-                if (!one.isEmpty()) {
-                    keys.add(key(info.topic(), one));
-                }
+        int n = 0;
+        for (int from = 0, to; from < keys.length(); from = to + 1) {
+            to = endOfKey(keys, from);
+            if (to > from) {
+                n++;
             }
         }
-        return keys;
+        return n;
     }
 
-    static String key(final String topic, final String key) {
-        return topic + '#' + key;
+    private static int endOfKey(final String keys, final int from) {
+        final int space = keys.indexOf(KEY_SEPARATOR, from);
+        return space < 0 ? keys.length() : space;
     }
 
     /** Candidate log offsets of records of {@code topic} with {@code key}, newest first. */
     public List<Long> find(final String topic, final String key, final long beginTimestamp, final long endTimestamp,
                            final int max) {
         final List<Long> out = new ArrayList<>();
-        final String full = key(topic, key);
+        final int hash = IndexKeyHash.of(topic, key);
         final List<IndexFile> all = files;
         for (int i = all.size() - 1; i >= 0 && out.size() < max; i--) {
             final IndexFile f = all.get(i);
             if (f.endTimestamp() < beginTimestamp - 1000 || f.beginTimestamp() > endTimestamp) {
                 continue;
             }
-            f.find(full, beginTimestamp, endTimestamp, max, out);
+            f.find(hash, beginTimestamp, endTimestamp, max, out);
         }
         return out;
     }

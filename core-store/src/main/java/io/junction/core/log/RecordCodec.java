@@ -59,17 +59,12 @@ public final class RecordCodec {
     public static Prepared prepare(final Message message, final InetSocketAddress storeHost,
                                    final String assignedUniqueId) {
         final byte[] topic = message.topic().getBytes(StandardCharsets.UTF_8);
-        String encodedProperties = MessageProperties.encode(message.properties());
-        if (assignedUniqueId != null) {
-            encodedProperties = MessageProperties.append(encodedProperties, MessageProperties.UNIQUE_ID,
-                    assignedUniqueId);
-        }
-        final byte[] properties = encodedProperties.getBytes(StandardCharsets.UTF_8);
+        final int propertiesLength = PropertyBytes.length(message.properties(), assignedUniqueId);
         if (topic.length == 0 || topic.length > MAX_TOPIC_LENGTH) {
             throw new IllegalArgumentException("topic length " + topic.length + " out of range");
         }
-        if (properties.length > MAX_PROPERTIES_LENGTH) {
-            throw new IllegalArgumentException("properties too long: " + properties.length + " bytes (max "
+        if (propertiesLength > MAX_PROPERTIES_LENGTH) {
+            throw new IllegalArgumentException("properties too long: " + propertiesLength + " bytes (max "
                     + MAX_PROPERTIES_LENGTH + ")");
         }
         final byte[] bornIp = addressBytes(message.bornHost());
@@ -81,8 +76,8 @@ public final class RecordCodec {
         if (storeIp.length == 16) {
             sysFlag |= SYS_FLAG_STORE_HOST_V6;
         }
-        return new Prepared(message, storeHost.getPort(), topic, properties, bornIp, storeIp, sysFlag,
-                recordLength(sysFlag, message.body().length, topic.length, properties.length));
+        return new Prepared(message, storeHost.getPort(), topic, assignedUniqueId, propertiesLength, bornIp, storeIp,
+                sysFlag, recordLength(sysFlag, message.body().length, topic.length, propertiesLength));
     }
 
     /** A message's record measured by {@link #prepare}: {@link #length()} bytes, rendered by {@link #writeTo}. */
@@ -90,18 +85,21 @@ public final class RecordCodec {
         private final Message message;
         private final int storePort;
         private final byte[] topic;
-        private final byte[] properties;
+        private final String assignedUniqueId;
+        private final int propertiesLength;
         private final byte[] bornIp;
         private final byte[] storeIp;
         private final int sysFlag;
         private final int length;
 
-        private Prepared(final Message message, final int storePort, final byte[] topic, final byte[] properties,
-                         final byte[] bornIp, final byte[] storeIp, final int sysFlag, final int length) {
+        private Prepared(final Message message, final int storePort, final byte[] topic, final String assignedUniqueId,
+                         final int propertiesLength, final byte[] bornIp, final byte[] storeIp, final int sysFlag,
+                         final int length) {
             this.message = message;
             this.storePort = storePort;
             this.topic = topic;
-            this.properties = properties;
+            this.assignedUniqueId = assignedUniqueId;
+            this.propertiesLength = propertiesLength;
             this.bornIp = bornIp;
             this.storeIp = storeIp;
             this.sysFlag = sysFlag;
@@ -136,7 +134,14 @@ public final class RecordCodec {
                 buf.put((byte) topic.length);
             }
             buf.put(topic);
-            buf.putShort((short) properties.length).put(properties);
+            buf.putShort((short) propertiesLength);
+            final int propertiesEnd = buf.position() + propertiesLength;
+            PropertyBytes.write(buf, message.properties(), assignedUniqueId);
+            if (buf.position() != propertiesEnd) {
+                // The properties are read twice (measured, then written): a map changed in between must not make a
+                // record whose parts do not add up to its length.
+                throw new IllegalStateException("the message's properties changed while its record was rendered");
+            }
         }
     }
 
@@ -253,7 +258,7 @@ public final class RecordCodec {
         int p = bodyLengthOffset(sysFlag);
         final int bodyLength = r.getInt(p);
         p += 4;
-        final ByteBuffer body = r.duplicate().position(p).limit(p + bodyLength).slice();
+        final ByteBuffer body = r.slice(p, bodyLength); // one view, not a duplicate and a slice of it
         p += bodyLength;
         final int topicLength;
         if (v2) {
