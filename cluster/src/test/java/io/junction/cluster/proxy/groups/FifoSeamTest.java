@@ -1,5 +1,6 @@
 package io.junction.cluster.proxy.groups;
 
+import static io.junction.cluster.proxy.groups.SingleReplicaGroups.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -14,8 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +39,7 @@ class FifoSeamTest {
     @BeforeEach
     void start() {
         groups = new SingleReplicaGroups(dir, 2);
-        proxy = (GroupedMessaging) groups.proxy(groups.first(2)).messaging();
+        proxy = groups.proxyOverFirst(2);
     }
 
     @AfterEach
@@ -48,17 +47,13 @@ class FifoSeamTest {
         groups.close();
     }
 
-    private static <T> T get(final CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
-    }
-
     private void send(final String messageGroup, final int seq) throws Exception {
-        get(proxy.send(Message.builder(TOPIC).property(MessageProperties.MESSAGE_GROUP, messageGroup)
+        result(proxy.send(Message.builder(TOPIC).property(MessageProperties.MESSAGE_GROUP, messageGroup)
                 .body((messageGroup + seq).getBytes(StandardCharsets.UTF_8)).build()));
     }
 
     private List<PoppedMessage> pop(final long waitMillis) throws Exception {
-        return get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, 8, 60_000, waitMillis))).messages();
+        return result(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, 8, 60_000, waitMillis))).messages();
     }
 
     private static String body(final PoppedMessage m) {
@@ -67,8 +62,8 @@ class FifoSeamTest {
 
     @Test
     void shouldHoldAMessageGroupsNewSegmentUntilItsOldSegmentIsAcked() throws Exception {
-        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
-        get(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, true,
+        result(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
+        result(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, true,
                 false, Map.of())));
         await().atMost(SingleReplicaGroups.SETTLE).until(() -> proxy.groups().get(CONSUMERS)
                 .map(GroupConfig::fifo).orElse(false));
@@ -78,7 +73,7 @@ class FifoSeamTest {
         final List<PoppedMessage> first = pop(0);
         assertThat(first).extracting(FifoSeamTest::body).containsExactly("A0");
 
-        final TopicPlacement scaled = get(proxy.scale(TOPIC, 1, List.of("g2")));
+        final TopicPlacement scaled = result(proxy.scale(TOPIC, 1, List.of("g2")));
         assertThat(scaled.queue(0)).hasSize(2);
         assertThat(scaled.openSegment(0).group()).isEqualTo("g2");
         send("A", 3);
@@ -90,12 +85,12 @@ class FifoSeamTest {
                 .isEmpty();
 
         final List<String> delivered = new ArrayList<>(List.of(body(first.get(0))));
-        get(proxy.ack(CONSUMERS, first.get(0).receiptHandle()));
+        result(proxy.ack(CONSUMERS, first.get(0).receiptHandle()));
         final long end = System.nanoTime() + SingleReplicaGroups.SETTLE.toNanos();
         while (delivered.size() < 5 && System.nanoTime() < end) {
             for (PoppedMessage m : pop(2_000)) {
                 delivered.add(body(m));
-                get(proxy.ack(CONSUMERS, m.receiptHandle()));
+                result(proxy.ack(CONSUMERS, m.receiptHandle()));
             }
         }
         assertThat(delivered).containsExactly("A0", "A1", "A2", "A3", "A4");

@@ -1,5 +1,6 @@
 package io.junction.cluster.proxy.groups;
 
+import static io.junction.cluster.proxy.groups.SingleReplicaGroups.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.RuntimeFigures;
@@ -8,8 +9,6 @@ import io.junction.core.message.Message;
 import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +30,7 @@ class GroupedStatisticsTest {
     @BeforeEach
     void start() {
         groups = new SingleReplicaGroups(dir, 2);
-        proxy = (GroupedMessaging) groups.proxy(groups.first(2)).messaging();
+        proxy = groups.proxyOverFirst(2);
     }
 
     @AfterEach
@@ -39,26 +38,22 @@ class GroupedStatisticsTest {
         groups.close();
     }
 
-    private static <T> T get(final CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
-    }
-
     @Test
     void shouldSumEveryGroupsFigures() throws Exception {
-        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
+        result(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
         for (int i = 0; i < 3; i++) {
-            get(proxy.send(Message.builder(TOPIC).queueId(0).body(("a" + i).getBytes(StandardCharsets.UTF_8))
+            result(proxy.send(Message.builder(TOPIC).queueId(0).body(("a" + i).getBytes(StandardCharsets.UTF_8))
                     .build()));
         }
         for (int i = 0; i < 5; i++) {
-            get(proxy.send(Message.builder(TOPIC).queueId(1).body(("b" + i).getBytes(StandardCharsets.UTF_8))
+            result(proxy.send(Message.builder(TOPIC).queueId(1).body(("b" + i).getBytes(StandardCharsets.UTF_8))
                     .build()));
         }
         groups.stores().forEach(TestStores::awaitIndexed);
-        final RuntimeFigures g1 = get(groups.store(0).statistics().runtime());
-        final RuntimeFigures g2 = get(groups.store(1).statistics().runtime());
+        final RuntimeFigures g1 = result(groups.store(0).statistics().runtime());
+        final RuntimeFigures g2 = result(groups.store(1).statistics().runtime());
         assertThat(g2.storedTotals().now()).as("g2 stored queue 1's five").isGreaterThanOrEqualTo(5);
-        final RuntimeFigures both = get(proxy.statistics().runtime());
+        final RuntimeFigures both = result(proxy.statistics().runtime());
         assertThat(both.storedTotals().now()).isEqualTo(g1.storedTotals().now() + g2.storedTotals().now());
         assertThat(both.logMaxOffset() - both.logMinOffset())
                 .isEqualTo(g1.logMaxOffset() - g1.logMinOffset() + g2.logMaxOffset() - g2.logMinOffset());

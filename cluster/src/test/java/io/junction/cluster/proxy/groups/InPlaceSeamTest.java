@@ -1,5 +1,6 @@
 package io.junction.cluster.proxy.groups;
 
+import static io.junction.cluster.proxy.groups.SingleReplicaGroups.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -15,8 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +41,7 @@ class InPlaceSeamTest {
     @BeforeEach
     void start() {
         groups = new SingleReplicaGroups(dir, 2);
-        proxy = (GroupedMessaging) groups.proxy(groups.first(2)).messaging();
+        proxy = groups.proxyOverFirst(2);
     }
 
     @AfterEach
@@ -50,16 +49,12 @@ class InPlaceSeamTest {
         groups.close();
     }
 
-    private static <T> T get(final CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
-    }
-
     private void send(final String body) throws Exception {
-        get(proxy.send(Message.builder(TOPIC).body(body.getBytes(StandardCharsets.UTF_8)).build()));
+        result(proxy.send(Message.builder(TOPIC).body(body.getBytes(StandardCharsets.UTF_8)).build()));
     }
 
     private List<PoppedMessage> pop(final int max, final long waitMillis) throws Exception {
-        return get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, max, 60_000, waitMillis))).messages();
+        return result(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, max, 60_000, waitMillis))).messages();
     }
 
     private static String body(final PoppedMessage m) {
@@ -68,8 +63,8 @@ class InPlaceSeamTest {
 
     @Test
     void shouldHoldTheNewSegmentUntilTheOldSegmentsMessagesAreDone() throws Exception {
-        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
-        get(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, false,
+        result(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
+        result(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, false,
                 false, Map.of(GroupConfig.IN_PLACE_ATTRIBUTE, "true"))));
         await().atMost(SingleReplicaGroups.SETTLE).until(() -> proxy.groups().get(CONSUMERS)
                 .map(GroupConfig::inPlace).orElse(false));
@@ -79,7 +74,7 @@ class InPlaceSeamTest {
         final List<PoppedMessage> first = pop(8, 0);
         assertThat(first).extracting(InPlaceSeamTest::body).containsExactly("m0", "m1", "m2");
 
-        final TopicPlacement scaled = get(proxy.scale(TOPIC, 1, List.of("g2")));
+        final TopicPlacement scaled = result(proxy.scale(TOPIC, 1, List.of("g2")));
         assertThat(scaled.openSegment(0).group()).isEqualTo("g2");
         send("m3");
         send("m4");
@@ -90,16 +85,16 @@ class InPlaceSeamTest {
                 .as("nothing of g2 while the old segment has unacknowledged messages").isEmpty();
 
         // m0 is given back (a JMS rollback): it comes again in its place, before anything of g2.
-        get(proxy.changeInvisibleTime(CONSUMERS, first.get(0).receiptHandle(), 0));
-        get(proxy.ack(CONSUMERS, first.get(1).receiptHandle()));
-        get(proxy.ack(CONSUMERS, first.get(2).receiptHandle()));
+        result(proxy.changeInvisibleTime(CONSUMERS, first.get(0).receiptHandle(), 0));
+        result(proxy.ack(CONSUMERS, first.get(1).receiptHandle()));
+        result(proxy.ack(CONSUMERS, first.get(2).receiptHandle()));
         final List<String> delivered = new ArrayList<>();
         final long end = System.nanoTime() + SingleReplicaGroups.SETTLE.toNanos();
         while (delivered.size() < 3 && System.nanoTime() < end) {
             // One at a time, so a pop starting its pass at g2 would take m3 first if g2 were not held.
             for (PoppedMessage m : pop(1, 1_000)) {
                 delivered.add(body(m));
-                get(proxy.ack(CONSUMERS, m.receiptHandle()));
+                result(proxy.ack(CONSUMERS, m.receiptHandle()));
             }
         }
         assertThat(delivered).containsExactly("m0", "m3", "m4");
@@ -111,24 +106,24 @@ class InPlaceSeamTest {
      */
     @Test
     void shouldNotHoldASelectorsPopBehindTheOldSegmentsUnselectedMessage() throws Exception {
-        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
-        get(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, false,
+        result(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 1)));
+        result(proxy.groups().createOrUpdate(new GroupConfig(CONSUMERS, GroupConfig.DEFAULT_MAX_RECONSUME_TIMES, false,
                 false, Map.of(GroupConfig.IN_PLACE_ATTRIBUTE, "true"))));
         await().atMost(SingleReplicaGroups.SETTLE).until(() -> proxy.groups().get(CONSUMERS)
                 .map(GroupConfig::inPlace).orElse(false));
         final MessageFilter red = Filters.jmsSelector("color = 'red'");
         sendColored("blue0", "blue");
         sendColored("red1", "red");
-        final List<PoppedMessage> first = get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, red, 8, 60_000, 0)))
+        final List<PoppedMessage> first = result(proxy.pop(new PopRequest(CONSUMERS, TOPIC, red, 8, 60_000, 0)))
                 .messages();
         assertThat(first).extracting(InPlaceSeamTest::body).containsExactly("red1");
-        get(proxy.ack(CONSUMERS, first.get(0).receiptHandle()));
+        result(proxy.ack(CONSUMERS, first.get(0).receiptHandle()));
 
-        assertThat(get(proxy.scale(TOPIC, 1, List.of("g2"))).openSegment(0).group()).isEqualTo("g2");
+        assertThat(result(proxy.scale(TOPIC, 1, List.of("g2"))).openSegment(0).group()).isEqualTo("g2");
         sendColored("red2", "red");
 
         // blue0 is still in g1's segment, taken by no one; the selector's POP gets red2 of g2 all the same.
-        final List<PoppedMessage> next = get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, red, 8, 60_000, 5_000)))
+        final List<PoppedMessage> next = result(proxy.pop(new PopRequest(CONSUMERS, TOPIC, red, 8, 60_000, 5_000)))
                 .messages();
         assertThat(next).extracting(InPlaceSeamTest::body).containsExactly("red2");
         // A POP without a selector is still held: blue0 comes first, and nothing of g2 while it is in flight.
@@ -137,7 +132,7 @@ class InPlaceSeamTest {
     }
 
     private void sendColored(final String body, final String color) throws Exception {
-        get(proxy.send(Message.builder(TOPIC).body(body.getBytes(StandardCharsets.UTF_8)).property("color", color)
+        result(proxy.send(Message.builder(TOPIC).body(body.getBytes(StandardCharsets.UTF_8)).property("color", color)
                 .build()));
     }
 }

@@ -1,5 +1,6 @@
 package io.junction.cluster.proxy.groups;
 
+import static io.junction.cluster.proxy.groups.SingleReplicaGroups.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.core.BrowseRequest;
@@ -13,8 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +37,7 @@ class SegmentBrowsingTest {
     @BeforeEach
     void start() {
         groups = new SingleReplicaGroups(dir, 2);
-        proxy = (GroupedMessaging) groups.proxy(groups.first(2)).messaging();
+        proxy = groups.proxyOverFirst(2);
     }
 
     @AfterEach
@@ -46,12 +45,8 @@ class SegmentBrowsingTest {
         groups.close();
     }
 
-    private static <T> T get(final CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
-    }
-
     private void send(final int queue, final String body) throws Exception {
-        get(proxy.send(Message.builder(TOPIC).queueId(queue).body(body.getBytes(StandardCharsets.UTF_8)).build()));
+        result(proxy.send(Message.builder(TOPIC).queueId(queue).body(body.getBytes(StandardCharsets.UTF_8)).build()));
     }
 
     private static String body(final StoredMessage m) {
@@ -60,12 +55,12 @@ class SegmentBrowsingTest {
 
     @Test
     void shouldBrowseEachQueueAcrossItsSegmentsInOrder() throws Exception {
-        get(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
+        result(proxy.topics().createIfAbsent(TopicConfig.of(TOPIC, 2)));
         for (int i = 0; i < 3; i++) {
             send(0, "a" + i);
         }
         send(1, "b0");
-        final TopicPlacement scaled = get(proxy.scale(TOPIC, 2, List.of("g2")));
+        final TopicPlacement scaled = result(proxy.scale(TOPIC, 2, List.of("g2")));
         assertThat(scaled.queue(0)).hasSize(2);
         assertThat(scaled.openSegment(0).group()).isEqualTo("g2");
         send(0, "a3");
@@ -82,10 +77,10 @@ class SegmentBrowsingTest {
         final long end = System.nanoTime() + SingleReplicaGroups.SETTLE.toNanos();
         while (popped.stream().filter(m -> body(m.message()).startsWith("a")).count() < 2
                 && System.nanoTime() < end) {
-            popped.addAll(get(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, 1, 60_000, 0))).messages());
+            popped.addAll(result(proxy.pop(new PopRequest(CONSUMERS, TOPIC, null, 1, 60_000, 0))).messages());
         }
         for (PoppedMessage m : popped) {
-            get(proxy.ack(CONSUMERS, m.receiptHandle()));
+            result(proxy.ack(CONSUMERS, m.receiptHandle()));
         }
         final List<String> consumed = popped.stream().map(m -> body(m.message())).toList();
         assertThat(browseAll(3)).as("after %s were consumed", consumed)
@@ -97,7 +92,7 @@ class SegmentBrowsingTest {
         final List<String> bodies = new ArrayList<>();
         long[] positions = null;
         for (int calls = 0; calls < 100; calls++) {
-            final BrowseResult r = get(proxy.browse(new BrowseRequest(CONSUMERS, TOPIC, null, positions, page)));
+            final BrowseResult r = result(proxy.browse(new BrowseRequest(CONSUMERS, TOPIC, null, positions, page)));
             assertThat(r.messages().size()).isLessThanOrEqualTo(page);
             r.messages().forEach(m -> bodies.add(body(m)));
             positions = r.positions();

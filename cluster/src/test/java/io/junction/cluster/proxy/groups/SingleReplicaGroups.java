@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Store groups of one replica each, for the grouped proxy's tests: real stores behind real contract servers on
@@ -57,6 +59,16 @@ final class SingleReplicaGroups implements AutoCloseable {
             list.add(group("g" + (i + 1), i));
         }
         return list;
+    }
+
+    /** A proxy over groups {@code g1..g<count>}, as the messaging its front-ends hold. */
+    GroupedMessaging proxyOverFirst(final int count) {
+        return (GroupedMessaging) proxy(first(count)).messaging();
+    }
+
+    /** What a call of the contract completed with, waiting at most 20 s. */
+    static <T> T result(final CompletableFuture<T> call) throws Exception {
+        return call.get(20, TimeUnit.SECONDS);
     }
 
     /** Starts a proxy over {@code groups}, closed with the others. */
