@@ -80,7 +80,7 @@ class ElasticScalingIT {
     private static final String TOPIC = "elastic";
     private static final String SUBSCRIPTION = "elastic-events";
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final int CLIENT_TIMEOUT_MS = 15_000;
+    private static final int CLIENT_TIMEOUT_MS = ClusterProcesses.CLIENT_TIMEOUT_MS;
     private static final long STALL_LIMIT_MS = 5_000;
     /** Messages each producer has acknowledged more before the next step. */
     private static final int PHASE = 30;
@@ -289,14 +289,7 @@ class ElasticScalingIT {
     }
 
     private DefaultMQProducer remotingProducer(final RunningBroker proxy) throws Exception {
-        final DefaultMQProducer producer = new DefaultMQProducer("elastic-delayer");
-        producer.setNamesrvAddr(proxy.nameServer());
-        producer.setInstanceName("elastic-delayer-" + System.nanoTime());
-        producer.setSendMsgTimeout(CLIENT_TIMEOUT_MS);
-        producer.setMqClientApiTimeout(CLIENT_TIMEOUT_MS);
-        producer.start();
-        clients.add(producer::shutdown);
-        return producer;
+        return cluster.remotingProducer(proxy, "elastic-delayer");
     }
 
     private HttpResponse<String> delete(final RunningBroker proxy, final String path) throws Exception {

@@ -58,7 +58,7 @@ class GroupIdsIT {
      * time: a message held past it would come again by right.
      */
     private static final long HOLD_MS = 8_000;
-    private static final int CLIENT_TIMEOUT_MS = 15_000;
+    private static final int CLIENT_TIMEOUT_MS = ClusterProcesses.CLIENT_TIMEOUT_MS;
 
     @RegisterExtension
     final ClusterProcesses cluster = new ClusterProcesses();
@@ -76,13 +76,7 @@ class GroupIdsIT {
         assertThat(proxy.get("/cluster").body()).contains("\"" + POP_TOPIC + "\":\"g1;g2\"",
                 "\"" + PULL_TOPIC + "\":\"g1;g2\"");
 
-        final DefaultMQProducer producer = new DefaultMQProducer("ids-producer");
-        producer.setNamesrvAddr(proxy.nameServer());
-        producer.setInstanceName("ids-" + System.nanoTime());
-        producer.setSendMsgTimeout(CLIENT_TIMEOUT_MS);
-        producer.setMqClientApiTimeout(CLIENT_TIMEOUT_MS);
-        producer.start();
-        clients.add(producer::shutdown);
+        final DefaultMQProducer producer = cluster.remotingProducer(proxy, "ids-producer");
 
         // Equal-sized messages, queue 0 (g1) and 1 (g2) in turn: the two groups' logs hold them at like offsets.
         final List<SendResult> sent = new ArrayList<>();

@@ -60,7 +60,7 @@ class ProxyGroupsIT {
     private static final int COUNT = 40;
     private static final Duration WAIT = Duration.ofSeconds(30);
     /** Route and send answers on a shared machine under load (seconds-long JVM pauses seen) without a client retry. */
-    private static final int CLIENT_TIMEOUT_MS = 15_000;
+    private static final int CLIENT_TIMEOUT_MS = ClusterProcesses.CLIENT_TIMEOUT_MS;
 
     static {
         // keep the gRPC client's own log files out of the user's home
@@ -89,13 +89,7 @@ class ProxyGroupsIT {
                 "\"" + GRPC_TOPIC + "\":\"g1;g2;g1;g2\"");
 
         // Remoting: a producer sends to each queue in turn; a lite pull consumer reads each queue from 0, in order.
-        final DefaultMQProducer producer = new DefaultMQProducer("groups-producer");
-        producer.setNamesrvAddr(proxy.nameServer());
-        producer.setInstanceName("groups-" + System.nanoTime());
-        producer.setSendMsgTimeout(CLIENT_TIMEOUT_MS);
-        producer.setMqClientApiTimeout(CLIENT_TIMEOUT_MS);
-        producer.start();
-        clients.add(producer::shutdown);
+        final DefaultMQProducer producer = cluster.remotingProducer(proxy, "groups-producer");
         final Map<Integer, List<String>> sentPerQueue = new HashMap<>();
         for (int i = 0; i < COUNT; i++) {
             final String body = "remoting-" + i;
