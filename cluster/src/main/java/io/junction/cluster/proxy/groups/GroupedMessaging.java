@@ -359,8 +359,8 @@ public final class GroupedMessaging implements Messaging, AutoCloseable {
 
     /** The group other than the metadata group a handed-out commit-log offset names, null for none. */
     private String namedBy(final long commitLogOffset) {
-        final int ordinal = GroupNumbering.ordinalOf(commitLogOffset);
-        return ordinal == 0 ? null : groups.named(ordinal);
+        final String named = groups.namedBy(commitLogOffset);
+        return metadataGroup.equals(named) ? null : named;
     }
 
     private static CompletableFuture<Void> firstAccepting(final List<Messaging> candidates, final int index,

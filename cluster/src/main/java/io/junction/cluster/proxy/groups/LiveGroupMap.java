@@ -50,6 +50,14 @@ final class LiveGroupMap extends AbstractMap<String, Messaging> {
         return null;
     }
 
+    /**
+     * The group a commit-log offset the proxy handed out names ({@link GroupNumbering}): the metadata group for an
+     * untagged offset, null when the group named is not live (removed since).
+     */
+    String namedBy(final long handedOutOffset) {
+        return named(GroupNumbering.ordinalOf(handedOutOffset));
+    }
+
     synchronized void remove(final String name) {
         final Map<String, Messaging> next = new LinkedHashMap<>(current);
         next.remove(name);

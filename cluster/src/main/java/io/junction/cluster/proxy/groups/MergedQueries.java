@@ -30,11 +30,11 @@ final class MergedQueries {
 
     /** The message at a commit-log offset the proxy handed out, read in the group the offset names. */
     CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
-        final int ordinal = GroupNumbering.ordinalOf(commitLogOffset);
-        final String name = ordinal == 0 ? metadataGroup : groups.named(ordinal);
+        final String name = groups.namedBy(commitLogOffset);
         if (name == null) {
             return CompletableFuture.completedFuture(Optional.empty()); // a group forgotten since
         }
+        final int ordinal = groups.ordinal(name);
         return groups.get(name).lookup(GroupNumbering.rawOf(commitLogOffset))
                 .thenApply(found -> found.map(m -> LogicalMessages.fromGroup(book.get(m.topic()), name, ordinal, m)));
     }
@@ -50,8 +50,7 @@ final class MergedQueries {
                 messageId).thenApply(o -> o.map(List::of).orElse(List.of()))).thenApply(found -> found.stream()
                 .filter(m -> messageId.equals(m.uniqueId()) || messageId.equals(m.offsetMessageId())).toList());
         final String untagged = GroupNumbering.untaggedOffsetId(messageId);
-        final String named = untagged == null ? null
-                : groups.named(GroupNumbering.ordinalOf(MessageIds.commitLogOffsetOf(messageId)));
+        final String named = untagged == null ? null : groups.namedBy(MessageIds.commitLogOffsetOf(messageId));
         if (named == null) {
             return byUnique.thenApply(found -> found.stream().findFirst());
         }
