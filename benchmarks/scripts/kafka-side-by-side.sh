@@ -9,7 +9,9 @@
 #   - latency at equal load: ProducerPerformance throttled to RATE records/s, p99 and p50 of the send latency over the
 #     whole run, and the p99 of the steady state after the first WARMUP_SECONDS (default 5): the whole run's p99 is
 #     mostly the producer's start (a fresh client JVM, metadata, producer id) and the burst that catches up with the
-#     schedule after it; the steady state's is the brokers' own tail.
+#     schedule after it; the steady state's is the brokers' own tail;
+#   - each broker's CPU time (/proc, user + system) per record over the produce pass and the measured consume pass
+#     (produce_cpu_us, consume_cpu_us): on 2 cores shared with the client tools, what a broker leaves them.
 # Neither broker fsyncs before acknowledging (Kafka's default; Junction's default store.flush-mode=ASYNC). Neither
 # deletes by disk usage: Kafka has no such rule, and Junction's (store.disk-max-used-ratio, 0.75) deleted the segments
 # being consumed on a shared machine whose disk was 78 % used, stalling ConsumerPerformance until its timeout.
@@ -68,18 +70,26 @@ tool() {
     java -Xmx512m -cp "$PEER_CP" "$@" 2>>"$WORK/tools.err"
 }
 
+cpu_ticks() { # utime + stime of the broker process, in clock ticks (Kafka's sendfile and writes count as its stime)
+    awk '{print $14 + $15}' "/proc/$BROKER_PID/stat"
+}
+
 # One round of the three loads against the broker listening on $PORT: prints one RESULT line.
 load() {
-    local topic="perf-$RANDOM" produce consume latency
+    local topic="perf-$RANDOM" produce consume latency t0 produce_ticks consume_ticks
+    t0="$(cpu_ticks)"
     produce="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$RECORDS" \
         --record-size "$SIZE" --throughput -1 \
         --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all linger.ms=5 | tail -1)"
+    produce_ticks=$(($(cpu_ticks) - t0))
     for _ in $(seq 1 "$WARM_CONSUMES"); do
         tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
             --topic "$topic" --messages "$RECORDS" --timeout 60000 >/dev/null
     done
+    t0="$(cpu_ticks)"
     consume="$(tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
         --topic "$topic" --messages "$RECORDS" --timeout 60000 | tail -1)"
+    consume_ticks=$(($(cpu_ticks) - t0))
     latency="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic-rate" --num-records "$RATE_RECORDS" \
         --record-size "$SIZE" --throughput "$RATE" --warmup-records $((RATE * WARMUP_SECONDS)) \
         --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all)"
@@ -92,7 +102,9 @@ load() {
         "consume_records_per_s=$(awk -F', *' '{print $6}' <<<"$consume")" \
         "rate=$RATE p50_ms=$(sed -n 's/.* \([0-9.]*\) ms 50th.*/\1/p' <<<"$latency")" \
         "p99_ms=$(sed -n 's/.* \([0-9.]*\) ms 99th.*/\1/p' <<<"$latency")" \
-        "steady_p99_ms=$(sed -n 's/.* \([0-9.]*\) ms 99th.*/\1/p' <<<"$steady")"
+        "steady_p99_ms=$(sed -n 's/.* \([0-9.]*\) ms 99th.*/\1/p' <<<"$steady")" \
+        "produce_cpu_us=$(awk -v t="$produce_ticks" -v hz="$(getconf CLK_TCK)" -v n="$RECORDS" 'BEGIN {printf "%.2f", t / hz * 1e6 / n}')" \
+        "consume_cpu_us=$(awk -v t="$consume_ticks" -v hz="$(getconf CLK_TCK)" -v n="$RECORDS" 'BEGIN {printf "%.2f", t / hz * 1e6 / n}')"
 }
 
 run_junction() {
@@ -149,7 +161,7 @@ done
 median() { # field name, file
     sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$2" | sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
 }
-for f in produce_records_per_s consume_records_per_s p50_ms p99_ms steady_p99_ms; do
+for f in produce_records_per_s consume_records_per_s p50_ms p99_ms steady_p99_ms produce_cpu_us consume_cpu_us; do
     j="$(median "$f" "$WORK/junction.results")"
     k="$(median "$f" "$WORK/kafka.results")"
     awk -v f="$f" -v j="$j" -v k="$k" 'BEGIN { printf "MEDIAN %-22s junction=%-10s kafka=%-10s ratio=%.2f\n", f, j, k, j / k }'
