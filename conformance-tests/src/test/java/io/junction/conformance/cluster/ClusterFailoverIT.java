@@ -3,6 +3,7 @@ package io.junction.conformance.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.junction.conformance.support.ClusterLaunch;
+import io.junction.conformance.support.RemotingClientShutdown;
 import io.junction.conformance.support.RunningBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -213,7 +214,8 @@ class ClusterFailoverIT {
             awaitTrue(() -> next.get("/cluster").body().contains("\"lagEntries\":0"),
                     "GET /cluster on the new leader to show a member at lag 0");
         } finally {
-            txn.shutdown();
+            // Here and after each one-off client below: the test need not wait for the client's idle last step.
+            RemotingClientShutdown.inBackground(txn::shutdown);
         }
     }
 
@@ -279,7 +281,7 @@ class ClusterFailoverIT {
             message.setDeliverTimeMs(fireAt);
             return producer.send(message).getSendStatus();
         } finally {
-            producer.shutdown();
+            RemotingClientShutdown.inBackground(producer::shutdown);
         }
     }
 
@@ -306,7 +308,7 @@ class ClusterFailoverIT {
                 }
             }
         } finally {
-            producer.shutdown();
+            RemotingClientShutdown.inBackground(producer::shutdown);
         }
         return acked;
     }
@@ -347,7 +349,7 @@ class ClusterFailoverIT {
                 got.addAll(consumer.poll(500));
             }
         } finally {
-            consumer.shutdown();
+            RemotingClientShutdown.inBackground(consumer::shutdown);
         }
         return got;
     }

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * What two store groups number alike, through a proxy over both (one {@code store} replica each), with RocketMQ's
  * Remoting client 5.3.3 on topics whose two queues lie one on each group: a POP push consumer (client rebalance off,
  * which names a popped message by queue id and offset) fails one message of each group once and acks both
- * redeliveries while both are in flight (each held up to 8 s for the other) (each group's retry queue starts at queue 0, offset 0); an offset push
+ * redeliveries while both are in flight (each held up to 4 s for the other) (each group's retry queue starts at queue 0, offset 0); an offset push
  * consumer fails one message of each group once (its send-back names the message by commit-log offset, per group);
  * each failed message comes again exactly once, nothing else does, and every message is found by the log offset of its
  * offset id and the one its consumer saw (VIEW_MESSAGE_BY_ID through the proxy), by its unique id and its key.
@@ -51,13 +51,17 @@ class GroupIdsIT {
     private static final String POP_TOPIC = "ids-pop";
     private static final String PULL_TOPIC = "ids-pull";
     private static final Duration WAIT = Duration.ofSeconds(60);
-    /** The POP consumer's invisible time: a redelivery not acked comes again after it. */
-    private static final long POP_INVISIBLE_MS = 15_000;
+    /**
+     * The POP consumer's invisible time: a redelivery not acked comes again after it (the test then watches for it
+     * this long and 5 s more, so no longer than the hold below needs).
+     */
+    private static final long POP_INVISIBLE_MS = 10_000;
     /**
      * How long a redelivery waits for the other group's (so both are in flight together), well within the invisible
-     * time: a message held past it would come again by right.
+     * time: a message held past it would come again by right. Both come back after the client's first retry delay
+     * (10 s) from failures a moment apart, so the wait is short.
      */
-    private static final long HOLD_MS = 8_000;
+    private static final long HOLD_MS = 4_000;
     private static final int CLIENT_TIMEOUT_MS = ClusterProcesses.CLIENT_TIMEOUT_MS;
 
     @RegisterExtension

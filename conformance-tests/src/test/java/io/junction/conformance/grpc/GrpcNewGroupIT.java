@@ -37,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * group's first receive is delivered; on a queue whose first messages retention removed, at its last message. A group
  * that acknowledged messages goes on after them.
  */
-@WithBroker
+// The shortest long-polling timeout (5 s by default): closing an idle push consumer waits for its parked receive, and
+// the push test closes one. The simple consumers name their own wait.
+@WithBroker(settings = "grpc.long-polling-timeout-ms=1000")
 class GrpcNewGroupIT {
     private static final Duration DEADLINE = Duration.ofSeconds(40);
     /** A window in which nothing more may arrive: the deliveries counted must stay as they are. */

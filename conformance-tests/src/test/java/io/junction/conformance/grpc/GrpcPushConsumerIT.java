@@ -30,9 +30,10 @@ import org.junit.jupiter.api.Test;
  * PushConsumer of the 5.x Java client: server-side assignment, long polling, ack, retry on FAILURE, and the server
  * keeping a message invisible while a listener still consumes it.
  */
-// The shortest invisible time, so the auto-renew test needs a listener of seconds only; a long-polling timeout of 2 s
-// (5 s by default) because closing an idle push consumer waits for its parked receive, and each test closes some.
-@WithBroker(settings = {"grpc.push-invisible-ms=10000", "grpc.long-polling-timeout-ms=2000"})
+// The shortest invisible time, so the auto-renew test needs a listener of seconds only; the shortest long-polling
+// timeout (5 s by default) because closing an idle push consumer waits for its parked receive, and each test closes
+// some.
+@WithBroker(settings = {"grpc.push-invisible-ms=10000", "grpc.long-polling-timeout-ms=1000"})
 class GrpcPushConsumerIT {
     static RunningBroker broker;
     GrpcClients clients;
@@ -77,7 +78,7 @@ class GrpcPushConsumerIT {
         assertThat(Duration.ofNanos(firstDelivery.get() - sent)).isLessThan(Duration.ofSeconds(5));
         assertThat(got).hasSize(n);
         // An idle push consumer's close waits for its parked receive: the long-polling timeout the server told it
-        // (2 s here) bounds that.
+        // (1 s here) bounds that.
         final long closing = System.nanoTime();
         consumer.close();
         assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Duration.ofSeconds(10));

@@ -64,11 +64,13 @@ import org.junit.jupiter.api.Test;
  * Authentication, authorization and namespaces on the gRPC front-end, with the 5.x Java client signing its calls
  * ({@code StaticSessionCredentialsProvider}) and setting a namespace, against a broker started with security on.
  */
-// the refusals below all come from 127.0.0.1: keep the failure throttle from locking it out
+// the refusals below all come from 127.0.0.1: keep the failure throttle from locking it out; the shortest long-polling
+// timeout (5 s by default): closing the idle push consumer waits for its parked receive
 @WithBroker(settings = {
         "security.enabled=true",
         "security.secret-key=" + GrpcSecurityIT.KEY,
-        "security.max-failures=100000"},
+        "security.max-failures=100000",
+        "grpc.long-polling-timeout-ms=1000"},
         seed = GrpcSecurityIT.Users.class)
 class GrpcSecurityIT {
     static final String KEY = "grpc-security-it-key";

@@ -3,6 +3,7 @@ package io.junction.conformance.remoting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.junction.conformance.support.RemotingClientShutdown;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +106,8 @@ class RemotingTransactionAndGroupIT {
                     .containsExactlyInAnyOrder("init", "commit", "unknown");
             assertThat(checked).doesNotContain(topic + ":commit", topic + ":rollback");
         } finally {
-            tx.shutdown();
+            // The test's last use of it: no need to wait for the client's idle last step.
+            RemotingClientShutdown.inBackground(tx::shutdown);
         }
     }
 
@@ -146,10 +148,11 @@ class RemotingTransactionAndGroupIT {
                 second.values().forEach(m -> queuesB.add(m.getQueueId()));
                 assertThat(queuesA).doesNotContainAnyElementsOf(queuesB);
             } finally {
-                b.shutdown();
+                // The test's last use of both: no need to wait for the clients' idle last step.
+                RemotingClientShutdown.inBackground(b::shutdown);
             }
         } finally {
-            a.shutdown();
+            RemotingClientShutdown.inBackground(a::shutdown);
         }
     }
 

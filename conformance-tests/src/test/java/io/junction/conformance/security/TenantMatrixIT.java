@@ -10,6 +10,7 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.junction.conformance.support.RemotingClientShutdown;
 import io.junction.conformance.support.RunningBroker;
 import io.junction.conformance.support.WithBroker;
 import jakarta.jms.Connection;
@@ -90,7 +91,9 @@ class TenantMatrixIT {
             try {
                 remoting.send(new Message(TOPIC, "remoting".getBytes(StandardCharsets.UTF_8)));
             } finally {
-                remoting.shutdown();
+                // Here and below: one-off clients (each consumer of a group of its own); no need to wait for
+                // the client's idle last step.
+                RemotingClientShutdown.inBackground(remoting::shutdown);
             }
             try (Producer grpc = GRPC.newProducerBuilder()
                     .setClientConfiguration(grpcConfig(broker, "acme", "alice")).setTopics(TOPIC).build()) {
@@ -126,7 +129,7 @@ class TenantMatrixIT {
                 assertThatThrownBy(() -> intruder.send(new Message(TOPIC, "x".getBytes(StandardCharsets.UTF_8))))
                         .as("Remoting: globex claiming namespace acme").isNotNull();
             } finally {
-                intruder.shutdown();
+                RemotingClientShutdown.inBackground(intruder::shutdown);
             }
             assertThatThrownBy(() -> {
                 try (Producer p = GRPC.newProducerBuilder().setClientConfiguration(grpcConfig(broker, "acme",
@@ -223,7 +226,7 @@ class TenantMatrixIT {
             }
             return got;
         } finally {
-            consumer.shutdown();
+            RemotingClientShutdown.inBackground(consumer::shutdown);
         }
     }
 

@@ -68,6 +68,21 @@ public final class BrokerProcess implements AutoCloseable {
     }
 
     /**
+     * The command that runs the jar under test as a one-shot command-line tool ({@code java -jar junction.jar args},
+     * e.g. {@code admin ...}) in a JVM of its own. That JVM maps the brokers' class-data archive and compiles with C1
+     * only: it lives for one request, so loading classes and JIT warm-up are most of its time (measured on a quiet
+     * machine: 0.95 s to 0.65 s a run, 1.2 to 0.6 CPU-s).
+     */
+    public static List<String> cliCommand(final String... args) {
+        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString()));
+        command.addAll(BrokerClassArchive.jvmArgs());
+        command.addAll(List.of("-XX:TieredStopAtLevel=1", "-jar", jar().toAbsolutePath().toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    /**
      * Waits until {@code /health} answers 200.
      *
      * @return the time from spawning the process to the first 200
