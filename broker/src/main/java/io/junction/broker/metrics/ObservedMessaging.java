@@ -154,8 +154,12 @@ public final class ObservedMessaging implements Messaging {
         popped.whenComplete((r, e) -> {
             if (e != null) {
                 observed.completeExceptionally(e);
+            } else if (!observed.isCancelled()) {
+                if (!observed.complete(followed(request, r))) {
+                    giveBack(request.group(), r); // cancelled between the two completions
+                }
             } else {
-                observed.complete(followed(request, r));
+                giveBack(request.group(), r);
             }
         });
         observed.whenComplete((r, e) -> {
@@ -164,6 +168,17 @@ public final class ObservedMessaging implements Messaging {
             }
         });
         return observed;
+    }
+
+    /**
+     * Returns what the core popped for a caller that cancelled (its client left) after the core had already handed
+     * the messages over, so the core's own give-back of a cancelled pop did not run: without this they stayed
+     * invisible until their invisible time.
+     */
+    private void giveBack(final String group, final PopResult result) {
+        for (PoppedMessage m : result.messages()) {
+            core.giveBack(group, m.receiptHandle());
+        }
     }
 
     private PopResult followed(final PopRequest request, final PopResult result) {
