@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,11 @@ final class ContractConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ContractConnection.class);
 
     /** A call waiting for its answer. */
-    record Waiting<T>(CompletableFuture<T> result, Function<ByteBuf, T> reader) {
+    /**
+     * A call waiting for its answer. {@code unclaimed} (or null) takes an answer that arrives after the caller
+     * cancelled: one that hands over something the server gave out (a pop's messages) must give it back.
+     */
+    record Waiting<T>(CompletableFuture<T> result, Function<ByteBuf, T> reader, Consumer<T> unclaimed) {
         void answer(final ByteBuf in) {
             final T value;
             try {
@@ -31,7 +36,9 @@ final class ContractConnection extends ChannelInboundHandlerAdapter {
                         "the contract server's answer does not decode: " + e.getMessage(), e));
                 return;
             }
-            result.complete(value);
+            if (!result.complete(value) && unclaimed != null) {
+                unclaimed.accept(value);
+            }
         }
     }
 

@@ -126,8 +126,9 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
         }
         final CompletableFuture<?> call;
         final BiConsumer<ByteBuf, Object> writer = request.writer();
+        final Messaging store = target.get();
         try {
-            call = request.call().apply(target.get());
+            call = request.call().apply(store);
         } catch (InvalidFilterException e) {
             answerError(ctx.channel(), id, StoreError.ILLEGAL_FILTER, e.getMessage());
             return;
@@ -146,7 +147,12 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
         }
         call.whenComplete((result, failure) -> ctx.executor().execute(() -> {
             if (pending.remove(id) == null) {
-                return; // Cancelled by the peer, or its connection closed: nobody waits for the answer.
+                // Cancelled by the peer, or its connection closed, after the store had produced the result (a cancel
+                // before that frees what the store took): nobody waits for the answer.
+                if (failure == null && request.unanswered() != null) {
+                    request.unanswered().accept(store, result);
+                }
+                return;
             }
             if (pending.size() < maxInFlight && !ctx.channel().config().isAutoRead()) {
                 ctx.channel().config().setAutoRead(true);
@@ -182,7 +188,9 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
             case POP -> {
                 final PopRequestSpec request = ContractCodec.readPopRequest(in);
                 yield new DecodedRequest(m -> m.pop(request.compile()),
-                        (out, r) -> ContractCodec.writePopResult(out, (PopResult) r));
+                        (out, r) -> ContractCodec.writePopResult(out, (PopResult) r),
+                        (m, r) -> ((PopResult) r).messages().forEach(p -> m.giveBack(request.group(),
+                                p.receiptHandle())));
             }
             case ACK -> {
                 final String group = WireFormat.readString(in);

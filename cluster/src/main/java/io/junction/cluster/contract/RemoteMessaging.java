@@ -137,6 +137,17 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
      */
     <T> CompletableFuture<T> call(final Operation op, final Consumer<ByteBuf> body,
                                           final Function<ByteBuf, T> reader, final long waitMillis) {
+        return call(op, body, reader, waitMillis, null);
+    }
+
+    /**
+     * As {@link #call(Operation, Consumer, Function, long)}; {@code unclaimed} (or null) takes an answer that arrives
+     * after the caller cancelled. Such a call stays registered after the cancel (until its answer or its deadline),
+     * since the server may have answered already: its CANCEL then finds nothing to drop.
+     */
+    <T> CompletableFuture<T> call(final Operation op, final Consumer<ByteBuf> body,
+                                  final Function<ByteBuf, T> reader, final long waitMillis,
+                                  final Consumer<T> unclaimed) {
         final long id = ids.incrementAndGet();
         final ByteBuf frame = ByteBufAllocator.DEFAULT.heapBuffer();
         try {
@@ -163,7 +174,7 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
                 result.completeExceptionally(failure);
                 return;
             }
-            if (!conn.register(id, new ContractConnection.Waiting<>(result, reader))) {
+            if (!conn.register(id, new ContractConnection.Waiting<>(result, reader, unclaimed))) {
                 frame.release();
                 result.completeExceptionally(unavailable("the connection to " + address + " closed"));
                 return;
@@ -179,8 +190,12 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
                 }
             }, deadline, TimeUnit.MILLISECONDS);
             result.whenComplete((r, e) -> {
-                timeout.cancel(false);
-                if (result.isCancelled() && conn.forget(id)) {
+                if (!result.isCancelled()) {
+                    timeout.cancel(false);
+                } else if (unclaimed != null) {
+                    cancelRemote(channel, id); // its answer, if one is on the way, still reaches unclaimed
+                } else if (conn.forget(id)) {
+                    timeout.cancel(false);
                     cancelRemote(channel, id);
                 }
             });
@@ -225,10 +240,20 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
                 request.maxWaitMillis());
     }
 
+    /**
+     * A pop cancelled (its client left) while the server's answer is on the way gives the answer's messages back at
+     * once; otherwise they would come back only after their invisible time.
+     */
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
         return call(Operation.POP, out -> ContractCodec.writePopRequest(out, request), ContractCodec::readPopResult,
-                request.maxWaitMillis());
+                request.maxWaitMillis(), unclaimed -> unclaimed.messages().forEach(m ->
+                        giveBack(request.group(), m.receiptHandle()).whenComplete((x, e) -> {
+                            if (e != null) {
+                                LOG.debug("Giving back a message of a cancelled pop for {} failed: {}",
+                                        request.group(), e.getMessage());
+                            }
+                        })));
     }
 
     @Override
@@ -252,11 +277,12 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
         return ack(group, receipts.stream().map(Receipt::sealed).toList());
     }
 
-    private CompletableFuture<String> receiptCall(final Operation op, final String group, final String handle) {
+    private <T> CompletableFuture<T> receiptCall(final Operation op, final String group, final String handle,
+                                                 final Function<ByteBuf, T> answer) {
         return call(op, out -> {
             WireFormat.writeString(out, group);
             WireFormat.writeString(out, handle);
-        }, WireFormat::readString, 0);
+        }, answer, 0);
     }
 
     @Override
@@ -271,17 +297,17 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<String> nack(final String group, final String receiptHandle) {
-        return receiptCall(Operation.NACK, group, receiptHandle);
+        return receiptCall(Operation.NACK, group, receiptHandle, WireFormat::readString);
     }
 
     @Override
     public CompletableFuture<Void> giveBack(final String group, final String receiptHandle) {
-        return receiptCall(Operation.GIVE_BACK, group, receiptHandle).thenApply(s -> null);
+        return receiptCall(Operation.GIVE_BACK, group, receiptHandle, RemoteMessaging::none); // answered empty
     }
 
     @Override
     public CompletableFuture<Void> deadLetter(final String group, final String receiptHandle) {
-        return receiptCall(Operation.DEAD_LETTER, group, receiptHandle).thenApply(s -> null);
+        return receiptCall(Operation.DEAD_LETTER, group, receiptHandle, RemoteMessaging::none); // answered empty
     }
 
     @Override

@@ -98,6 +98,42 @@ class ContractServerTest {
         store.close();
     }
 
+    /**
+     * A pop cancelled at any moment (a proxy's client left): what it took is the group's again at once, also when the
+     * server's answer was already on the way. Each round sends one message, cancels a pop of it at once and pops again
+     * with a short wait, far below the invisible time.
+     */
+    @Test
+    void whatACancelledPopTookComesBackAtOnce() throws Exception {
+        store.groups().createOrUpdate(new GroupConfig("cancelling", 16, false, false, Map.of())).join();
+        for (int i = 0; i < 200; i++) {
+            final String body = "c" + i;
+            get(remote.send(message(body, null)));
+            final CompletableFuture<PopResult> cancelled = remote.pop(new PopRequest("cancelling", "orders", null, 1,
+                    120_000, 1_000));
+            if (i % 2 == 1) {
+                Thread.sleep(0, 200_000); // odd rounds cancel a moment later
+            }
+            if (!cancelled.cancel(false)) {
+                // It completed first: its caller has the message and gives it back, as a front-end does.
+                for (PoppedMessage m : cancelled.join().messages()) {
+                    get(remote.giveBack("cancelling", m.receiptHandle()));
+                }
+            }
+            final PopResult again = get(remote.pop(new PopRequest("cancelling", "orders", null, 1, 120_000, 5_000)));
+            assertThat(again.messages()).as("round %d: the message the cancelled pop may have taken", i).hasSize(1);
+            final PoppedMessage m = again.messages().get(0);
+            assertThat(TestStores.body(m.message())).isEqualTo(body);
+            get(remote.ack("cancelling", m.receiptHandle()));
+        }
+        // A dead-lettering through the contract is answered as done (its answer has no body, like a give-back's).
+        get(remote.send(message("last", null)));
+        final PoppedMessage last = get(remote.pop(new PopRequest("cancelling", "orders", null, 1, 120_000, 5_000)))
+                .messages().get(0);
+        get(remote.deadLetter("cancelling", last.receiptHandle()));
+        assertThat(get(remote.pop(new PopRequest("cancelling", "orders", null, 1, 120_000, 0))).messages()).isEmpty();
+    }
+
     private static <T> T get(final CompletableFuture<T> f) throws Exception {
         return f.get(20, TimeUnit.SECONDS);
     }
