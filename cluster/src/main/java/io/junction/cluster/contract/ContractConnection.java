@@ -21,7 +21,6 @@ import org.slf4j.LoggerFactory;
 final class ContractConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ContractConnection.class);
 
-    /** A call waiting for its answer. */
     /**
      * A call waiting for its answer. {@code unclaimed} (or null) takes an answer that arrives after the caller
      * cancelled: one that hands over something the server gave out (a pop's messages) must give it back.
