@@ -154,12 +154,14 @@ public final class ObservedMessaging implements Messaging {
         popped.whenComplete((r, e) -> {
             if (e != null) {
                 observed.completeExceptionally(e);
-            } else if (!observed.isCancelled()) {
-                if (!observed.complete(followed(request, r))) {
-                    giveBack(request.group(), r); // cancelled between the two completions
-                }
+            } else if (observed.isCancelled()) {
+                r.giveBack(core, request.group());
             } else {
-                giveBack(request.group(), r);
+                final PopResult followed = followed(request, r);
+                if (!observed.complete(followed)) {
+                    // Cancelled while being followed: through this wrapper, so that what followed() began settles.
+                    followed.giveBack(this, request.group());
+                }
             }
         });
         observed.whenComplete((r, e) -> {
@@ -168,17 +170,6 @@ public final class ObservedMessaging implements Messaging {
             }
         });
         return observed;
-    }
-
-    /**
-     * Returns what the core popped for a caller that cancelled (its client left) after the core had already handed
-     * the messages over, so the core's own give-back of a cancelled pop did not run: without this they stayed
-     * invisible until their invisible time.
-     */
-    private void giveBack(final String group, final PopResult result) {
-        for (PoppedMessage m : result.messages()) {
-            core.giveBack(group, m.receiptHandle());
-        }
     }
 
     private PopResult followed(final PopRequest request, final PopResult result) {

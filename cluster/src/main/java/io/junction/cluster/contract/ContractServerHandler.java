@@ -189,8 +189,7 @@ final class ContractServerHandler extends ChannelInboundHandlerAdapter {
                 final PopRequestSpec request = ContractCodec.readPopRequest(in);
                 yield new DecodedRequest(m -> m.pop(request.compile()),
                         (out, r) -> ContractCodec.writePopResult(out, (PopResult) r),
-                        (m, r) -> ((PopResult) r).messages().forEach(p -> m.giveBack(request.group(),
-                                p.receiptHandle())));
+                        (m, r) -> ((PopResult) r).giveBack(m, request.group()));
             }
             case ACK -> {
                 final String group = WireFormat.readString(in);

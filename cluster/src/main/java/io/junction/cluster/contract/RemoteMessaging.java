@@ -247,13 +247,7 @@ public final class RemoteMessaging implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<PopResult> pop(final PopRequest request) {
         return call(Operation.POP, out -> ContractCodec.writePopRequest(out, request), ContractCodec::readPopResult,
-                request.maxWaitMillis(), unclaimed -> unclaimed.messages().forEach(m ->
-                        giveBack(request.group(), m.receiptHandle()).whenComplete((x, e) -> {
-                            if (e != null) {
-                                LOG.debug("Giving back a message of a cancelled pop for {} failed: {}",
-                                        request.group(), e.getMessage());
-                            }
-                        })));
+                request.maxWaitMillis(), unclaimed -> unclaimed.giveBack(this, request.group()));
     }
 
     @Override
