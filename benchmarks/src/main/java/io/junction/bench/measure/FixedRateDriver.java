@@ -1,7 +1,9 @@
 package io.junction.bench.measure;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -39,6 +41,8 @@ public final class FixedRateDriver {
     private long brokerIdleNanos;
     private long brokerCpuNanos;
     private long loadCpuNanos;
+    /** The brokers' CPU in the measured window by thread kind ({@link ProcessCpu#nanosByThreadKind}). */
+    private final Map<String, Long> brokerThreadNanos = new HashMap<>();
 
     public FixedRateDriver(final double rate, final int warmupSeconds, final int durationSeconds, final int threads,
                            final long[] brokerPids) {
@@ -93,9 +97,13 @@ public final class FixedRateDriver {
         }
         parkUntil(measureFrom);
         final long brokerCpu0 = brokers.nanos();
+        final Map<String, Long> threads0 = brokers.nanosByThreadKind();
         final long loadCpu0 = ProcessCpu.self();
         parkUntil(end);
         brokerCpuNanos = brokers.nanos() - brokerCpu0;
+        final Map<String, Long> threads1 = brokers.nanosByThreadKind();
+        brokerThreadNanos.clear();
+        threads1.forEach((kind, nanos) -> brokerThreadNanos.put(kind, nanos - threads0.getOrDefault(kind, 0L)));
         loadCpuNanos = ProcessCpu.self() - loadCpu0;
         for (Thread worker : workers) {
             worker.join();
@@ -117,7 +125,7 @@ public final class FixedRateDriver {
     /** The report of the measured window; {@code fanOut} = consumers that each get every message. */
     public FixedRateReport report(final int fanOut) {
         return new FixedRateReport(rate, durationNanos / 1e9, fanOut, latency.snapshot(), brokerCpuNanos,
-                brokerIdleNanos, loadCpuNanos);
+                brokerIdleNanos, loadCpuNanos, Map.copyOf(brokerThreadNanos));
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.junction.bench.measure;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -8,9 +10,12 @@ import org.HdrHistogram.Histogram;
  * counts of the measured window, send-ack and end-to-end latency p50/p99/p99.9/max in ms, how late sends started (the
  * load tool's own lag, already inside the latencies), and CPU per message of the brokers and of this load process.
  * {@code broker_idle_cores} is what the brokers spent with no load, and {@code broker_cpu_us_per_msg_above_idle} the
- * CPU per message once that is taken away: the messages' own cost.
+ * CPU per message once that is taken away: the messages' own cost. {@code broker_threads_us_per_msg} splits the
+ * brokers' CPU per message by thread kind (JIT compilers, event loops, pools), the costliest first.
  */
 public final class FixedRateReport {
+    /** The thread kinds listed in {@code broker_threads_us_per_msg}, the costliest first. */
+    private static final int THREAD_KINDS_SHOWN = 8;
     private final double rate;
     private final double seconds;
     private final int fanOut;
@@ -19,9 +24,11 @@ public final class FixedRateReport {
     /** The brokers' CPU with no load, scaled to the measured window's length. */
     private final long brokerIdleNanos;
     private final long loadCpuNanos;
+    private final Map<String, Long> brokerThreadNanos;
 
     FixedRateReport(final double rate, final double seconds, final int fanOut, final OpenLoopLatency.Snapshot s,
-                    final long brokerCpuNanos, final long brokerIdleNanos, final long loadCpuNanos) {
+                    final long brokerCpuNanos, final long brokerIdleNanos, final long loadCpuNanos,
+                    final Map<String, Long> brokerThreadNanos) {
         this.rate = rate;
         this.seconds = seconds;
         this.fanOut = fanOut;
@@ -29,6 +36,7 @@ public final class FixedRateReport {
         this.brokerCpuNanos = brokerCpuNanos;
         this.brokerIdleNanos = brokerIdleNanos;
         this.loadCpuNanos = loadCpuNanos;
+        this.brokerThreadNanos = brokerThreadNanos;
     }
 
     /** Deliveries the window's acknowledged sends should have made that did not arrive. */
@@ -55,6 +63,12 @@ public final class FixedRateReport {
                 brokerCpuNanos / 1e3 / Math.max(1, s.delivered()), brokerCpuNanos / 1e9 / seconds,
                 brokerIdleNanos / 1e9 / seconds, Math.max(0, brokerCpuNanos - brokerIdleNanos) / 1e3 / messages,
                 loadCpuNanos / 1e3 / messages));
+        b.append(" broker_threads_us_per_msg=").append(brokerThreadNanos.entrySet().stream()
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(THREAD_KINDS_SHOWN)
+                .map(e -> String.format(Locale.ROOT, "%s:%.1f", e.getKey(), e.getValue() / 1e3 / messages))
+                .collect(Collectors.joining(",")));
         return b.toString();
     }
 

@@ -5,6 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * CPU time of other processes on this machine (the brokers under test), from {@code /proc/<pid>/stat}: user plus
@@ -34,6 +37,35 @@ public final class ProcessCpu {
             }
         }
         return ticks * NANOS_PER_TICK;
+    }
+
+    /**
+     * CPU time so far of the processes' threads, summed by kind: the thread name as the kernel keeps it (its first 15
+     * characters) with every run of digits made {@code #}, so the JIT's compiler threads, a pool's workers or a
+     * Netty group's event loops add up to one entry each. Threads that ended are missing; a phase's figure is the
+     * difference of two reads.
+     */
+    public Map<String, Long> nanosByThreadKind() {
+        final Map<String, Long> kinds = new HashMap<>();
+        for (long pid : pids) {
+            try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+                tasks.forEach(task -> {
+                    try {
+                        final String stat = Files.readString(task.resolve("stat"));
+                        final String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                        final String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+                        final long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        kinds.merge(name.replaceAll("[0-9]+", "#").replace(' ', '_'), ticks * NANOS_PER_TICK,
+                                Long::sum);
+                    } catch (IOException | RuntimeException e) {
+                        // the thread ended between the listing and the read
+                    }
+                });
+            } catch (IOException | RuntimeException e) {
+                return Map.of();
+            }
+        }
+        return kinds;
     }
 
     /** This JVM's own CPU time in nanoseconds. */
