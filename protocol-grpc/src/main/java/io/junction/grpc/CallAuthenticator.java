@@ -28,8 +28,8 @@ import java.util.function.LongSupplier;
  * (permissions): see {@link RefusalResponses}. The reason the policy refused a credential is logged by the policy, not
  * told to the client.
  *
- * <p>Runs on the gRPC handler executor (grpc-java calls interceptors and listeners there, never on the Netty event
- * loop); the policy works from memory and an HMAC-SHA1 is microseconds, and {@link ConnectionAuth} spares most of those.
+ * <p>Runs on the connection's Netty event loop (the server runs calls on a direct executor), so it must not wait: the
+ * policy works from memory and an HMAC-SHA1 is microseconds, and {@link ConnectionAuth} spares most of those.
  */
 final class CallAuthenticator implements ServerInterceptor {
     static final Metadata.Key<String> AUTHORIZATION =
