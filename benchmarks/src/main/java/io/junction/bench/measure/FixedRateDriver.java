@@ -40,6 +40,7 @@ public final class FixedRateDriver {
     private final OpenLoopLatency latency = new OpenLoopLatency();
     private long brokerIdleNanos;
     private long brokerCpuNanos;
+    private long brokerSystemNanos;
     private long loadCpuNanos;
     /** The brokers' CPU in the measured window by thread kind ({@link ProcessCpu#nanosByThreadKind}). */
     private final Map<String, Long> brokerThreadNanos = new HashMap<>();
@@ -97,10 +98,12 @@ public final class FixedRateDriver {
         }
         parkUntil(measureFrom);
         final long brokerCpu0 = brokers.nanos();
+        final long brokerSystem0 = brokers.systemNanos();
         final Map<String, Long> threads0 = brokers.nanosByThreadKind();
         final long loadCpu0 = ProcessCpu.self();
         parkUntil(end);
         brokerCpuNanos = brokers.nanos() - brokerCpu0;
+        brokerSystemNanos = brokers.systemNanos() - brokerSystem0;
         final Map<String, Long> threads1 = brokers.nanosByThreadKind();
         brokerThreadNanos.clear();
         threads1.forEach((kind, nanos) -> brokerThreadNanos.put(kind, nanos - threads0.getOrDefault(kind, 0L)));
@@ -125,7 +128,7 @@ public final class FixedRateDriver {
     /** The report of the measured window; {@code fanOut} = consumers that each get every message. */
     public FixedRateReport report(final int fanOut) {
         return new FixedRateReport(rate, durationNanos / 1e9, fanOut, latency.snapshot(), brokerCpuNanos,
-                brokerIdleNanos, loadCpuNanos, Map.copyOf(brokerThreadNanos));
+                brokerSystemNanos, brokerIdleNanos, loadCpuNanos, Map.copyOf(brokerThreadNanos));
     }
 
     /**

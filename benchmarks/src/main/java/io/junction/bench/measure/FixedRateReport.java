@@ -10,8 +10,9 @@ import org.HdrHistogram.Histogram;
  * counts of the measured window, send-ack and end-to-end latency p50/p99/p99.9/max in ms, how late sends started (the
  * load tool's own lag, already inside the latencies), and CPU per message of the brokers and of this load process.
  * {@code broker_idle_cores} is what the brokers spent with no load, and {@code broker_cpu_us_per_msg_above_idle} the
- * CPU per message once that is taken away: the messages' own cost. {@code broker_threads_us_per_msg} splits the
- * brokers' CPU per message by thread kind (JIT compilers, event loops, pools), the costliest first.
+ * CPU per message once that is taken away: the messages' own cost. {@code broker_sys_us_per_msg} is the kernel's part
+ * of the brokers' CPU per message (system calls, loopback networking, scheduling); {@code broker_threads_us_per_msg}
+ * splits the brokers' CPU per message by thread kind (JIT compilers, event loops, pools), the costliest first.
  */
 public final class FixedRateReport {
     /** The thread kinds listed in {@code broker_threads_us_per_msg}, the costliest first. */
@@ -21,19 +22,22 @@ public final class FixedRateReport {
     private final int fanOut;
     private final OpenLoopLatency.Snapshot s;
     private final long brokerCpuNanos;
+    /** The part of {@link #brokerCpuNanos} spent in the kernel. */
+    private final long brokerSystemNanos;
     /** The brokers' CPU with no load, scaled to the measured window's length. */
     private final long brokerIdleNanos;
     private final long loadCpuNanos;
     private final Map<String, Long> brokerThreadNanos;
 
     FixedRateReport(final double rate, final double seconds, final int fanOut, final OpenLoopLatency.Snapshot s,
-                    final long brokerCpuNanos, final long brokerIdleNanos, final long loadCpuNanos,
+                    final long brokerCpuNanos, final long brokerSystemNanos, final long brokerIdleNanos, final long loadCpuNanos,
                     final Map<String, Long> brokerThreadNanos) {
         this.rate = rate;
         this.seconds = seconds;
         this.fanOut = fanOut;
         this.s = s;
         this.brokerCpuNanos = brokerCpuNanos;
+        this.brokerSystemNanos = brokerSystemNanos;
         this.brokerIdleNanos = brokerIdleNanos;
         this.loadCpuNanos = loadCpuNanos;
         this.brokerThreadNanos = brokerThreadNanos;
@@ -63,6 +67,7 @@ public final class FixedRateReport {
                 brokerCpuNanos / 1e3 / Math.max(1, s.delivered()), brokerCpuNanos / 1e9 / seconds,
                 brokerIdleNanos / 1e9 / seconds, Math.max(0, brokerCpuNanos - brokerIdleNanos) / 1e3 / messages,
                 loadCpuNanos / 1e3 / messages));
+        b.append(String.format(Locale.ROOT, " broker_sys_us_per_msg=%.2f", brokerSystemNanos / 1e3 / messages));
         b.append(" broker_threads_us_per_msg=").append(brokerThreadNanos.entrySet().stream()
                 .filter(e -> e.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())

@@ -25,18 +25,30 @@ public final class ProcessCpu {
 
     /** Summed CPU time of the processes so far, in nanoseconds; 0 when there are none or /proc is absent. */
     public long nanos() {
+        return ticks(true) * NANOS_PER_TICK;
+    }
+
+    /**
+     * The part of {@link #nanos} spent in the kernel on the processes' behalf (system calls, the network stack of
+     * loopback sockets, page faults, scheduling), in nanoseconds.
+     */
+    public long systemNanos() {
+        return ticks(false) * NANOS_PER_TICK;
+    }
+
+    private long ticks(final boolean withUser) {
         long ticks = 0;
         for (long pid : pids) {
             try {
                 final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
                 // Fields after the command name (which may hold spaces) start after the last ')'.
                 final String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
+                ticks += (withUser ? Long.parseLong(f[11]) : 0) + Long.parseLong(f[12]); // utime, stime (14, 15)
             } catch (IOException | RuntimeException e) {
                 return 0;
             }
         }
-        return ticks * NANOS_PER_TICK;
+        return ticks;
     }
 
     /**
