@@ -18,6 +18,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AttributeKey;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -267,7 +268,13 @@ final class RemotingHandler extends SimpleChannelInboundHandler<RemotingCommand>
 
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-        LOG.debug("closing {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        if (cause instanceof IOException) {
+            // The peer reset or left: routine, and a client restart storm must not flood the log.
+            LOG.debug("closing {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            // A frame this broker could not take, or a defect of ours: the client sees only a closed connection.
+            LOG.warn("closing {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        }
         ctx.close();
     }
 }
