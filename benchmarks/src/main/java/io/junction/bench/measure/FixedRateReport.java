@@ -30,8 +30,8 @@ public final class FixedRateReport {
     private final Map<String, Long> brokerThreadNanos;
 
     FixedRateReport(final double rate, final double seconds, final int fanOut, final OpenLoopLatency.Snapshot s,
-                    final long brokerCpuNanos, final long brokerSystemNanos, final long brokerIdleNanos, final long loadCpuNanos,
-                    final Map<String, Long> brokerThreadNanos) {
+                    final long brokerCpuNanos, final long brokerSystemNanos, final long brokerIdleNanos,
+                    final long loadCpuNanos, final Map<String, Long> brokerThreadNanos) {
         this.rate = rate;
         this.seconds = seconds;
         this.fanOut = fanOut;

@@ -40,10 +40,7 @@ public final class ProcessCpu {
         long ticks = 0;
         for (long pid : pids) {
             try {
-                final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                // Fields after the command name (which may hold spaces) start after the last ')'.
-                final String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-                ticks += (withUser ? Long.parseLong(f[11]) : 0) + Long.parseLong(f[12]); // utime, stime (14, 15)
+                ticks += ticksOf(Files.readString(Path.of("/proc", Long.toString(pid), "stat")), withUser);
             } catch (IOException | RuntimeException e) {
                 return 0;
             }
@@ -65,10 +62,8 @@ public final class ProcessCpu {
                     try {
                         final String stat = Files.readString(task.resolve("stat"));
                         final String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                        final String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-                        final long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                        kinds.merge(name.replaceAll("[0-9]+", "#").replace(' ', '_'), ticks * NANOS_PER_TICK,
-                                Long::sum);
+                        kinds.merge(name.replaceAll("[0-9]+", "#").replace(' ', '_'),
+                                ticksOf(stat, true) * NANOS_PER_TICK, Long::sum);
                     } catch (IOException | RuntimeException e) {
                         // the thread ended between the listing and the read
                     }
@@ -78,6 +73,13 @@ public final class ProcessCpu {
             }
         }
         return kinds;
+    }
+
+    /** System time, plus user time if asked, of one {@code stat} line of a process or a thread, in clock ticks. */
+    private static long ticksOf(final String stat, final boolean withUser) {
+        // Fields after the command name (which may hold spaces) start after the last ')'.
+        final String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        return (withUser ? Long.parseLong(f[11]) : 0) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
     }
 
     /** This JVM's own CPU time in nanoseconds. */
