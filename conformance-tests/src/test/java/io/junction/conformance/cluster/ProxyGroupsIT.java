@@ -38,6 +38,7 @@ import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
@@ -201,13 +202,18 @@ class ProxyGroupsIT {
                 .build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(201);
     }
 
-    /** A lite pull consumer assigned every queue, each from offset 0, until it read {@link #COUNT} messages. */
+    /**
+     * A lite pull consumer of a new group assigned every queue until it read {@link #COUNT} messages. The group starts
+     * at each queue's first offset by its consume-from-where, not by a seek per queue: a seek interrupts its queue's
+     * pull task, and a task interrupted in a request makes the client close the connection the other seeks use.
+     */
     private static Map<Integer, List<MessageExt>> readEveryQueueFromZero(final RunningBroker proxy)
             throws Exception {
-        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("groups-reader");
+        final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("groups-reader-" + System.nanoTime());
         consumer.setNamesrvAddr(proxy.nameServer());
         consumer.setInstanceName("groups-reader-" + System.nanoTime());
         consumer.setAutoCommit(false);
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.setMqClientApiTimeout(CLIENT_TIMEOUT_MS);
         consumer.start();
         final Map<Integer, List<MessageExt>> perQueue = new HashMap<>();
@@ -215,9 +221,6 @@ class ProxyGroupsIT {
             final List<MessageQueue> queues = new ArrayList<>(consumer.fetchMessageQueues(REMOTING_TOPIC));
             assertThat(queues).hasSize(QUEUES);
             consumer.assign(queues);
-            for (MessageQueue mq : queues) {
-                consumer.seek(mq, 0);
-            }
             int read = 0;
             final long end = System.nanoTime() + WAIT.toNanos();
             while (read < COUNT && System.nanoTime() < end) {

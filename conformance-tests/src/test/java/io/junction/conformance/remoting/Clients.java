@@ -12,6 +12,7 @@ import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
@@ -40,23 +41,24 @@ final class Clients {
 
     /**
      * Reads {@code count} messages of a topic from its first offset with a fresh lite-pull group. The consumer takes
-     * every queue itself ({@code assign}, each from its first offset) instead of waiting for a rebalance to hand them
-     * over, which for a new client can take many seconds (the client rebalances every 20 s unless the broker nudges
-     * it). A topic that has no route yet (a dead-letter topic whose send-back is still under way) is asked for again
-     * until the deadline.
+     * every queue itself ({@code assign}) instead of waiting for a rebalance to hand them over, which for a new client
+     * can take many seconds (the client rebalances every 20 s unless the broker nudges it). A topic that has no route
+     * yet (a dead-letter topic whose send-back is still under way) is asked for again until the deadline.
+     *
+     * <p>The start is the group's consume-from-where (the first offset: the group has none committed), not a
+     * {@code seekToBegin} per queue. {@code assign} starts a pull task per queue at once, and each seek interrupts its
+     * queue's task; a task interrupted in the middle of a request makes the client close its one connection to the
+     * broker, which fails whatever else was in flight on it, such as the next queue's seek.
      */
     static List<MessageExt> drain(final RunningBroker broker, final String topic, final int count,
                                   final Duration deadline) throws MQClientException {
         final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(Names.unique("drain"));
         consumer.setNamesrvAddr(broker.nameServer());
         consumer.setInstanceName(Names.unique("c"));
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
         consumer.start();
         try {
-            final Collection<MessageQueue> queues = queuesOf(consumer, topic, deadline);
-            consumer.assign(queues);
-            for (MessageQueue q : queues) {
-                consumer.seekToBegin(q);
-            }
+            consumer.assign(queuesOf(consumer, topic, deadline));
             final List<MessageExt> out = new ArrayList<>();
             final long end = System.nanoTime() + deadline.toNanos();
             while (out.size() < count && System.nanoTime() < end) {
