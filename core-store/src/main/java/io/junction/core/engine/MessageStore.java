@@ -198,7 +198,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
                 new MetadataFile(dataDir.config(TimerService.PROGRESS_FILE), TimerService.PROGRESS_VERSION));
         this.pops = new PopService(new PopStoreAccess(topics, groups, topics::createIfAbsent,
                 reader, queues, offsets, waiters, readPool, sending::send,
-                sending::appendSystemRecord), clock,
+                sending::appendSystemRecord, sending::appendUnforcedSystemRecord, flusher::whenDurable), clock,
                 PopSecret.load(dataDir.config("pop-secret")));
         this.transactions = new TransactionService(new TransactionStoreAccess(appender, log, reader, queues, index,
                 offsets, config.storeHost(), topicTable::get, due::deliver), clock,

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 
 /** The store as POP sees it: the narrow {@link PopStore} view over the store's parts. */
 final class PopStoreAccess implements PopStore {
@@ -30,13 +31,17 @@ final class PopStoreAccess implements PopStore {
     private final Executor readPool;
     private final Function<Message, CompletableFuture<SendResult>> send;
     private final Function<Message, CompletableFuture<SendResult>> appendRecord;
+    private final Function<Message, CompletableFuture<SendResult>> appendUnforcedRecord;
+    private final LongFunction<CompletableFuture<Void>> whenDurable;
 
     PopStoreAccess(final Messaging.TopicAdmin topics, final Messaging.GroupAdmin groups,
                    final BiFunction<String, Integer, CompletableFuture<TopicConfig>> ensureTopic,
                    final QueueReader reader, final ConsumeQueueStore queues,
                    final ConsumerOffsets offsets, final LongPollWaiters waiters, final Executor readPool,
                    final Function<Message, CompletableFuture<SendResult>> send,
-                   final Function<Message, CompletableFuture<SendResult>> appendRecord) {
+                   final Function<Message, CompletableFuture<SendResult>> appendRecord,
+                   final Function<Message, CompletableFuture<SendResult>> appendUnforcedRecord,
+                   final LongFunction<CompletableFuture<Void>> whenDurable) {
         this.topics = topics;
         this.groups = groups;
         this.ensureTopic = ensureTopic;
@@ -47,6 +52,8 @@ final class PopStoreAccess implements PopStore {
         this.readPool = readPool;
         this.send = send;
         this.appendRecord = appendRecord;
+        this.appendUnforcedRecord = appendUnforcedRecord;
+        this.whenDurable = whenDurable;
     }
 
     @Override
@@ -90,6 +97,16 @@ final class PopStoreAccess implements PopStore {
     @Override
     public CompletableFuture<SendResult> appendRecord(final Message record) {
         return appendRecord.apply(record);
+    }
+
+    @Override
+    public CompletableFuture<SendResult> appendUnforcedRecord(final Message record) {
+        return appendUnforcedRecord.apply(record);
+    }
+
+    @Override
+    public CompletableFuture<Void> whenDurable(final SendResult appended) {
+        return whenDurable.apply(appended.commitLogOffset());
     }
 
     @Override

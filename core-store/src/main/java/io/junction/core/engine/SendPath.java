@@ -310,6 +310,18 @@ final class SendPath {
      * system topic that exists: no id is assigned and none of a client message's checks apply.
      */
     CompletableFuture<SendResult> appendSystemRecord(final Message record) {
+        return appendSystemRecord(record, false);
+    }
+
+    /**
+     * As {@link #appendSystemRecord(Message)}, for a record whose loss in a crash costs only a repeat: completes once
+     * written, before it is forced ({@link LogAppender#appendUnforced}).
+     */
+    CompletableFuture<SendResult> appendUnforcedSystemRecord(final Message record) {
+        return appendSystemRecord(record, true);
+    }
+
+    private CompletableFuture<SendResult> appendSystemRecord(final Message record, final boolean unforced) {
         if (!availability.running()) {
             return Availability.refused();
         }
@@ -321,7 +333,8 @@ final class SendPath {
         }
         final String topic = record.topic();
         final int queueId = record.queueId();
-        return appender.append(encoded, topic, queueId).thenApply(r -> new SendResult(record.uniqueId(), topic,
-                queueId, r.queueOffset(), r.physicalOffset(), config.storeHost()));
+        return (unforced ? appender.appendUnforced(encoded, topic, queueId) : appender.append(encoded, topic, queueId))
+                .thenApply(r -> new SendResult(record.uniqueId(), topic, queueId, r.queueOffset(), r.physicalOffset(),
+                        config.storeHost()));
     }
 }

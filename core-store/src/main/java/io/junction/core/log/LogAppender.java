@@ -89,20 +89,18 @@ public final class LogAppender implements AutoCloseable {
      * record is durable under the flush mode, or fails with a {@link StoreException}.
      */
     public CompletableFuture<AppendResult> append(final ByteBuffer record, final String topic, final int queueId) {
-        final CompletableFuture<AppendResult> future = new CompletableFuture<>();
-        if (!running) {
-            future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
-            return future;
-        }
-        if (fenced != null) {
-            future.completeExceptionally(fenced);
-            return future;
-        }
-        queue.add(new PendingAppend(record, topic, queueId, future, null));
-        if (idle) {
-            LockSupport.unpark(thread);
-        }
-        return future;
+        return enqueue(new PendingAppend(record, topic, queueId, new CompletableFuture<>(), null, null, false));
+    }
+
+    /**
+     * Appends a record whose loss in a crash costs only a repeat, never a message (a POP checkpoint: its messages
+     * are delivered again). The future completes once the record is written (with replication, once its group
+     * committed it), without waiting for the fsync of the SYNC flush mode; the record becomes durable with the next
+     * fsync, which {@link LogFlusher#whenDurable} tells.
+     */
+    public CompletableFuture<AppendResult> appendUnforced(final ByteBuffer record, final String topic,
+                                                          final int queueId) {
+        return enqueue(new PendingAppend(record, topic, queueId, new CompletableFuture<>(), null, null, true));
     }
 
     /**
@@ -114,20 +112,22 @@ public final class LogAppender implements AutoCloseable {
      */
     public CompletableFuture<AppendResult> appendBatch(final ByteBuffer records, final int[] members,
                                                        final String topic, final int queueId) {
-        final CompletableFuture<AppendResult> future = new CompletableFuture<>();
+        return enqueue(new PendingAppend(records, topic, queueId, new CompletableFuture<>(), null, members.clone(),
+                false));
+    }
+
+    private CompletableFuture<AppendResult> enqueue(final PendingAppend append) {
         if (!running) {
-            future.completeExceptionally(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
-            return future;
+            append.fail(new StoreException(StoreError.UNAVAILABLE, "store is stopping"));
+        } else if (fenced != null) {
+            append.fail(fenced);
+        } else {
+            queue.add(append);
+            if (idle) {
+                LockSupport.unpark(thread);
+            }
         }
-        if (fenced != null) {
-            future.completeExceptionally(fenced);
-            return future;
-        }
-        queue.add(new PendingAppend(records, topic, queueId, future, null, members.clone()));
-        if (idle) {
-            LockSupport.unpark(thread);
-        }
-        return future;
+        return append.future;
     }
 
     /** Runs {@code action} on the appender thread between batches (e.g. forgetting a deleted topic's counters). */

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -23,6 +25,10 @@ import org.slf4j.LoggerFactory;
  *   <li>ASYNC: batches are handed on as soon as their bytes are written; this thread forces the log every flush
  *   interval, or earlier once the threshold of unforced bytes is reached.</li>
  * </ul>
+ *
+ * <p>An unforced record ({@link LogAppender#appendUnforced}) never waits for an fsync, nor causes one: in SYNC mode
+ * this thread hands it on as soon as it takes it, and it becomes durable with the next fsync, made for a forced
+ * record or at the flush interval. {@link #whenDurable} tells when.
  *
  * <p>A failed fsync leaves the page cache in an unknown state, so it is fatal: every waiting and later send fails,
  * and the store must be restarted (recovery then trusts only what verifies).
@@ -42,8 +48,15 @@ public final class LogFlusher implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private List<PendingAppend> waiting = new ArrayList<>();
+    /** SYNC mode: unforced records written since this thread last looked. */
+    private List<PendingAppend> written = new ArrayList<>();
+    /** SYNC mode: who waits for the log to be durable past a record, by that record's log offset. */
+    private final PriorityQueue<DurableWait> durableWaits =
+            new PriorityQueue<>((a, b) -> Long.compare(a.physicalOffset, b.physicalOffset));
     private final Thread thread;
     private volatile boolean running = true;
+    /** When this thread last began an fsync (System.nanoTime). */
+    private long lastForceNanos = System.nanoTime();
     private volatile StoreException failure;
 
     /**
@@ -78,6 +91,34 @@ public final class LogFlusher implements AutoCloseable {
     }
 
     /**
+     * Completes once the record written at {@code physicalOffset} is durable under the flush mode: forced in SYNC
+     * mode (at the latest at the next flush interval), at once in ASYNC mode, which promises no more than written.
+     * Fails if the log cannot be forced.
+     */
+    public CompletableFuture<Void> whenDurable(final long physicalOffset) {
+        if (mode == FlushMode.ASYNC || log.flushedOffset() > physicalOffset) {
+            return CompletableFuture.completedFuture(null);
+        }
+        final CompletableFuture<Void> durable = new CompletableFuture<>();
+        lock.lock();
+        try {
+            // Looked at again under the lock this thread completes the waits under: a force that ended meanwhile
+            // has either completed its waits already (then flushedOffset shows it) or will see this one.
+            if (failure != null || !running) {
+                durable.completeExceptionally(failure != null ? failure
+                        : new StoreException(StoreError.UNAVAILABLE, "store stopped"));
+            } else if (log.flushedOffset() > physicalOffset) {
+                durable.complete(null);
+            } else {
+                durableWaits.add(new DurableWait(physicalOffset, durable));
+            }
+        } finally {
+            lock.unlock();
+        }
+        return durable;
+    }
+
+    /**
      * Called by the appender after writing {@code batch[from, to)}, which ends at {@code endOffset}.
      *
      * @param writerIdle whether the calling thread has nothing else queued (in ASYNC mode it may index the batch)
@@ -94,8 +135,9 @@ public final class LogFlusher implements AutoCloseable {
         lock.lock();
         try {
             for (int i = from; i < to; i++) {
-                if (batch.get(i).future != null) {
-                    waiting.add(batch.get(i));
+                final PendingAppend p = batch.get(i);
+                if (p.future != null) {
+                    (p.unforced ? written : waiting).add(p);
                 }
             }
             wake.signal();
@@ -116,9 +158,10 @@ public final class LogFlusher implements AutoCloseable {
     private void run() {
         while (running) {
             final List<PendingAppend> batch;
+            final List<PendingAppend> unforced;
             lock.lock();
             try {
-                if (waiting.isEmpty()) {
+                if (waiting.isEmpty() && written.isEmpty()) {
                     try {
                         wake.awaitNanos(intervalNanos);
                     } catch (InterruptedException e) {
@@ -128,21 +171,34 @@ public final class LogFlusher implements AutoCloseable {
                 }
                 batch = waiting;
                 waiting = new ArrayList<>();
+                unforced = written;
+                written = new ArrayList<>();
             } finally {
                 lock.unlock();
             }
-            flush(batch);
+            // Unforced records first: they wait for no fsync, this one included.
+            unforced.forEach(PendingAppend::complete);
+            // Forced records, or the interval passed idle; and at least once an interval while only unforced ones
+            // keep coming, so that they become durable too.
+            if (!batch.isEmpty() || unforced.isEmpty() || System.nanoTime() - lastForceNanos >= intervalNanos) {
+                flush(batch);
+            }
         }
         // Last flush at shutdown; whatever is still waiting is written.
         lock.lock();
         final List<PendingAppend> rest;
+        final List<PendingAppend> unforced;
         try {
             rest = waiting;
             waiting = new ArrayList<>();
+            unforced = written;
+            written = new ArrayList<>();
         } finally {
             lock.unlock();
         }
+        unforced.forEach(PendingAppend::complete);
         flush(rest);
+        failDurableWaits(new StoreException(StoreError.UNAVAILABLE, "store stopped"));
     }
 
     private boolean nothingWaiting() {
@@ -160,12 +216,14 @@ public final class LogFlusher implements AutoCloseable {
             return;
         }
         try {
+            lastForceNanos = System.nanoTime();
             log.force();
         } catch (IOException | RuntimeException e) {
             failure = new StoreException(StoreError.IO_ERROR, "fsync failed; the store stopped taking writes and "
                     + "needs a restart: " + e.getMessage(), e);
             LOG.error("Flushing the commit log failed; refusing all further writes", e);
             batch.forEach(p -> p.fail(failure));
+            failDurableWaits(failure);
             return;
         }
         if (mode == FlushMode.SYNC && !batch.isEmpty()) {
@@ -176,6 +234,40 @@ public final class LogFlusher implements AutoCloseable {
             // With no batch waiting for the next fsync, this thread indexes what it made durable itself.
             acks.durable(batch, 0, batch.size(), end, running && nothingWaiting());
         }
+        completeDurableWaits(log.flushedOffset()); // after the senders': nobody waits on the other side of these
+    }
+
+    private void completeDurableWaits(final long flushed) {
+        while (true) {
+            final DurableWait w;
+            lock.lock();
+            try {
+                final DurableWait first = durableWaits.peek();
+                if (first == null || first.physicalOffset >= flushed) {
+                    return;
+                }
+                w = durableWaits.poll();
+            } finally {
+                lock.unlock();
+            }
+            w.durable.complete(null);
+        }
+    }
+
+    /** Fails every wait still open (the log cannot be forced, or the store stopped). */
+    private void failDurableWaits(final StoreException reason) {
+        final List<DurableWait> failed;
+        lock.lock();
+        try {
+            failed = new ArrayList<>(durableWaits);
+            durableWaits.clear();
+        } finally {
+            lock.unlock();
+        }
+        failed.forEach(w -> w.durable.completeExceptionally(reason));
+    }
+
+    private record DurableWait(long physicalOffset, CompletableFuture<Void> durable) {
     }
 
     @Override

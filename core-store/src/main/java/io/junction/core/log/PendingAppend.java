@@ -16,6 +16,8 @@ final class PendingAppend {
     final Runnable control;
     /** Where each record of a batch starts in {@link #record}, relative to its position; null for one record. */
     final int[] members;
+    /** Completed once written, not once forced: see {@link LogAppender#appendUnforced}. */
+    final boolean unforced;
     long queueOffset;
     long physicalOffset;
     long storeTimestamp;
@@ -23,12 +25,14 @@ final class PendingAppend {
 
     PendingAppend(final ByteBuffer record, final String topic, final int queueId,
                   final CompletableFuture<AppendResult> future, final Runnable control) {
-        this(record, topic, queueId, future, control, null);
+        this(record, topic, queueId, future, control, null, false);
     }
 
     PendingAppend(final ByteBuffer record, final String topic, final int queueId,
-                  final CompletableFuture<AppendResult> future, final Runnable control, final int[] members) {
+                  final CompletableFuture<AppendResult> future, final Runnable control, final int[] members,
+                  final boolean unforced) {
         this.members = members;
+        this.unforced = unforced;
         this.record = record;
         this.topic = topic;
         this.queueId = queueId;

@@ -15,12 +15,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
  * The durable ledger of what is in flight: checkpoint, ack and release records appended to the revive topic, and in
- * memory the checkpoints still open, by id and by deadline. A pop answers only once its checkpoint is stored here,
- * so what is in flight survives a restart by replaying the revive queues ({@link PopRecovery}).
+ * memory the checkpoints still open, by id and by deadline. A pop answers only once its checkpoint is written here,
+ * so what is in flight survives a restart by replaying the revive queues ({@link PopRecovery}). A pop answers before
+ * its checkpoint is forced ({@link #storeUnforced}): a group's offset moves past its messages only once the checkpoint
+ * is durable, so a checkpoint lost in a crash only delivers them again.
  */
 final class CheckpointLedger {
     private final PopStore store;
@@ -51,20 +54,46 @@ final class CheckpointLedger {
         checkpointIds.set(Math.max(maxId, checkpointIds.get()));
     }
 
-    /** Appends a checkpoint record and, once it is stored, registers it as open. */
+    /** Appends a checkpoint record and, once it is durable, registers it as open. */
     CompletableFuture<OpenCheckpoint> store(final boolean inPlace, final long id, final long deadline,
                                             final String group, final String topic, final int queueId,
                                             final long[] offsets, final int[] reconsume) {
+        return store(inPlace, id, deadline, group, topic, queueId, offsets, reconsume, false)
+                .thenApply(WrittenCheckpoint::checkpoint);
+    }
+
+    /**
+     * Appends the checkpoint record of a pop and registers it as open once written, before it is forced; the result
+     * says when it is durable too. For pops only: a checkpoint lost in a crash must cost no more than a repeated
+     * delivery, so nothing may treat its messages as consumed before it is durable (an in-place or FIFO group's
+     * offset passes them once acked, and an ack is forced after its checkpoint).
+     */
+    CompletableFuture<WrittenCheckpoint> storeUnforced(final boolean inPlace, final long id, final long deadline,
+                                                       final String group, final String topic, final int queueId,
+                                                       final long[] offsets, final int[] reconsume) {
+        return store(inPlace, id, deadline, group, topic, queueId, offsets, reconsume, true);
+    }
+
+    private CompletableFuture<WrittenCheckpoint> store(final boolean inPlace, final long id, final long deadline,
+                                                       final String group, final String topic, final int queueId,
+                                                       final long[] offsets, final int[] reconsume,
+                                                       final boolean unforced) {
         final int reviveQueue = reviveQueue(group, topic);
-        final byte[] body = CheckpointRecord.checkpoint(inPlace, id, deadline, group, topic, queueId, offsets,
-                reconsume);
+        final Message record = record(reviveQueue, CheckpointRecord.checkpoint(inPlace, id, deadline, group, topic,
+                queueId, offsets, reconsume), "ck");
         checkpointsInProgress.incrementAndGet();
-        return append(reviveQueue, body, "ck").thenApply(r -> {
-            final OpenCheckpoint ck = new OpenCheckpoint(inPlace, id, deadline, group, topic, queueId, offsets,
-                    reconsume, reviveQueue, r.queueOffset());
-            register(ck);
-            return ck;
-        }).whenComplete((ck, e) -> checkpointsInProgress.decrementAndGet());
+        return withReviveTopic(() -> unforced ? store.appendUnforcedRecord(record) : store.appendRecord(record))
+                .thenApply(r -> {
+                    final OpenCheckpoint ck = new OpenCheckpoint(inPlace, id, deadline, group, topic, queueId,
+                            offsets, reconsume, reviveQueue, r.queueOffset());
+                    register(ck);
+                    return new WrittenCheckpoint(ck, unforced ? store.whenDurable(r)
+                            : CompletableFuture.completedFuture(null));
+                }).whenComplete((ck, e) -> checkpointsInProgress.decrementAndGet());
+    }
+
+    /** A checkpoint registered as open, and when its record is durable. */
+    record WrittenCheckpoint(OpenCheckpoint checkpoint, CompletableFuture<Void> durable) {
     }
 
     void register(final OpenCheckpoint ck) {
@@ -137,11 +166,18 @@ final class CheckpointLedger {
     }
 
     private CompletableFuture<SendResult> append(final int reviveQueue, final byte[] body, final String tag) {
-        final Message record = Message.builder(PopService.REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body)
-                .build();
-        return store.topic(PopService.REVIVE_TOPIC).isPresent() ? store.appendRecord(record)
-                : store.ensureTopic(PopService.REVIVE_TOPIC, PopService.REVIVE_QUEUES)
-                        .thenCompose(t -> store.appendRecord(record));
+        final Message record = record(reviveQueue, body, tag);
+        return withReviveTopic(() -> store.appendRecord(record));
+    }
+
+    private static Message record(final int reviveQueue, final byte[] body, final String tag) {
+        return Message.builder(PopService.REVIVE_TOPIC).queueId(reviveQueue).tag(tag).body(body).build();
+    }
+
+    /** Runs an append to the revive topic, creating the topic first if it does not exist yet. */
+    private CompletableFuture<SendResult> withReviveTopic(final Supplier<CompletableFuture<SendResult>> append) {
+        return store.topic(PopService.REVIVE_TOPIC).isPresent() ? append.get()
+                : store.ensureTopic(PopService.REVIVE_TOPIC, PopService.REVIVE_QUEUES).thenCompose(t -> append.get());
     }
 
     static int reviveQueue(final String group, final String topic) {

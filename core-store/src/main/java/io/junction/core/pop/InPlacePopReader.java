@@ -118,7 +118,10 @@ final class InPlacePopReader {
                 && request.filter().matches(m.properties(), m.bornTimestamp());
     }
 
-    /** Stores the checkpoint of the messages taken; if it cannot be stored they are available again. */
+    /**
+     * Writes the checkpoint of the messages taken, not waiting for its fsync (see
+     * {@link CheckpointLedger#storeUnforced}); if it cannot be written, they are available again.
+     */
     private PoppedBatch checkpointed(final PopRequest request, final PopStore.QueueRef q, final PopQueues.State state,
                                      final List<StoredMessage> taken, final List<Integer> deliveries) {
         final long deadline = clock.getAsLong() + request.invisibleMillis();
@@ -129,8 +132,8 @@ final class InPlacePopReader {
             counts[i] = deliveries.get(i);
         }
         final long id = ledger.nextId();
-        final CompletableFuture<List<PoppedMessage>> popped = ledger.store(true, id, deadline,
-                request.group(), q.topic(), q.queueId(), offsets, counts).handle((ck, e) -> {
+        final CompletableFuture<List<PoppedMessage>> popped = ledger.storeUnforced(true, id, deadline,
+                request.group(), q.topic(), q.queueId(), offsets, counts).handle((written, e) -> {
                     if (e != null) {
                         state.withLock(() -> {
                             for (long o : offsets) {

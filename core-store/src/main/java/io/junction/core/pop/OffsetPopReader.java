@@ -14,8 +14,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Pops from one queue of a normal group: reads on from the group's pop offset, so each message is handed out once;
- * a message not acked in time comes back through the retry topic ({@link Reviver}), not in its place. The group's
- * committed offset follows the stored checkpoints, never ahead of them.
+ * a message not acked in time comes back through the retry topic ({@link Reviver}), not in its place. A pop answers
+ * once its checkpoint is written, without waiting for a SYNC store's fsync; the group's committed offset follows the
+ * durable checkpoints, never ahead of them, so a crash that loses a checkpoint delivers its messages again.
  */
 final class OffsetPopReader {
     private final PopStore store;
@@ -67,26 +68,23 @@ final class OffsetPopReader {
             final long id = ledger.nextId();
             state.pendingCheckpoints++;
             // Appended under the queue lock: checkpoints of one queue reach the log in pop order, so once one is
-            // stored, all earlier ones are too, and committing its end offset can never skip a message.
-            final CompletableFuture<OpenCheckpoint> stored = ledger.store(false, id, deadline, request.group(),
-                    q.topic(), q.queueId(), offsets, reconsume);
-            final CompletableFuture<List<PoppedMessage>> popped = stored.handle((ck, e) -> {
-                state.lock.lock();
-                try {
-                    state.pendingCheckpoints--;
-                    if (e != null) {
+            // durable, all earlier ones are too, and committing its end offset can never skip a message.
+            final CompletableFuture<CheckpointLedger.WrittenCheckpoint> stored = ledger.storeUnforced(false, id,
+                    deadline, request.group(), q.topic(), q.queueId(), offsets, reconsume);
+            final CompletableFuture<List<PoppedMessage>> popped = stored.handle((written, e) -> {
+                if (e != null) {
+                    state.lock.lock();
+                    try {
+                        state.pendingCheckpoints--;
                         // Not stored: give the messages back to the group.
                         state.popOffset = Math.min(state.popOffset, offsets[0]);
-                        throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: " + e.getMessage(),
-                                e);
+                    } finally {
+                        state.lock.unlock();
                     }
-                    final long committed = store.committedOffset(request.group(), q.topic(), q.queueId());
-                    if (next > committed) {
-                        store.commitOffset(request.group(), q.topic(), q.queueId(), next);
-                    }
-                } finally {
-                    state.lock.unlock();
+                    throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: " + e.getMessage(), e);
                 }
+                written.durable().whenComplete((v, notForced) -> commitWhenDurable(request, q, state, next,
+                        notForced == null));
                 final List<PoppedMessage> out = new ArrayList<>(messages.size());
                 for (int i = 0; i < messages.size(); i++) {
                     final StoredMessage m = messages.get(i);
@@ -98,6 +96,23 @@ final class OffsetPopReader {
                 return out;
             });
             return new PoppedBatch(messages.size(), popped);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /**
+     * A pop's checkpoint is durable (or can never be: the store stopped or cannot force its log): the group's offset
+     * may move past its messages.
+     */
+    private void commitWhenDurable(final PopRequest request, final PopStore.QueueRef q, final PopQueues.State state,
+                                   final long next, final boolean durable) {
+        state.lock.lock();
+        try {
+            state.pendingCheckpoints--;
+            if (durable && next > store.committedOffset(request.group(), q.topic(), q.queueId())) {
+                store.commitOffset(request.group(), q.topic(), q.queueId(), next);
+            }
         } finally {
             state.lock.unlock();
         }

@@ -38,6 +38,16 @@ public interface PopStore {
      */
     CompletableFuture<SendResult> appendRecord(Message record);
 
+    /**
+     * As {@link #appendRecord}, for a record whose loss in a crash only repeats deliveries (a checkpoint of a pop from
+     * a group's offset): completes once the record is written, before a SYNC store forces it; {@link #whenDurable}
+     * tells when it is durable.
+     */
+    CompletableFuture<SendResult> appendUnforcedRecord(Message record);
+
+    /** Completes once the record {@code appended} names is durable under the flush mode. */
+    CompletableFuture<Void> whenDurable(SendResult appended);
+
     long committedOffset(String group, String topic, int queueId);
 
     void commitOffset(String group, String topic, int queueId, long offset);

@@ -6,6 +6,7 @@ import io.junction.core.BrowseRequest;
 import io.junction.core.BrowseResult;
 import io.junction.core.PopRequest;
 import io.junction.core.PoppedMessage;
+import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.TestStores;
@@ -17,6 +18,7 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +73,24 @@ class InPlacePopTest {
             if (r.end() && r.messages().isEmpty()) {
                 return out;
             }
+        }
+    }
+
+    @Test
+    void shouldAnswerAPopBeforeItsCheckpointIsForcedAndKeepTheAckDurableWithIt() {
+        // SYNC, and an idle force only every minute: only the ack's fsync can make the checkpoint durable.
+        try (MessageStore store = open(TestStores.small(dir).flushMode(FlushMode.SYNC)
+                .flushInterval(Duration.ofMinutes(1)).build())) {
+            setUp(store, 2);
+            final long flushed = store.stats().logFlushedOffset();
+
+            final List<PoppedMessage> popped = pop(store, null, 2);
+
+            assertThat(bodies(popped)).containsExactly("m0", "m1");
+            assertThat(store.stats().logFlushedOffset()).as("the pop waited for no fsync").isEqualTo(flushed);
+            store.ack(GROUP, popped.get(0).receiptHandle()).join();
+            assertThat(store.stats().logFlushedOffset()).as("the ack is forced, and its checkpoint before it")
+                    .isGreaterThan(flushed);
         }
     }
 

@@ -11,6 +11,7 @@ import io.junction.core.Receipt;
 import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.SystemNames;
+import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.TestStores;
@@ -22,6 +23,7 @@ import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -119,6 +121,30 @@ class PopTest {
                     .satisfies(e -> assertThat(StoreException.errorOf(e)).isEqualTo(StoreError.ILLEGAL_ARGUMENT))
                     .hasMessageContaining("expired");
             store.ack("g", again.receiptHandle()).join();
+        }
+    }
+
+    @Test
+    void shouldAnswerAPopBeforeItsCheckpointIsForcedAndMoveTheGroupOffsetOnlyOnceItIsDurable() throws Exception {
+        // SYNC, and an idle force only every minute: only a forced record's fsync can make the checkpoint durable.
+        try (MessageStore store = open(TestStores.small(dir).flushMode(FlushMode.SYNC)
+                .flushInterval(Duration.ofMinutes(1)).build())) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, "t", 3);
+            final long flushed = store.stats().logFlushedOffset();
+
+            assertThat(pop(store, "g", "t", 32).messages()).extracting(PopTest::body)
+                    .containsExactly("m0", "m1", "m2");
+
+            assertThat(store.stats().logFlushedOffset()).as("the pop waited for no fsync").isEqualTo(flushed);
+            assertThat(store.queryOffset("g", "t", 0)).as("not past messages whose checkpoint may be lost")
+                    .isLessThan(3);
+            store.send(Message.builder("other").body(new byte[] {1}).build()).join(); // its fsync covers the ck
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (store.queryOffset("g", "t", 0) != 3 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(store.queryOffset("g", "t", 0)).isEqualTo(3);
         }
     }
 
