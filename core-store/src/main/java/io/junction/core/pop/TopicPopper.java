@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,16 +64,53 @@ final class TopicPopper {
         }
         final CompletableFuture<PopResult> result = new CompletableFuture<>();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.maxWaitMillis()));
-        store.readExecutor().execute(() -> popOrPark(request, topic.get(), result, deadline));
+        final PendingPop pending = new PendingPop(request, topic.get(), result, deadline);
+        // A caller that gives up (cancels the future: its client left) frees the parked pop now. One listener for
+        // the pop's whole life: a pop on a busy topic is woken and parked again at every arrival another pop takes,
+        // and a listener per parking kept each parked read (its waiter, its cancelled time-out) until the pop
+        // answered: 135,000 of them after 50 s of four JMS consumers on one queue.
+        result.whenComplete((x, e) -> {
+            if (result.isCancelled()) {
+                pending.unpark();
+            }
+        });
+        store.readExecutor().execute(() -> popOrPark(pending));
         return result;
+    }
+
+    /** A pop until it answers: what it asks, its caller's future, and the parking it waits in, if any. */
+    private static final class PendingPop {
+        final PopRequest request;
+        final TopicConfig topic;
+        final CompletableFuture<PopResult> result;
+        final long deadlineNanos;
+        /** Drops the latest parking (an earlier one has run, or was dropped). */
+        final AtomicReference<Runnable> parked = new AtomicReference<>();
+
+        PendingPop(final PopRequest request, final TopicConfig topic, final CompletableFuture<PopResult> result,
+                   final long deadlineNanos) {
+            this.request = request;
+            this.topic = topic;
+            this.result = result;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        void unpark() {
+            final Runnable u = parked.getAndSet(null);
+            if (u != null) {
+                u.run();
+            }
+        }
     }
 
     /**
      * Pops, or parks until a queue of the topic gets a message and tries again; an arrival the filter rejects parks
      * it again for the rest of the wait, so a long poll answers empty only when its wait is over.
      */
-    private void popOrPark(final PopRequest request, final TopicConfig topic, final CompletableFuture<PopResult> result,
-                           final long deadlineNanos) {
+    private void popOrPark(final PendingPop pending) {
+        final PopRequest request = pending.request;
+        final TopicConfig topic = pending.topic;
+        final CompletableFuture<PopResult> result = pending.result;
         if (result.isCancelled()) {
             return; // the caller gave up while this pop was parked
         }
@@ -96,16 +134,14 @@ final class TopicPopper {
                     batches.add(batch.stored());
                 }
             }
-            final long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            final long remainingMillis = TimeUnit.NANOSECONDS.toMillis(pending.deadlineNanos - System.nanoTime());
             final Runnable unpark = batches.isEmpty() && remainingMillis > 0 ? store.parkAny(order, remainingMillis,
-                    () -> popOrPark(request, topic, result, deadlineNanos)) : null;
+                    () -> popOrPark(pending)) : null;
             if (unpark != null) {
-                // A caller that gives up (cancels the future: its client left) frees the parked pop now.
-                result.whenComplete((x, e) -> {
-                    if (result.isCancelled()) {
-                        unpark.run();
-                    }
-                });
+                pending.parked.set(unpark);
+                if (result.isCancelled()) {
+                    pending.unpark(); // cancelled while parking: the listener may have looked before the line above
+                }
                 for (int i = 0; i < ends.length; i++) {
                     final PopStore.QueueRef q = order.get(i);
                     if (store.maxOffset(q.topic(), q.queueId()) != ends[i]) {

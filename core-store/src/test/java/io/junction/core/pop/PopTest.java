@@ -15,6 +15,8 @@ import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
 import io.junction.core.engine.StoreConfig;
 import io.junction.core.engine.TestStores;
+import io.junction.core.filter.FilterType;
+import io.junction.core.filter.Filters;
 import io.junction.core.io.MappedSegmentFile;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
@@ -145,6 +147,32 @@ class PopTest {
                 Thread.sleep(5);
             }
             assertThat(store.queryOffset("g", "t", 0)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void shouldHoldOneCancelListenerOnALongPollWokenAgainAndAgain() throws Exception {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            final CompletableFuture<PopResult> waiting = store.pop(new PopRequest("g", "t",
+                    Filters.compile(FilterType.TAG, "wanted"), 1, INVISIBLE, 60_000));
+            // Each arrival wakes the pop; its filter rejects the message, so it parks again for the rest of its wait.
+            for (int i = 0; i < 20; i++) {
+                store.send(Message.builder("t").tag("other").body(new byte[] {1}).build()).join();
+                Thread.sleep(10);
+            }
+            TestStores.awaitIndexed(store);
+            Thread.sleep(100);
+
+            assertThat(waiting).isNotDone();
+            // The store's traffic counter and the one listener that frees the latest parking when cancelled; one per
+            // parking kept every parked read alive until the pop answered.
+            assertThat(waiting.getNumberOfDependents()).isLessThanOrEqualTo(2);
+            waiting.cancel(false);
+            store.send(Message.builder("t").tag("wanted").body("w".getBytes(StandardCharsets.UTF_8)).build()).join();
+            TestStores.awaitIndexed(store);
+            assertThat(pop(store, "g", "t", 32).messages()).as("the cancelled pop took nothing")
+                    .extracting(PopTest::body).containsExactly("w");
         }
     }
 
