@@ -39,6 +39,10 @@ final class LongPollWaiters {
             this.retry = retry;
         }
 
+        boolean isDone() {
+            return done.get();
+        }
+
         /** Claims the waiter for running; false when it ran or was cancelled already. */
         boolean claim() {
             if (done.compareAndSet(false, true)) {
@@ -125,25 +129,13 @@ final class LongPollWaiters {
         for (Queue<Waiter> queue : w.joined) {
             queue.add(w);
         }
-        if (w.done.get()) {
-            leaveOthers(w, null); // woken while joining: the waker may have left before the last joins above
+        if (w.isDone()) {
+            // Woken while joining: its waker may have cleared the other queues before the last joins above.
+            w.joined.forEach(q -> q.remove(w));
         }
         return w;
     }
 
-    /**
-     * Takes a woken waiter out of the queues it joined other than the one that woke it. Left there, it stayed until
-     * an arrival on each of them: a pop parked on every queue of a topic whose sends all go to some of its queues left
-     * one in each of the others at every wake (136,000 after 50 s of four JMS consumers), until the broker's memory
-     * ran out. The queues hold only parked reads, so each removal is short.
-     */
-    private static void leaveOthers(final Waiter w, final Queue<Waiter> wokenBy) {
-        for (Queue<Waiter> q : w.joined) {
-            if (q != wokenBy) {
-                q.remove(w);
-            }
-        }
-    }
 
     /** Wakes every read parked on the queue. */
     void arrived(final String topic, final int queueId) {
@@ -164,12 +156,13 @@ final class LongPollWaiters {
     private void wake(final Queue<Waiter> q) {
         Runnable[] batch = null;
         int n = 0;
+        List<Queue<Waiter>> others = null;
         for (Waiter w; (w = q.poll()) != null; ) {
             if (!w.claim()) {
                 continue;
             }
             if (w.joined.size() > 1) {
-                leaveOthers(w, q);
+                others = otherQueues(w, q, others);
             }
             if (batch == null) {
                 batch = new Runnable[WAITERS_PER_TASK];
@@ -184,6 +177,36 @@ final class LongPollWaiters {
         if (n > 0) {
             run(batch, n);
         }
+        if (others != null) {
+            // The woken reads leave the other queues they joined. Left there, they stayed until an arrival on each:
+            // pops parked on every queue of a topic whose sends all went to some of its queues left one in each of
+            // the others at every wake (136,000 after 50 s of four JMS consumers), without bound. One pass per queue,
+            // as the pops of a topic all join the same queues.
+            for (Queue<Waiter> other : others) {
+                other.removeIf(Waiter::isDone);
+            }
+        }
+    }
+
+    /** Adds the queues {@code w} joined besides {@code wokenBy} to {@code others} (created when null), once each. */
+    private static List<Queue<Waiter>> otherQueues(final Waiter w, final Queue<Waiter> wokenBy,
+                                                   final List<Queue<Waiter>> others) {
+        final List<Queue<Waiter>> out = others != null ? others : new ArrayList<>(w.joined.size());
+        for (Queue<Waiter> j : w.joined) {
+            if (j != wokenBy && !containsSame(out, j)) {
+                out.add(j);
+            }
+        }
+        return out;
+    }
+
+    private static boolean containsSame(final List<Queue<Waiter>> queues, final Queue<Waiter> q) {
+        for (Queue<Waiter> each : queues) {
+            if (each == q) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void run(final Runnable[] batch, final int n) {
