@@ -83,8 +83,9 @@ final class OffsetPopReader {
                     }
                     throw new StoreException(StoreError.IO_ERROR, "pop checkpoint not stored: " + e.getMessage(), e);
                 }
-                written.durable().whenComplete((v, notForced) -> commitWhenDurable(request, q, state, next,
-                        notForced == null));
+                // Not durable (the log cannot be forced, or the store stopped): nothing moves, and the pending count
+                // keeps empty reads from committing past these messages until a restart replays what is durable.
+                written.durable().thenRun(() -> commitDurable(request, q, state, next));
                 final List<PoppedMessage> out = new ArrayList<>(messages.size());
                 for (int i = 0; i < messages.size(); i++) {
                     final StoredMessage m = messages.get(i);
@@ -101,16 +102,13 @@ final class OffsetPopReader {
         }
     }
 
-    /**
-     * A pop's checkpoint is durable (or can never be: the store stopped or cannot force its log): the group's offset
-     * may move past its messages.
-     */
-    private void commitWhenDurable(final PopRequest request, final PopStore.QueueRef q, final PopQueues.State state,
-                                   final long next, final boolean durable) {
+    /** A pop's checkpoint is durable: the group's offset may move past its messages. */
+    private void commitDurable(final PopRequest request, final PopStore.QueueRef q, final PopQueues.State state,
+                               final long next) {
         state.lock.lock();
         try {
             state.pendingCheckpoints--;
-            if (durable && next > store.committedOffset(request.group(), q.topic(), q.queueId())) {
+            if (next > store.committedOffset(request.group(), q.topic(), q.queueId())) {
                 store.commitOffset(request.group(), q.topic(), q.queueId(), next);
             }
         } finally {
