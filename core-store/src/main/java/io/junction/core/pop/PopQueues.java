@@ -6,6 +6,7 @@ import io.junction.core.SystemNames;
 import io.junction.core.meta.GroupConfig;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -37,6 +38,8 @@ final class PopQueues {
 
     private final PopStore store;
     private final Map<QueueKey, State> states = new ConcurrentHashMap<>();
+    /** Messages made available again in their place (or FIFO groups moved on), counted after the change. */
+    private final AtomicLong availableAgain = new AtomicLong();
 
     PopQueues(final PopStore store) {
         this.store = store;
@@ -97,8 +100,18 @@ final class PopQueues {
             }
         });
         if (store.group(ck.group).map(GroupConfig::fifo).orElse(false)) {
+            availableAgain.incrementAndGet();
             store.wake(ck.topic, ck.queueId);
         }
+    }
+
+    /**
+     * How many times a message became available again without an arrival (a release in place, a FIFO group moving
+     * on). A pop that read before such a change and parked after it looks again: the change's wake found it not yet
+     * parked, and the queue's end, which the pop also compares, did not move.
+     */
+    long availableAgain() {
+        return availableAgain.get();
     }
 
     /**
@@ -114,6 +127,7 @@ final class PopQueues {
                 }
             });
         }
+        availableAgain.incrementAndGet();
         store.wake(ck.topic, ck.queueId);
     }
 

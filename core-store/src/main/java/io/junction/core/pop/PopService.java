@@ -60,7 +60,7 @@ public final class PopService {
         this.acks = new Acknowledgements(store, clock, handles, ledger, queues, reviver, redelivery);
         this.popper = new TopicPopper(store, new OffsetPopReader(store, clock, handles, ledger, queues),
                 new FifoPopReader(store, clock, handles, ledger, queues),
-                new InPlacePopReader(store, clock, handles, ledger, queues), acks);
+                new InPlacePopReader(store, clock, handles, ledger, queues), queues, acks);
         this.browser = new PopBrowser(store, queues);
         this.recovery = new PopRecovery(store, ledger, queues);
         this.redrive = new DeadLetterRedrive(store);

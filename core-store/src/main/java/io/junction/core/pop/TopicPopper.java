@@ -34,13 +34,15 @@ final class TopicPopper {
     private final OffsetPopReader offsetReader;
     private final FifoPopReader fifoReader;
     private final InPlacePopReader inPlaceReader;
+    private final PopQueues queues;
     /** Gives back what a pop cancelled while taking it. */
     private final Acknowledgements acks;
     private final Map<String, AtomicInteger> startQueue = new ConcurrentHashMap<>();
 
     TopicPopper(final PopStore store, final OffsetPopReader offsetReader, final FifoPopReader fifoReader,
-                final InPlacePopReader inPlaceReader, final Acknowledgements acks) {
+                final InPlacePopReader inPlaceReader, final PopQueues queues, final Acknowledgements acks) {
         this.store = store;
+        this.queues = queues;
         this.offsetReader = offsetReader;
         this.fifoReader = fifoReader;
         this.inPlaceReader = inPlaceReader;
@@ -122,6 +124,7 @@ final class TopicPopper {
             for (int i = 0; i < ends.length; i++) {
                 ends[i] = store.maxOffset(order.get(i).topic(), order.get(i).queueId());
             }
+            final long availableAgain = queues.availableAgain(); // likewise a message released in its place
             final List<CompletableFuture<List<PoppedMessage>>> batches = new ArrayList<>();
             int wanted = request.maxMessages();
             for (PopStore.QueueRef q : order) {
@@ -141,6 +144,12 @@ final class TopicPopper {
                 pending.parked.set(unpark);
                 if (result.isCancelled()) {
                     pending.unpark(); // cancelled while parking: the listener may have looked before the line above
+                }
+                if (queues.availableAgain() != availableAgain) {
+                    // Released meanwhile, perhaps here: its wake found this pop not parked yet. Waking one queue wakes
+                    // this pop (it is parked on all of them), and does not count as a release: no ping-pong.
+                    store.wake(order.get(0).topic(), order.get(0).queueId());
+                    return;
                 }
                 for (int i = 0; i < ends.length; i++) {
                     final PopStore.QueueRef q = order.get(i);

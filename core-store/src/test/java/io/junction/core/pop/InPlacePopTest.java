@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.junction.core.BrowseRequest;
 import io.junction.core.BrowseResult;
 import io.junction.core.PopRequest;
+import io.junction.core.PopResult;
 import io.junction.core.PoppedMessage;
 import io.junction.core.engine.FlushMode;
 import io.junction.core.engine.MessageStore;
@@ -22,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,6 +94,24 @@ class InPlacePopTest {
             store.ack(GROUP, popped.get(0).receiptHandle()).join();
             assertThat(store.stats().logFlushedOffset()).as("the ack is forced, and its checkpoint before it")
                     .isGreaterThan(flushed);
+        }
+    }
+
+    @Test
+    void shouldWakeALongPollWhoseMessageCameBackWhileItWasParking() throws Exception {
+        try (MessageStore store = open(TestStores.small(dir).build())) {
+            setUp(store, 1);
+            PoppedMessage held = pop(store, null, 1).get(0);
+            for (int i = 0; i < 300; i++) {
+                // The long poll finds nothing (the message is held), and races the give-back to its parking: the
+                // give-back's wake may come before it parks, when the queue's end has not moved either.
+                final CompletableFuture<PopResult> waiting = store.pop(new PopRequest(GROUP, TOPIC, null, 1, 60_000,
+                        30_000));
+                store.giveBack(GROUP, held.receiptHandle()).join();
+                final List<PoppedMessage> got = waiting.get(10, TimeUnit.SECONDS).messages();
+                assertThat(bodies(got)).as("round %d", i).containsExactly("m0");
+                held = got.get(0);
+            }
         }
     }
 
