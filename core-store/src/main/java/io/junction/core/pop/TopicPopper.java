@@ -42,10 +42,10 @@ final class TopicPopper {
     TopicPopper(final PopStore store, final OffsetPopReader offsetReader, final FifoPopReader fifoReader,
                 final InPlacePopReader inPlaceReader, final PopQueues queues, final Acknowledgements acks) {
         this.store = store;
-        this.queues = queues;
         this.offsetReader = offsetReader;
         this.fifoReader = fifoReader;
         this.inPlaceReader = inPlaceReader;
+        this.queues = queues;
         this.acks = acks;
     }
 
@@ -70,7 +70,7 @@ final class TopicPopper {
         // A caller that gives up (cancels the future: its client left) frees the parked pop now. One listener for
         // the pop's whole life: a pop on a busy topic is woken and parked again at every arrival another pop takes,
         // and a listener per parking kept each parked read (its waiter, its cancelled time-out) until the pop
-        // answered: 135,000 of them after 50 s of four JMS consumers on one queue.
+        // answered.
         result.whenComplete((x, e) -> {
             if (result.isCancelled()) {
                 pending.unpark();
