@@ -669,6 +669,11 @@ public final class MessageStore implements Messaging, AutoCloseable {
         return pops.inFlight();
     }
 
+    /** Checkpoints the POP reviver keeps by deadline, open or closed and not swept yet (tests and diagnostics). */
+    public int popCheckpointsTracked() {
+        return pops.checkpointsTracked();
+    }
+
     /** Runs retention now (tests). */
     void runRetention() {
         retention.apply();

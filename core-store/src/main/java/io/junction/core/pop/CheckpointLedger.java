@@ -26,11 +26,20 @@ import java.util.function.ToLongFunction;
  * is durable, so a checkpoint lost in a crash only delivers them again.
  */
 final class CheckpointLedger {
+    /** Closed checkpoints counted before a sweep of {@link #byDeadline} is worth it. */
+    private static final int SWEEP_FLOOR = 1024;
+
     private final PopStore store;
     private final Map<Long, OpenCheckpoint> open = new ConcurrentHashMap<>();
     private final PriorityQueue<OpenCheckpoint> byDeadline =
             new PriorityQueue<>((a, b) -> Long.compare(a.deadline, b.deadline));
     private final ReentrantLock deadlineLock = new ReentrantLock();
+    /**
+     * Checkpoints closed since {@link #byDeadline} was last swept (guarded by {@link #deadlineLock}). A closed
+     * checkpoint stays there until swept or due: without the sweep, acked pops with a long invisible time would hold
+     * memory for that whole time, whatever the number in flight.
+     */
+    private int closedSinceSweep;
     private final AtomicLong checkpointIds;
     /** Checkpoint appends not yet registered as open; revive positions must not move past them. */
     private final AtomicInteger checkpointsInProgress = new AtomicInteger();
@@ -140,8 +149,35 @@ final class CheckpointLedger {
     }
 
     void closeIfDone(final OpenCheckpoint ck) {
-        if (ck.allDone()) {
-            open.remove(ck.id);
+        if (ck.allDone() && open.remove(ck.id, ck)) {
+            sweepIfMostlyClosed();
+        }
+    }
+
+    /**
+     * Drops the closed checkpoints from {@link #byDeadline} once they may be half of it: one linear sweep per that
+     * many closes, so the queue holds at most about twice the open checkpoints (and {@link #SWEEP_FLOOR}).
+     */
+    private void sweepIfMostlyClosed() {
+        deadlineLock.lock();
+        try {
+            closedSinceSweep++;
+            if (closedSinceSweep >= SWEEP_FLOOR && closedSinceSweep * 2 >= byDeadline.size()) {
+                byDeadline.removeIf(c -> open.get(c.id) != c);
+                closedSinceSweep = 0;
+            }
+        } finally {
+            deadlineLock.unlock();
+        }
+    }
+
+    /** Checkpoints the reviver keeps by deadline, open or closed and not swept yet (diagnostics and tests). */
+    int trackedByDeadline() {
+        deadlineLock.lock();
+        try {
+            return byDeadline.size();
+        } finally {
+            deadlineLock.unlock();
         }
     }
 

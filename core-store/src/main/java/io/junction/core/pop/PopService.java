@@ -172,4 +172,9 @@ public final class PopService {
     public int inFlight() {
         return ledger.inFlight();
     }
+
+    /** Checkpoints kept by deadline for the reviver, open or closed and not swept yet (bounded by the open ones). */
+    public int checkpointsTracked() {
+        return ledger.trackedByDeadline();
+    }
 }

@@ -81,6 +81,28 @@ class PopTest {
     }
 
     @Test
+    void shouldForgetAckedCheckpointsBeforeTheirDeadline() {
+        try (MessageStore store = open()) {
+            store.topics().createOrUpdate(TopicConfig.of("t", 1)).join();
+            sendNumbered(store, "t", 3_010);
+            final PopResult held = pop(store, "g", "t", 10);
+            assertThat(held.messages()).hasSize(10);
+            for (int i = 0; i < 3_000; i++) {
+                final PopResult r = pop(store, "g", "t", 1);
+                assertThat(r.messages()).hasSize(1);
+                store.ack("g", r.messages().get(0).receiptHandle()).join();
+            }
+            // 3,010 checkpoints were made and 3,000 closed long before their deadline: swept once 1,024 had closed
+            // and they were half of what was kept (the old ledger kept all of them for the invisible time).
+            assertThat(store.inFlight()).isEqualTo(10);
+            assertThat(store.popCheckpointsTracked()).isBetween(11, 10 + 1_024 * 2);
+            now.addAndGet(INVISIBLE + 1);
+            assertThat(store.reviveNow()).as("the held ones still come back").isEqualTo(10);
+            assertThat(store.popCheckpointsTracked()).isZero();
+        }
+    }
+
+    @Test
     void shouldHandEachMessageOutOnceAndNeverAgainAfterItsAck() {
         try (MessageStore store = open()) {
             store.topics().createOrUpdate(TopicConfig.of("t", 4)).join();
