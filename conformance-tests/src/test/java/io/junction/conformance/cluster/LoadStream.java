@@ -48,6 +48,7 @@ final class LoadStream {
     }
 
     private static final long RECONNECT_PAUSE_MILLIS = 100;
+    private static final long FIRST_CONNECT_MILLIS = 30_000;
 
     private final String name;
     private final Connector<Sender> producerConnector;
@@ -87,11 +88,30 @@ final class LoadStream {
      */
     void start(final AtomicBoolean producing, final AtomicBoolean consuming) throws Exception {
         if (consumerConnector != null) {
-            final Receiver first = consumerConnector.connect(consumerHome);
+            final Receiver first = firstConsumer();
             threads.add(new Thread(() -> consume(first, producing, consuming), "elastic-" + name + "-consumer"));
         }
         threads.add(new Thread(() -> produce(producing), "elastic-" + name + "-producer"));
         threads.forEach(Thread::start);
+    }
+
+    /**
+     * Connects the consumer, again after a failure for up to {@link #FIRST_CONNECT_MILLIS}: a client's own start can
+     * time out while the machine's two cores run several brokers (rocketmq-client-java then shuts itself down), which
+     * the loops below ride out by connecting again, and so does the first connection.
+     */
+    private Receiver firstConsumer() throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIRST_CONNECT_MILLIS);
+        while (true) {
+            try {
+                return consumerConnector.connect(consumerHome);
+            } catch (Exception e) {
+                if (System.nanoTime() >= deadline) {
+                    throw e;
+                }
+                pause();
+            }
+        }
     }
 
     /** Clients homed on {@code dead} connect to {@code alive} from now on. */
