@@ -18,6 +18,7 @@
 #
 #   benchmarks/scripts/kafka-side-by-side.sh                    # 1 round, 500000 records of 1 KiB, 4 partitions
 #   ROUNDS=3 RECORDS=1000000 RATE=20000 benchmarks/scripts/kafka-side-by-side.sh
+#   CONSUMER_JFR=/tmp/jfr benchmarks/scripts/kafka-side-by-side.sh  # + a JFR of the measured consumer, per broker and round
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -31,6 +32,7 @@ RATE_RECORDS="${RATE_RECORDS:-$((RATE * 20))}"
 WARMUP_SECONDS="${WARMUP_SECONDS:-5}"
 PORT="${PORT:-29092}"
 CONTROLLER_PORT="${CONTROLLER_PORT:-29093}"
+CONSUMER_JFR="${CONSUMER_JFR:-}"
 WORK="$(mktemp -d)"
 BROKER_PID=""
 
@@ -67,16 +69,20 @@ stop_broker() {
 }
 
 tool() {
-    java -Xmx512m -cp "$PEER_CP" "$@" 2>>"$WORK/tools.err"
+    java -Xmx512m ${TOOL_JVM_ARGS:-} -cp "$PEER_CP" "$@" 2>>"$WORK/tools.err"
 }
 
 cpu_ticks() { # utime + stime of the broker process, in clock ticks (Kafka's sendfile and writes count as its stime)
     awk '{print $14 + $15}' "/proc/$BROKER_PID/stat"
 }
 
-# One round of the three loads against the broker listening on $PORT: prints one RESULT line.
+# One round of the three loads against the broker listening on $PORT ($1 names it): prints one RESULT line.
 load() {
-    local topic="perf-$RANDOM" produce consume latency t0 produce_ticks consume_ticks
+    local topic="perf-$RANDOM" produce consume latency t0 produce_ticks consume_ticks consumer_args=""
+    if [ -n "$CONSUMER_JFR" ]; then
+        mkdir -p "$CONSUMER_JFR"
+        consumer_args="-XX:StartFlightRecording=filename=$CONSUMER_JFR/$1-consumer-$round.jfr,settings=profile"
+    fi
     t0="$(cpu_ticks)"
     produce="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$RECORDS" \
         --record-size "$SIZE" --throughput -1 \
@@ -87,8 +93,8 @@ load() {
             --topic "$topic" --messages "$RECORDS" --timeout 60000 >/dev/null
     done
     t0="$(cpu_ticks)"
-    consume="$(tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
-        --topic "$topic" --messages "$RECORDS" --timeout 60000 | tail -1)"
+    consume="$(TOOL_JVM_ARGS="$consumer_args" tool org.apache.kafka.tools.ConsumerPerformance \
+        --bootstrap-server "127.0.0.1:$PORT" --topic "$topic" --messages "$RECORDS" --timeout 60000 | tail -1)"
     consume_ticks=$(($(cpu_ticks) - t0))
     latency="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic-rate" --num-records "$RATE_RECORDS" \
         --record-size "$SIZE" --throughput "$RATE" --warmup-records $((RATE * WARMUP_SECONDS)) \
@@ -116,7 +122,7 @@ run_junction() {
         --set http-cloudevents.enabled=false >"$WORK/junction.log" 2>&1 &
     BROKER_PID=$!
     wait_port
-    load || { tail -20 "$WORK/junction.log" "$WORK/tools.err" >&2; return 1; }
+    load junction || { tail -20 "$WORK/junction.log" "$WORK/tools.err" >&2; return 1; }
     stop_broker
 }
 
@@ -143,7 +149,7 @@ EOF
     java -Xmx1g -cp "$PEER_CP" kafka.Kafka "$WORK/kafka/server.properties" >"$WORK/kafka.log" 2>&1 &
     BROKER_PID=$!
     wait_port
-    load || { tail -20 "$WORK/kafka.log" "$WORK/tools.err" >&2; return 1; }
+    load kafka || { tail -20 "$WORK/kafka.log" "$WORK/tools.err" >&2; return 1; }
     stop_broker
 }
 

@@ -3,6 +3,7 @@ package io.junction.conformance.rocketmq4;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -62,10 +63,14 @@ final class RequestScenario implements Scenario {
             }
             final CountDownLatch callbacks = new CountDownLatch(CALLBACK);
             for (int i = 0; i < CALLBACK; i++) {
+                final AtomicBoolean replied = new AtomicBoolean();
                 requester.request(message(topic, "callback-" + i), new RequestCallback() {
                     @Override
                     public void onSuccess(final Message reply) {
-                        if (reply != null) { // the client first reports the request sent, with no reply
+                        // The client first reports the request sent, with no reply. When the reply is handled before
+                        // the send's answer, 4.9.x reports it twice: from the reply and again from the send's
+                        // answer (its send callback passes on whatever reply is already there). Count it once.
+                        if (reply != null && replied.compareAndSet(false, true)) {
                             replied("callback", reply);
                             callbacks.countDown();
                         }
