@@ -62,6 +62,8 @@ final class FetchOperation {
     private boolean records;
     private int outstanding;
     private boolean waiting;
+    /** Set while {@link #start} issues the first reads. */
+    private boolean issuingFirstReads;
     /** Set before the waits are dropped, so reads cancelled by finishing add nothing. */
     private boolean finished;
     private long deadlineNanos;
@@ -105,17 +107,21 @@ final class FetchOperation {
             }
         });
         deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
+        // A read may complete before its callback is attached, which then runs here, inside read(): nothing is
+        // decided until every partition's first read is issued, or the first partition read would answer alone.
+        issuingFirstReads = true;
         for (Part p : parts) {
             read(p, 0);
         }
+        issuingFirstReads = false;
         if (outstanding == 0) {
-            finish();
+            firstReadsDone();
         }
         return result;
     }
 
     private void read(final Part p, final long waitMs) {
-        if (p.error != Errors.NONE || p.full) {
+        if (finished || p.error != Errors.NONE || p.full) {
             return;
         }
         outstanding++;
@@ -167,19 +173,8 @@ final class FetchOperation {
             take(p, r, fetched);
         }
         if (!waiting) {
-            if (outstanding > 0) {
-                return;
-            }
-            if (enough() || maxWaitMs == 0 || System.nanoTime() >= deadlineNanos) {
-                finish();
-                return;
-            }
-            waiting = true;
-            final long remaining = remainingMs();
-            timer = executor.schedule(this::finish, remaining, TimeUnit.MILLISECONDS);
-            parts.forEach(part -> read(part, remaining));
-            if (outstanding == 0) {
-                finish();
+            if (outstanding == 0 && !issuingFirstReads) {
+                firstReadsDone();
             }
             return;
         }
@@ -187,6 +182,21 @@ final class FetchOperation {
             finish();
         } else if (remainingMs() > 0) {
             read(p, remainingMs());
+        }
+    }
+
+    /** Every partition read once: answers, or waits (up to the deadline) for records on any of them. */
+    private void firstReadsDone() {
+        if (enough() || maxWaitMs == 0 || System.nanoTime() >= deadlineNanos) {
+            finish();
+            return;
+        }
+        waiting = true;
+        final long remaining = remainingMs();
+        timer = executor.schedule(this::finish, remaining, TimeUnit.MILLISECONDS);
+        parts.forEach(part -> read(part, remaining));
+        if (outstanding == 0) {
+            finish();
         }
     }
 
