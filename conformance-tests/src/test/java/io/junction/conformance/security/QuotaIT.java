@@ -100,11 +100,14 @@ class QuotaIT {
                             .setNamespace("acme").setCredentialProvider(
                                     new org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider("alice",
                                             "alice-secret")).build();
-            // The JMS connection is closed: its slot is free again (released when the transport ends).
+            // The JMS connection is closed: its slot is free again, released when the broker sees its transport end,
+            // a moment after the client's close returned. The producer holding the slot is the one that got it (a
+            // producer built and closed first to see the slot free would hold it until its own transport ended).
+            final java.util.concurrent.atomic.AtomicReference<org.apache.rocketmq.client.apis.producer.Producer>
+                    holder = new java.util.concurrent.atomic.AtomicReference<>();
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
-                    grpc.newProducerBuilder().setClientConfiguration(config).setTopics("slots").build().close());
-            try (org.apache.rocketmq.client.apis.producer.Producer one = grpc.newProducerBuilder()
-                    .setClientConfiguration(config).setTopics("slots").build()) {
+                    holder.set(grpc.newProducerBuilder().setClientConfiguration(config).setTopics("slots").build()));
+            try (org.apache.rocketmq.client.apis.producer.Producer one = holder.get()) {
                 assertThatThrownBy(() -> grpc.newProducerBuilder().setClientConfiguration(config)
                         .setTopics("slots").build().close()).as("a second gRPC client of acme, its own connection")
                         .isInstanceOfAny(org.apache.rocketmq.client.apis.ClientException.class,
