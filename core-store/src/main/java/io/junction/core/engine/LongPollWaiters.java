@@ -136,7 +136,6 @@ final class LongPollWaiters {
         return w;
     }
 
-
     /** Wakes every read parked on the queue. */
     void arrived(final String topic, final int queueId) {
         if (waiters.isEmpty()) {
