@@ -1,6 +1,7 @@
 package io.junction.kafka;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.protocol.Writable;
 import org.apache.kafka.common.record.internal.BaseRecords;
@@ -8,18 +9,52 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * kafka-clients' {@link Writable} over a Netty buffer, so a response is serialized once, straight into the buffer the
- * channel writes. Fetched records ({@link FetchedBatch}) are rendered here from the stored bodies: no intermediate
- * batch, no heap copy of the whole response for the socket to copy again.
+ * channel writes: no heap copy of the whole response for the socket to copy again.
+ *
+ * <p>A Fetch response's records were rendered when they were read ({@link RenderedRecords}): given a frame to splice
+ * into, the writer cuts its buffer there and adds the rendered batches to the frame as they are, so the channel writes
+ * the pieces with one gathering write and the records are not copied on the event loop. Without one (tests), they are
+ * copied into the buffer.
  */
 final class ByteBufWritable implements Writable {
     private final ByteBuf out;
+    /** The frame rendered records are spliced into, or null to copy them into {@link #out}. */
+    private final CompositeByteBuf frame;
+    /** Where in {@link #out} the frame's next piece begins. */
+    private int cut;
 
     ByteBufWritable(final ByteBuf out) {
-        this.out = out;
+        this(out, null);
     }
 
-    ByteBuf buffer() {
-        return out;
+    /**
+     * @param out   where everything but spliced records is written; with a frame, {@link #written()} hands it over
+     * @param frame the frame to splice rendered records into, or null
+     */
+    ByteBufWritable(final ByteBuf out, final CompositeByteBuf frame) {
+        this.out = out;
+        this.frame = frame;
+        this.cut = out.readerIndex();
+    }
+
+    /**
+     * Everything written, in order: the buffer itself without a frame; with one, the frame, which now also holds the
+     * buffer's last piece (the buffer's own reference is given up: the frame's pieces keep it).
+     */
+    ByteBuf written() {
+        if (frame == null) {
+            return out;
+        }
+        addPiece();
+        out.release();
+        return frame;
+    }
+
+    private void addPiece() {
+        if (out.writerIndex() > cut) {
+            frame.addComponent(true, out.retainedSlice(cut, out.writerIndex() - cut));
+            cut = out.writerIndex();
+        }
     }
 
     @Override
@@ -84,8 +119,17 @@ final class ByteBufWritable implements Writable {
 
     @Override
     public void writeRecords(final BaseRecords records) {
-        if (records instanceof FetchedBatch batch) {
-            batch.writeTo(this);
+        if (records instanceof RenderedRecords rendered) {
+            if (frame != null) {
+                addPiece();
+            }
+            for (ByteBuf batch : rendered.batches()) {
+                if (frame == null) {
+                    out.writeBytes(batch, batch.readerIndex(), batch.readableBytes());
+                } else {
+                    frame.addComponent(true, batch.retainedDuplicate());
+                }
+            }
         } else if (records instanceof MemoryRecords memory) {
             writeByteBuffer(memory.buffer());
         } else {

@@ -48,7 +48,8 @@ final class FetchApi implements ApiHandler {
         }
         final int maxBytes = Math.max(1, Math.min(data.maxBytes() <= 0 ? Integer.MAX_VALUE : data.maxBytes(),
                 maxFetchBytes));
-        final FetchOperation op = new FetchOperation(messaging, topics, request.connection().executor(), targets,
+        final FetchOperation op = new FetchOperation(messaging, topics, request.connection().executor(),
+                request.connection().alloc(), targets,
                 Math.max(0, data.maxWaitMs()), Math.max(0, data.minBytes()), maxBytes,
                 data.isolationLevel() == 1);
         return op.start();

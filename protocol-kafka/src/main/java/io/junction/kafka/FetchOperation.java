@@ -4,6 +4,8 @@ import io.junction.core.Messaging;
 import io.junction.core.PullRequest;
 import io.junction.core.PullResult;
 import io.junction.core.message.StoredMessage;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
@@ -25,16 +27,20 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * <p>First every partition is read once without waiting. If that found fewer than {@code min.bytes} and the consumer
  * allows a wait, every partition's read waits on the core (long polling) until the deadline; each arrival is added and
  * its partition read again, until {@code min.bytes} are there or the deadline passes. The answer always holds
- * whatever was found. The store reads on its reader pool, where what it found is also mapped to Kafka records
- * ({@link KafkaMessageMapping#fetched}); they are taken here, on the loop: each partition
- * keeps the records it takes in a {@link FetchedBatch} (their values are views of the heap copies the store read, so
- * no mapped file stays pinned; within the byte limits) that is rendered once, straight into the response buffer, when
- * the connection serializes the response. Measured (benchmarks/README.md, Kafka): copying each record into a
- * kafka-clients batch builder, whose buffer grows by a tenth at a time, and then the whole response into a heap
- * buffer, made most of a full fetch's allocation and its CPU on the loop.
- * Byte limits: a partition stops at its {@code partition_max_bytes}, the response at {@code max_bytes} (capped by
- * {@code kafka.max-fetch-bytes}), except that the response's first record is always taken so a consumer never
- * stalls on a record larger than its limits. A cancelled response (the connection closed) drops every wait.
+ * whatever was found.
+ *
+ * <p>The store reads on its reader pool, and each read's records are mapped to Kafka records
+ * ({@link KafkaMessageMapping#fetched}) and rendered into one record batch ({@link FetchedBatch}) right there, within
+ * the bytes the partition and the response had left when the read was issued: the partitions of a fetch are mapped and
+ * rendered in parallel, and the loop only decides which batches the answer takes and writes them out as they are
+ * ({@link RenderedRecords}). Measured (benchmarks/README.md, Kafka): rendering the whole answer on the loop made the
+ * consumer wait on it, the reader threads idle meanwhile.
+ *
+ * <p>Byte limits: a partition stops at its {@code partition_max_bytes}, the response at {@code max_bytes} (capped by
+ * {@code kafka.max-fetch-bytes}), except that the response's first batch is always taken, at least one record, so a
+ * consumer never stalls on a record larger than its limits. A batch that no longer fits because other partitions took
+ * bytes meanwhile is dropped and its partition read again within what is left. A cancelled response (the connection
+ * closed) drops every wait and every batch.
  */
 final class FetchOperation {
     /** Records asked of the core per read: enough for large batches, a bounded read either way. */
@@ -52,6 +58,7 @@ final class FetchOperation {
     private final Messaging messaging;
     private final KafkaTopics topics;
     private final EventExecutor executor;
+    private final ByteBufAllocator alloc;
     private final List<Part> parts = new ArrayList<>();
     private final long maxWaitMs;
     private final int minBytes;
@@ -75,9 +82,11 @@ final class FetchOperation {
         long nextOffset;
         Errors error;
         long highWatermark = -1;
-        final FetchedBatch batch = new FetchedBatch();
+        final RenderedRecords records = new RenderedRecords();
         boolean full;
         CompletableFuture<PullResult> read;
+        /** Read again at once, within the bytes left: what the last read rendered no longer fit. */
+        boolean readAgain;
 
         Part(final Target target) {
             this.target = target;
@@ -86,12 +95,27 @@ final class FetchOperation {
         }
     }
 
+    /**
+     * What one read rendered within {@code budget} bytes: its batch (null for no records), and whether the budget cut
+     * it short.
+     */
+    private record Rendered(ByteBuf batch, long nextOffset, int budget, boolean cut) {
+        static final Rendered NONE = new Rendered(null, -1, 0, false);
+
+        void release() {
+            if (batch != null) {
+                batch.release();
+            }
+        }
+    }
+
     FetchOperation(final Messaging messaging, final KafkaTopics topics, final EventExecutor executor,
-                   final List<Target> targets,
+                   final ByteBufAllocator alloc, final List<Target> targets,
                    final long maxWaitMs, final int minBytes, final int maxBytes, final boolean readCommitted) {
         this.messaging = messaging;
         this.topics = topics;
         this.executor = executor;
+        this.alloc = alloc;
         targets.forEach(t -> parts.add(new Part(t)));
         this.maxWaitMs = maxWaitMs;
         this.minBytes = minBytes;
@@ -103,7 +127,7 @@ final class FetchOperation {
     CompletableFuture<ApiMessage> start() {
         result.whenComplete((r, e) -> {
             if (result.isCancelled()) {
-                executor.execute(this::dropWaits);
+                executor.execute(this::abandon);
             }
         });
         deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
@@ -125,52 +149,69 @@ final class FetchOperation {
             return;
         }
         outstanding++;
+        // What is left when the read is issued; other partitions may take some of it before the read is back.
+        final int budget = Math.max(0, Math.min(p.target.maxBytes() - p.records.sizeInBytes(), maxBytes - totalBytes));
         final int count = Math.max(1, Math.min(MAX_MESSAGES_PER_READ, p.target.maxBytes() / RECORD_OVERHEAD));
         final CompletableFuture<PullResult> f = messaging.pull(new PullRequest("kafka", p.target.core(),
                 p.target.partition(), p.nextOffset, count, null, waitMs));
         p.read = f;
         f.whenComplete((r, e) -> {
-            // Mapped where the read completed (the store's reader pool, one thread per partition's read): the
-            // mapping reads each record's properties, and the loop serves every partition of the fetch in turn.
-            List<FetchedRecord> mapped = null;
+            // Where the read completed: the store's reader pool, one thread per partition's read.
+            Rendered rendered = Rendered.NONE;
             Throwable failure = e;
             if (failure == null) {
                 try {
-                    mapped = mapped(r);
-                } catch (RuntimeException mappingFailed) {
-                    failure = mappingFailed;
+                    rendered = render(r.messages(), budget);
+                } catch (RuntimeException renderingFailed) {
+                    failure = renderingFailed;
                 }
             }
-            final List<FetchedRecord> fetched = mapped;
+            final Rendered done = rendered;
             final Throwable failed = failure;
             if (executor.inEventLoop()) {
-                onRead(p, r, fetched, failed);
+                onRead(p, r, done, failed);
             } else {
-                executor.execute(() -> onRead(p, r, fetched, failed));
+                executor.execute(() -> onRead(p, r, done, failed));
             }
         });
     }
 
-    private static List<FetchedRecord> mapped(final PullResult r) {
-        final List<StoredMessage> messages = r.messages();
-        final List<FetchedRecord> fetched = new ArrayList<>(messages.size());
-        for (int i = 0; i < messages.size(); i++) {
-            fetched.add(KafkaMessageMapping.fetched(messages.get(i)));
+    /**
+     * The messages as Kafka records in one batch of at most {@code budget} bytes, or of their first record alone when
+     * that is larger.
+     */
+    private Rendered render(final List<StoredMessage> messages, final int budget) {
+        if (messages.isEmpty()) {
+            return Rendered.NONE;
         }
-        return fetched;
+        final FetchedBatch batch = new FetchedBatch();
+        boolean cut = false;
+        for (int i = 0; i < messages.size(); i++) {
+            final FetchedRecord record = KafkaMessageMapping.fetched(messages.get(i));
+            if (!batch.isEmpty() && batch.sizeWith(record) > budget) {
+                cut = true;
+                break;
+            }
+            batch.add(record);
+        }
+        return new Rendered(batch.render(alloc), batch.nextOffset(), budget, cut);
     }
 
-    private void onRead(final Part p, final PullResult r, final List<FetchedRecord> fetched,
-                        final Throwable failure) {
+    private void onRead(final Part p, final PullResult r, final Rendered rendered, final Throwable failure) {
         outstanding--;
         p.read = null;
         if (finished || result.isDone()) {
+            rendered.release();
             return;
         }
         if (failure != null) {
             p.error = KafkaErrors.of(failure);
         } else {
-            take(p, r, fetched);
+            take(p, r, rendered);
+        }
+        if (p.readAgain) {
+            p.readAgain = false;
+            read(p, 0);
         }
         if (!waiting) {
             if (outstanding == 0 && !issuingFirstReads) {
@@ -180,7 +221,7 @@ final class FetchOperation {
         }
         if (enough()) {
             finish();
-        } else if (remainingMs() > 0) {
+        } else if (p.read == null && remainingMs() > 0) {
             read(p, remainingMs());
         }
     }
@@ -210,38 +251,43 @@ final class FetchOperation {
                 || parts.stream().anyMatch(p -> p.error != Errors.NONE);
     }
 
-    /** Adds what a read found ({@code fetched}: its messages mapped) to the partition's batch, within the limits. */
-    private void take(final Part p, final PullResult r, final List<FetchedRecord> fetched) {
+    /** Adds what a read found to the partition's records, if it still fits the limits; else drops it. */
+    private void take(final Part p, final PullResult r, final Rendered rendered) {
         p.highWatermark = r.maxOffset();
         switch (r.status()) {
             case OFFSET_TOO_SMALL, OFFSET_OVERFLOW -> {
+                rendered.release();
                 p.error = Errors.OFFSET_OUT_OF_RANGE;
                 return;
             }
             case NO_SUCH_QUEUE -> {
+                rendered.release();
                 p.error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 return;
             }
             default -> {
             }
         }
-        for (int i = 0; i < fetched.size(); i++) {
-            final FetchedRecord record = fetched.get(i);
-            final int before = p.batch.sizeInBytes();
-            final int after = p.batch.sizeWith(record);
-            final boolean first = !records;
-            if (!first && (after > p.target.maxBytes() || totalBytes + after - before > maxBytes)) {
-                p.full = true;
-                return;
+        if (rendered.batch() == null) {
+            if (r.nextOffset() > p.nextOffset) {
+                p.nextOffset = r.nextOffset();
             }
-            p.batch.add(record);
-            totalBytes += after - before;
-            records = true;
-            p.nextOffset = record.offset() + 1;
+            return;
         }
-        if (fetched.isEmpty() && r.nextOffset() > p.nextOffset) {
-            p.nextOffset = r.nextOffset();
+        final int size = rendered.batch().readableBytes();
+        final int left = Math.min(p.target.maxBytes() - p.records.sizeInBytes(), maxBytes - totalBytes);
+        if (records && size > left) {
+            // Other partitions took bytes since the read was issued: read what fits now, if anything may.
+            rendered.release();
+            p.readAgain = left > 0 && left < rendered.budget();
+            p.full = !p.readAgain;
+            return;
         }
+        p.records.add(rendered.batch());
+        totalBytes += size;
+        records = true;
+        p.nextOffset = rendered.nextOffset();
+        p.full = rendered.cut();
     }
 
     private void finish() {
@@ -263,13 +309,28 @@ final class FetchOperation {
                 d.setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
             }
             d.setAbortedTransactions(readCommitted ? List.of() : null);
-            d.setRecords(p.batch.isEmpty() ? MemoryRecords.EMPTY : p.batch);
+            d.setRecords(p.records.isEmpty() ? MemoryRecords.EMPTY : p.records);
             byTopic.computeIfAbsent(p.target.topic(), t -> new ArrayList<>()).add(d);
         }
         final List<FetchableTopicResponse> responses = new ArrayList<>();
         byTopic.forEach((topic, list) -> responses.add(new FetchableTopicResponse().setTopic(topic)
                 .setPartitions(list)));
-        result.complete(new FetchResponseData().setSessionId(0).setResponses(responses));
+        if (!result.complete(new FetchResponseData().setSessionId(0).setResponses(responses))) {
+            releaseRecords();
+        }
+    }
+
+    /** The response was cancelled (the connection closed): stops waiting and drops what was read. */
+    private void abandon() {
+        finished = true;
+        dropWaits();
+        releaseRecords();
+    }
+
+    private void releaseRecords() {
+        for (Part p : parts) {
+            p.records.release();
+        }
     }
 
     /** Stops the deadline timer and every read still waiting on the core. */

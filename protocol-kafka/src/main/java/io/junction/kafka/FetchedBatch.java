@@ -6,6 +6,7 @@ import static io.junction.kafka.RecordBatchDescriptor.HEADER_LENGTH;
 import static io.junction.kafka.RecordBatchDescriptor.LENGTH_FROM;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,22 +14,19 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordsSend;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.common.utils.internals.ByteUtils;
 
 /**
- * One partition's fetched records as one uncompressed record batch ({@link RecordBatchDescriptor}), rendered only when
- * the response is serialized ({@link ByteBufWritable}): until then it holds the records (their values are views of
- * the stored bodies) and its exact size in bytes, which is what the fetch's byte limits count. Rendering writes each
- * value once, straight into the response buffer, and the CRC32C once over the written batch.
+ * Fetched records as one uncompressed record batch ({@link RecordBatchDescriptor}): records are added with their exact
+ * size counted (what a fetch's byte limits count), then the batch is rendered once into a buffer of exactly that size,
+ * each value written once and the CRC32C computed once over the written batch.
  *
- * <p>Records are added in offset order; the first one sets the base offset and base timestamp. Not thread safe: built
- * and rendered on the connection's event loop.
+ * <p>Records are added in offset order; the first one sets the base offset and base timestamp. Not thread safe: one
+ * thread builds and renders it (the store's reader thread that read the records, see {@link FetchOperation}).
  */
-final class FetchedBatch implements BaseRecords {
+final class FetchedBatch {
     private final List<FetchedRecord> records = new ArrayList<>();
     /** Each record's size without its length prefix, in the order of {@link #records}. */
     private int[] bodySizes = new int[16];
@@ -43,8 +41,7 @@ final class FetchedBatch implements BaseRecords {
     }
 
     /** The batch's size in bytes: the header and every record, 0 for no records (then nothing is written). */
-    @Override
-    public int sizeInBytes() {
+    int sizeInBytes() {
         return records.isEmpty() ? 0 : HEADER_LENGTH + recordBytes;
     }
 
@@ -88,12 +85,28 @@ final class FetchedBatch implements BaseRecords {
         return size;
     }
 
+    /** The offset after the last record added. */
+    long nextOffset() {
+        return records.get(records.size() - 1).offset() + 1;
+    }
+
+    /** The batch rendered into a new direct buffer of {@link #sizeInBytes()} bytes, which the caller releases. */
+    ByteBuf render(final ByteBufAllocator alloc) {
+        final ByteBuf out = alloc.directBuffer(sizeInBytes());
+        try {
+            writeTo(out);
+            return out;
+        } catch (RuntimeException e) {
+            out.release();
+            throw e;
+        }
+    }
+
     /** Writes the batch ({@link #sizeInBytes()} bytes) at the buffer's writer index. */
-    void writeTo(final ByteBufWritable writable) {
+    void writeTo(final ByteBuf out) {
         if (records.isEmpty()) {
             return;
         }
-        final ByteBuf out = writable.buffer();
         final int start = out.writerIndex();
         final FetchedRecord first = records.get(0);
         final long baseOffset = first.offset();
@@ -141,16 +154,16 @@ final class FetchedBatch implements BaseRecords {
                 out.writeByte(0); // varint 0
                 continue;
             }
-            writable.writeVarint(headers.size());
+            out.writeBytes(scratch, 0, putVarint(scratch, 0, headers.size()));
             for (int j = 0; j < headers.size(); j++) {
                 final Header h = headers.get(j);
                 final byte[] name = h.key().getBytes(StandardCharsets.UTF_8);
-                writable.writeVarint(name.length);
+                out.writeBytes(scratch, 0, putVarint(scratch, 0, name.length));
                 out.writeBytes(name);
                 if (h.value() == null) {
-                    writable.writeVarint(-1);
+                    out.writeBytes(scratch, 0, putVarint(scratch, 0, -1));
                 } else {
-                    writable.writeVarint(h.value().length);
+                    out.writeBytes(scratch, 0, putVarint(scratch, 0, h.value().length));
                     out.writeBytes(h.value());
                 }
             }
@@ -194,18 +207,13 @@ final class FetchedBatch implements BaseRecords {
         return i;
     }
 
-    /** The batch as kafka-clients' records (tests, and any serializer other than {@link ByteBufWritable}). */
+    /** The batch as kafka-clients' records, in a heap buffer (tests). */
     MemoryRecords toMemoryRecords() {
         if (records.isEmpty()) {
             return MemoryRecords.EMPTY;
         }
         final ByteBuf heap = Unpooled.buffer(sizeInBytes());
-        writeTo(new ByteBufWritable(heap));
+        writeTo(heap);
         return MemoryRecords.readableRecords(heap.nioBuffer());
-    }
-
-    @Override
-    public RecordsSend<? extends BaseRecords> toSend() {
-        return toMemoryRecords().toSend();
     }
 }

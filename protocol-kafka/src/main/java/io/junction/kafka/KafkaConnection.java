@@ -2,6 +2,8 @@ package io.junction.kafka;
 
 import io.junction.spi.clients.ClientRegistry;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -112,6 +114,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     /** The event loop this connection runs on. */
     EventExecutor executor() {
         return ctx.executor();
+    }
+
+    /** The channel's allocator, for what is rendered off the event loop for this connection. */
+    ByteBufAllocator alloc() {
+        return ctx.alloc();
     }
 
     /** The client's address (born host of what it produces). */
@@ -262,6 +269,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     private void complete(final Pending p, final ApiMessage response, final Throwable failure) {
         if (closed) {
+            RenderedRecords.releaseIn(response);
             return;
         }
         p.done = true;
@@ -270,7 +278,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         while (!pending.isEmpty() && pending.peek().done) {
             final Pending head = pending.poll();
             if (head.response != null) {
-                ctx.write(encode(head.request, head.response));
+                try {
+                    ctx.write(encode(head.request, head.response));
+                } finally {
+                    RenderedRecords.releaseIn(head.response);
+                }
                 wrote = true;
             }
         }
@@ -299,7 +311,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     /**
      * The size-prefixed response frame, serialized once into one direct buffer the channel writes as it is (a heap
-     * frame made the transport copy it again, and a composite one twice).
+     * frame made the transport copy it again), with a Fetch response's rendered records spliced in as they are
+     * ({@link ByteBufWritable}): the channel writes the pieces with one gathering write. The response keeps its own
+     * references to its records; the caller releases them ({@link RenderedRecords#releaseIn}).
      */
     private ByteBuf encode(final KafkaRequest request, final ApiMessage response) {
         final ResponseHeader header = request.header().toResponseHeader();
@@ -307,21 +321,28 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         final short headerVersion = request.body() == null ? 0 : header.headerVersion();
         final ObjectSerializationCache cache = new ObjectSerializationCache();
         final int size = header.data().size(cache, headerVersion) + response.size(cache, version);
-        final ByteBuf frame = ctx.alloc().directBuffer(4 + size);
+        final int spliced = RenderedRecords.bytesIn(response);
+        final ByteBuf head = ctx.alloc().directBuffer(4 + size - spliced);
+        final CompositeByteBuf frame = spliced == 0 ? null : ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+        final ByteBufWritable out = new ByteBufWritable(head, frame);
         try {
-            frame.writeInt(size);
-            final ByteBufWritable out = new ByteBufWritable(frame);
+            head.writeInt(size);
             header.data().write(out, cache, headerVersion);
             response.write(out, cache, version);
-            if (frame.readableBytes() != 4 + size) {
-                throw new IllegalStateException(request.header().apiKey() + " response of "
-                        + (frame.readableBytes() - 4) + " bytes, " + size + " expected");
-            }
-            return frame;
         } catch (RuntimeException e) {
-            frame.release();
+            head.release();
+            if (frame != null) {
+                frame.release();
+            }
             throw e;
         }
+        final ByteBuf written = out.written();
+        if (written.readableBytes() != 4 + size) {
+            written.release();
+            throw new IllegalStateException(request.header().apiKey() + " response of "
+                    + (written.readableBytes() - 4) + " bytes, " + size + " expected");
+        }
+        return written;
     }
 
     private void close(final String why) {
@@ -335,6 +356,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         closed = true;
         for (Pending p : pending) {
             p.future.cancel(false); // a waiting fetch stops waiting
+            RenderedRecords.releaseIn(p.response); // answered, but after a request still in progress
         }
         pending.clear();
         if (listed != null) {

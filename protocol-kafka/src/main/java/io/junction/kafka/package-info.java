@@ -6,7 +6,8 @@
  * in {@code TransactionLog} as {@code TransactionRecord}s), {@code KafkaTopics} (topic names and auto-creation) and
  * {@code KafkaMessageMapping} (the one place a Kafka record maps onto the core message). Requests, responses and record
  * batches are read and written with kafka-clients' own classes, so the wire format comes from the library; the batches
- * a Fetch returns are the exception, rendered in place by {@code FetchedBatch} ({@code RecordBatchDescriptor}) into
- * the response buffer {@code ByteBufWritable} fills, and tested byte for byte against kafka-clients' builder.
+ * a Fetch returns are the exception: rendered by {@code FetchedBatch} ({@code RecordBatchDescriptor}) on the reader
+ * thread that read them, tested byte for byte against kafka-clients' builder, and spliced as they are
+ * ({@code RenderedRecords}) into the response frame {@code ByteBufWritable} builds.
  */
 package io.junction.kafka;

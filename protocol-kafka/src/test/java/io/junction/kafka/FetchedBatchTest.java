@@ -65,7 +65,7 @@ class FetchedBatchTest {
         final MemoryRecords expected = libraryBatch(records);
         final ByteBuf direct = PooledByteBufAllocator.DEFAULT.directBuffer(batch.sizeInBytes());
         try {
-            batch.writeTo(new ByteBufWritable(direct));
+            batch.writeTo(direct);
             final byte[] written = new byte[direct.readableBytes()];
             direct.getBytes(0, written);
             final byte[] wanted = new byte[expected.sizeInBytes()];

@@ -9,6 +9,7 @@ import io.junction.spi.clients.ClientRegistry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -213,6 +214,63 @@ class KafkaConnectionTest {
                 });
             }
         }
+    }
+
+    @Test
+    void shouldFillAFetchUpToItsByteLimitsAndAlwaysAnswerItsFirstRecord() throws Exception {
+        wire.store.topics().createOrUpdate(TopicConfig.of("limits", 3)).get(10, TimeUnit.SECONDS);
+        final List<CompletableFuture<SendResult>> sends = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            sends.add(wire.store.send(Message.builder("limits").queueId(i % 2).body(new byte[1000]).build()));
+        }
+        sends.add(wire.store.send(Message.builder("limits").queueId(2).body(new byte[20_000]).build()));
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        try (KafkaWire.Client c = wire.connect()) {
+            for (int round = 0; round < 50; round++) {
+                // Records of about 1,010 bytes in a batch with a 61-byte header: 4 fit a partition's 5,000 bytes, and
+                // the 8,000 of the response leave room for 3 more from the other partition, whichever is read first.
+                final List<FetchResponseData.PartitionData> both = fetch(c, "limits", List.of(0, 1), 5000, 8000);
+                final int[] counts = {count(both.get(0)), count(both.get(1))};
+                final int bytes = both.get(0).records().sizeInBytes() + both.get(1).records().sizeInBytes();
+                assertThat(bytes).as("round %d", round).isLessThanOrEqualTo(8000);
+                assertThat(both).allSatisfy(p -> assertThat(p.records().sizeInBytes()).isLessThanOrEqualTo(5000));
+                assertThat(counts[0] + counts[1]).as("round %d: %s", round, Arrays.toString(counts)).isEqualTo(7);
+                assertThat(Math.max(counts[0], counts[1])).isEqualTo(4);
+            }
+            // A record larger than both limits is answered alone, or a consumer would never get past it.
+            final List<FetchResponseData.PartitionData> large = fetch(c, "limits", List.of(2, 0), 5000, 8000);
+            assertThat(count(large.get(0))).isEqualTo(1);
+            assertThat(count(large.get(1))).isZero();
+        }
+    }
+
+    private static List<FetchResponseData.PartitionData> fetch(final KafkaWire.Client c, final String topic,
+                                                               final List<Integer> partitions,
+                                                               final int partitionMaxBytes, final int maxBytes)
+            throws InterruptedException {
+        final FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
+                .setMaxBytes(maxBytes).setSessionId(0).setSessionEpoch(-1).setTopics(List.of(
+                        new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(partitions.stream()
+                                .map(p -> new FetchRequestData.FetchPartition().setPartition(p).setFetchOffset(0)
+                                        .setPartitionMaxBytes(partitionMaxBytes))
+                                .toList())));
+        final RequestHeader h = c.send(ApiKeys.FETCH, (short) 12, request);
+        final List<FetchResponseData.PartitionData> answered = ((FetchResponse) c.receive(h)).data().responses()
+                .get(0).partitions();
+        assertThat(answered).extracting(FetchResponseData.PartitionData::errorCode).containsOnly(Errors.NONE.code());
+        return answered;
+    }
+
+    /** Records in a partition's answer, checked to be its first ones in order. */
+    private static int count(final FetchResponseData.PartitionData p) {
+        long expected = 0;
+        for (var batch : ((MemoryRecords) p.records()).batches()) {
+            batch.ensureValid();
+            for (var record : batch) {
+                assertThat(record.offset()).isEqualTo(expected++);
+            }
+        }
+        return (int) expected;
     }
 
     @Test
