@@ -2,10 +2,15 @@
 # Kafka side-by-side: Junction's Kafka front-end against Apache Kafka 4.4 (KRaft, one node in combined mode, from
 # Maven Central: benchmarks/peers/kafka), the same load from Kafka's own tools against each, one broker at a time,
 # alternating rounds and quoting medians:
-#   - produce at full speed: ProducerPerformance, acks=all, idempotent (the client default), SIZE-byte records;
-#   - consume what was produced: ConsumerPerformance (a consumer group from the earliest offset), once unmeasured
-#     (WARM_CONSUMES, default 1: each broker is fresh each round, and a 2-3 s pass on a fresh JVM measures its JIT
-#     compiling the fetch path more than the path itself) and then measured, a new group each time;
+#   - produce at full speed: ProducerPerformance, acks=all, idempotent (the client default), SIZE-byte records, once
+#     to another topic first (WARM_PRODUCES, default 1), its rate printed as cold_produce_records_per_s, then measured:
+#     a CPU profile of Junction's produce pass that followed one such pass still found 40 % of its CPU in the C2
+#     compiler, so a pass on a fresh JVM measures its JIT as much as the broker;
+#   - consume what was produced: ConsumerPerformance (a consumer group from the earliest offset), WARM_CONSUMES times
+#     unmeasured (default 3; the first pass's rate is printed as first_consume_records_per_s) and then measured, a new
+#     group each time. Each broker is fresh each round, and its JIT is still compiling for several passes: after two
+#     produce passes and one consume, Junction's broker spent 20 % of its CPU in the C2 compiler over the next three
+#     consumes, which ran at 121,000-141,000 records/s; after four, the next three ran at 169,000-177,000;
 #   - latency at equal load: ProducerPerformance throttled to RATE records/s, p99 and p50 of the send latency over the
 #     whole run, and the p99 of the steady state after the first WARMUP_SECONDS (default 5): the whole run's p99 is
 #     mostly the producer's start (a fresh client JVM, metadata, producer id) and the burst that catches up with the
@@ -27,7 +32,8 @@ RECORDS="${RECORDS:-500000}"
 SIZE="${SIZE:-1024}"
 PARTITIONS="${PARTITIONS:-4}"
 RATE="${RATE:-10000}"
-WARM_CONSUMES="${WARM_CONSUMES:-1}"
+WARM_CONSUMES="${WARM_CONSUMES:-3}"
+WARM_PRODUCES="${WARM_PRODUCES:-1}"
 RATE_RECORDS="${RATE_RECORDS:-$((RATE * 20))}"
 WARMUP_SECONDS="${WARMUP_SECONDS:-5}"
 PORT="${PORT:-29092}"
@@ -78,19 +84,25 @@ cpu_ticks() { # utime + stime of the broker process, in clock ticks (Kafka's sen
 
 # One round of the three loads against the broker listening on $PORT ($1 names it): prints one RESULT line.
 load() {
-    local topic="perf-$RANDOM" produce consume latency t0 produce_ticks consume_ticks consumer_args=""
+    local topic="perf-$RANDOM" produce consume latency t0 produce_ticks consume_ticks consumer_args="" cold="" first=""
     if [ -n "$CONSUMER_JFR" ]; then
         mkdir -p "$CONSUMER_JFR"
         consumer_args="-XX:StartFlightRecording=filename=$CONSUMER_JFR/$1-consumer-$round.jfr,settings=profile"
     fi
+    for w in $(seq 1 "$WARM_PRODUCES"); do
+        cold="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic-warm$w" --num-records "$RECORDS" \
+            --record-size "$SIZE" --throughput -1 \
+            --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all linger.ms=5 | tail -1)"
+    done
     t0="$(cpu_ticks)"
     produce="$(tool org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$RECORDS" \
         --record-size "$SIZE" --throughput -1 \
         --producer-props bootstrap.servers="127.0.0.1:$PORT" acks=all linger.ms=5 | tail -1)"
     produce_ticks=$(($(cpu_ticks) - t0))
-    for _ in $(seq 1 "$WARM_CONSUMES"); do
-        tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
-            --topic "$topic" --messages "$RECORDS" --timeout 60000 >/dev/null
+    for w in $(seq 1 "$WARM_CONSUMES"); do
+        consume="$(tool org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "127.0.0.1:$PORT" \
+            --topic "$topic" --messages "$RECORDS" --timeout 60000 | tail -1)"
+        if [ "$w" = 1 ]; then first="$consume"; fi
     done
     t0="$(cpu_ticks)"
     consume="$(TOOL_JVM_ARGS="$consumer_args" tool org.apache.kafka.tools.ConsumerPerformance \
@@ -105,7 +117,9 @@ load() {
     # with warmup records, "N steady state records sent, .." in the same form;
     # ConsumerPerformance with "start, end, MB, MB/sec, records, records/sec, ...".
     echo "RESULT produce_records_per_s=$(sed -n 's/.*sent, \([0-9.]*\) records\/sec.*/\1/p' <<<"$produce")" \
+        "cold_produce_records_per_s=$(sed -n 's/.*sent, \([0-9.]*\) records\/sec.*/\1/p' <<<"${cold:- }")" \
         "consume_records_per_s=$(awk -F', *' '{print $6}' <<<"$consume")" \
+        "first_consume_records_per_s=$(awk -F', *' '{print $6}' <<<"${first:- }")" \
         "rate=$RATE p50_ms=$(sed -n 's/.* \([0-9.]*\) ms 50th.*/\1/p' <<<"$latency")" \
         "p99_ms=$(sed -n 's/.* \([0-9.]*\) ms 99th.*/\1/p' <<<"$latency")" \
         "steady_p99_ms=$(sed -n 's/.* \([0-9.]*\) ms 99th.*/\1/p' <<<"$steady")" \
@@ -167,7 +181,10 @@ done
 median() { # field name, file
     sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$2" | sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
 }
-for f in produce_records_per_s consume_records_per_s p50_ms p99_ms steady_p99_ms produce_cpu_us consume_cpu_us; do
+fields="produce_records_per_s consume_records_per_s p50_ms p99_ms steady_p99_ms produce_cpu_us consume_cpu_us"
+if [ "$WARM_PRODUCES" -gt 0 ]; then fields="cold_produce_records_per_s $fields"; fi
+if [ "$WARM_CONSUMES" -gt 0 ]; then fields="$fields first_consume_records_per_s"; fi
+for f in $fields; do
     j="$(median "$f" "$WORK/junction.results")"
     k="$(median "$f" "$WORK/kafka.results")"
     awk -v f="$f" -v j="$j" -v k="$k" 'BEGIN { printf "MEDIAN %-22s junction=%-10s kafka=%-10s ratio=%.2f\n", f, j, k, j / k }'
