@@ -84,6 +84,39 @@ class CommitLogRunReadTest {
     }
 
     @Test
+    void shouldReadManyRunsThatLieNextToEachOtherExactlyAsSingleReads() throws IOException {
+        // Segments of 4 MiB: a read of up to 1,500 records of up to 3 KiB makes many 64 KiB runs next to each other (a
+        // consumer catching up); some reads go on into the next segment.
+        final int segment = 4 * 1024 * 1024;
+        try (CommitLog log = CommitLog.open(dir, segment, new MappedWindow(1024 * 1024, 4).segmentFiles())) {
+            log.recover(0, segment, (view, pos, size) -> { });
+            write(log, segment, 9L * 1024 * 1024, 3 * 1024, new Random(6));
+            final Random random = new Random(8);
+            for (int from = 0; from < offsets.size(); ) {
+                final int n = Math.min(offsets.size() - from, 1 + random.nextInt(1500));
+                final long[] wanted = new long[n];
+                final int[] wantedSizes = new int[n];
+                for (int i = 0; i < n; i++) {
+                    wanted[i] = offsets.get(from + i);
+                    wantedSizes[i] = sizes.get(from + i);
+                }
+                if (n > 10 && random.nextBoolean()) {
+                    wantedSizes[n / 2] += 5; // a wrong entry: the record is read alone, its neighbours in their runs
+                }
+                final ByteBuffer[] out = new ByteBuffer[n];
+                log.readRecords(wanted, wantedSizes, n, out);
+                for (int i = 0; i < n; i++) {
+                    assertEquals(log.readRecord(wanted[i]), out[i], "record " + (from + i));
+                    assertEquals(bodies.get(from + i),
+                            StandardCharsets.UTF_8.decode(RecordCodec.decode(out[i]).body()).toString());
+                }
+                from += n;
+            }
+            assertEquals(0, log.damagedRecords());
+        }
+    }
+
+    @Test
     void shouldSkipNegativeOffsetsAndAnswerNullPastTheEnd() throws IOException {
         try (CommitLog log = CommitLog.open(dir, SEGMENT, new MappedWindow(8 * 1024, 2).segmentFiles())) {
             log.recover(0, SEGMENT, (view, pos, size) -> { });
@@ -159,6 +192,11 @@ class CommitLogRunReadTest {
     /** Appends records with bodies of up to {@code maxBody} bytes until the log reaches {@code until}. */
     private void write(final CommitLog log, final long until, final int maxBody, final Random random)
             throws IOException {
+        write(log, SEGMENT, until, maxBody, random);
+    }
+
+    private void write(final CommitLog log, final int segment, final long until, final int maxBody,
+                       final Random random) throws IOException {
         for (int i = 0; log.writeOffset() < until; i++) {
             final String body = i + ":" + "x".repeat(random.nextInt(maxBody));
             final ByteBuffer record = RecordCodec.encode(Message.builder("t").body(
@@ -166,7 +204,7 @@ class CommitLogRunReadTest {
             if (record.remaining() + RecordLayout.BLANK_LENGTH > log.remainingInSegment(log.writeOffset())) {
                 log.roll();
             }
-            log.ensureSegment(log.writeOffset() - log.writeOffset() % SEGMENT);
+            log.ensureSegment(log.writeOffset() - log.writeOffset() % segment);
             RecordCodec.seal(record, 0, i, log.writeOffset(), 1000 + i, 0);
             offsets.add(log.writeOffset());
             bodies.add(body);
