@@ -1,7 +1,6 @@
 package io.junction.conformance.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,6 +34,8 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -279,6 +280,16 @@ class ElasticScalingIT {
             }
         }
         return false;
+    }
+
+    /**
+     * Awaitility's wait, without its default of failing on an exception any thread leaves uncaught: the load's own
+     * threads catch every client failure, and rocketmq-client-java's internal threads can throw one of their own (a
+     * call's callback rejected by the executor of a client the load closed after its proxy died), which says nothing
+     * about the broker.
+     */
+    private static ConditionFactory await(final String alias) {
+        return Awaitility.await(alias).dontCatchUncaughtExceptions();
     }
 
     private void awaitEveryProducer(final int more) {
