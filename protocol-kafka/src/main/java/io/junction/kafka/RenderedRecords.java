@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.BaseRecords;
@@ -70,26 +71,23 @@ final class RenderedRecords implements BaseRecords {
 
     /** Bytes of rendered records in {@code response}: what a frame splices in rather than writes. */
     static int bytesIn(final ApiMessage response) {
-        int total = 0;
-        if (response instanceof FetchResponseData fetch) {
-            for (FetchResponseData.FetchableTopicResponse t : fetch.responses()) {
-                for (FetchResponseData.PartitionData p : t.partitions()) {
-                    if (p.records() instanceof RenderedRecords r) {
-                        total += r.sizeInBytes();
-                    }
-                }
-            }
-        }
-        return total;
+        final int[] total = {0};
+        forEachIn(response, r -> total[0] += r.sizeInBytes());
+        return total[0];
     }
 
     /** Releases the rendered records {@code response} holds, if any: once, by whoever holds it last. */
     static void releaseIn(final ApiMessage response) {
+        forEachIn(response, RenderedRecords::release);
+    }
+
+    /** Each partition's rendered records in {@code response}; only a Fetch response has any. */
+    private static void forEachIn(final ApiMessage response, final Consumer<RenderedRecords> action) {
         if (response instanceof FetchResponseData fetch) {
             for (FetchResponseData.FetchableTopicResponse t : fetch.responses()) {
                 for (FetchResponseData.PartitionData p : t.partitions()) {
                     if (p.records() instanceof RenderedRecords r) {
-                        r.release();
+                        action.accept(r);
                     }
                 }
             }
