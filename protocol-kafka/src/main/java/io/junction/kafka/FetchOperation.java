@@ -37,8 +37,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * consumer wait on it, the reader threads idle meanwhile.
  *
  * <p>Byte limits: a partition stops at its {@code partition_max_bytes}, the response at {@code max_bytes} (capped by
- * {@code kafka.max-fetch-bytes}), except that the response's first batch is always taken, at least one record, so a
- * consumer never stalls on a record larger than its limits. A batch that no longer fits because other partitions took
+ * {@code kafka.max-fetch-bytes}), except that the first batch of the first partition in request order that has records
+ * is always taken, at least one record, so a consumer never stalls on a record larger than its limits; first reads are
+ * therefore taken in request order, whatever order they come back in. A batch that no longer fits because other partitions took
  * bytes meanwhile is dropped and its partition read again within what is left. A cancelled response (the connection
  * closed) drops every wait and every batch.
  */
@@ -75,6 +76,8 @@ final class FetchOperation {
     private boolean finished;
     private long deadlineNanos;
     private ScheduledFuture<?> timer;
+    /** The first partition, in request order, whose first read is not yet taken into the answer. */
+    private int firstReadsTaken;
 
     /** One partition's reads and what they found. */
     private static final class Part {
@@ -87,6 +90,10 @@ final class FetchOperation {
         CompletableFuture<PullResult> read;
         /** Read again at once, within the bytes left: what the last read rendered no longer fit. */
         boolean readAgain;
+        /** Its first read is issued and not yet taken: it is taken in request order, see {@link #takeFirstReads}. */
+        boolean firstReadPending;
+        /** The first read, back before a partition ahead of it in the request: held until those are taken. */
+        Arrival arrived;
 
         Part(final Target target) {
             this.target = target;
@@ -107,6 +114,10 @@ final class FetchOperation {
                 batch.release();
             }
         }
+    }
+
+    /** One read as it came back: what the store answered, what was rendered of it, or why it failed. */
+    private record Arrival(PullResult result, Rendered rendered, Throwable failure) {
     }
 
     FetchOperation(final Messaging messaging, final KafkaTopics topics, final EventExecutor executor,
@@ -134,6 +145,9 @@ final class FetchOperation {
         // A read may complete before its callback is attached, which then runs here, inside read(): nothing is
         // decided until every partition's first read is issued, or the first partition read would answer alone.
         issuingFirstReads = true;
+        for (Part p : parts) {
+            p.firstReadPending = p.error == Errors.NONE;
+        }
         for (Part p : parts) {
             read(p, 0);
         }
@@ -204,14 +218,11 @@ final class FetchOperation {
             rendered.release();
             return;
         }
-        if (failure != null) {
-            p.error = KafkaErrors.of(failure);
+        if (p.firstReadPending) {
+            p.arrived = new Arrival(r, rendered, failure);
+            takeFirstReads();
         } else {
-            take(p, r, rendered);
-        }
-        if (p.readAgain) {
-            p.readAgain = false;
-            read(p, 0);
+            apply(p, new Arrival(r, rendered, failure));
         }
         if (!waiting) {
             if (outstanding == 0 && !issuingFirstReads) {
@@ -223,6 +234,40 @@ final class FetchOperation {
             finish();
         } else if (p.read == null && remainingMs() > 0) {
             read(p, remainingMs());
+        }
+    }
+
+    /**
+     * Takes the first reads that are back, in request order, up to the first still out. The reads run in parallel and
+     * come back in any order, but Kafka answers the first non-empty partition of the request with at least one record
+     * whatever its size; deciding in arrival order let a small partition's bytes crowd out a large record ahead of it,
+     * and a consumer whose partition holds that record could stall behind busier ones.
+     */
+    private void takeFirstReads() {
+        while (firstReadsTaken < parts.size()) {
+            final Part q = parts.get(firstReadsTaken);
+            if (q.firstReadPending) {
+                if (q.arrived == null) {
+                    return;
+                }
+                final Arrival a = q.arrived;
+                q.arrived = null;
+                q.firstReadPending = false;
+                apply(q, a);
+            }
+            firstReadsTaken++;
+        }
+    }
+
+    private void apply(final Part p, final Arrival a) {
+        if (a.failure() != null) {
+            p.error = KafkaErrors.of(a.failure());
+        } else {
+            take(p, a.result(), a.rendered());
+        }
+        if (p.readAgain) {
+            p.readAgain = false;
+            read(p, 0);
         }
     }
 
@@ -330,6 +375,10 @@ final class FetchOperation {
     private void releaseRecords() {
         for (Part p : parts) {
             p.records.release();
+            if (p.arrived != null) {
+                p.arrived.rendered().release();
+                p.arrived = null;
+            }
         }
     }
 

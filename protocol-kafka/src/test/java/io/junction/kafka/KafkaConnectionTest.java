@@ -9,7 +9,6 @@ import io.junction.spi.clients.ClientRegistry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -228,19 +227,21 @@ class KafkaConnectionTest {
         try (KafkaWire.Client c = wire.connect()) {
             for (int round = 0; round < 50; round++) {
                 // Records of about 1,010 bytes in a batch with a 61-byte header: 4 fit a partition's 5,000 bytes, and
-                // the 8,000 of the response leave room for 3 more from the other partition, whichever is read first.
+                // the 8,000 of the response leave room for 3 more from the partition asked for second.
                 final List<FetchResponseData.PartitionData> both = fetch(c, "limits", List.of(0, 1), 5000, 8000);
                 final int[] counts = {count(both.get(0)), count(both.get(1))};
                 final int bytes = both.get(0).records().sizeInBytes() + both.get(1).records().sizeInBytes();
                 assertThat(bytes).as("round %d", round).isLessThanOrEqualTo(8000);
                 assertThat(both).allSatisfy(p -> assertThat(p.records().sizeInBytes()).isLessThanOrEqualTo(5000));
-                assertThat(counts[0] + counts[1]).as("round %d: %s", round, Arrays.toString(counts)).isEqualTo(7);
-                assertThat(Math.max(counts[0], counts[1])).isEqualTo(4);
+                assertThat(counts).as("round %d", round).containsExactly(4, 3);
             }
-            // A record larger than both limits is answered alone, or a consumer would never get past it.
-            final List<FetchResponseData.PartitionData> large = fetch(c, "limits", List.of(2, 0), 5000, 8000);
-            assertThat(count(large.get(0))).isEqualTo(1);
-            assertThat(count(large.get(1))).isZero();
+            // A record larger than both limits, in the first partition asked for, is answered alone, or a consumer
+            // would never get past it; whichever partition's read comes back first (CI once saw the other win).
+            for (int round = 0; round < 50; round++) {
+                final List<FetchResponseData.PartitionData> large = fetch(c, "limits", List.of(2, 0), 5000, 8000);
+                assertThat(new int[] {count(large.get(0)), count(large.get(1))}).as("round %d", round)
+                        .containsExactly(1, 0);
+            }
         }
     }
 
