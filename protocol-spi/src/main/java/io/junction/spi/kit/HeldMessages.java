@@ -274,6 +274,7 @@ public final class HeldMessages<O> implements AutoCloseable {
     /**
      * Changes a held message's invisible time once its latest handle is known; called holding {@code h}'s lock. A
      * failure (acked or expired meanwhile) leaves nothing to hold: later calls use the handle that was last valid.
+     * Completes as the change did, once the held message records its outcome.
      */
     private CompletableFuture<String> change(final String first, final Held<O> h,
                                              final Function<String, CompletableFuture<String>> change,
@@ -298,6 +299,9 @@ public final class HeldMessages<O> implements AutoCloseable {
                 return previous.getNow(first);
             }
         });
-        return changed;
+        // Completes once the change is recorded too: completing `changed` woke a caller waiting on it before its
+        // bookkeeping ran, and a renewal pass at that moment skipped the message as still changing (a test saw a
+        // message held past its longest hold that way).
+        return h.latest.thenCompose(recorded -> changed);
     }
 }
