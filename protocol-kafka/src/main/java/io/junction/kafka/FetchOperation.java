@@ -39,9 +39,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * <p>Byte limits: a partition stops at its {@code partition_max_bytes}, the response at {@code max_bytes} (capped by
  * {@code kafka.max-fetch-bytes}), except that the first batch of the first partition in request order that has records
  * is always taken, at least one record, so a consumer never stalls on a record larger than its limits; first reads are
- * therefore taken in request order, whatever order they come back in. A batch that no longer fits because other partitions took
- * bytes meanwhile is dropped and its partition read again within what is left. A cancelled response (the connection
- * closed) drops every wait and every batch.
+ * therefore taken in request order, whatever order they come back in. A batch that no longer fits because other
+ * partitions took bytes meanwhile is dropped and its partition read again within what is left. A cancelled response
+ * (the connection closed) drops every wait and every batch.
  */
 final class FetchOperation {
     /** Records asked of the core per read: enough for large batches, a bounded read either way. */

@@ -299,9 +299,8 @@ public final class HeldMessages<O> implements AutoCloseable {
                 return previous.getNow(first);
             }
         });
-        // Completes once the change is recorded too: completing `changed` woke a caller waiting on it before its
-        // bookkeeping ran, and a renewal pass at that moment skipped the message as still changing (a test saw a
-        // message held past its longest hold that way).
+        // Returning `changed` itself woke a caller waiting on it before the bookkeeping above ran, and a renewal pass
+        // at that moment skipped the message as still changing (a test saw a message held past its longest hold).
         return h.latest.thenCompose(recorded -> changed);
     }
 }
