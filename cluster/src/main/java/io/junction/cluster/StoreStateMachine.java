@@ -369,16 +369,30 @@ final class StoreStateMachine extends BaseStateMachine implements StateMachine.D
     @Override
     public void reinitialize() throws IOException {
         storage.loadLatestSnapshot();
-        final SingleFileSnapshotInfo snapshot = storage.getLatestSnapshot();
+        SingleFileSnapshotInfo snapshot = storage.getLatestSnapshot();
         if (snapshot == null) {
             throw new IOException("no snapshot to reload");
         }
-        final long logEnd = logEndOf(snapshot);
-        LOG.info("Catching up from the leader's snapshot at {} (log end {})", snapshot.getTermIndex(), logEnd);
+        long logEnd;
         installing = true;
         roleChanged.run();
         try {
-            fetchFromLeader(logEnd);
+            while (true) {
+                logEnd = logEndOf(snapshot);
+                LOG.info("Catching up from the leader's snapshot at {} (log end {})", snapshot.getTermIndex(), logEnd);
+                fetchFromLeader(logEnd);
+                // Ratis may install a newer snapshot of the leader's meanwhile and purge its Raft log up to it, but its
+                // request to reload again is lost: its apply thread marks itself running once this returns, and takes
+                // the applied index from the snapshot this machine reports. Reporting the older one left the entry
+                // after it missing from the log for good, and that thread spinning on it (seen once, cluster tests in
+                // two JVMs), so catch up to the newest snapshot here.
+                storage.loadLatestSnapshot();
+                final SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+                if (latest == null || latest.getIndex() <= snapshot.getIndex()) {
+                    break;
+                }
+                snapshot = latest;
+            }
         } finally {
             installing = false;
             roleChanged.run();
