@@ -116,7 +116,10 @@ final class FetchOperation {
         }
     }
 
-    /** One read as it came back: what the store answered, what was rendered of it, or why it failed. */
+    /**
+     * A first read held until the partitions ahead of it are taken: what the store answered, what was rendered of it,
+     * or why it failed.
+     */
     private record Arrival(PullResult result, Rendered rendered, Throwable failure) {
     }
 
@@ -222,7 +225,7 @@ final class FetchOperation {
             p.arrived = new Arrival(r, rendered, failure);
             takeFirstReads();
         } else {
-            apply(p, new Arrival(r, rendered, failure));
+            apply(p, r, rendered, failure);
         }
         if (!waiting) {
             if (outstanding == 0 && !issuingFirstReads) {
@@ -253,17 +256,17 @@ final class FetchOperation {
                 final Arrival a = q.arrived;
                 q.arrived = null;
                 q.firstReadPending = false;
-                apply(q, a);
+                apply(q, a.result(), a.rendered(), a.failure());
             }
             firstReadsTaken++;
         }
     }
 
-    private void apply(final Part p, final Arrival a) {
-        if (a.failure() != null) {
-            p.error = KafkaErrors.of(a.failure());
+    private void apply(final Part p, final PullResult r, final Rendered rendered, final Throwable failure) {
+        if (failure != null) {
+            p.error = KafkaErrors.of(failure);
         } else {
-            take(p, a.result(), a.rendered());
+            take(p, r, rendered);
         }
         if (p.readAgain) {
             p.readAgain = false;
