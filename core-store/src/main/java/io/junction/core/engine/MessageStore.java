@@ -165,7 +165,7 @@ public final class MessageStore implements Messaging, AutoCloseable {
         });
         this.flusher = new LogFlusher(log, config.flushMode(), config.flushInterval(), config.flushThresholdBytes(),
                 acks, role.replication());
-        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, waiters::arrived,
+        this.dispatcher = new Dispatcher(log, flusher::visibleOffset, queues, index, this::arrived,
                 acks::indexedTo, 0);
         dispatcherRef[0] = dispatcher;
 
@@ -348,6 +348,15 @@ public final class MessageStore implements Messaging, AutoCloseable {
     /** Half messages neither committed nor rolled back yet. */
     public int pendingTransactions() {
         return transactions.pendingCount();
+    }
+
+    /** The dispatcher indexed new entries of a queue: wakes the reads parked on it, and the timers for theirs. */
+    private void arrived(final String topic, final int queueId) {
+        waiters.arrived(topic, queueId);
+        final TimerService t = timers; // null while recovery indexes, before the timers exist
+        if (t != null && TimerService.TOPIC.equals(topic)) {
+            t.wake();
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- reading

@@ -70,6 +70,11 @@ public final class IndexedAcks {
         indexedTo(indexedOffset.getAsLong());
     }
 
+    /** More records are visible though no sender waits on them (a force of records written unforced): index them. */
+    void visibleMoved() {
+        indexer.wake();
+    }
+
     /** The dispatcher indexed everything below {@code offset}: acknowledges what waited for it. */
     public void indexedTo(final long offset) {
         while (true) {

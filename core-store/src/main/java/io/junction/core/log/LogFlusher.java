@@ -215,6 +215,7 @@ public final class LogFlusher implements AutoCloseable {
             batch.forEach(p -> p.fail(failure));
             return;
         }
+        final long flushedBefore = log.flushedOffset();
         try {
             lastForceNanos = System.nanoTime();
             log.force();
@@ -233,6 +234,8 @@ public final class LogFlusher implements AutoCloseable {
             }
             // With no batch waiting for the next fsync, this thread indexes what it made durable itself.
             acks.durable(batch, 0, batch.size(), end, running && nothingWaiting());
+        } else if (mode == FlushMode.SYNC && log.flushedOffset() > flushedBefore) {
+            acks.visibleMoved(); // records written unforced (no sender waits on the force) are visible now
         }
         completeDurableWaits(log.flushedOffset()); // after the senders': nobody waits on the other side of these
     }

@@ -39,6 +39,14 @@ public final class Dispatcher implements AutoCloseable {
         void arrived(String topic, int queueId);
     }
 
+    /**
+     * Longest park with nothing to index. Whatever makes records visible wakes this thread ({@link #wake},
+     * {@link #indexHereOrWake}): the appender or flusher for what it wrote or forced, a replica for what its group
+     * committed. The bound is a safety net only; a park of 5 ms cost an idle broker about 1.5 % of a core in wake-ups
+     * (benchmarks/README.md, "Idle CPU").
+     */
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final CommitLog log;
     private final LongSupplier visibleOffset;
     private final ConsumeQueueStore queues;
@@ -129,7 +137,7 @@ public final class Dispatcher implements AutoCloseable {
                 passLock.unlock();
             }
             if (done == Pass.IDLE) {
-                LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(5));
+                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
             } else if (done == Pass.FAILED) {
                 LockSupport.parkNanos(this, TimeUnit.SECONDS.toNanos(1));
             } else {

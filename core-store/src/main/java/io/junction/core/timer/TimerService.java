@@ -15,8 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -31,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: one tick thread does all loading, reading and firing; delivery completions arrive on the appender's
  * or flusher's thread, which must never wait for the tick, so they are only queued there and applied by the next tick. Every
  * decision about "due" reads the injected store clock, so tests drive it with a fake clock.
+ *
+ * <p>The tick thread sleeps until the earliest timer is due, or until new timer records are indexed ({@link #wake}),
+ * and never longer than {@link #MAX_SLEEP_MILLIS}. Ticking every few milliseconds whatever the work cost an idle
+ * broker about 2 % of a core in thread wake-ups alone (benchmarks/README.md, "Idle CPU").
  */
 public final class TimerService implements AutoCloseable {
     /** The system topic parked timer records live in (one queue, never listed, not writable by clients). */
@@ -41,7 +43,13 @@ public final class TimerService implements AutoCloseable {
     public static final int PROGRESS_VERSION = 1;
 
     private static final Logger LOG = LoggerFactory.getLogger(TimerService.class);
+    /** How soon the tick runs again while the timer queue is read behind its end (or cannot be read further). */
     private static final long TICK_MILLIS = 5;
+    /**
+     * Longest sleep between ticks: bounds how late a persisted watermark and a timer are when the store clock moves
+     * other than with the machine's (a fake clock in tests, a clock step).
+     */
+    static final long MAX_SLEEP_MILLIS = 100;
     private static final long PERSIST_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long RETRY_AFTER_MILLIS = 1000;
     private static final int LOAD_BATCH = 256;
@@ -58,7 +66,8 @@ public final class TimerService implements AutoCloseable {
     private final TimerWheel wheel;
     /** Timer-queue offsets below this were in the queue at start: they may have fired before a restart. */
     private final long recoveredEnd;
-    private final ScheduledExecutorService ticker;
+    private final Thread ticker;
+    private volatile boolean running = true;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     /**
@@ -99,11 +108,8 @@ public final class TimerService implements AutoCloseable {
         this.wheel = new TimerWheel(start);
         this.recoveredEnd = max;
         this.persistedWatermark = saved;
-        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            final Thread t = new Thread(r, "junction-timer");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ticker = new Thread(this::run, "junction-timer");
+        this.ticker.setDaemon(true);
         if (recoveredEnd > start) {
             LOG.info("Timers: reloading timer queue {}..{} (watermark {})", start, recoveredEnd, saved);
         }
@@ -115,14 +121,26 @@ public final class TimerService implements AutoCloseable {
 
     /** Starts the tick thread. */
     public void start() {
-        ticker.scheduleWithFixedDelay(this::tickQuietly, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        ticker.start();
     }
 
-    private void tickQuietly() {
-        try {
-            tick();
-        } catch (RuntimeException e) {
-            LOG.error("Timer tick failed; will retry", e);
+    /** New records are indexed in the timer queue ({@link #TOPIC}): load them now rather than after a sleep. */
+    public void wake() {
+        LockSupport.unpark(ticker);
+    }
+
+    private void run() {
+        while (running) {
+            long sleepMillis;
+            try {
+                sleepMillis = tick();
+            } catch (RuntimeException e) {
+                LOG.error("Timer tick failed; will retry", e);
+                sleepMillis = TICK_MILLIS;
+            }
+            if (sleepMillis > 0 && running) {
+                LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(sleepMillis));
+            }
         }
     }
 
@@ -134,8 +152,11 @@ public final class TimerService implements AutoCloseable {
     private record Completion(TimerWheel.Timer timer, Throwable failure) {
     }
 
-    /** One round: apply finished deliveries, load new timer records, fire the due ones, save the watermark at times. */
-    synchronized void tick() {
+    /**
+     * One round: apply finished deliveries, load new timer records, fire the due ones, save the watermark at times.
+     * Returns how long the tick thread may sleep before the next round.
+     */
+    synchronized long tick() {
         applyCompletions();
         final boolean loadedSome = load();
         // While the queue found at start is still being reloaded, fire nothing: a recall marker further on must be
@@ -147,6 +168,22 @@ public final class TimerService implements AutoCloseable {
             persist();
             forgetStaleRecalls();
         }
+        return sleepAfterTick();
+    }
+
+    /** Until the next round has work: the earliest timer's time, or at once when deliveries finished meanwhile. */
+    private long sleepAfterTick() {
+        if (!completions.isEmpty()) {
+            return 0;
+        }
+        if (wheel.loadedUpTo() < log.timerQueueMaxOffset()) {
+            return TICK_MILLIS; // more to load than one round takes, or records not readable yet
+        }
+        final long due = wheel.nextDue();
+        if (due == Long.MAX_VALUE) {
+            return MAX_SLEEP_MILLIS;
+        }
+        return Math.max(0, Math.min(MAX_SLEEP_MILLIS, due - clock.getAsLong()));
     }
 
     /** Loads new timer records (and recall markers); true when it got any further. */
@@ -362,9 +399,12 @@ public final class TimerService implements AutoCloseable {
      */
     @Override
     public void close() {
-        ticker.shutdown();
+        running = false;
+        LockSupport.unpark(ticker);
         try {
-            ticker.awaitTermination(10, TimeUnit.SECONDS);
+            if (ticker.isAlive()) {
+                ticker.join(TimeUnit.SECONDS.toMillis(10));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
