@@ -18,7 +18,7 @@
 # Needs: curl, a built tree (mvn -B -q -DskipTests package), Maven to resolve RocketMQ's classpath once (cached in
 # benchmarks/target). Usage:
 #   benchmarks/scripts/cluster-vs-dledger.sh [SECONDS] [ROUNDS]      e.g. benchmarks/scripts/cluster-vs-dledger.sh 20 3
-# Environment: THREADS (32), WARMUP (5), RATE (sends/s at the fixed rate; default half of DLedger's saturation),
+# Environment: THREADS (32), WARMUP (60), RATE (sends/s at the fixed rate; default half of DLedger's saturation),
 # RATE_WARMUP (10), MEASURE (20), SIZE (1024), HEAP (each broker's heap, 512m), SYSTEMS ("dledger junction3
 # junction1"), MAX_LOAD (wait before each run until the 1-minute load average is below it), KEEP=1 keeps the work
 # directory.
@@ -29,7 +29,9 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-20}"
 rounds="${2:-3}"
 threads="${THREADS:-32}"
-warmup="${WARMUP:-5}"
+# A minute: three fresh JVMs on two cores spent 42 to 48 % of their CPU in the C2 compiler during a 5 s warm-up and
+# 20 s measured, and still 20 to 28 % a minute later (benchmarks/README.md, "With a minute's warm-up").
+warmup="${WARMUP:-60}"
 rate="${RATE:-}"
 rate_warmup="${RATE_WARMUP:-10}"
 measure="${MEASURE:-20}"

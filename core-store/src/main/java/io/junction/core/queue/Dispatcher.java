@@ -42,8 +42,8 @@ public final class Dispatcher implements AutoCloseable {
     /**
      * Longest park with nothing to index. Whatever makes records visible wakes this thread ({@link #wake},
      * {@link #indexHereOrWake}): the appender or flusher for what it wrote or forced, a replica for what its group
-     * committed. The bound is a safety net only; a park of 5 ms cost an idle broker about 1.5 % of a core in wake-ups
-     * (benchmarks/README.md, "Idle CPU").
+     * committed. The bound is a safety net only; parks of 5 ms cost an idle broker 1 % of a core (benchmarks/README.md,
+     * "Idle CPU").
      */
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 

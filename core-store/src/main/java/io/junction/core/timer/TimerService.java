@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * decision about "due" reads the injected store clock, so tests drive it with a fake clock.
  *
  * <p>The tick thread sleeps until the earliest timer is due, or until new timer records are indexed ({@link #wake}),
- * and never longer than {@link #MAX_SLEEP_MILLIS}. Ticking every few milliseconds whatever the work cost an idle
- * broker about 2 % of a core in thread wake-ups alone (benchmarks/README.md, "Idle CPU").
+ * and never longer than {@link #MAX_SLEEP_MILLIS}. Ticking every 5 ms whatever the work cost an idle broker 1.2 % of
+ * a core (benchmarks/README.md, "Idle CPU").
  */
 public final class TimerService implements AutoCloseable {
     /** The system topic parked timer records live in (one queue, never listed, not writable by clients). */

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An idle store's own threads sleep: the timer and the dispatcher wake when there is work (a timer due, records made
  * visible), not every few milliseconds to look for it. Counted as the kernel counts them, in each thread's context
- * switches (Linux's {@code /proc/self/task/<tid>/status}), over a second with nothing sent: they ticked 200 times a
- * second each before, and cost an idle broker about 3 % of a core in wake-ups.
+ * switches (Linux's {@code /proc/self/task/<tid>/status}), over a second with nothing sent: they woke 200 times a
+ * second each before, which cost an idle broker about 2 % of a core.
  */
 class IdleStoreTest {
     /** Thread names as the kernel keeps them: their first 15 characters. */
