@@ -171,11 +171,11 @@ public final class TimerService implements AutoCloseable {
         return sleepAfterTick();
     }
 
-    /** Until the next round has work: the earliest timer's time, or at once when deliveries finished meanwhile. */
+    /**
+     * Until the next round has work: the earliest timer's time. Finished deliveries wait for that round; they only move
+     * the watermark, which is saved once a second.
+     */
     private long sleepAfterTick() {
-        if (!completions.isEmpty()) {
-            return 0;
-        }
         if (wheel.loadedUpTo() < log.timerQueueMaxOffset()) {
             return TICK_MILLIS; // more to load than one round takes, or records not readable yet
         }
