@@ -49,7 +49,7 @@ public final class TimerService implements AutoCloseable {
      * Longest sleep between ticks: bounds how late a persisted watermark and a timer are when the store clock moves
      * other than with the machine's (a fake clock in tests, a clock step).
      */
-    static final long MAX_SLEEP_MILLIS = 100;
+    private static final long MAX_SLEEP_MILLIS = 100;
     private static final long PERSIST_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long RETRY_AFTER_MILLIS = 1000;
     private static final int LOAD_BATCH = 256;
