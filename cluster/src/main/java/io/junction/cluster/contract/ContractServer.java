@@ -110,7 +110,8 @@ public final class ContractServer implements AutoCloseable {
                 standalone.bound((InetSocketAddress) channel.localAddress());
             }
             return new ContractServer(group, channel, connections);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
+            // Exception, not RuntimeException: syncUninterruptibly() rethrows the bind's checked BindException as is.
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw new IllegalStateException("cannot bind the contract server on " + host + ":" + port + ": "
                     + e.getMessage(), e);

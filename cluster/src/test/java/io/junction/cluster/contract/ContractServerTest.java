@@ -255,6 +255,19 @@ class ContractServerTest {
         }
     }
 
+    @Test
+    void shouldNameTheAddressAndTheReasonWhenItsPortIsTaken() throws Exception {
+        final int taken = server.address().getPort();
+        // The checked BindException must not escape as is: the broker's start line would read only the OS reason.
+        assertThatThrownBy(() -> ContractServer.start("127.0.0.1", taken, () -> store, MAX_MESSAGE))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot bind the contract server on 127.0.0.1:" + taken)
+                .hasMessageContaining("Address already in use");
+        // The running server still answers.
+        final SendResult ok = get(remote.send(message("after-a-refused-bind", "a")));
+        assertThat(ok.queueOffset()).isGreaterThanOrEqualTo(0);
+    }
+
     /** Sends bytes on a new connection and expects the server to close it (end of stream, or a reset). */
     private void assertClosedByServer(final byte[] bytes) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", server.address().getPort())) {
