@@ -5,6 +5,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
+import io.junction.core.threads.StoreTasks;
 import io.junction.core.timer.TimerMessages;
 import io.junction.core.timer.TimerService;
 import java.util.Optional;
@@ -28,7 +29,7 @@ final class DelayedRecall {
 
     CompletableFuture<Void> recall(final RecallHandle handle) {
         // The handle names the parked record's log offset: read that one record and check it is the message meant.
-        return CompletableFuture.supplyAsync(() -> queries.at(handle.logOffset()), readPool)
+        return StoreTasks.supply(readPool, () -> queries.at(handle.logOffset()))
                 .exceptionally(failure -> Optional.empty())
                 .thenCompose(found -> {
                     final StoredMessage parked = found.orElse(null);

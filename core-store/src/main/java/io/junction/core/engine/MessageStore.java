@@ -36,6 +36,7 @@ import io.junction.core.pop.PopService;
 import io.junction.core.queue.ConsumeQueueStore;
 import io.junction.core.queue.Dispatcher;
 import io.junction.core.stats.TrafficCounters;
+import io.junction.core.threads.StoreTasks;
 import io.junction.core.timer.TimerService;
 import io.junction.core.txn.TransactionChecker;
 import io.junction.core.txn.TransactionEnd;
@@ -443,36 +444,34 @@ public final class MessageStore implements Messaging, AutoCloseable {
 
     @Override
     public CompletableFuture<Long> searchOffset(final String topic, final int queueId, final long timestamp) {
-        return CompletableFuture.supplyAsync(() -> reader.searchOffset(topic, queueId, timestamp), threads.readPool);
+        return StoreTasks.supply(threads.readPool, () -> reader.searchOffset(topic, queueId, timestamp));
     }
 
     @Override
     public CompletableFuture<Long> earliestStoreTime(final String topic, final int queueId) {
-        return CompletableFuture.supplyAsync(() -> queries.earliestStoreTime(topic, queueId), threads.readPool);
+        return StoreTasks.supply(threads.readPool, () -> queries.earliestStoreTime(topic, queueId));
     }
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> lookup(final long commitLogOffset) {
-        return CompletableFuture.supplyAsync(() -> queries.at(commitLogOffset), threads.readPool);
+        return StoreTasks.supply(threads.readPool, () -> queries.at(commitLogOffset));
     }
 
     @Override
     public CompletableFuture<Optional<StoredMessage>> queryById(final String topic, final String messageId) {
-        return CompletableFuture.supplyAsync(() -> queries.byId(topic, messageId), threads.readPool);
+        return StoreTasks.supply(threads.readPool, () -> queries.byId(topic, messageId));
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByKey(final String topic, final String key, final int max,
                                                              final long beginTimestamp, final long endTimestamp) {
-        return CompletableFuture.supplyAsync(() -> queries.byKey(topic, key, max, beginTimestamp, endTimestamp),
-                threads.readPool);
+        return StoreTasks.supply(threads.readPool, () -> queries.byKey(topic, key, max, beginTimestamp, endTimestamp));
     }
 
     @Override
     public CompletableFuture<List<StoredMessage>> queryByTime(final String topic, final long beginTimestamp,
                                                               final long endTimestamp, final int max) {
-        return CompletableFuture.supplyAsync(() -> queries.byTime(topic, beginTimestamp, endTimestamp, max),
-                threads.readPool);
+        return StoreTasks.supply(threads.readPool, () -> queries.byTime(topic, beginTimestamp, endTimestamp, max));
     }
 
     // ------------------------------------------------------------------------------------------------- admin

@@ -9,6 +9,7 @@ import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.queue.ConsumeQueueStore;
 import io.junction.core.stats.TrafficCounters;
+import io.junction.core.threads.StoreTasks;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -66,7 +67,7 @@ final class PullPath {
                 && !sealed.test(request.topic(), request.queueId()) && park(request, result)) {
             return result;
         }
-        readPool.execute(() -> readOrPark(request, result, true));
+        StoreTasks.execute(readPool, () -> readOrPark(request, result, true), result);
         return result;
     }
 

@@ -11,6 +11,7 @@ import io.junction.core.meta.TopicConfig;
 import io.junction.core.pop.PopService;
 import io.junction.core.queue.ConsumeQueue;
 import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.threads.StoreTasks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -91,7 +92,7 @@ final class StoreConsumers implements Messaging.Consumers {
 
     @Override
     public CompletableFuture<List<QueueLag>> lag(final String group, final String topic) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(readPool, () -> {
             final int queueCount = topics.apply(topic).map(TopicConfig::queueCount).orElse(0);
             final List<QueueLag> lags = new ArrayList<>(queueCount);
             for (int q = 0; q < queueCount; q++) {
@@ -106,13 +107,13 @@ final class StoreConsumers implements Messaging.Consumers {
                 lags.add(new QueueLag(q, committed, max, Math.max(0, max - from), last, consumed));
             }
             return lags;
-        }, readPool);
+        });
     }
 
     @Override
     public CompletableFuture<Map<Integer, Long>> resetOffsets(final String group, final String topic,
                                                               final long timestamp) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(readPool, () -> {
             final int queueCount = topics.apply(topic).map(TopicConfig::queueCount).orElse(0);
             final Map<Integer, Long> reset = new TreeMap<>();
             for (int q = 0; q < queueCount; q++) {
@@ -122,6 +123,6 @@ final class StoreConsumers implements Messaging.Consumers {
                 reset.put(q, offset);
             }
             return reset;
-        }, readPool);
+        });
     }
 }

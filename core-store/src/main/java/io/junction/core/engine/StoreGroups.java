@@ -8,6 +8,7 @@ import io.junction.core.meta.DurableTable;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicNames;
 import io.junction.core.pop.PopService;
+import io.junction.core.threads.StoreTasks;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.Optional;
@@ -41,11 +42,11 @@ final class StoreGroups implements Messaging.GroupAdmin {
 
     @Override
     public CompletableFuture<GroupConfig> createOrUpdate(final GroupConfig group) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(adminPool, () -> {
             TopicNames.check("group", group.name());
             save(group);
             return group;
-        }, adminPool);
+        });
     }
 
     private void save(final GroupConfig group) {
@@ -59,7 +60,7 @@ final class StoreGroups implements Messaging.GroupAdmin {
 
     @Override
     public CompletableFuture<Boolean> delete(final String group) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(adminPool, () -> {
             try {
                 offsets.remove(group, null);
                 return table.remove(group);
@@ -67,7 +68,7 @@ final class StoreGroups implements Messaging.GroupAdmin {
                 throw new StoreException(StoreError.IO_ERROR, "cannot delete group " + group + ": " + e.getMessage(),
                         e);
             }
-        }, adminPool);
+        });
     }
 
     @Override
@@ -89,11 +90,11 @@ final class StoreGroups implements Messaging.GroupAdmin {
         final GroupConfig created = GroupConfig.of(group);
         // Saved in the background, the defaults applying meanwhile; only if still absent then, so a configuration
         // written just before (a FIFO group a client asked for) is never overwritten with the defaults.
-        CompletableFuture.runAsync(() -> {
+        StoreTasks.run(adminPool, () -> {
             if (table.get(group).isEmpty()) {
                 save(created);
             }
-        }, adminPool).whenComplete((v, failure) -> {
+        }).whenComplete((v, failure) -> {
             if (failure != null) {
                 LOG.warn("Group {} created on first use could not be saved; its defaults apply until it is", group,
                         failure);

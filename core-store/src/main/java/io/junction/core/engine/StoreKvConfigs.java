@@ -5,6 +5,7 @@ import io.junction.core.StoreError;
 import io.junction.core.StoreException;
 import io.junction.core.meta.DurableTable;
 import io.junction.core.meta.KvConfig;
+import io.junction.core.threads.StoreTasks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -28,7 +29,7 @@ final class StoreKvConfigs implements Messaging.KvConfigs {
     public CompletableFuture<Void> put(final String namespace, final String key, final String value) {
         final StoreException invalid = invalid(namespace, key, value);
         return invalid != null ? CompletableFuture.failedFuture(invalid)
-                : CompletableFuture.runAsync(() -> save(namespace, key, value), adminPool);
+                : StoreTasks.run(adminPool, () -> save(namespace, key, value));
     }
 
     /** Atomic: every change of the items runs on the one admin thread, so nothing lands between the read and the put. */
@@ -36,14 +37,14 @@ final class StoreKvConfigs implements Messaging.KvConfigs {
     public CompletableFuture<Boolean> replace(final String namespace, final String key, final String expected,
                                              final String value) {
         final StoreException invalid = invalid(namespace, key, value);
-        return invalid != null ? CompletableFuture.failedFuture(invalid) : CompletableFuture.supplyAsync(() -> {
+        return invalid != null ? CompletableFuture.failedFuture(invalid) : StoreTasks.supply(adminPool, () -> {
             final String now = table.get(KvConfig.id(namespace, key)).map(KvConfig::value).orElse(null);
             if (!Objects.equals(now, expected)) {
                 return false;
             }
             save(namespace, key, value);
             return true;
-        }, adminPool);
+        });
     }
 
     /** Why an item may not be stored, or null when it may. */
@@ -75,14 +76,14 @@ final class StoreKvConfigs implements Messaging.KvConfigs {
 
     @Override
     public CompletableFuture<Boolean> delete(final String namespace, final String key) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(adminPool, () -> {
             try {
                 return table.remove(KvConfig.id(namespace, key));
             } catch (IOException e) {
                 throw new StoreException(StoreError.IO_ERROR, "cannot delete config item " + namespace + "/" + key
                         + ": " + e.getMessage(), e);
             }
-        }, adminPool);
+        });
     }
 
     @Override

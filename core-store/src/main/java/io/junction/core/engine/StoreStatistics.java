@@ -5,6 +5,7 @@ import io.junction.core.RuntimeFigures;
 import io.junction.core.log.CommitLog;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.stats.TrafficCounters;
+import io.junction.core.threads.StoreTasks;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ final class StoreStatistics implements Messaging.Statistics {
     @Override
     public CompletableFuture<RuntimeFigures> runtime() {
         // The oldest message's time is a read of the log, and the disk figures a file-system call: off the caller.
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(readPool, () -> {
             final long min = log.minOffset();
             final long written = log.writeOffset();
             final Optional<StoredMessage> oldest = min < written ? queries.at(min) : Optional.empty();
@@ -48,7 +49,7 @@ final class StoreStatistics implements Messaging.Statistics {
                     traffic.handedOutTotals(), min, written, Math.max(0, written - dispatchedOffset.getAsLong()),
                     Math.max(0, written - log.flushedOffset()), diskUsedRatio(),
                     oldest.map(StoredMessage::storeTimestamp).orElse(-1L));
-        }, readPool);
+        });
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.junction.core.meta.KvConfig;
 import io.junction.core.meta.TopicConfig;
 import io.junction.core.meta.TopicNames;
 import io.junction.core.queue.ConsumeQueueStore;
+import io.junction.core.threads.StoreTasks;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.Optional;
@@ -62,7 +63,7 @@ final class StoreTopics implements Messaging.TopicAdmin {
         if (existing.isPresent()) {
             return CompletableFuture.completedFuture(existing.get());
         }
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(adminPool, () -> {
             TopicNames.check("topic", topic.name());
             try {
                 return table.putIfAbsent(topic);
@@ -70,12 +71,12 @@ final class StoreTopics implements Messaging.TopicAdmin {
                 throw new StoreException(StoreError.IO_ERROR, "cannot create topic " + topic.name() + ": "
                         + e.getMessage(), e);
             }
-        }, adminPool);
+        });
     }
 
     @Override
     public CompletableFuture<TopicConfig> createOrUpdate(final TopicConfig topic) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(adminPool, () -> {
             TopicNames.check("topic", topic.name());
             try {
                 table.put(topic);
@@ -84,12 +85,12 @@ final class StoreTopics implements Messaging.TopicAdmin {
                 throw new StoreException(StoreError.IO_ERROR, "cannot save topic " + topic.name() + ": "
                         + e.getMessage(), e);
             }
-        }, adminPool);
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> delete(final String topic) {
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(adminPool, () -> {
             try {
                 table.get(topic).ifPresent(t -> sealing.get().forgetTopic(topic, t.queueCount()));
                 final boolean removed = table.remove(topic);
@@ -105,7 +106,7 @@ final class StoreTopics implements Messaging.TopicAdmin {
                 throw new StoreException(StoreError.IO_ERROR, "cannot delete topic " + topic + ": " + e.getMessage(),
                         e);
             }
-        }, adminPool);
+        });
     }
 
     @Override

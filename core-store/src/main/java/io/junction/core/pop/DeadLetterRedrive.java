@@ -5,6 +5,7 @@ import io.junction.core.SystemNames;
 import io.junction.core.message.Message;
 import io.junction.core.message.MessageProperties;
 import io.junction.core.message.StoredMessage;
+import io.junction.core.threads.StoreTasks;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -27,7 +28,7 @@ final class DeadLetterRedrive {
         if (store.topic(dlq).isEmpty()) {
             return CompletableFuture.completedFuture(0);
         }
-        return CompletableFuture.supplyAsync(() -> {
+        return StoreTasks.supply(store.readExecutor(), () -> {
             long offset = Math.max(store.committedOffset(SystemNames.REDRIVE_GROUP, dlq, 0), store.minOffset(dlq, 0));
             int moved = 0;
             while (moved < max) {
@@ -49,6 +50,6 @@ final class DeadLetterRedrive {
                 }
             }
             return moved;
-        }, store.readExecutor());
+        });
     }
 }

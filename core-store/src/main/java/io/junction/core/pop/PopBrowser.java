@@ -8,6 +8,7 @@ import io.junction.core.StoreException;
 import io.junction.core.filter.TagFilter;
 import io.junction.core.message.StoredMessage;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.threads.StoreTasks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,13 +40,13 @@ final class PopBrowser {
                     "topic " + request.topic() + " does not exist"));
         }
         final CompletableFuture<BrowseResult> result = new CompletableFuture<>();
-        store.readExecutor().execute(() -> {
+        StoreTasks.execute(store.readExecutor(), () -> {
             try {
                 result.complete(browse(request, topic.get()));
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }
-        });
+        }, result);
         return result;
     }
 

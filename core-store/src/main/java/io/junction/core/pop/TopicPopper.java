@@ -8,6 +8,7 @@ import io.junction.core.StoreException;
 import io.junction.core.SystemNames;
 import io.junction.core.meta.GroupConfig;
 import io.junction.core.meta.TopicConfig;
+import io.junction.core.threads.StoreTasks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ final class TopicPopper {
                 pending.unpark();
             }
         });
-        store.readExecutor().execute(() -> popOrPark(pending));
+        StoreTasks.execute(store.readExecutor(), () -> popOrPark(pending), result);
         return result;
     }
 
