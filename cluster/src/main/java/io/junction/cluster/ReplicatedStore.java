@@ -442,9 +442,11 @@ final class ReplicatedStore implements LogReplication, DurableTable.Replication,
             aheadEnd = appliedEnd;
         }
         store = next;
+        // The callers switch to the new store before it says it leads: whoever sees this node take writes
+        // (acceptsWrites) must not reach the store just closed through them.
+        opened.accept(next);
         leaderTerm = leader ? term : -1;
         roleChanges.incrementAndGet();
-        opened.accept(next);
         LOG.info("Store reopened as {} at log offset {} in {} ms", leader ? "leader of term " + term : "follower",
                 appliedEnd, (System.nanoTime() - started) / 1_000_000);
     }
