@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -92,6 +93,12 @@ public final class ReplicaMessaging implements Messaging {
     @Override
     public CompletableFuture<PullResult> pull(final PullRequest request) {
         return store().pull(request);
+    }
+
+    @Override
+    public <R> CompletableFuture<R> pullLent(final PullRequest request, final Function<PullResult, R> reader,
+                                             final Consumer<? super R> dropped) {
+        return store().pullLent(request, reader, dropped);
     }
 
     @Override

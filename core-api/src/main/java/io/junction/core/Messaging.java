@@ -18,6 +18,8 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The message core as every front-end sees it. Front-ends call this and the tenancy module only, never storage
@@ -55,6 +57,45 @@ public interface Messaging {
      * read (its client left) drops the wait at once.
      */
     CompletableFuture<PullResult> pull(PullRequest request);
+
+    /**
+     * Reads as {@link #pull} does, and hands what it read to {@code reader} on the thread that read it; the future
+     * completes with {@code reader}'s answer (or fails as the pull, or as {@code reader}, failed). Cancelling the
+     * future drops a waiting read, as for {@link #pull}; an answer {@code reader} gave that the cancelled future can no
+     * longer take goes to {@code dropped} (to release what it holds).
+     *
+     * <p>The messages are lent: their bytes are valid only during the call, because a store may read its next pull into
+     * the same memory. {@code reader} copies out what it needs (a front-end renders them into its response) and keeps
+     * no message, body or property view. The store saves a heap copy of every record this way. The default is
+     * {@link #pull} followed by {@code reader}, for cores that have nothing to lend.
+     */
+    default <R> CompletableFuture<R> pullLent(final PullRequest request, final Function<PullResult, R> reader,
+                                              final Consumer<? super R> dropped) {
+        final CompletableFuture<PullResult> pulled = pull(request);
+        final CompletableFuture<R> answer = new CompletableFuture<>();
+        pulled.whenComplete((r, e) -> {
+            if (e != null) {
+                answer.completeExceptionally(e);
+            } else if (!answer.isDone()) {
+                final R value;
+                try {
+                    value = reader.apply(r);
+                } catch (RuntimeException failed) {
+                    answer.completeExceptionally(failed);
+                    return;
+                }
+                if (!answer.complete(value)) {
+                    dropped.accept(value);
+                }
+            }
+        });
+        answer.whenComplete((r, e) -> {
+            if (answer.isCancelled()) {
+                pulled.cancel(false);
+            }
+        });
+        return answer;
+    }
 
     /**
      * Takes messages of a topic for a consumer group across all its queues (server-side balancing); each stays

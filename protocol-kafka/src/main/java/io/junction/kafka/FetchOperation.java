@@ -2,7 +2,7 @@ package io.junction.kafka;
 
 import io.junction.core.Messaging;
 import io.junction.core.PullRequest;
-import io.junction.core.PullResult;
+import io.junction.core.PullStatus;
 import io.junction.core.message.StoredMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -87,7 +87,7 @@ final class FetchOperation {
         long highWatermark = -1;
         final RenderedRecords records = new RenderedRecords();
         boolean full;
-        CompletableFuture<PullResult> read;
+        CompletableFuture<Fetched> read;
         /** Read again at once, within the bytes left: what the last read rendered no longer fit. */
         boolean readAgain;
         /** Its first read is issued and not yet taken: it is taken in request order, see {@link #takeFirstReads}. */
@@ -117,10 +117,14 @@ final class FetchOperation {
     }
 
     /**
-     * A first read held until the partitions ahead of it are taken: what the store answered, what was rendered of it,
-     * or why it failed.
+     * What one read found: the store's answer without its messages (they were lent to the reader thread only), and the
+     * batch rendered of them.
      */
-    private record Arrival(PullResult result, Rendered rendered, Throwable failure) {
+    private record Fetched(PullStatus status, long nextOffset, long maxOffset, Rendered rendered) {
+    }
+
+    /** A first read held until the partitions ahead of it are taken: what it found, or why it failed. */
+    private record Arrival(Fetched fetched, Throwable failure) {
     }
 
     FetchOperation(final Messaging messaging, final KafkaTopics topics, final EventExecutor executor,
@@ -169,26 +173,18 @@ final class FetchOperation {
         // What is left when the read is issued; other partitions may take some of it before the read is back.
         final int budget = Math.max(0, Math.min(p.target.maxBytes() - p.records.sizeInBytes(), maxBytes - totalBytes));
         final int count = Math.max(1, Math.min(MAX_MESSAGES_PER_READ, p.target.maxBytes() / RECORD_OVERHEAD));
-        final CompletableFuture<PullResult> f = messaging.pull(new PullRequest("kafka", p.target.core(),
-                p.target.partition(), p.nextOffset, count, null, waitMs));
+        // The records are rendered where the store read them (its reader pool, one thread per partition's read), out
+        // of the memory the store lends them in: nothing is copied on the heap on the way.
+        final CompletableFuture<Fetched> f = messaging.pullLent(new PullRequest("kafka", p.target.core(),
+                p.target.partition(), p.nextOffset, count, null, waitMs),
+                r -> new Fetched(r.status(), r.nextOffset(), r.maxOffset(), render(r.messages(), budget)),
+                unclaimed -> unclaimed.rendered().release());
         p.read = f;
         f.whenComplete((r, e) -> {
-            // Where the read completed: the store's reader pool, one thread per partition's read.
-            Rendered rendered = Rendered.NONE;
-            Throwable failure = e;
-            if (failure == null) {
-                try {
-                    rendered = render(r.messages(), budget);
-                } catch (RuntimeException renderingFailed) {
-                    failure = renderingFailed;
-                }
-            }
-            final Rendered done = rendered;
-            final Throwable failed = failure;
             if (executor.inEventLoop()) {
-                onRead(p, r, done, failed);
+                onRead(p, r, e);
             } else {
-                executor.execute(() -> onRead(p, r, done, failed));
+                executor.execute(() -> onRead(p, r, e));
             }
         });
     }
@@ -214,18 +210,20 @@ final class FetchOperation {
         return new Rendered(batch.render(alloc), batch.nextOffset(), budget, cut);
     }
 
-    private void onRead(final Part p, final PullResult r, final Rendered rendered, final Throwable failure) {
+    private void onRead(final Part p, final Fetched fetched, final Throwable failure) {
         outstanding--;
         p.read = null;
         if (finished || result.isDone()) {
-            rendered.release();
+            if (fetched != null) {
+                fetched.rendered().release();
+            }
             return;
         }
         if (p.firstReadPending) {
-            p.arrived = new Arrival(r, rendered, failure);
+            p.arrived = new Arrival(fetched, failure);
             takeFirstReads();
         } else {
-            apply(p, r, rendered, failure);
+            apply(p, fetched, failure);
         }
         if (!waiting) {
             if (outstanding == 0 && !issuingFirstReads) {
@@ -256,17 +254,17 @@ final class FetchOperation {
                 final Arrival a = q.arrived;
                 q.arrived = null;
                 q.firstReadPending = false;
-                apply(q, a.result(), a.rendered(), a.failure());
+                apply(q, a.fetched(), a.failure());
             }
             firstReadsTaken++;
         }
     }
 
-    private void apply(final Part p, final PullResult r, final Rendered rendered, final Throwable failure) {
+    private void apply(final Part p, final Fetched fetched, final Throwable failure) {
         if (failure != null) {
             p.error = KafkaErrors.of(failure);
         } else {
-            take(p, r, rendered);
+            take(p, fetched);
         }
         if (p.readAgain) {
             p.readAgain = false;
@@ -300,7 +298,8 @@ final class FetchOperation {
     }
 
     /** Adds what a read found to the partition's records, if it still fits the limits; else drops it. */
-    private void take(final Part p, final PullResult r, final Rendered rendered) {
+    private void take(final Part p, final Fetched r) {
+        final Rendered rendered = r.rendered();
         p.highWatermark = r.maxOffset();
         switch (r.status()) {
             case OFFSET_TOO_SMALL, OFFSET_OVERFLOW -> {
@@ -379,7 +378,9 @@ final class FetchOperation {
         for (Part p : parts) {
             p.records.release();
             if (p.arrived != null) {
-                p.arrived.rendered().release();
+                if (p.arrived.fetched() != null) {
+                    p.arrived.fetched().rendered().release();
+                }
                 p.arrived = null;
             }
         }

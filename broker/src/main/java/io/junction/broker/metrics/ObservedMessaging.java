@@ -26,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The message core as one front-end sees it, with its traffic counted under RocketMQ's metric names and the
@@ -129,6 +131,19 @@ public final class ObservedMessaging implements Messaging {
             }
         });
         return pulled;
+    }
+
+    /** As {@link #pull}: what was delivered is counted (and traced) while the messages are lent, before the reader. */
+    @Override
+    public <R> CompletableFuture<R> pullLent(final PullRequest request, final Function<PullResult, R> reader,
+                                             final Consumer<? super R> dropped) {
+        consumed.consumed(request.group(), request.topic());
+        return core.pullLent(request, r -> {
+            if (!r.messages().isEmpty()) {
+                delivered(request.topic(), request.group(), r.messages());
+            }
+            return reader.apply(r);
+        }, dropped);
     }
 
     private void delivered(final String topic, final String group, final List<StoredMessage> messages) {

@@ -51,6 +51,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -365,6 +367,12 @@ public final class MessageStore implements Messaging, AutoCloseable {
     @Override
     public CompletableFuture<PullResult> pull(final PullRequest request) {
         return pulling.pull(request);
+    }
+
+    @Override
+    public <R> CompletableFuture<R> pullLent(final PullRequest request, final Function<PullResult, R> reader,
+                                             final Consumer<? super R> dropped) {
+        return pulling.pullLent(request, reader, dropped);
     }
 
     @Override

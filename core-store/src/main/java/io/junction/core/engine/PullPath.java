@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -48,33 +49,59 @@ final class PullPath {
     }
 
     CompletableFuture<PullResult> pull(final PullRequest request) {
+        return pull(request, Function.identity(), unused -> { }, false);
+    }
+
+    /**
+     * A pull whose records are read into this thread's {@link LendingMemory} and lent to {@code reader}; an answer
+     * the cancelled future cannot take goes to {@code dropped}.
+     */
+    <R> CompletableFuture<R> pullLent(final PullRequest request, final Function<PullResult, R> reader,
+                                      final Consumer<? super R> dropped) {
+        return pull(request, reader, dropped, true);
+    }
+
+    private <R> CompletableFuture<R> pull(final PullRequest request, final Function<PullResult, R> handOver,
+                                          final Consumer<? super R> dropped, final boolean lent) {
         if (!availability.running()) {
             return Availability.refused();
         }
         final Optional<TopicConfig> topic = topicLookup.apply(request.topic());
         if (topic.isEmpty() || request.queueId() < 0 || request.queueId() >= topic.get().queueCount()) {
-            return CompletableFuture.completedFuture(PullResult.empty(PullStatus.NO_SUCH_QUEUE, 0, 0, 0));
+            return CompletableFuture.completedFuture(PullResult.empty(PullStatus.NO_SUCH_QUEUE, 0, 0, 0))
+                    .thenApply(handOver);
         }
         if (!topic.get().readable()) {
             return CompletableFuture.failedFuture(new StoreException(StoreError.PERMISSION_DENIED,
                     "topic " + request.topic() + " is not readable"));
         }
-        final CompletableFuture<PullResult> result = new CompletableFuture<>();
+        final Read<R> read = new Read<>(request, handOver, dropped, lent, new CompletableFuture<>());
+        final CompletableFuture<R> result = read.result();
         // A reader at the end of its queue (a caught-up consumer pulling again) parks at once, on the caller's
         // thread: parking only queues it, and a read task that would find nothing cost a hand-over to a reading
         // thread and its wake-up for every message of a fan-out.
         if (request.maxWaitMillis() > 0 && queues.maxOffset(request.topic(), request.queueId()) == request.offset()
-                && !sealed.test(request.topic(), request.queueId()) && park(request, result)) {
+                && !sealed.test(request.topic(), request.queueId()) && park(read)) {
             return result;
         }
-        StoreTasks.execute(readPool, () -> readOrPark(request, result, true), result);
+        StoreTasks.execute(readPool, () -> readOrPark(read, true), result);
         return result;
     }
 
+    /**
+     * One pull: what it asks, what its answer is handed to (and where an answer nobody takes goes), whether its
+     * records are read into lent memory, and the future the answer completes.
+     */
+    private record Read<R>(PullRequest request, Function<PullResult, R> handOver, Consumer<? super R> dropped,
+                           boolean lent, CompletableFuture<R> result) {
+    }
+
     /** Parks a pull until its queue gets an entry; false when too many reads are parked already. */
-    private boolean park(final PullRequest request, final CompletableFuture<PullResult> result) {
+    private <R> boolean park(final Read<R> read) {
+        final PullRequest request = read.request();
+        final CompletableFuture<R> result = read.result();
         final LongPollWaiters.Parked parked = waiters.park(request.topic(), request.queueId(),
-                request.maxWaitMillis(), () -> readOrPark(request, result, false));
+                request.maxWaitMillis(), () -> readOrPark(read, false));
         if (parked == null) {
             return false;
         }
@@ -93,13 +120,15 @@ final class PullPath {
         return true;
     }
 
-    private void readOrPark(final PullRequest request, final CompletableFuture<PullResult> result,
-                            final boolean mayPark) {
+    private <R> void readOrPark(final Read<R> read, final boolean mayPark) {
+        final PullRequest request = read.request();
+        final CompletableFuture<R> result = read.result();
         try {
-            final PullResult r = reader.read(request);
+            final PullResult r = read.lent()
+                    ? reader.read(request, LendingMemory.ofThisThread(), false) : reader.read(request);
             if (r.status() == PullStatus.NO_NEW_MESSAGE && mayPark && request.maxWaitMillis() > 0
                     && !sealed.test(request.topic(), request.queueId())
-                    && availability.running() && park(request, result)) {
+                    && availability.running() && park(read)) {
                 return;
             }
             if (r.status() == PullStatus.FOUND) {
@@ -111,7 +140,14 @@ final class PullPath {
             }
             traffic.read(request.group(), request.topic(),
                     r.status() == PullStatus.FOUND ? r.messages().size() : 0);
-            result.complete(r);
+            if (result.isDone()) {
+                return; // cancelled while reading: nobody takes an answer
+            }
+            // Lent records are valid until this thread's next lent read: handed over here, before it returns.
+            final R answer = read.handOver().apply(r);
+            if (!result.complete(answer)) {
+                read.dropped().accept(answer);
+            }
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
         }

@@ -13,6 +13,7 @@ import io.junction.core.queue.QueueEntryDescriptor;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * Reads a queue from an offset: queue entries first, the tag-hash stage of the filter on the entry alone, then the
@@ -36,6 +37,14 @@ final class QueueReader {
     }
 
     PullResult read(final PullRequest request) {
+        return read(request, ByteBuffer::allocate, true);
+    }
+
+    /**
+     * Reads the request's records into what {@code memory} gives; with {@code remember} the messages decoded from them
+     * are kept in the recent-records cache (never for lent memory, which the next lent read reuses).
+     */
+    PullResult read(final PullRequest request, final IntFunction<ByteBuffer> memory, final boolean remember) {
         final ConsumeQueue queue = queues.find(request.topic(), request.queueId());
         final long min = queue == null ? 0 : queue.minOffset();
         final long max = queue == null ? 0 : queue.maxOffset();
@@ -85,9 +94,9 @@ final class QueueReader {
                 }
                 looked++;
             }
-            batch.read(log);
+            batch.read(log, memory);
             for (int i = 0; i < batch.size; i++) {
-                final StoredMessage message = batch.message(i, request.topic(), recentRecords);
+                final StoredMessage message = batch.message(i, request.topic(), remember ? recentRecords : null);
                 if (message != null && filter.matches(message.properties(), message.bornTimestamp())) {
                     found.add(message);
                     bytes += message.size();
@@ -133,11 +142,14 @@ final class QueueReader {
             size++;
         }
 
-        void read(final CommitLog log) {
-            log.readRecords(offsets, sizes, size, records);
+        void read(final CommitLog log, final IntFunction<ByteBuffer> memory) {
+            log.readRecords(offsets, sizes, size, records, memory);
         }
 
-        /** Entry {@code i}'s message, decoded (and shared with other readers) when read from the log; or null. */
+        /**
+         * Entry {@code i}'s message, decoded (and shared with other readers through {@code recentRecords}, unless null)
+         * when read from the log; or null.
+         */
         StoredMessage message(final int i, final String topic, final RecentRecords recentRecords) {
             if (recent[i] != null) {
                 final StoredMessage m = recent[i];
@@ -150,7 +162,9 @@ final class QueueReader {
             }
             records[i] = null;
             final StoredMessage message = RecordCodec.decode(record, topic);
-            recentRecords.put(message);
+            if (recentRecords != null) {
+                recentRecords.put(message);
+            }
             return message;
         }
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -329,7 +330,16 @@ public final class CommitLog implements AutoCloseable {
      * to each other, as a queue's often do: see {@link RecordRunReader}.
      */
     public void readRecords(final long[] offsets, final int[] sizes, final int count, final ByteBuffer[] out) {
-        new RecordRunReader(segments, segmentSize, writeOffset, appendedFrom, this::reportDamage, out)
+        readRecords(offsets, sizes, count, out, ByteBuffer::allocate);
+    }
+
+    /**
+     * {@link #readRecords(long[], int[], int, ByteBuffer[])} into memory {@code memory} gives: a buffer of {@code n}
+     * bytes (position 0, limit {@code n}) for each run of that many bytes read in one piece.
+     */
+    public void readRecords(final long[] offsets, final int[] sizes, final int count, final ByteBuffer[] out,
+                            final IntFunction<ByteBuffer> memory) {
+        new RecordRunReader(segments, segmentSize, writeOffset, appendedFrom, this::reportDamage, out, memory)
                 .read(offsets, sizes, count);
     }
 

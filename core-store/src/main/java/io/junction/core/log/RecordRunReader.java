@@ -4,6 +4,7 @@ import io.junction.core.io.SegmentFile;
 import io.junction.core.io.SegmentRead;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * Reads the records at a list of log offsets (the records a pull found in a queue), each checked as
@@ -31,6 +32,7 @@ final class RecordRunReader {
     private final long verifiedBelow;
     private final LogRecovery.DamageReport damage;
     private final ByteBuffer[] out;
+    private final IntFunction<ByteBuffer> memory;
     private SegmentFile current;
     private SegmentRead read;
 
@@ -39,15 +41,18 @@ final class RecordRunReader {
      * @param writeOffset   the end of the written log: nothing at or past it is served
      * @param verifiedBelow records before this offset come from an earlier run and get their CRC checked
      * @param out           where record {@code i} goes
+     * @param memory        a buffer of {@code n} bytes (position 0, limit {@code n}) for a run of that many
      */
     RecordRunReader(final List<SegmentFile> segments, final int segmentSize, final long writeOffset,
-                    final long verifiedBelow, final LogRecovery.DamageReport damage, final ByteBuffer[] out) {
+                    final long verifiedBelow, final LogRecovery.DamageReport damage, final ByteBuffer[] out,
+                    final IntFunction<ByteBuffer> memory) {
         this.segments = segments;
         this.segmentSize = segmentSize;
         this.writeOffset = writeOffset;
         this.verifiedBelow = verifiedBelow;
         this.damage = damage;
         this.out = out;
+        this.memory = memory;
     }
 
     /**
@@ -94,16 +99,15 @@ final class RecordRunReader {
             readAlone(i, offsets[i]);
             return i + 1;
         }
-        final byte[] copy = new byte[bytes];
-        if (!segment.copy((int) (offsets[i] - segment.baseOffset()), ByteBuffer.wrap(copy))) {
+        // Checked through a writable buffer: the CRC of a read-only heap buffer goes through a temporary array, 4 KiB
+        // allocated per record.
+        final ByteBuffer checked = memory.apply(bytes);
+        if (!segment.copy((int) (offsets[i] - segment.baseOffset()), checked.duplicate())) {
             for (int k = i; k < end; k++) {
                 out[k] = null; // the segment was deleted by retention since the pull found these entries
             }
             return end;
         }
-        // Checked through a buffer that exposes its array: the CRC of a read-only heap buffer goes through a
-        // temporary array, 4 KiB allocated per record.
-        final ByteBuffer checked = ByteBuffer.wrap(copy);
         final ByteBuffer run = checked.asReadOnlyBuffer();
         for (int k = i; k < end; k++) {
             final int at = (int) (offsets[k] - offsets[i]);
