@@ -11,9 +11,10 @@ import io.junction.remoting.protocol.RemotingCommand;
 import io.junction.remoting.protocol.ResponseCode;
 import io.junction.remoting.reply.ForeignRequests;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -69,10 +70,17 @@ public final class PullProcessor implements RequestProcessor {
                     "topic[" + topic + "] not exist, apply first please!"));
         }
         final long wait = (sysFlag & FLAG_SUSPEND) != 0 ? Math.max(0, Math.min(suspend, maxSuspendMillis)) : 0;
-        final CompletableFuture<PullResult> pulled =
-                messaging.pull(new PullRequest(group, topic, queueId, offset, maxMessages, filter, wait));
-        return Responses.cancellingSource(pulled, pulled.thenApply(result -> respond(request, offset, result,
-                maxBytes)));
+        // The response is written where the store read the records, from the memory it lends them in: one copy into
+        // the response's direct buffer (a heap copy per record, and Netty's copy of it into direct memory to write
+        // it, before).
+        return messaging.pullLent(new PullRequest(group, topic, queueId, offset, maxMessages, filter, wait),
+                result -> respond(channel.alloc(), request, result, maxBytes), PullProcessor::release);
+    }
+
+    private static void release(final RemotingCommand unclaimed) {
+        if (unclaimed.payload() != null) {
+            unclaimed.payload().release();
+        }
     }
 
     @Override
@@ -95,15 +103,16 @@ public final class PullProcessor implements RequestProcessor {
         return MessageFilter.ALL;
     }
 
-    private RemotingCommand respond(final RemotingCommand request, final long offset, final PullResult result,
-                                    final int maxBytes) {
+    /** The response to a pull whose messages are lent: their records are copied into a direct buffer of its own. */
+    private RemotingCommand respond(final ByteBufAllocator alloc, final RemotingCommand request,
+                                    final PullResult result, final int maxBytes) {
         final RemotingCommand response;
         long next = result.nextOffset();
         switch (result.status()) {
             case FOUND -> {
                 response = Responses.success(request);
                 final List<StoredMessage> messages = result.messages();
-                final CompositeByteBuf body = Unpooled.compositeBuffer(Math.max(2, messages.size()));
+                final List<ByteBuffer> records = new ArrayList<>(messages.size());
                 int bytes = 0;
                 for (int i = 0; i < messages.size(); i++) {
                     final StoredMessage m = messages.get(i);
@@ -112,10 +121,14 @@ public final class PullProcessor implements RequestProcessor {
                         break;
                     }
                     final Map<String, String> asRequest = foreignRequests.rocketMqView(m);
-                    final ByteBuf record = Unpooled.wrappedBuffer(asRequest == null ? m.record().duplicate()
-                            : m.recordAs(m.topic(), m.queueId(), asRequest));
-                    body.addComponent(true, record);
-                    bytes += record.readableBytes();
+                    final ByteBuffer record = asRequest == null ? m.record().duplicate()
+                            : m.recordAs(m.topic(), m.queueId(), asRequest);
+                    records.add(record);
+                    bytes += record.remaining();
+                }
+                final ByteBuf body = alloc.directBuffer(bytes);
+                for (int i = 0; i < records.size(); i++) {
+                    body.writeBytes(records.get(i));
                 }
                 response.payload(body);
             }
