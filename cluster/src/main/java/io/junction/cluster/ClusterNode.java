@@ -72,6 +72,12 @@ public final class ClusterNode implements AutoCloseable {
     private static final long OFFSETS_SHIP_MILLIS = 1000;
     /** How often a node checks that the replicated state shows its contract address (and publishes it if not). */
     private static final long PUBLISH_CHECK_MILLIS = 1000;
+    /**
+     * Longest wait for the Raft server to close. Ratis' close first applies every committed entry; a follower whose
+     * Raft log lacks the next one (it waits for a leader's snapshot) cannot, and with no leader left to send it the
+     * close never ends (seen once in a test that stopped a group's leader first). Past this the node goes on closing.
+     */
+    private static final long RAFT_CLOSE_MILLIS = 15_000;
 
     private final ClusterSettings settings;
     private final RaftGroupId groupId;
@@ -641,11 +647,29 @@ public final class ClusterNode implements AutoCloseable {
         }
         leaders.close();
         memberChecks.close();
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.warn("Closing the Raft server failed", e);
-        }
+        closeRaftServer();
         replica.close();
+    }
+
+    private void closeRaftServer() {
+        final Thread closing = new Thread(() -> {
+            try {
+                server.close();
+            } catch (IOException e) {
+                LOG.warn("Closing the Raft server failed", e);
+            }
+        }, "junction-cluster-close");
+        closing.setDaemon(true);
+        closing.start();
+        try {
+            closing.join(RAFT_CLOSE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closing.isAlive()) {
+            LOG.warn("Cluster node {}: the Raft server did not close within {} ms (it waits to apply entries only a "
+                    + "leader's snapshot would bring); closing the store anyway", settings.nodeId(),
+                    RAFT_CLOSE_MILLIS);
+        }
     }
 }
